@@ -1,0 +1,97 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import type { LogLevel } from '@switchyard/core';
+import { ConfigError, type GatewayConfig, loadConfigFile } from './config/load.js';
+import { defaultConfig } from './default-config.js';
+import { runGateway } from './run.js';
+
+const HELP = `switchyard — one MCP endpoint in front of many upstream MCP servers
+
+Usage:
+  switchyard [--config <file>] [--log-level <level>]
+
+Options:
+  -c, --config <file>      JSON config (see docs/configuration.md). Without it, the embedded default
+                           config runs: two bundled test servers behind http://127.0.0.1:7480/mcp.
+  -l, --log-level <level>  debug | info | warn | error (default: info, or "logLevel" in the config).
+  -h, --help               Show this help.
+  -v, --version            Print the version.
+
+Logs always go to stderr: in stdio mode stdout carries JSON-RPC and nothing else.
+Exit codes: 0 on a clean shutdown (SIGINT/SIGTERM, or stdin closed in stdio mode), 2 for a bad
+config or command line, 1 when the gateway cannot start (for example, the port is taken).`;
+
+const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
+
+async function main(): Promise<number> {
+  let args: ReturnType<typeof parse>;
+  try {
+    args = parse();
+  } catch (error) {
+    process.stderr.write(`switchyard: ${(error as Error).message}\nRun switchyard --help for usage.\n`);
+    return 2;
+  }
+  if (args.help) {
+    process.stderr.write(`${HELP}\n`);
+    return 0;
+  }
+  if (args.version) {
+    process.stderr.write('switchyard 0.1.0\n');
+    return 0;
+  }
+  const level = args['log-level'];
+  if (level !== undefined && !LEVELS.has(level)) {
+    process.stderr.write(
+      `switchyard: --log-level must be one of debug, info, warn, error (got "${level}")\n`,
+    );
+    return 2;
+  }
+  let config: GatewayConfig;
+  try {
+    config = args.config ? await loadConfigFile(args.config) : defaultConfig();
+  } catch (error) {
+    process.stderr.write(`switchyard: ${error instanceof ConfigError ? error.message : String(error)}\n`);
+    return 2;
+  }
+  let running: Awaited<ReturnType<typeof runGateway>>;
+  try {
+    running = await runGateway(config, { logLevel: level as LogLevel | undefined });
+  } catch (error) {
+    const e = error as NodeJS.ErrnoException;
+    const hint = e.code === 'EADDRINUSE' ? ' (the port is in use: pick another "port" in listen.http)' : '';
+    process.stderr.write(`switchyard: cannot start: ${e.message}${hint}\n`);
+    return 1;
+  }
+  return new Promise<number>((resolve) => {
+    const stop = (signal: string) => {
+      process.stderr.write(`switchyard: ${signal}, shutting down\n`);
+      void running.close().then(() => resolve(0));
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    running.stdioClosed?.then(() => stop('stdin closed'));
+  });
+}
+
+function parse() {
+  return parseArgs({
+    options: {
+      config: { type: 'string', short: 'c' },
+      'log-level': { type: 'string', short: 'l' },
+      help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
+    },
+    strict: true,
+    allowPositionals: false,
+  }).values;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    process.stderr.write(
+      `switchyard: fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    );
+    process.exit(1);
+  },
+);

@@ -1,0 +1,41 @@
+/** A problem found in the config file, located by its JSON path. */
+export interface ConfigIssue {
+  path: string;
+  message: string;
+}
+
+const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/**
+ * Expands `${VAR}` (and `${VAR:-default}`) in every string of a parsed config, reading `env`.
+ * An unset variable without a default is an issue at that string's JSON path.
+ */
+export function expandEnv(
+  value: unknown,
+  env: NodeJS.ProcessEnv,
+  issues: ConfigIssue[],
+  path = '$',
+): unknown {
+  if (typeof value === 'string') {
+    return value.replace(VAR, (_match, name: string, fallback: string | undefined) => {
+      const found = env[name];
+      if (found !== undefined) return found;
+      if (fallback !== undefined) return fallback;
+      issues.push({ path, message: `environment variable \${${name}} is not set` });
+      return '';
+    });
+  }
+  if (Array.isArray(value)) return value.map((item, i) => expandEnv(item, env, issues, `${path}[${i}]`));
+  if (typeof value === 'object' && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value))
+      out[key] = expandEnv(item, env, issues, joinPath(path, key));
+    return out;
+  }
+  return value;
+}
+
+export function joinPath(path: string, key: string | number): string {
+  if (typeof key === 'number') return `${path}[${key}]`;
+  return /^[A-Za-z_$][A-Za-z0-9_$]*$/.test(key) ? `${path}.${key}` : `${path}[${JSON.stringify(key)}]`;
+}

@@ -1,0 +1,174 @@
+import { readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, resolve } from 'node:path';
+import type { LogLevel, UpstreamConfig } from '@switchyard/core';
+import type { z } from 'zod';
+import { type ConfigIssue, expandEnv, joinPath } from './expand.js';
+import { configSchema, type RawConfig } from './schema.js';
+
+export interface ListenerConfig {
+  host: string;
+  port: number;
+  path: string;
+  allowedHosts: string[];
+  allowedOrigins: string[];
+}
+
+/** The validated, resolved gateway configuration. */
+export interface GatewayConfig {
+  /** Where the config came from (a file path, or "(embedded default)"). */
+  source: string;
+  baseDir: string;
+  listen: { stdio: boolean; http?: ListenerConfig; ws?: ListenerConfig };
+  upstreams: UpstreamConfig[];
+  cursorSecret?: string;
+  logLevel?: LogLevel;
+}
+
+/** A config that cannot be used; its message names the file, each JSON path and what is wrong. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  readonly issues: ConfigIssue[];
+
+  constructor(source: string, issues: ConfigIssue[]) {
+    super(
+      `Invalid config ${source}:\n${issues.map((i) => `  - ${i.path}: ${i.message}`).join('\n')}\nFix the config and start again; nothing was started.`,
+    );
+    this.issues = issues;
+  }
+}
+
+export async function loadConfigFile(
+  file: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<GatewayConfig> {
+  const path = resolve(file);
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const why = code === 'ENOENT' ? 'file not found' : (error as Error).message;
+    throw new ConfigError(path, [{ path: '$', message: `cannot read config: ${why}` }]);
+  }
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new ConfigError(path, [{ path: '$', message: `not valid JSON: ${(error as Error).message}` }]);
+  }
+  return parseConfig(raw, { source: path, baseDir: dirname(path), env });
+}
+
+export function parseConfig(
+  raw: unknown,
+  options: { source: string; baseDir: string; env?: NodeJS.ProcessEnv },
+): GatewayConfig {
+  const issues: ConfigIssue[] = [];
+  const expanded = expandEnv(raw, options.env ?? process.env, issues);
+  const parsed = configSchema.safeParse(expanded);
+  if (!parsed.success) issues.push(...parsed.error.issues.map(toIssue));
+  if (issues.length > 0 || !parsed.success) throw new ConfigError(options.source, issues);
+  const config = parsed.data;
+  const resolved = resolveConfig(config, options.source, options.baseDir, issues);
+  if (issues.length > 0) throw new ConfigError(options.source, issues);
+  return resolved;
+}
+
+function resolveConfig(
+  config: RawConfig,
+  source: string,
+  baseDir: string,
+  issues: ConfigIssue[],
+): GatewayConfig {
+  const upstreams: UpstreamConfig[] = [];
+  for (const [name, server] of Object.entries(config.mcpServers)) {
+    const at = joinPath('$.mcpServers', name);
+    if (server.disabled) continue;
+    if ('command' in server) {
+      upstreams.push({
+        name,
+        prefix: server.prefix,
+        timeoutMs: server.timeoutMs,
+        transport: {
+          kind: 'stdio',
+          command: server.command,
+          args: server.args,
+          env: server.env,
+          cwd:
+            server.cwd === undefined
+              ? baseDir
+              : isAbsolute(server.cwd)
+                ? server.cwd
+                : resolve(baseDir, server.cwd),
+        },
+      });
+      continue;
+    }
+    const url = new URL(server.url);
+    const declared = server.transport ?? server.type;
+    const kind =
+      declared === 'sse' ? 'sse' : declared === 'ws' || /^wss?:$/.test(url.protocol) ? 'ws' : 'http';
+    if (kind === 'ws') {
+      issues.push({
+        path: `${at}.url`,
+        message: 'WebSocket upstreams are not supported by this version yet',
+      });
+      continue;
+    }
+    if (!/^https?:$/.test(url.protocol)) {
+      issues.push({
+        path: `${at}.url`,
+        message: `unsupported URL scheme "${url.protocol}" (use http: or https:)`,
+      });
+      continue;
+    }
+    upstreams.push({
+      name,
+      prefix: server.prefix,
+      timeoutMs: server.timeoutMs,
+      transport: { kind, url: server.url, headers: server.headers },
+    });
+  }
+  if (config.plugins.length > 0) {
+    issues.push({
+      path: '$.plugins',
+      message: 'policy plugins are not supported by this version yet; remove "plugins"',
+    });
+  }
+  if (config.clients !== undefined || config.anonymous !== undefined) {
+    issues.push({
+      path: '$.clients',
+      message: 'client identities are not supported by this version yet; remove "clients"/"anonymous"',
+    });
+  }
+  if (config.listen?.ws) {
+    issues.push({
+      path: '$.listen.ws',
+      message: 'the WebSocket listener is not supported by this version yet',
+    });
+  }
+  const listen = config.listen ?? { stdio: true };
+  if (!listen.stdio && !listen.http && !listen.ws) {
+    issues.push({
+      path: '$.listen',
+      message: 'enable at least one listener ("stdio": true or "http": {...})',
+    });
+  }
+  return {
+    source,
+    baseDir,
+    listen: { stdio: listen.stdio, http: 'http' in listen ? listen.http : undefined },
+    upstreams,
+    cursorSecret: config.cursorSecret,
+    logLevel: config.logLevel,
+  };
+}
+
+function toIssue(issue: z.core.$ZodIssue): ConfigIssue {
+  let path = '$';
+  for (const key of issue.path) path = joinPath(path, typeof key === 'number' ? key : String(key));
+  let message = issue.message;
+  if (issue.code === 'unrecognized_keys')
+    message = `unknown key(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`;
+  return { path, message };
+}

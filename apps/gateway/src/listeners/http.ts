@@ -1,0 +1,210 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { createDownstreamSession, type DownstreamSession, type Gateway, type Logger } from '@switchyard/core';
+import type { ListenerConfig } from '../config/load.js';
+import { createRequestGuard } from './origin.js';
+
+export interface HttpListener {
+  url: string;
+  port: number;
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+interface HttpSession {
+  transport: NodeStreamableHTTPServerTransport;
+  session: DownstreamSession;
+  lastSeen: number;
+  openStreams: number;
+}
+
+const MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Serves MCP over Streamable HTTP (legacy sessions: POST, the GET notification stream, DELETE) on one
+ * path, with one SDK transport and one downstream session per `Mcp-Session-Id`.
+ */
+export async function startHttpListener(
+  gateway: Gateway,
+  config: ListenerConfig & { sessionIdleMs?: number },
+  logger: Logger,
+): Promise<HttpListener> {
+  const log = logger.child('http');
+  const sessions = new Map<string, HttpSession>();
+  const guard = createRequestGuard(config);
+  const idleMs = config.sessionIdleMs ?? 30 * 60_000;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (url.pathname !== config.path)
+      return sendJson(res, 404, rpcError(-32600, `Not found: the MCP endpoint is ${config.path}`));
+    const refused = guard(req);
+    if (refused) {
+      log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
+      return sendJson(res, 403, rpcError(-32600, `Forbidden: ${refused}`));
+    }
+    const sessionId = header(req, 'mcp-session-id');
+    if (req.method === 'GET' || req.method === 'DELETE') {
+      const entry = sessionId ? sessions.get(sessionId) : undefined;
+      if (!entry)
+        return sendJson(
+          res,
+          sessionId ? 404 : 400,
+          rpcError(
+            sessionId ? -32001 : -32000,
+            sessionId
+              ? 'Session not found: initialize a new session'
+              : 'Bad Request: Mcp-Session-Id header required',
+          ),
+        );
+      entry.lastSeen = Date.now();
+      if (req.method === 'GET') {
+        entry.openStreams += 1;
+        res.once('close', () => {
+          entry.openStreams -= 1;
+          entry.lastSeen = Date.now();
+        });
+      }
+      return entry.transport.handleRequest(req, res);
+    }
+    if (req.method !== 'POST') {
+      res.setHeader('Allow', 'GET, POST, DELETE');
+      return sendJson(res, 405, rpcError(-32600, `Method ${req.method} not allowed`));
+    }
+    let body: unknown;
+    try {
+      body = await readJson(req);
+    } catch (error) {
+      const tooLarge = error instanceof BodyTooLarge;
+      return sendJson(
+        res,
+        tooLarge ? 413 : 400,
+        rpcError(
+          tooLarge ? -32600 : -32700,
+          tooLarge
+            ? `Request body exceeds ${MAX_BODY_BYTES} bytes`
+            : `Parse error: ${(error as Error).message}`,
+        ),
+      );
+    }
+    if (sessionId) {
+      const entry = sessions.get(sessionId);
+      if (!entry) return sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new session'));
+      entry.lastSeen = Date.now();
+      return entry.transport.handleRequest(req, res, body);
+    }
+    if (!isInitialize(body)) {
+      return sendJson(
+        res,
+        400,
+        rpcError(
+          -32000,
+          'Bad Request: send initialize first, then the Mcp-Session-Id header on every request',
+        ),
+      );
+    }
+    const session = createDownstreamSession(gateway, 'http');
+    const entry: HttpSession = {
+      session,
+      lastSeen: Date.now(),
+      openStreams: 0,
+      transport: new NodeStreamableHTTPServerTransport({
+        sessionIdGenerator: () => session.id,
+        onsessioninitialized: (id) => {
+          sessions.set(id, entry);
+          log.debug('session opened', { session: id, sessions: sessions.size });
+        },
+      }),
+    };
+    entry.transport.onclose = () => {
+      sessions.delete(session.id);
+      void session.close();
+      log.debug('session closed', { session: session.id, sessions: sessions.size });
+    };
+    await session.server.connect(entry.transport);
+    await entry.transport.handleRequest(req, res, body);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      log.error('request failed', { error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) sendJson(res, 500, rpcError(-32603, 'Internal error'));
+      else res.end();
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const entry of sessions.values()) {
+        if (entry.openStreams === 0 && now - entry.lastSeen > idleMs) {
+          log.info('closing idle session', { session: entry.session.id });
+          void entry.transport.close();
+        }
+      }
+    },
+    Math.min(60_000, idleMs),
+  );
+  sweeper.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${host}:${port}${config.path}`,
+    port,
+    sessionCount: () => sessions.size,
+    close: async () => {
+      clearInterval(sweeper);
+      await Promise.allSettled([...sessions.values()].map((e) => e.transport.close()));
+      sessions.clear();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+class BodyTooLarge extends Error {}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY_BYTES) throw new BodyTooLarge('too large');
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+function isInitialize(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some(
+    (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
+  );
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function rpcError(code: number, message: string) {
+  return { jsonrpc: '2.0', error: { code, message }, id: null };
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,62 @@
+import { createLogger, Gateway, type Logger, type LogLevel } from '@switchyard/core';
+import type { GatewayConfig } from './config/load.js';
+import { type HttpListener, startHttpListener } from './listeners/http.js';
+import { startStdioListener } from './listeners/stdio.js';
+
+export interface RunningGateway {
+  gateway: Gateway;
+  http?: HttpListener;
+  /** Resolves when the stdio client disconnects (stdio mode only). */
+  stdioClosed?: Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Starts the gateway described by `config`: connects upstreams, then opens the configured listeners. */
+export async function runGateway(
+  config: GatewayConfig,
+  options: { logger?: Logger; logLevel?: LogLevel } = {},
+): Promise<RunningGateway> {
+  const logger = options.logger ?? createLogger({ level: options.logLevel ?? config.logLevel ?? 'info' });
+  const gateway = new Gateway({ upstreams: config.upstreams, logger, cursorSecret: config.cursorSecret });
+  logger.info('starting', {
+    config: config.source,
+    upstreams: config.upstreams.map((u) => u.name).join(','),
+  });
+  await gateway.start();
+  const down = gateway.status().filter((s) => s.state !== 'ready');
+  if (down.length > 0) {
+    logger.warn('some upstreams are not connected yet; serving the others and retrying in the background', {
+      upstreams: down.map((s) => s.name).join(','),
+    });
+  }
+  let http: HttpListener | undefined;
+  let stdio: Awaited<ReturnType<typeof startStdioListener>> | undefined;
+  try {
+    if (config.listen.http) {
+      http = await startHttpListener(gateway, config.listen.http, logger);
+      logger.info(`listening on ${http.url}`);
+    }
+    if (config.listen.stdio) {
+      stdio = await startStdioListener(gateway);
+      logger.info('serving MCP on stdio');
+    }
+  } catch (error) {
+    await http?.close();
+    await gateway.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    gateway,
+    http,
+    stdioClosed: stdio?.closed,
+    close: () => {
+      closing ??= (async () => {
+        await stdio?.close().catch(() => {});
+        await http?.close();
+        await gateway.close();
+      })();
+      return closing;
+    },
+  };
+}

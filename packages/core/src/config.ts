@@ -1,0 +1,17 @@
+/** How the gateway reaches one upstream MCP server (the `mcpServers` entries of the config). */
+export type UpstreamTransportConfig =
+  | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
+  | { kind: 'http'; url: string; headers: Record<string, string> }
+  | { kind: 'sse'; url: string; headers: Record<string, string> };
+
+export interface UpstreamConfig {
+  /** Matches `^[a-z][a-z0-9-]*$`; used as the URI prefix. */
+  name: string;
+  transport: UpstreamTransportConfig;
+  /** Expose this server's URIs as `name+uri` (default true). */
+  prefix: boolean;
+  /** Timeout of every request to this upstream, in ms (default 30 000). */
+  timeoutMs: number;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;

@@ -1,0 +1,147 @@
+/** JSON-RPC error codes used by Switchyard (DESIGN §9). */
+export const ErrorCode = {
+  ParseError: -32700,
+  InvalidRequest: -32600,
+  MethodNotFound: -32601,
+  InvalidParams: -32602,
+  InternalError: -32603,
+  /** Legacy-era "resource not found" (2024-11-05 … 2025-11-25); the modern era uses -32602. */
+  ResourceNotFoundLegacy: -32002,
+  UpstreamUnavailable: -32030,
+  UpstreamTimeout: -32031,
+  UpstreamBusy: -32032,
+  RateLimited: -32033,
+  Forbidden: -32034,
+} as const;
+
+/** Stable machine-readable reasons carried in `error.data.reason`. */
+export type GatewayErrorReason =
+  | 'upstream_unavailable'
+  | 'upstream_timeout'
+  | 'upstream_busy'
+  | 'rate_limited'
+  | 'forbidden'
+  | 'resource_not_found'
+  | 'invalid_cursor'
+  | 'cancelled'
+  | 'upstream_error'
+  | 'internal';
+
+export interface GatewayErrorData {
+  reason?: GatewayErrorReason;
+  upstream?: string;
+  uri?: string;
+  [key: string]: unknown;
+}
+
+/**
+ * The one error type the core produces. It carries its JSON-RPC code and a stable `data.reason`,
+ * so era adapters and plugins can map or inspect it without string matching.
+ *
+ * @example
+ * throw GatewayError.upstreamTimeout('docs', 'resources/read', 30_000);
+ */
+export class GatewayError extends Error {
+  override readonly name = 'GatewayError';
+  readonly code: number;
+  readonly data: GatewayErrorData | undefined;
+
+  constructor(code: number, message: string, data?: GatewayErrorData, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.data = data;
+  }
+
+  get reason(): GatewayErrorReason | undefined {
+    return this.data?.reason;
+  }
+
+  static invalidParams(message: string, data?: GatewayErrorData): GatewayError {
+    return new GatewayError(ErrorCode.InvalidParams, message, data);
+  }
+
+  static resourceNotFound(uri: string, detail?: string): GatewayError {
+    const why = detail ? ` ${detail}` : '';
+    return new GatewayError(
+      ErrorCode.InvalidParams,
+      `Resource not found: ${uri}.${why} List resources (resources/list) to see the URIs this gateway exposes.`,
+      { reason: 'resource_not_found', uri },
+    );
+  }
+
+  static invalidCursor(): GatewayError {
+    return new GatewayError(
+      ErrorCode.InvalidParams,
+      'Invalid cursor: it is malformed, was altered, or comes from a gateway with a different upstream set. Restart the listing without a cursor.',
+      { reason: 'invalid_cursor' },
+    );
+  }
+
+  static upstreamUnavailable(upstream: string, detail?: string, cause?: unknown): GatewayError {
+    const why = detail ? ` (${detail})` : '';
+    return new GatewayError(
+      ErrorCode.UpstreamUnavailable,
+      `Upstream '${upstream}' is unavailable${why}. The gateway keeps reconnecting with backoff; retry shortly.`,
+      { reason: 'upstream_unavailable', upstream },
+      { cause },
+    );
+  }
+
+  static upstreamTimeout(upstream: string, method: string, timeoutMs: number): GatewayError {
+    return new GatewayError(
+      ErrorCode.UpstreamTimeout,
+      `Upstream '${upstream}' did not answer ${method} within ${timeoutMs} ms; the request was cancelled upstream. Retry, or raise "timeoutMs" for this server in the config.`,
+      { reason: 'upstream_timeout', upstream, timeoutMs },
+    );
+  }
+
+  static cancelled(method: string): GatewayError {
+    return new GatewayError(ErrorCode.InternalError, `Request ${method} was cancelled by the client.`, {
+      reason: 'cancelled',
+    });
+  }
+
+  /** Turns anything thrown into a GatewayError, keeping JSON-RPC codes that already exist. */
+  static fromUnknown(error: unknown, upstream?: string): GatewayError {
+    if (error instanceof GatewayError) return error;
+    if (isJsonRpcErrorLike(error)) {
+      const data: GatewayErrorData = isRecord(error.data)
+        ? { ...error.data }
+        : error.data === undefined
+          ? {}
+          : { detail: error.data };
+      if (upstream && data.upstream === undefined) data.upstream = upstream;
+      return new GatewayError(error.code, error.message, data, { cause: error });
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return new GatewayError(
+      ErrorCode.InternalError,
+      `Internal gateway error: ${message}`,
+      { reason: 'internal' },
+      {
+        cause: error,
+      },
+    );
+  }
+
+  toJSON(): { code: number; message: string; data?: GatewayErrorData } {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isJsonRpcErrorLike(value: unknown): value is { code: number; message: string; data?: unknown } {
+  return value instanceof Error && Number.isInteger((value as unknown as { code?: unknown }).code);
+}
+
+/** True when an upstream error means "no such resource" in either era (-32002, or -32602 with data {uri}). */
+export function isResourceNotFound(error: GatewayError): boolean {
+  if (error.reason === 'resource_not_found') return true;
+  if (error.code === ErrorCode.ResourceNotFoundLegacy) return true;
+  return error.code === ErrorCode.InvalidParams && typeof error.data?.uri === 'string';
+}

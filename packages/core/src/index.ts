@@ -1,0 +1,25 @@
+export { UnprefixedCatalog } from './catalog.js';
+export { DEFAULT_TIMEOUT_MS, type UpstreamConfig, type UpstreamTransportConfig } from './config.js';
+export type {
+  DownstreamTransportKind,
+  ProgressUpdate,
+  RequestContext,
+  RequestMiddleware,
+  SessionSink,
+} from './context.js';
+export { MergedCursorCodec, type MergedCursorState } from './cursor.js';
+export { createDownstreamSession, type DownstreamSession, SERVER_INFO } from './downstream/session-server.js';
+export {
+  ErrorCode,
+  GatewayError,
+  type GatewayErrorData,
+  type GatewayErrorReason,
+  isResourceNotFound,
+} from './errors.js';
+export { Gateway, type GatewayOptions, UNAVAILABLE_META_KEY, type UpstreamStatus } from './gateway.js';
+export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
+export { compose, type Middleware, type Outcome } from './middleware.js';
+export { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './namespace.js';
+export { type SubscriptionBackend, SubscriptionTable } from './subscriptions.js';
+export { backoffDelay } from './upstream/backoff.js';
+export { type RequestOrigin, UpstreamConnection, type UpstreamState } from './upstream/connection.js';

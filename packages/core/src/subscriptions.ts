@@ -1,0 +1,112 @@
+/** Performs the upstream side of a subscription: the first subscriber subscribes, the last one leaving unsubscribes. */
+export interface SubscriptionBackend {
+  subscribe(upstream: string, uri: string): Promise<void>;
+  unsubscribe(upstream: string, uri: string): Promise<void>;
+}
+
+interface Entry {
+  upstream: string;
+  uri: string;
+  subscribers: Set<string>;
+  /** True once the upstream accepted the subscription. */
+  active: boolean;
+}
+
+const keyOf = (upstream: string, uri: string) => `${upstream}\u0000${uri}`;
+
+/**
+ * Reference-counted upstream subscriptions per (upstream, URI) across downstream subscribers
+ * (sessions, or internal holders such as a cache). Operations on one key run strictly in order,
+ * so a subscribe racing an unsubscribe never leaves the upstream in the wrong state.
+ */
+export class SubscriptionTable {
+  readonly #entries = new Map<string, Entry>();
+  readonly #queues = new Map<string, Promise<unknown>>();
+  readonly #bySubscriber = new Map<string, Set<string>>();
+  readonly #backend: SubscriptionBackend;
+
+  constructor(backend: SubscriptionBackend) {
+    this.#backend = backend;
+  }
+
+  /** Adds `subscriber` to (upstream, uri); subscribes upstream if it is the first. Rolls back if the upstream refuses. */
+  subscribe(subscriber: string, upstream: string, uri: string): Promise<void> {
+    const key = keyOf(upstream, uri);
+    return this.#serial(key, async () => {
+      let entry = this.#entries.get(key);
+      if (entry?.subscribers.has(subscriber)) return;
+      if (!entry) {
+        entry = { upstream, uri, subscribers: new Set(), active: false };
+        await this.#backend.subscribe(upstream, uri);
+        entry.active = true;
+        this.#entries.set(key, entry);
+      }
+      entry.subscribers.add(subscriber);
+      this.#index(subscriber).add(key);
+    });
+  }
+
+  /** Removes `subscriber`; unsubscribes upstream when it was the last. Unknown pairs are a no-op. */
+  unsubscribe(subscriber: string, upstream: string, uri: string): Promise<void> {
+    const key = keyOf(upstream, uri);
+    return this.#serial(key, () => this.#release(subscriber, key));
+  }
+
+  /** Releases everything `subscriber` holds (a session closing). */
+  async releaseAll(subscriber: string): Promise<void> {
+    const keys = this.#bySubscriber.get(subscriber);
+    if (!keys) return;
+    await Promise.allSettled([...keys].map((key) => this.#serial(key, () => this.#release(subscriber, key))));
+    this.#bySubscriber.delete(subscriber);
+  }
+
+  /** Subscribers of (upstream, uri), for routing `notifications/resources/updated`. */
+  subscribers(upstream: string, uri: string): ReadonlySet<string> {
+    return this.#entries.get(keyOf(upstream, uri))?.subscribers ?? EMPTY;
+  }
+
+  /** Every URI with at least one subscriber on `upstream` (re-established after a reconnect). */
+  urisOf(upstream: string): string[] {
+    const uris: string[] = [];
+    for (const entry of this.#entries.values()) if (entry.upstream === upstream) uris.push(entry.uri);
+    return uris;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  async #release(subscriber: string, key: string): Promise<void> {
+    const entry = this.#entries.get(key);
+    this.#bySubscriber.get(subscriber)?.delete(key);
+    if (!entry?.subscribers.delete(subscriber)) return;
+    if (entry.subscribers.size > 0) return;
+    this.#entries.delete(key);
+    if (entry.active) await this.#backend.unsubscribe(entry.upstream, entry.uri);
+  }
+
+  #index(subscriber: string): Set<string> {
+    let keys = this.#bySubscriber.get(subscriber);
+    if (!keys) {
+      keys = new Set();
+      this.#bySubscriber.set(subscriber, keys);
+    }
+    return keys;
+  }
+
+  #serial<T>(key: string, op: () => Promise<T>): Promise<T> {
+    const previous = this.#queues.get(key) ?? Promise.resolve();
+    const run = previous.then(op, op);
+    const settled = run.then(
+      () => {},
+      () => {},
+    );
+    this.#queues.set(key, settled);
+    void settled.then(() => {
+      if (this.#queues.get(key) === settled) this.#queues.delete(key);
+    });
+    return run;
+  }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();

@@ -1,0 +1,267 @@
+import type { ServerCapabilities } from '@modelcontextprotocol/client';
+import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { UpstreamConfig } from '../config.js';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { backoffDelay } from './backoff.js';
+import { createUpstreamTransport, describeTransport } from './transport.js';
+
+export type UpstreamState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
+
+/** Who caused an upstream request: used to route request-related notifications back. */
+export interface RequestOrigin {
+  sessionId: string;
+}
+
+export interface UpstreamRequestOptions {
+  signal?: AbortSignal;
+  origin?: RequestOrigin;
+  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
+}
+
+export interface UpstreamListener {
+  ready(upstream: UpstreamConnection): void;
+  down(upstream: UpstreamConnection, error: unknown): void;
+  /** A connection attempt failed (the upstream stays in backoff and is retried). */
+  failed(upstream: UpstreamConnection, error: unknown): void;
+  notification(
+    upstream: UpstreamConnection,
+    method: string,
+    params: Record<string, unknown>,
+    origins: readonly RequestOrigin[],
+  ): void;
+}
+
+const GATEWAY_INFO = { name: 'switchyard', version: '0.1.0' };
+
+/**
+ * One upstream MCP server: connects (spawning it for stdio), learns its capabilities, keeps reconnecting
+ * with backoff while it is down, and runs every request with the configured timeout.
+ */
+export class UpstreamConnection {
+  readonly name: string;
+  readonly config: UpstreamConfig;
+  #state = 'idle' as UpstreamState;
+  #client: Client | undefined;
+  #attempt = 0;
+  #timer: NodeJS.Timeout | undefined;
+  #lastError: unknown;
+  #inflight = new Set<RequestOrigin>();
+  readonly #log: Logger;
+  readonly #listener: UpstreamListener;
+
+  constructor(config: UpstreamConfig, listener: UpstreamListener, logger: Logger) {
+    this.name = config.name;
+    this.config = config;
+    this.#listener = listener;
+    this.#log = logger.child(config.name);
+  }
+
+  get state(): UpstreamState {
+    return this.#state;
+  }
+
+  /** Re-reads the state (after an await, close() may have run). */
+  #isClosed(): boolean {
+    return this.#state === 'closed';
+  }
+
+  get capabilities(): ServerCapabilities | undefined {
+    return this.#client?.getServerCapabilities();
+  }
+
+  get serverInfo() {
+    return this.#client?.getServerVersion();
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.#client?.getNegotiatedProtocolVersion();
+  }
+
+  get lastError(): unknown {
+    return this.#lastError;
+  }
+
+  start(): void {
+    if (this.#state !== 'idle') return;
+    void this.#connect();
+  }
+
+  async #connect(): Promise<void> {
+    if (this.#state === 'closed') return;
+    this.#state = 'connecting';
+    this.#attempt += 1;
+    const { transport, stderr } = createUpstreamTransport(this.config.transport);
+    if (stderr) pipeLines(stderr, (line) => this.#log.info(line, { stream: 'stderr' }));
+    const client = new Client(GATEWAY_INFO, { capabilities: {} });
+    client.setNotificationHandler('notifications/resources/updated', (n) => this.#notify(n.method, n.params));
+    client.setNotificationHandler('notifications/resources/list_changed', (n) =>
+      this.#notify(n.method, n.params),
+    );
+    client.setNotificationHandler('notifications/message', (n) => this.#notify(n.method, n.params));
+    client.onerror = (error) => this.#log.debug('transport error', { error: error.message });
+    try {
+      await client.connect(transport, { timeout: this.config.timeoutMs });
+    } catch (error) {
+      this.#lastError = error;
+      await client.close().catch(() => {});
+      if (this.#isClosed()) return;
+      this.#listener.failed(this, error);
+      this.#scheduleReconnect(
+        `failed to connect (${describeTransport(this.config.transport)}): ${errorText(error)}`,
+      );
+      return;
+    }
+    if (this.#isClosed()) {
+      await client.close().catch(() => {});
+      return;
+    }
+    this.#client = client;
+    this.#state = 'ready';
+    this.#attempt = 0;
+    this.#lastError = undefined;
+    client.onclose = () => this.#onClosed(client);
+    const info = client.getServerVersion();
+    this.#log.info('connected', {
+      server: info ? `${info.name}@${info.version}` : undefined,
+      protocol: client.getNegotiatedProtocolVersion(),
+    });
+    this.#listener.ready(this);
+  }
+
+  #onClosed(client: Client): void {
+    if (this.#client !== client) return;
+    this.#client = undefined;
+    if (this.#state === 'closed') return;
+    const error = new Error('connection closed');
+    this.#lastError = error;
+    this.#listener.down(this, error);
+    this.#scheduleReconnect('connection lost');
+  }
+
+  #scheduleReconnect(reason: string): void {
+    this.#state = 'backoff';
+    const delay = backoffDelay(this.#attempt);
+    const log = this.#attempt <= 1 ? this.#log.warn : this.#log.debug;
+    log(`${reason}; retrying in ${delay} ms`, { attempt: this.#attempt });
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#connect();
+    }, delay);
+    this.#timer.unref?.();
+  }
+
+  /** Drops the current connection (if any) and reconnects; used when an HTTP upstream stops answering. */
+  #markBroken(error: unknown): void {
+    const client = this.#client;
+    if (!client || this.#state !== 'ready') return;
+    this.#client = undefined;
+    this.#lastError = error;
+    this.#listener.down(this, error);
+    void client.close().catch(() => {});
+    this.#scheduleReconnect(`request failed: ${errorText(error)}`);
+  }
+
+  #notify(method: string, params: unknown): void {
+    const p = (params ?? {}) as Record<string, unknown>;
+    this.#listener.notification(this, method, p, [...this.#inflight]);
+  }
+
+  /**
+   * Sends one request upstream. Resolves with the raw result or rejects with a GatewayError: the
+   * upstream's own JSON-RPC error, `upstream_timeout` (after cancelling upstream) or `upstream_unavailable`.
+   */
+  async request(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: UpstreamRequestOptions = {},
+  ): Promise<Record<string, unknown>> {
+    const client = this.#client;
+    if (!client || this.#state !== 'ready') {
+      throw GatewayError.upstreamUnavailable(
+        this.name,
+        this.#state === 'closed' ? 'gateway shutting down' : describeDown(this.#lastError),
+      );
+    }
+    const origin = options.origin;
+    if (origin) this.#inflight.add(origin);
+    try {
+      const result = await client.request({ method, params } as never, {
+        timeout: this.config.timeoutMs,
+        signal: options.signal,
+        onprogress: options.onProgress,
+      });
+      return result as Record<string, unknown>;
+    } catch (error) {
+      throw this.#mapError(error, method, options.signal);
+    } finally {
+      if (origin) this.#inflight.delete(origin);
+    }
+  }
+
+  #mapError(error: unknown, method: string, signal: AbortSignal | undefined): GatewayError {
+    if (error instanceof GatewayError) return error;
+    if (signal?.aborted) return GatewayError.cancelled(method);
+    if (error instanceof ProtocolError) return GatewayError.fromUnknown(error, this.name);
+    if (error instanceof SdkError) {
+      if (error.code === SdkErrorCode.RequestTimeout) {
+        return GatewayError.upstreamTimeout(this.name, method, this.config.timeoutMs);
+      }
+      if (error.code === SdkErrorCode.CapabilityNotSupported) {
+        return GatewayError.invalidParams(`Upstream '${this.name}' does not support ${method}.`, {
+          upstream: this.name,
+        });
+      }
+      if (this.config.transport.kind !== 'stdio') this.#markBroken(error);
+      return GatewayError.upstreamUnavailable(this.name, error.message, error);
+    }
+    if (this.config.transport.kind !== 'stdio') this.#markBroken(error);
+    return GatewayError.upstreamUnavailable(this.name, errorText(error), error);
+  }
+
+  async close(): Promise<void> {
+    this.#state = 'closed';
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const client = this.#client;
+    this.#client = undefined;
+    if (client) await client.close().catch(() => {});
+  }
+}
+
+function describeDown(error: unknown): string {
+  return error === undefined ? 'not connected yet' : `last error: ${errorText(error)}`;
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    return cause instanceof Error && cause.message !== error.message
+      ? `${error.message}: ${cause.message}`
+      : error.message;
+  }
+  return String(error);
+}
+
+function pipeLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
+  let buffered = '';
+  stream.setEncoding?.('utf8');
+  stream.on('data', (chunk: string | Buffer) => {
+    buffered += chunk.toString();
+    let nl = buffered.indexOf('\n');
+    while (nl >= 0) {
+      const line = buffered.slice(0, nl).replace(/\r$/, '');
+      if (line.length > 0) onLine(line);
+      buffered = buffered.slice(nl + 1);
+      nl = buffered.indexOf('\n');
+    }
+    if (buffered.length > 16_384) {
+      onLine(buffered);
+      buffered = '';
+    }
+  });
+  stream.on('end', () => {
+    if (buffered.length > 0) onLine(buffered);
+  });
+  stream.on('error', () => {});
+}
