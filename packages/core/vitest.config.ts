@@ -1,7 +1,3 @@
-import { defineProject } from 'vitest/config';
+import { switchyardProject } from '../../vitest.shared.js';
 
-export default defineProject({
-  resolve: { conditions: ['@switchyard/source'] },
-  ssr: { resolve: { conditions: ['@switchyard/source'] } },
-  test: { include: ['test/**/*.test.ts', 'src/**/*.test.ts'] },
-});
+export default switchyardProject();

@@ -1,1 +1,163 @@
-export {};
+/**
+ * Switchyard benchmark harness (`pnpm bench`): what the gateway costs compared with talking to the
+ * upstream directly, on the same box, over the same transport (MCP Streamable HTTP, loopback).
+ *
+ * 1. Read: one testkit upstream in its own process (100 resources, ~1 KiB each) and the gateway CLI in its
+ *    own process fronting it. From this process, one client session per path issues `resources/read`
+ *    (warm-up, then N timed reads with hrtime) at concurrency 1 (pure per-request latency) and 16
+ *    (throughput: 16 workers over one client session). Direct and gateway rounds are interleaved (ABBA…)
+ *    and the median round is reported, because on a 2-core box the client, gateway and upstream share the
+ *    CPUs and a single round is noisy. Reported: req/s, p50, p99, gateway/direct throughput ratio and the
+ *    added p50/p99 (gateway − direct). This is the per-request tax of the extra hop.
+ * 2. Enumeration: K upstreams × N resources with page size P. The slowest single upstream enumerated alone
+ *    (explicit cursors, raw requests) is the lower bound a perfectly parallel merge could reach; the
+ *    gateway's merged listing fetches the next page of every upstream per downstream page, so it should
+ *    take N/P round trips and stay close to that bound. Every gateway walk is checked: exactly K×N
+ *    resources, all URIs unique (the bench fails loudly otherwise). A reference row walks all K upstreams
+ *    directly and concurrently from the client, i.e. the same total work without the gateway.
+ * 3. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single) are
+ *    printed next to the results; timing never changes the exit code (only errors and wrong counts do).
+ *
+ * Output: a table on stdout, progress on stderr, JSON in apps/bench/results/latest.json (or --json PATH).
+ * Every child process is registered and killed on exit, error or SIGINT (see procs.ts).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type EnumerateConfig, type EnumerateResult, runEnumerateBenchmark } from './enumerate.js';
+import { liveChildren, stopAll } from './procs.js';
+import { type ReadConfig, type ReadResult, runReadBenchmark } from './read.js';
+import { type Environment, evaluateTargets, renderTable } from './report.js';
+import { msSince } from './stats.js';
+
+const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate] [--cpu-prof DIR]
+
+  --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources)
+  --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
+  --only WHAT      run only the read or the enumerate benchmark
+  --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR`;
+
+const FULL: { read: ReadConfig; enumerate: EnumerateConfig } = {
+  read: { resources: 100, payloadBytes: 1024, warmup: 500, reads: 5000, concurrencies: [1, 16], rounds: 3 },
+  enumerate: { upstreams: 10, resourcesPerUpstream: 5000, pageSize: 100, runs: 3 },
+};
+
+const QUICK: { read: ReadConfig; enumerate: EnumerateConfig } = {
+  read: { resources: 100, payloadBytes: 1024, warmup: 50, reads: 300, concurrencies: [1, 16], rounds: 3 },
+  enumerate: { upstreams: 2, resourcesPerUpstream: 1000, pageSize: 100, runs: 3 },
+};
+
+const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
+
+function log(message: string): void {
+  process.stderr.write(`[bench] ${message}\n`);
+}
+
+function environment(): Environment {
+  return {
+    node: process.version,
+    platform: process.platform,
+    arch: process.arch,
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    loadavg: loadavg(),
+  };
+}
+
+async function writeJson(path: string, data: unknown): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFile(path, `${JSON.stringify(data, null, 2)}\n`, 'utf8');
+}
+
+async function main(): Promise<number> {
+  let args: { quick?: boolean; json?: string; only?: string; 'cpu-prof'?: string; help?: boolean };
+  try {
+    args = parseArgs({
+      options: {
+        quick: { type: 'boolean' },
+        json: { type: 'string' },
+        only: { type: 'string' },
+        'cpu-prof': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }).values;
+    if (args.only !== undefined && args.only !== 'read' && args.only !== 'enumerate') {
+      throw new Error(`--only must be read or enumerate, got '${args.only}'`);
+    }
+  } catch (error) {
+    process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
+    return 2;
+  }
+  if (args.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+
+  const mode = args.quick ? 'quick' : 'full';
+  const sizes = args.quick ? QUICK : FULL;
+  const jsonPath = resolve(args.json ?? DEFAULT_JSON);
+  const cpuProfDir = args['cpu-prof'] === undefined ? undefined : resolve(args['cpu-prof']);
+  if (cpuProfDir) await mkdir(cpuProfDir, { recursive: true });
+  const env = environment();
+  const startedAt = new Date().toISOString();
+  const start = process.hrtime.bigint();
+  log(`${mode} run, node ${env.node}, ${env.cpus} CPU(s)`);
+
+  let read: ReadResult | undefined;
+  let enumerate: EnumerateResult | undefined;
+  try {
+    if (args.only !== 'enumerate') read = await runReadBenchmark(sizes.read, log, { cpuProfDir });
+    if (args.only !== 'read') enumerate = await runEnumerateBenchmark(sizes.enumerate, log, { cpuProfDir });
+  } catch (error) {
+    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    log(`FAILED: ${message}`);
+    await stopAll();
+    await writeJson(jsonPath, {
+      ok: false,
+      mode,
+      startedAt,
+      durationMs: msSince(start),
+      env,
+      error: error instanceof Error ? error.message : String(error),
+      read,
+      enumerate,
+    }).catch(() => undefined);
+    return 1;
+  } finally {
+    await stopAll();
+  }
+
+  const durationMs = msSince(start);
+  const targets = evaluateTargets(read, enumerate);
+  await writeJson(jsonPath, {
+    ok: true,
+    mode,
+    startedAt,
+    durationMs,
+    env,
+    read,
+    enumerate,
+    targets,
+    cpuProfDir,
+  });
+  process.stdout.write(
+    `${renderTable({ mode, env, startedAt, durationMs, read, enumerate, targets, jsonPath })}\n`,
+  );
+  if (liveChildren() > 0) log(`warning: ${liveChildren()} child process(es) still running at the end`);
+  return 0;
+}
+
+// Exit explicitly: idle keep-alive sockets must not hold the process open (stdout is synchronous for
+// files, pipes and TTYs on Linux, so nothing printed is lost).
+main().then(
+  (code) => process.exit(code),
+  async (error: unknown) => {
+    log(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+    await stopAll();
+    process.exit(1);
+  },
+);

@@ -23,6 +23,8 @@ export interface RequestContext {
   readonly signal: AbortSignal;
   /** Set when the downstream asked for progress; forwards upstream progress to it. */
   readonly onProgress?: (update: ProgressUpdate) => void;
+  /** Sends a notification tied to this request (on HTTP it travels on the request's own stream). */
+  readonly notifyRelated: (method: string, params: Record<string, unknown>) => Promise<void>;
   /** Scratch space for middleware (e.g. a cache writing its status for an audit log). */
   readonly state: Map<string, unknown>;
 }

@@ -199,7 +199,7 @@ export class Gateway {
         if (!this.#upstreams.has(name)) throw GatewayError.invalidCursor();
     }
     const participants = this.#order.filter((u) => u.name in state);
-    const origin: RequestOrigin = { sessionId: ctx.session.id };
+    const origin = originOf(ctx);
     const settled = await Promise.allSettled(
       participants.map((u) => {
         if (u.state === 'ready' && !u.capabilities?.resources) return Promise.resolve(undefined);
@@ -252,7 +252,7 @@ export class Gateway {
       result = await upstream.request(
         'resources/read',
         { ...withoutProgressToken(ctx.params), uri },
-        { signal: ctx.signal, origin: { sessionId: ctx.session.id }, onProgress: ctx.onProgress },
+        { signal: ctx.signal, origin: originOf(ctx), onProgress: ctx.onProgress },
       );
     } catch (error) {
       throw this.#notFoundAware(error, exposed);
@@ -312,7 +312,7 @@ export class Gateway {
     return target.request(
       'completion/complete',
       { ...withoutProgressToken(ctx.params), ref: { ...ref, uri } },
-      { signal: ctx.signal, origin: { sessionId: ctx.session.id } },
+      { signal: ctx.signal, origin: originOf(ctx) },
     );
   }
 
@@ -449,6 +449,10 @@ export class Gateway {
       this.#log.debug('could not deliver notification', { session: sessionId, method, error: String(error) });
     });
   }
+}
+
+function originOf(ctx: RequestContext): RequestOrigin {
+  return { sessionId: ctx.session.id, notify: ctx.notifyRelated };
 }
 
 function requireUri(params: Record<string, unknown>): string {

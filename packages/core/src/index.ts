@@ -8,7 +8,13 @@ export type {
   SessionSink,
 } from './context.js';
 export { MergedCursorCodec, type MergedCursorState } from './cursor.js';
-export { createDownstreamSession, type DownstreamSession, SERVER_INFO } from './downstream/session-server.js';
+export { checkEnvelope, type JsonRpcErrorResponse, parseError } from './downstream/jsonrpc.js';
+export {
+  createDownstreamSession,
+  type DownstreamSession,
+  isLegacyVersion,
+  SERVER_INFO,
+} from './downstream/session-server.js';
 export {
   ErrorCode,
   GatewayError,

@@ -1,7 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
-import { createDownstreamSession, type DownstreamSession, type Gateway, type Logger } from '@switchyard/core';
+import {
+  checkEnvelope,
+  createDownstreamSession,
+  type DownstreamSession,
+  type Gateway,
+  type Logger,
+} from '@switchyard/core';
 import type { ListenerConfig } from '../config/load.js';
 import { createRequestGuard } from './origin.js';
 
@@ -88,6 +94,8 @@ export async function startHttpListener(
         ),
       );
     }
+    const invalid = checkEnvelope(body);
+    if (invalid) return sendJson(res, 400, invalid);
     if (sessionId) {
       const entry = sessions.get(sessionId);
       if (!entry) return sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new session'));
@@ -122,7 +130,7 @@ export async function startHttpListener(
       void session.close();
       log.debug('session closed', { session: session.id, sessions: sessions.size });
     };
-    await session.server.connect(entry.transport);
+    await session.connect(entry.transport);
     await entry.transport.handleRequest(req, res, body);
   };
 

@@ -1,20 +1,95 @@
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
-import { createDownstreamSession, type Gateway } from '@switchyard/core';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { checkEnvelope, createDownstreamSession, type Gateway, parseError } from '@switchyard/core';
 
-/** Serves one downstream session on this process's stdin/stdout. Resolves `closed` when stdin ends. */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Newline-delimited JSON-RPC over a readable/writable pair. Unlike a bare framing layer it answers
+ * malformed lines with -32700/-32600 instead of dropping them, so a stdio client never hangs on bad input.
+ */
+export class JsonLineTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  #buffer = '';
+  #closed = false;
+  readonly #input: NodeJS.ReadableStream;
+  readonly #output: NodeJS.WritableStream;
+
+  constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream) {
+    this.#input = input;
+    this.#output = output;
+  }
+
+  async start(): Promise<void> {
+    this.#input.setEncoding?.('utf8');
+    this.#input.on('data', this.#onData);
+    this.#input.once('end', () => void this.close());
+    this.#input.once('error', (error: Error) => this.onerror?.(error));
+  }
+
+  #onData = (chunk: string | Buffer) => {
+    this.#buffer += chunk.toString();
+    let nl = this.#buffer.indexOf('\n');
+    while (nl >= 0) {
+      const line = this.#buffer.slice(0, nl).replace(/\r$/, '');
+      this.#buffer = this.#buffer.slice(nl + 1);
+      if (line.trim().length > 0) this.#onLine(line);
+      nl = this.#buffer.indexOf('\n');
+    }
+    if (this.#buffer.length > MAX_LINE_BYTES) {
+      this.#buffer = '';
+      void this.send(parseError(`message exceeds ${MAX_LINE_BYTES} bytes`) as unknown as JSONRPCMessage);
+    }
+  };
+
+  #onLine(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch (error) {
+      void this.send(parseError((error as Error).message) as unknown as JSONRPCMessage);
+      return;
+    }
+    const invalid = checkEnvelope(message);
+    if (invalid) {
+      void this.send(invalid as unknown as JSONRPCMessage);
+      return;
+    }
+    for (const item of Array.isArray(message) ? message : [message]) this.onmessage?.(item as JSONRPCMessage);
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      if (this.#output.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.#output.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#input.off('data', this.#onData);
+    this.onclose?.();
+  }
+}
+
+/** Serves one downstream session on this process's stdin/stdout. `closed` resolves when stdin ends. */
 export async function startStdioListener(
   gateway: Gateway,
 ): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
   const session = createDownstreamSession(gateway, 'stdio', 'stdio');
-  const transport = new StdioServerTransport(process.stdin, process.stdout);
+  const transport = new JsonLineTransport(process.stdin, process.stdout);
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
+  await session.connect(transport);
+  const previous = transport.onclose;
   transport.onclose = () => {
+    previous?.();
     void session.close().finally(resolveClosed);
   };
-  process.stdin.once('end', () => void transport.close());
-  await session.server.connect(transport);
   return { closed, close: () => transport.close() };
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { ProtocolError, Server } from '@modelcontextprotocol/server';
 import type { DownstreamTransportKind, ProgressUpdate, RequestContext, SessionSink } from '../context.js';
 import { ErrorCode, type GatewayError } from '../errors.js';
@@ -6,19 +7,11 @@ import type { Gateway } from '../gateway.js';
 
 export const SERVER_INFO = { name: 'switchyard', version: '0.1.0' } as const;
 
-/** The request methods the gateway serves downstream (ping and initialize are the SDK's). */
-const ROUTED_METHODS = [
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'completion/complete',
-] as const;
-
 export interface DownstreamSession {
   readonly id: string;
   readonly server: Server;
+  /** Connects the session to its transport (use this rather than `server.connect`). */
+  connect(transport: Transport): Promise<void>;
   /** Releases the session's subscriptions; call when its transport closes. */
   close(): Promise<void>;
 }
@@ -34,7 +27,7 @@ export function createDownstreamSession(
   id: string = randomUUID(),
 ): DownstreamSession {
   const server = new Server(SERVER_INFO, {
-    capabilities: gateway.capabilities(),
+    capabilities: { ...gateway.capabilities(), logging: {} },
     instructions: 'Switchyard gateway: resources from several MCP servers, namespaced as "<server>+<uri>".',
   });
   const sink: SessionSink = {
@@ -44,36 +37,38 @@ export function createDownstreamSession(
   };
   gateway.openSession(sink);
 
-  for (const method of ROUTED_METHODS) {
-    server.setRequestHandler(method, async (request, ctx) => {
-      const params = (request.params ?? {}) as Record<string, unknown>;
-      const progressToken = ctx.mcpReq._meta?.progressToken;
-      const onProgress =
-        progressToken === undefined
-          ? undefined
-          : (update: ProgressUpdate) => {
-              void ctx.mcpReq
-                .notify({ method: 'notifications/progress', params: { ...update, progressToken } })
-                .catch(() => {});
-            };
-      const context: RequestContext = {
-        method,
-        params,
-        session: sink,
-        signal: ctx.mcpReq.signal,
-        onProgress,
-        state: new Map(),
-      };
-      const outcome = await gateway.handle(context);
-      if (outcome.ok) return outcome.result as never;
-      throw toWireError(outcome.error);
-    });
-  }
+  // Every method the SDK does not answer itself (initialize, ping, logging/setLevel) goes to the gateway
+  // raw: no per-method schema parsing on the hot path, and the gateway's own checks give clear -32602s.
+  server.fallbackRequestHandler = async (request, ctx) => {
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    const onProgress =
+      progressToken === undefined
+        ? undefined
+        : (update: ProgressUpdate) => {
+            void ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { ...update, progressToken } })
+              .catch(() => {});
+          };
+    const context: RequestContext = {
+      method: request.method,
+      params,
+      session: sink,
+      signal: ctx.mcpReq.signal,
+      onProgress,
+      notifyRelated: (m, p) => ctx.mcpReq.notify({ method: m, params: p } as never),
+      state: new Map(),
+    };
+    const outcome = await gateway.handle(context);
+    if (outcome.ok) return outcome.result as never;
+    throw toWireError(outcome.error);
+  };
 
   let closed = false;
   return {
     id,
     server,
+    connect: (transport) => server.connect(withLegacyNotFound(transport, server)),
     close: async () => {
       if (closed) return;
       closed = true;
@@ -82,10 +77,35 @@ export function createDownstreamSession(
   };
 }
 
-/** Legacy clients expect -32002 for a missing resource (the modern era uses -32602). */
 function toWireError(error: GatewayError): ProtocolError {
-  if (error.reason === 'resource_not_found') {
-    return new ProtocolError(ErrorCode.ResourceNotFoundLegacy, error.message, error.data);
-  }
   return new ProtocolError(error.code, error.message, error.data);
+}
+
+/**
+ * Legacy revisions (2024-11-05 … 2025-11-25) specify -32002 for a missing resource; the modern era
+ * uses -32602. The SDK emits -32602 on every era, so the legacy adapter restores -32002 on the way
+ * out for the gateway's own not-found errors (marked by `data.reason`).
+ */
+function withLegacyNotFound(transport: Transport, server: Server): Transport {
+  const send = transport.send.bind(transport);
+  transport.send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
+    const error = (message as { error?: { code?: number; data?: { reason?: unknown } } }).error;
+    if (
+      error?.code === ErrorCode.InvalidParams &&
+      error.data?.reason === 'resource_not_found' &&
+      isLegacyVersion(server.getNegotiatedProtocolVersion())
+    ) {
+      return send(
+        { ...message, error: { ...error, code: ErrorCode.ResourceNotFoundLegacy } } as JSONRPCMessage,
+        options,
+      );
+    }
+    return send(message, options);
+  };
+  return transport;
+}
+
+/** Protocol revisions before 2026 use the legacy wire era. */
+export function isLegacyVersion(version: string | undefined): boolean {
+  return version === undefined || version < '2026-01-01';
 }

@@ -11,6 +11,8 @@ export type UpstreamState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'close
 /** Who caused an upstream request: used to route request-related notifications back. */
 export interface RequestOrigin {
   sessionId: string;
+  /** Delivers a notification related to the originating downstream request. */
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
 }
 
 export interface UpstreamRequestOptions {

@@ -1,0 +1,284 @@
+/**
+ * Child processes of the benchmark (testkit upstreams and gateways): spawning, waiting for their ready
+ * line with a bounded timeout, and guaranteed cleanup. Every child goes into one registry; `stopAll()` is
+ * called from `main`'s finally, on SIGINT/SIGTERM, and a synchronous SIGKILL sweep runs on process 'exit'
+ * so nothing outlives the bench (short of the bench itself being SIGKILLed).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+const READY_TIMEOUT_MS = 20_000;
+const STOP_TIMEOUT_MS = 5_000;
+const TAIL_LINES = 40;
+
+export interface ManagedProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  /** Last lines of stdout/stderr (for error reports). */
+  tail(): string[];
+  /** WARN/ERROR lines logged after the process became ready. */
+  readonly warnings: string[];
+  /** Resolves with the exit code (or signal name) once the process has exited. */
+  readonly exited: Promise<number | string | null>;
+  /** SIGTERM, then SIGKILL after a bounded wait; resolves once the process is gone. */
+  stop(): Promise<void>;
+}
+
+const registry = new Set<ManagedProcess>();
+const tempDirs = new Set<string>();
+let handlersInstalled = false;
+
+function isRunning(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+function installHandlers(): void {
+  if (handlersInstalled) return;
+  handlersInstalled = true;
+  // Last resort: 'exit' handlers must be synchronous, so no graceful wait here.
+  process.on('exit', () => {
+    for (const p of registry) if (isRunning(p.child)) p.child.kill('SIGKILL');
+  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      process.stderr.write(`\n[bench] ${signal}: stopping ${registry.size} child process(es)\n`);
+      void stopAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    });
+  }
+}
+
+/** Stops every registered child and removes the temp dirs (idempotent). */
+export async function stopAll(): Promise<void> {
+  await Promise.allSettled([...registry].map((p) => p.stop()));
+  await Promise.allSettled([...tempDirs].map((d) => rm(d, { recursive: true, force: true })));
+  tempDirs.clear();
+}
+
+/** Number of children still registered (for leak checks). */
+export function liveChildren(): number {
+  let n = 0;
+  for (const p of registry) if (isRunning(p.child)) n += 1;
+  return n;
+}
+
+export interface SpawnNodeOptions<T> {
+  name: string;
+  script: string;
+  args: string[];
+  nodeArgs?: string[];
+  /** Which stream carries the ready line. */
+  readyStream: 'stdout' | 'stderr';
+  /** Returns a value once `line` is the ready line; may throw to fail the start (e.g. a fatal warning). */
+  ready: (line: string) => T | undefined;
+  timeoutMs?: number;
+}
+
+/** Spawns `node script args…` and resolves once its ready line appears (bounded by a timeout). */
+export function spawnNode<T>(options: SpawnNodeOptions<T>): Promise<{ proc: ManagedProcess; value: T }> {
+  installHandlers();
+  const child = spawn(process.execPath, [...(options.nodeArgs ?? []), options.script, ...options.args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const warnings: string[] = [];
+  let isReady = false;
+  let stopping = false;
+  const exited = new Promise<number | string | null>((resolve) => {
+    child.once('exit', (code, signal) => resolve(code ?? signal));
+    child.once('error', () => resolve(child.exitCode));
+  });
+  const proc: ManagedProcess = {
+    name: options.name,
+    child,
+    tail: () => [...lines],
+    warnings,
+    exited,
+    stop: async () => {
+      stopping = true;
+      if (isRunning(child) && child.pid !== undefined) {
+        child.kill('SIGTERM');
+        let timer: NodeJS.Timeout | undefined;
+        const gone = await Promise.race([
+          exited.then(() => true),
+          new Promise<boolean>((resolve) => {
+            timer = setTimeout(() => resolve(false), STOP_TIMEOUT_MS);
+          }),
+        ]);
+        clearTimeout(timer);
+        if (!gone && isRunning(child)) {
+          child.kill('SIGKILL');
+          await exited;
+        }
+      }
+      registry.delete(proc);
+    },
+  };
+  registry.add(proc);
+
+  return new Promise((resolve, reject) => {
+    let settled = false;
+    const fail = (message: string): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      const tail = lines.length > 0 ? `\n  last output:\n    ${lines.join('\n    ')}` : '';
+      reject(new Error(`${options.name}: ${message}${tail}`));
+    };
+    const timeoutMs = options.timeoutMs ?? READY_TIMEOUT_MS;
+    const timer = setTimeout(() => fail(`not ready within ${timeoutMs} ms`), timeoutMs);
+
+    const onLine = (stream: 'stdout' | 'stderr', line: string): void => {
+      lines.push(`${stream}: ${line}`);
+      if (lines.length > TAIL_LINES) lines.shift();
+      if (isReady) {
+        if (stream === 'stderr' && /\b(WARN|ERROR)\b/.test(line) && warnings.length < 200)
+          warnings.push(line);
+        return;
+      }
+      if (stream !== options.readyStream || settled) return;
+      let value: T | undefined;
+      try {
+        value = options.ready(line);
+      } catch (error) {
+        fail(error instanceof Error ? error.message : String(error));
+        return;
+      }
+      if (value === undefined) return;
+      isReady = true;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ proc, value });
+    };
+    // Both pipes are always drained, so a chatty child can never block on a full pipe.
+    createInterface({ input: child.stdout!, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (l) =>
+      onLine('stdout', l),
+    );
+    createInterface({ input: child.stderr!, crlfDelay: Number.POSITIVE_INFINITY }).on('line', (l) =>
+      onLine('stderr', l),
+    );
+    child.once('error', (error) => fail(`failed to spawn: ${error.message}`));
+    void exited.then((code) => {
+      if (!isReady) {
+        fail(`exited (${code}) before it was ready`);
+      } else if (!stopping) {
+        process.stderr.write(
+          `[bench] ${options.name} exited unexpectedly (${code}); last output:\n    ${lines.join('\n    ')}\n`,
+        );
+      }
+    });
+  });
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/**
+ * CPU time (user + system, ms) a child has used so far, from /proc/PID/stat (Linux; 10 ms resolution);
+ * undefined where /proc is unavailable.
+ */
+export function cpuTimeMs(proc: ManagedProcess): number | undefined {
+  const pid = proc.child.pid;
+  if (pid === undefined || process.platform !== 'linux') return undefined;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the ")" closing the command name: state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? (ticks * 1000) / CLOCK_TICKS_PER_SECOND : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function siblingCli(specifier: string, hint: string): string {
+  let entry: string;
+  try {
+    entry = import.meta.resolve(specifier);
+  } catch (error) {
+    throw new Error(`cannot resolve ${specifier} (${hint}): ${String(error)}`);
+  }
+  const cli = fileURLToPath(new URL('./cli.js', entry));
+  if (!existsSync(cli)) throw new Error(`${cli} not found: build first (pnpm build) — ${hint}`);
+  return cli;
+}
+
+export const testkitCli = (): string => siblingCli('@switchyard/testkit', 'testkit CLI');
+export const gatewayCli = (): string => siblingCli('switchyard', 'gateway CLI');
+
+export interface UpstreamSpec {
+  name: string;
+  resources: number;
+  pageSize?: number;
+  payloadBytes?: number;
+  latencyMs?: number;
+}
+
+export interface Upstream {
+  proc: ManagedProcess;
+  name: string;
+  url: string;
+}
+
+/** Starts a testkit server over Streamable HTTP in its own process; ready = its one JSON stdout line. */
+export async function startUpstream(spec: UpstreamSpec): Promise<Upstream> {
+  const args = ['--http', '--port', '0', '--name', spec.name, '--resources', String(spec.resources)];
+  if (spec.pageSize) args.push('--page-size', String(spec.pageSize));
+  if (spec.payloadBytes) args.push('--payload-bytes', String(spec.payloadBytes));
+  if (spec.latencyMs) args.push('--latency-ms', String(spec.latencyMs));
+  const { proc, value } = await spawnNode({
+    name: `upstream ${spec.name}`,
+    script: testkitCli(),
+    args,
+    readyStream: 'stdout',
+    ready: (line) => {
+      if (!line.startsWith('{')) return undefined;
+      const parsed = JSON.parse(line) as { url?: unknown };
+      return typeof parsed.url === 'string' ? parsed.url : undefined;
+    },
+  });
+  return { proc, name: spec.name, url: value };
+}
+
+export interface Gateway {
+  proc: ManagedProcess;
+  url: string;
+}
+
+export interface GatewayOptions {
+  /** When set, the gateway runs under `node --cpu-prof` and writes its profile here on exit. */
+  cpuProfDir?: string;
+}
+
+/**
+ * Starts the gateway CLI fronting `upstreams` over Streamable HTTP, on an ephemeral port; ready = the
+ * `listening on http://…` log line. Fails if the gateway reports that some upstream did not connect.
+ */
+export async function startGateway(upstreams: Upstream[], options: GatewayOptions = {}): Promise<Gateway> {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-bench-'));
+  tempDirs.add(dir);
+  const configPath = join(dir, 'switchyard.json');
+  const config = {
+    listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+    mcpServers: Object.fromEntries(upstreams.map((u) => [u.name, { url: u.url }])),
+  };
+  await writeFile(configPath, JSON.stringify(config, null, 2), 'utf8');
+  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+  const { proc, value } = await spawnNode({
+    name: 'gateway',
+    script: gatewayCli(),
+    args: ['--config', configPath],
+    nodeArgs,
+    readyStream: 'stderr',
+    ready: (line) => {
+      if (line.includes('some upstreams are not connected')) {
+        throw new Error(`gateway could not connect every upstream: ${line}`);
+      }
+      return /listening on (http:\/\/\S+)/.exec(line)?.[1];
+    },
+  });
+  return { proc, url: value };
+}

@@ -1,0 +1,275 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+
+export const GATEWAY_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
+export const TESTKIT_CLI = fileURLToPath(
+  new URL('../../../../packages/testkit/dist/cli.js', import.meta.url),
+);
+export const EVERYTHING_CLI = join(
+  dirname(createRequire(import.meta.url).resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist',
+  'index.js',
+);
+
+/** Runs registered cleanups in reverse order; use one per test file with afterEach(() => cleanup.run()). */
+export class Cleanup {
+  #tasks: (() => unknown)[] = [];
+
+  add(task: () => unknown): void {
+    this.#tasks.push(task);
+  }
+
+  async run(): Promise<void> {
+    const tasks = this.#tasks.reverse();
+    this.#tasks = [];
+    for (const task of tasks) {
+      try {
+        await task();
+      } catch {
+        // keep cleaning up
+      }
+    }
+  }
+}
+
+/** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
+export async function eventually<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await probe();
+      if (value !== undefined && value !== false) return value;
+    } catch (error) {
+      last = error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  throw new Error(
+    `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`,
+  );
+}
+
+export async function tempDir(cleanup: Cleanup): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'switchyard-test-'));
+  cleanup.add(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export async function writeConfig(cleanup: Cleanup, config: unknown): Promise<string> {
+  const dir = await tempDir(cleanup);
+  const file = join(dir, 'switchyard.json');
+  await writeFile(file, JSON.stringify(config, null, 2));
+  return file;
+}
+
+export interface GatewayProcess {
+  proc: ChildProcess;
+  /** The HTTP endpoint, when the config has an HTTP listener. */
+  url: string;
+  stderr(): string;
+  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  exited: Promise<number | null>;
+}
+
+/** Spawns the gateway CLI on a config with an HTTP listener and waits until it is listening. */
+export async function startGateway(
+  cleanup: Cleanup,
+  config: Record<string, unknown>,
+  options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
+): Promise<GatewayProcess> {
+  const file = await writeConfig(cleanup, config);
+  const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file, ...(options.args ?? [])], {
+    env: { ...process.env, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const gw = watchProcess(proc);
+  cleanup.add(() => stopProcess(proc));
+  const match = await gw.waitForLog(/listening on (http:\/\/\S+)/, 15_000);
+  return { ...gw, url: match[1]! };
+}
+
+export function watchProcess(proc: ChildProcess) {
+  let stderr = '';
+  const waiters = new Set<() => void>();
+  proc.stderr?.setEncoding('utf8');
+  proc.stderr?.on('data', (chunk: string) => {
+    stderr += chunk;
+    for (const w of waiters) w();
+  });
+  const exited = new Promise<number | null>((resolve) => {
+    if (proc.exitCode !== null) resolve(proc.exitCode);
+    else proc.once('exit', (code) => resolve(code));
+  });
+  const waitForLog = (pattern: RegExp, timeoutMs = 10_000) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const m = stderr.match(pattern);
+        if (m) {
+          done();
+          resolve(m);
+        }
+      };
+      const timer = setTimeout(() => {
+        done();
+        reject(new Error(`timed out waiting for ${pattern} in gateway stderr:\n${stderr}`));
+      }, timeoutMs);
+      const onExit = () => {
+        done();
+        reject(new Error(`gateway exited (code ${proc.exitCode}) before logging ${pattern}:\n${stderr}`));
+      };
+      const done = () => {
+        clearTimeout(timer);
+        waiters.delete(check);
+        proc.off('exit', onExit);
+      };
+      waiters.add(check);
+      proc.once('exit', onExit);
+      check();
+    });
+  return { proc, stderr: () => stderr, waitForLog, exited };
+}
+
+export async function stopProcess(proc: ChildProcess): Promise<void> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return;
+  const exited = once(proc, 'exit');
+  proc.kill('SIGTERM');
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** An official SDK (v2) client connected to the gateway over Streamable HTTP. */
+export async function connectHttp(cleanup: Cleanup, url: string, name = 'test-client'): Promise<Client> {
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  cleanup.add(() => client.close());
+  return client;
+}
+
+/** Resolves with the params of the next notification `method` that matches `filter`. */
+export function nextNotification(
+  client: Client,
+  method:
+    | 'notifications/resources/updated'
+    | 'notifications/resources/list_changed'
+    | 'notifications/message',
+  timeoutMs = 10_000,
+): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no ${method} within ${timeoutMs} ms`)), timeoutMs);
+    client.setNotificationHandler(method, (n) => {
+      clearTimeout(timer);
+      client.removeNotificationHandler(method);
+      resolve((n.params ?? {}) as Record<string, unknown>);
+    });
+  });
+}
+
+/** Collects every notification of `method` a client receives. */
+export function collectNotifications(client: Client, method: Parameters<typeof nextNotification>[1]) {
+  const seen: Record<string, unknown>[] = [];
+  client.setNotificationHandler(method, (n) => {
+    seen.push((n.params ?? {}) as Record<string, unknown>);
+  });
+  return seen;
+}
+
+/** Walks a merged listing page by page with explicit cursors; returns items and the page count. */
+export async function listAll(
+  client: Client,
+  method: 'resources/list' | 'resources/templates/list' = 'resources/list',
+): Promise<{ items: Record<string, unknown>[]; pages: number; metas: unknown[] }> {
+  const field = method === 'resources/list' ? 'resources' : 'resourceTemplates';
+  const items: Record<string, unknown>[] = [];
+  const metas: unknown[] = [];
+  let cursor: string | undefined;
+  let pages = 0;
+  do {
+    const page = (await client.request({ method, params: cursor ? { cursor } : {} })) as Record<
+      string,
+      unknown
+    >;
+    pages += 1;
+    items.push(...((page[field] as Record<string, unknown>[]) ?? []));
+    if (page._meta) metas.push(page._meta);
+    cursor = page.nextCursor as string | undefined;
+  } while (cursor && pages < 10_000);
+  return { items, pages, metas };
+}
+
+/** A free loopback TCP port (for servers that cannot listen on port 0 themselves). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/** Reads the control URL a stdio testkit writes to its --control-file. */
+export async function readControlUrl(file: string): Promise<string> {
+  return eventually(async () => (await readFile(file, 'utf8')).trim() || undefined, `control file ${file}`);
+}
+
+/** A raw JSON-RPC POST (for checking exact wire codes and HTTP statuses). */
+export async function rawPost(
+  url: string,
+  body: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; json: unknown; headers: Headers }> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body,
+  });
+  const text = await res.text();
+  return { status: res.status, json: parseMaybeSse(text), headers: res.headers };
+}
+
+function parseMaybeSse(text: string): unknown {
+  const trimmed = text.trim();
+  if (trimmed.startsWith('{') || trimmed.startsWith('[')) return JSON.parse(trimmed);
+  const data = trimmed
+    .split('\n')
+    .filter((line) => line.startsWith('data:'))
+    .map((line) => line.slice(5).trim())
+    .filter((line) => line.length > 0);
+  return data.length > 0 ? JSON.parse(data[data.length - 1]!) : undefined;
+}
+
+/** Opens a legacy session by raw HTTP and returns the session id and negotiated version. */
+export async function rawInitialize(url: string): Promise<{ sessionId: string; protocolVersion: string }> {
+  const init = await rawPost(
+    url,
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  );
+  const sessionId = init.headers.get('mcp-session-id');
+  if (!sessionId) throw new Error(`no session id: ${JSON.stringify(init.json)}`);
+  const protocolVersion = (init.json as { result: { protocolVersion: string } }).result.protocolVersion;
+  await rawPost(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), {
+    'mcp-session-id': sessionId,
+    'mcp-protocol-version': protocolVersion,
+  });
+  return { sessionId, protocolVersion };
+}

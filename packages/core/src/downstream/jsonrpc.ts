@@ -1,0 +1,60 @@
+import { ErrorCode } from '../errors.js';
+
+/** A JSON-RPC error response for input that never reached a handler. */
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  id: string | number | null;
+  error: { code: number; message: string };
+}
+
+/**
+ * Checks the JSON-RPC 2.0 envelope of one parsed message (or a batch) before it reaches the SDK, so
+ * malformed input gets -32600 with the request's id instead of being dropped or mislabelled.
+ * Returns undefined when the message is well-formed.
+ */
+export function checkEnvelope(message: unknown): JsonRpcErrorResponse | undefined {
+  if (Array.isArray(message)) {
+    if (message.length === 0) return invalidRequest(null, 'an empty batch is not a valid request');
+    for (const item of message) {
+      const error = checkEnvelope(item);
+      if (error) return error;
+    }
+    return undefined;
+  }
+  if (typeof message !== 'object' || message === null) {
+    return invalidRequest(null, 'a JSON-RPC message must be an object');
+  }
+  const m = message as Record<string, unknown>;
+  const id = typeof m.id === 'string' || typeof m.id === 'number' ? m.id : null;
+  if (m.jsonrpc !== '2.0') return invalidRequest(id, '"jsonrpc" must be "2.0"');
+  if ('method' in m) {
+    if (typeof m.method !== 'string' || m.method.length === 0)
+      return invalidRequest(id, '"method" must be a non-empty string');
+    if ('id' in m && id === null) return invalidRequest(null, '"id" must be a string or a number');
+    if ('params' in m && (typeof m.params !== 'object' || m.params === null)) {
+      return invalidRequest(id, '"params" must be an object or an array');
+    }
+    return undefined;
+  }
+  if ('result' in m || 'error' in m) return undefined;
+  return invalidRequest(
+    id,
+    'a message needs "method" (request or notification) or "result"/"error" (response)',
+  );
+}
+
+export function parseError(detail: string): JsonRpcErrorResponse {
+  return {
+    jsonrpc: '2.0',
+    id: null,
+    error: { code: ErrorCode.ParseError, message: `Parse error: ${detail}` },
+  };
+}
+
+function invalidRequest(id: string | number | null, detail: string): JsonRpcErrorResponse {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${detail}` },
+  };
+}

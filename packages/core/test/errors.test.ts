@@ -1,0 +1,140 @@
+import { describe, expect, it } from 'vitest';
+import { ErrorCode, GatewayError, isResourceNotFound } from '../src/errors.js';
+
+/** An Error carrying a JSON-RPC code, like the SDK's ProtocolError. */
+class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+describe('GatewayError', () => {
+  it('is an Error carrying its code, data and reason', () => {
+    const error = new GatewayError(-32000, 'boom', { reason: 'upstream_error', upstream: 'docs' });
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('GatewayError');
+    expect(error.message).toBe('boom');
+    expect(error.code).toBe(-32000);
+    expect(error.reason).toBe('upstream_error');
+    expect(error.toJSON()).toEqual({
+      code: -32000,
+      message: 'boom',
+      data: { reason: 'upstream_error', upstream: 'docs' },
+    });
+  });
+
+  it('omits data from toJSON when there is none', () => {
+    const error = new GatewayError(-32603, 'plain');
+    expect(error.reason).toBeUndefined();
+    expect(error.toJSON()).toEqual({ code: -32603, message: 'plain' });
+    expect('data' in error.toJSON()).toBe(false);
+  });
+
+  it('builds the documented factory errors', () => {
+    const cursor = GatewayError.invalidCursor();
+    expect(cursor.code).toBe(ErrorCode.InvalidParams);
+    expect(cursor.code).toBe(-32602);
+    expect(cursor.reason).toBe('invalid_cursor');
+
+    const notFound = GatewayError.resourceNotFound('docs+file:///a', 'Upstream says no.');
+    expect(notFound.code).toBe(-32602);
+    expect(notFound.data).toEqual({ reason: 'resource_not_found', uri: 'docs+file:///a' });
+    expect(notFound.message).toContain('docs+file:///a');
+    expect(notFound.message).toContain('Upstream says no.');
+
+    const cause = new Error('ECONNREFUSED');
+    const unavailable = GatewayError.upstreamUnavailable('docs', 'connection refused', cause);
+    expect(unavailable.code).toBe(ErrorCode.UpstreamUnavailable);
+    expect(unavailable.data).toEqual({ reason: 'upstream_unavailable', upstream: 'docs' });
+    expect(unavailable.message).toContain("'docs'");
+    expect(unavailable.message).toContain('connection refused');
+    expect(unavailable.cause).toBe(cause);
+
+    const timeout = GatewayError.upstreamTimeout('docs', 'resources/read', 1500);
+    expect(timeout.code).toBe(ErrorCode.UpstreamTimeout);
+    expect(timeout.data).toEqual({ reason: 'upstream_timeout', upstream: 'docs', timeoutMs: 1500 });
+    expect(timeout.message).toContain('resources/read');
+    expect(timeout.message).toContain('1500 ms');
+
+    const cancelled = GatewayError.cancelled('resources/list');
+    expect(cancelled.code).toBe(ErrorCode.InternalError);
+    expect(cancelled.reason).toBe('cancelled');
+
+    const invalid = GatewayError.invalidParams('bad', { uri: 'x' });
+    expect(invalid.code).toBe(-32602);
+    expect(invalid.data).toEqual({ uri: 'x' });
+  });
+});
+
+describe('GatewayError.fromUnknown', () => {
+  it('returns a GatewayError unchanged', () => {
+    const original = GatewayError.invalidCursor();
+    expect(GatewayError.fromUnknown(original, 'docs')).toBe(original);
+    expect(original.data?.upstream).toBeUndefined();
+  });
+
+  it('keeps the code, message and data of a JSON-RPC error and adds the upstream', () => {
+    const data = { uri: 'file:///a', extra: 1 };
+    const source = new RpcError(-32002, 'Resource not found', data);
+    const error = GatewayError.fromUnknown(source, 'docs');
+    expect(error).toBeInstanceOf(GatewayError);
+    expect(error.code).toBe(-32002);
+    expect(error.message).toBe('Resource not found');
+    expect(error.data).toEqual({ uri: 'file:///a', extra: 1, upstream: 'docs' });
+    expect(error.cause).toBe(source);
+    // The upstream's own data object is copied, not mutated.
+    expect(data).toEqual({ uri: 'file:///a', extra: 1 });
+  });
+
+  it('does not overwrite an upstream already named in the data', () => {
+    const error = GatewayError.fromUnknown(new RpcError(-32000, 'x', { upstream: 'inner' }), 'outer');
+    expect(error.data?.upstream).toBe('inner');
+  });
+
+  it('wraps non-object data as detail and tolerates missing data', () => {
+    expect(GatewayError.fromUnknown(new RpcError(-32000, 'x', 'text'), 'docs').data).toEqual({
+      detail: 'text',
+      upstream: 'docs',
+    });
+    expect(GatewayError.fromUnknown(new RpcError(-32000, 'x', [1, 2])).data).toEqual({ detail: [1, 2] });
+    expect(GatewayError.fromUnknown(new RpcError(-32000, 'x')).data).toEqual({});
+  });
+
+  it('turns anything else into an internal error keeping the cause', () => {
+    const boom = new Error('boom');
+    const fromError = GatewayError.fromUnknown(boom);
+    expect(fromError.code).toBe(-32603);
+    expect(fromError.reason).toBe('internal');
+    expect(fromError.message).toBe('Internal gateway error: boom');
+    expect(fromError.cause).toBe(boom);
+
+    expect(GatewayError.fromUnknown('just a string').message).toBe('Internal gateway error: just a string');
+    // A plain object that merely looks like a JSON-RPC error is not trusted for its code.
+    const lookalike = GatewayError.fromUnknown({ code: -32002, message: 'nope' });
+    expect(lookalike.code).toBe(-32603);
+    expect(lookalike.reason).toBe('internal');
+    // A non-integer code is not a JSON-RPC code.
+    const fractional = new RpcError(1.5, 'odd');
+    expect(GatewayError.fromUnknown(fractional).code).toBe(-32603);
+  });
+});
+
+describe('isResourceNotFound', () => {
+  it('recognises both eras and the gateway reason', () => {
+    expect(isResourceNotFound(GatewayError.resourceNotFound('x'))).toBe(true);
+    expect(isResourceNotFound(new GatewayError(-32002, 'legacy'))).toBe(true);
+    expect(isResourceNotFound(new GatewayError(-32602, 'modern', { uri: 'file:///a' }))).toBe(true);
+  });
+
+  it('rejects other errors', () => {
+    expect(isResourceNotFound(new GatewayError(-32602, 'bad params'))).toBe(false);
+    expect(isResourceNotFound(new GatewayError(-32602, 'bad params', { uri: 42 }))).toBe(false);
+    expect(isResourceNotFound(new GatewayError(-32603, 'internal', { uri: 'file:///a' }))).toBe(false);
+    expect(isResourceNotFound(GatewayError.invalidCursor())).toBe(false);
+    expect(isResourceNotFound(GatewayError.upstreamUnavailable('docs'))).toBe(false);
+  });
+});

@@ -1,0 +1,151 @@
+#!/usr/bin/env node
+import { rename, writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { type HttpTestServer, startHttpListener } from './http.js';
+import type { TestServerOptions } from './options.js';
+import { TestServer } from './test-server.js';
+
+const USAGE = `usage: switchyard-testkit [--stdio | --http] [--port N] [--host H] [--name S] [--resources N]
+  [--page-size N] [--templates N] [--blob-every N] [--payload-bytes N] [--latency-ms N] [--progress N]
+  [--completions a,b,c] [--no-subscribe] [--control-file PATH]
+
+  --stdio (default)  serve MCP on stdin/stdout (stdout carries only the protocol; logs go to stderr)
+  --http             serve sessionful Streamable HTTP; prints {"url","controlUrl"} on one stdout line
+  --control-file P   write the control API base URL to P (atomically) once listening; in stdio mode this
+                     also starts the HTTP control API on 127.0.0.1 (ephemeral port)`;
+
+function log(message: string): void {
+  process.stderr.write(`[switchyard-testkit] ${message}\n`);
+}
+
+function integer(raw: string | undefined, flag: string): number | undefined {
+  if (raw === undefined) return undefined;
+  if (!/^\d+$/.test(raw)) throw new Error(`${flag} expects a non-negative integer, got '${raw}'`);
+  return Number(raw);
+}
+
+interface CliConfig {
+  mode: 'stdio' | 'http';
+  host: string;
+  port: number;
+  controlFile: string | undefined;
+  options: TestServerOptions;
+}
+
+function parse(argv: string[]): CliConfig | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowPositionals: false,
+    options: {
+      stdio: { type: 'boolean' },
+      http: { type: 'boolean' },
+      port: { type: 'string' },
+      host: { type: 'string' },
+      name: { type: 'string' },
+      resources: { type: 'string' },
+      'page-size': { type: 'string' },
+      templates: { type: 'string' },
+      'blob-every': { type: 'string' },
+      'payload-bytes': { type: 'string' },
+      'latency-ms': { type: 'string' },
+      progress: { type: 'string' },
+      completions: { type: 'string' },
+      'no-subscribe': { type: 'boolean' },
+      'control-file': { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) return undefined;
+  if (values.stdio && values.http) throw new Error('--stdio and --http are mutually exclusive');
+  const options: TestServerOptions = {};
+  const set = <K extends keyof TestServerOptions>(key: K, value: TestServerOptions[K] | undefined): void => {
+    if (value !== undefined) options[key] = value;
+  };
+  set('name', values.name);
+  set('resources', integer(values.resources, '--resources'));
+  set('pageSize', integer(values['page-size'], '--page-size'));
+  set('templates', integer(values.templates, '--templates'));
+  set('blobEvery', integer(values['blob-every'], '--blob-every'));
+  set('payloadBytes', integer(values['payload-bytes'], '--payload-bytes'));
+  set('latencyMs', integer(values['latency-ms'], '--latency-ms'));
+  set('progress', integer(values.progress, '--progress'));
+  if (values.completions !== undefined) {
+    options.completions = values.completions
+      .split(',')
+      .map((c) => c.trim())
+      .filter((c) => c !== '');
+  }
+  if (values['no-subscribe']) options.subscribe = false;
+  return {
+    mode: values.http ? 'http' : 'stdio',
+    host: values.host ?? '127.0.0.1',
+    port: integer(values.port, '--port') ?? 0,
+    controlFile: values['control-file'],
+    options,
+  };
+}
+
+async function writeAtomically(path: string, content: string): Promise<void> {
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, content, 'utf8');
+  await rename(tmp, path);
+}
+
+async function main(): Promise<void> {
+  let config: CliConfig | undefined;
+  try {
+    config = parse(process.argv.slice(2));
+  } catch (error) {
+    log(error instanceof Error ? error.message : String(error));
+    process.stderr.write(`${USAGE}\n`);
+    process.exit(2);
+  }
+  if (config === undefined) {
+    process.stderr.write(`${USAGE}\n`);
+    return;
+  }
+
+  const server = new TestServer(config.options);
+  server.onCrash = () => {
+    log('crash failure injected: exiting with code 1');
+    process.exit(1);
+  };
+  let control: HttpTestServer | undefined;
+  let stopping = false;
+  const shutdown = async (reason: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log(`shutting down (${reason})`);
+    try {
+      await Promise.allSettled([control?.close(), server.close()]);
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+
+  if (config.mode === 'http') {
+    const http = await server.listenHttp({ host: config.host, port: config.port });
+    process.stdout.write(`${JSON.stringify({ url: http.url, controlUrl: http.controlUrl })}\n`);
+    if (config.controlFile !== undefined) await writeAtomically(config.controlFile, http.controlUrl);
+    log(`serving '${server.options.name}' at ${http.url}`);
+    return;
+  }
+
+  process.stdin.once('end', () => void shutdown('stdin ended'));
+  process.stdin.once('close', () => void shutdown('stdin closed'));
+  await server.serveStdio();
+  if (config.controlFile !== undefined) {
+    control = await startHttpListener({ control: server }, { host: '127.0.0.1', port: 0 });
+    await writeAtomically(config.controlFile, control.controlUrl);
+    log(`control API at ${control.controlUrl}`);
+  }
+  log(`serving '${server.options.name}' on stdio`);
+}
+
+main().catch((error: unknown) => {
+  log(`fatal: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,258 @@
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  localhostHostValidation,
+  localhostOriginValidation,
+  NodeStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/node';
+import { isInitializeRequest } from '@modelcontextprotocol/server';
+import { type ControlTarget, HttpError, handleControl, readJsonBody, sendJson } from './control.js';
+import type { TestkitServer } from './server.js';
+
+/** A running HTTP listener of a TestServer. */
+export interface HttpTestServer {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:PORT/mcp`. */
+  url: string;
+  port: number;
+  /** Base of the JSON control API, e.g. `http://127.0.0.1:PORT/control`. */
+  controlUrl: string;
+  /** Closes this listener's sessions and the listener itself. */
+  close(): Promise<void>;
+}
+
+export interface HttpListenOptions {
+  host?: string;
+  port?: number;
+  /** Path of the MCP endpoint; default `/mcp`. */
+  path?: string;
+}
+
+/** The listener plus the hooks TestServer needs internally. */
+export interface HttpListener extends HttpTestServer {
+  /** Destroys every open HTTP connection (keeps listening): what a crashed-and-restarted server looks like. */
+  dropConnections(): void;
+}
+
+export interface HttpListenerDeps {
+  /** What `/control` drives. */
+  control: ControlTarget;
+  /** Creates one session server; when absent only the control API is served (CLI stdio mode). */
+  createSession?: () => TestkitServer;
+}
+
+const CONTROL_PATH = '/control';
+const MAX_MCP_BODY_BYTES = 4 * 1024 * 1024;
+/** Longest an unsolicited notification waits for the session's standalone GET stream to open. */
+const STANDALONE_STREAM_WAIT_MS = 1000;
+
+/** Tracks whether a session's standalone GET SSE stream is open, and lets senders wait (bounded) for it. */
+class StreamGate {
+  #open = false;
+  #waiters = new Set<() => void>();
+
+  opened(): void {
+    this.#open = true;
+    for (const wake of this.#waiters) wake();
+    this.#waiters.clear();
+  }
+
+  closed(): void {
+    this.#open = false;
+  }
+
+  wait(ms: number): Promise<void> {
+    if (this.#open) return Promise.resolve();
+    return new Promise((resolve) => {
+      const wake = (): void => {
+        clearTimeout(timer);
+        this.#waiters.delete(wake);
+        resolve();
+      };
+      const timer = setTimeout(wake, ms);
+      this.#waiters.add(wake);
+    });
+  }
+
+  release(): void {
+    for (const wake of [...this.#waiters]) wake();
+  }
+}
+
+interface HttpSession {
+  server: TestkitServer;
+  transport: NodeStreamableHTTPServerTransport;
+  stream: StreamGate;
+}
+
+function jsonRpcError(res: ServerResponse, status: number, code: number, message: string): void {
+  sendJson(res, status, { jsonrpc: '2.0', id: null, error: { code, message } });
+}
+
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '' || host === '::') return '127.0.0.1';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Starts a node:http listener serving the sessionful MCP Streamable HTTP endpoint (one SDK Server and one
+ * transport per `Mcp-Session-Id`; POST, GET stream and DELETE) plus the JSON control API under `/control`.
+ * Requests whose Host (or Origin) is not loopback are refused with 403.
+ */
+export async function startHttpListener(
+  deps: HttpListenerDeps,
+  options: HttpListenOptions = {},
+): Promise<HttpListener> {
+  const host = options.host ?? '127.0.0.1';
+  const mcpPath = options.path ?? '/mcp';
+  const sessions = new Map<string, HttpSession>();
+  const pending = new Set<HttpSession>();
+  const checkHost = localhostHostValidation();
+  const checkOrigin = localhostOriginValidation();
+  let closing = false;
+
+  async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const createSession = deps.createSession;
+    if (createSession === undefined) throw new HttpError(404, 'not found');
+    const server = createSession();
+    const stream = new StreamGate();
+    const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      onsessioninitialized: (sessionId) => {
+        pending.delete(session);
+        sessions.set(sessionId, session);
+      },
+    });
+    const session: HttpSession = { server, transport, stream };
+    pending.add(session);
+    transport.onclose = () => {
+      pending.delete(session);
+      if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
+      stream.release();
+    };
+    server.beforeUnsolicited = () => stream.wait(STANDALONE_STREAM_WAIT_MS);
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    if (transport.sessionId === undefined) await server.close();
+  }
+
+  function watchStandaloneStream(session: HttpSession, res: ServerResponse): void {
+    // The SDK drops unsolicited notifications until the GET stream exists; note when its 200 head goes out.
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: ServerResponse, ...args: unknown[]) {
+      const result = (writeHead as (...a: unknown[]) => ServerResponse).apply(this, args);
+      if (this.statusCode === 200) {
+        session.stream.opened();
+        this.once('close', () => session.stream.closed());
+      }
+      return result;
+    } as typeof res.writeHead;
+  }
+
+  async function handleMcp(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        body = await readJsonBody(req, MAX_MCP_BODY_BYTES);
+      } catch (error) {
+        const status = error instanceof HttpError ? error.status : 400;
+        jsonRpcError(res, status, -32700, error instanceof Error ? error.message : 'Parse error');
+        return;
+      }
+    } else {
+      req.resume();
+    }
+    const header = req.headers['mcp-session-id'];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    const session = sessionId === undefined ? undefined : sessions.get(sessionId);
+    if (sessionId !== undefined && session === undefined) {
+      jsonRpcError(res, 404, -32001, 'Session not found');
+      return;
+    }
+    switch (req.method) {
+      case 'POST':
+        if (session !== undefined) {
+          await session.transport.handleRequest(req, res, body);
+        } else if (isInitializeRequest(body)) {
+          await openSession(req, res, body);
+        } else {
+          jsonRpcError(res, 400, -32000, 'Bad Request: No valid session ID provided');
+        }
+        return;
+      case 'GET':
+      case 'DELETE':
+        if (session === undefined) {
+          jsonRpcError(res, 400, -32000, 'Bad Request: Mcp-Session-Id header is required');
+          return;
+        }
+        if (req.method === 'GET') watchStandaloneStream(session, res);
+        await session.transport.handleRequest(req, res);
+        return;
+      default:
+        res.setHeader('allow', 'GET, POST, DELETE');
+        jsonRpcError(res, 405, -32000, 'Method not allowed');
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!checkHost(req, res) || !checkOrigin(req, res)) {
+      req.resume();
+      return;
+    }
+    if (closing) {
+      req.resume();
+      sendJson(res, 503, { error: 'closing' });
+      return;
+    }
+    const { pathname } = new URL(req.url ?? '/', 'http://localhost');
+    if (pathname === CONTROL_PATH || pathname.startsWith(`${CONTROL_PATH}/`)) {
+      await handleControl(deps.control, req, res, pathname.slice(CONTROL_PATH.length));
+    } else if (deps.createSession !== undefined && pathname === mcpPath) {
+      await handleMcp(req, res);
+    } else {
+      req.resume();
+      sendJson(res, 404, { error: 'not found' });
+    }
+  }
+
+  const httpServer = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      const status = error instanceof HttpError ? error.status : 500;
+      if (!res.headersSent)
+        sendJson(res, status, { error: error instanceof Error ? error.message : String(error) });
+      else res.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    httpServer.once('error', reject);
+    httpServer.listen(options.port ?? 0, host, () => {
+      httpServer.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (httpServer.address() as AddressInfo).port;
+  const origin = `http://${urlHost(host)}:${port}`;
+
+  let closed: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closed ??= (async () => {
+      closing = true;
+      const all = [...sessions.values(), ...pending];
+      await Promise.allSettled(all.map((s) => s.server.close()));
+      await new Promise<void>((resolve) => {
+        httpServer.close(() => resolve());
+        httpServer.closeAllConnections();
+      });
+    })();
+    return closed;
+  };
+
+  return {
+    url: `${origin}${mcpPath}`,
+    port,
+    controlUrl: `${origin}${CONTROL_PATH}`,
+    close,
+    dropConnections: () => httpServer.closeAllConnections(),
+  };
+}
