@@ -1,6 +1,12 @@
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 
 const CONNECT_TIMEOUT_MS = 10_000;
+
+/** Options shared by the benchmarks. */
+export interface RunOptions extends ClientOptions {
+  /** When set, gateways run under `node --cpu-prof` and write their profiles here on exit. */
+  cpuProfDir?: string;
+}
 
 export interface BenchClient {
   client: Client;
@@ -8,10 +14,36 @@ export interface BenchClient {
   close(): Promise<void>;
 }
 
+export interface ClientOptions {
+  /**
+   * Use the transport's default fetch unchanged. By default the bench client drops the transport-wide
+   * AbortSignal from POSTs (see `postWithoutSharedSignal`), so the load generator itself stays cheap.
+   */
+  stockFetch?: boolean;
+}
+
+/**
+ * The SDK transport passes ONE long-lived AbortSignal to every POST. Node 20's fetch (undici) adds an
+ * 'abort' listener to it per request and only removes it when the request is garbage-collected, and on
+ * every request it also calls getEventListeners() (O(listeners)) and resets the signal's max-listener
+ * warning, so past 1,500 live listeners each request emits a MaxListenersExceededWarning to stderr. That
+ * costs the client CPU it would otherwise spend on the benchmark, equally on both paths. The bench never
+ * closes a client with requests in flight, so POSTs do not need the signal; the GET stream keeps it.
+ */
+const postWithoutSharedSignal: FetchLike = (url, init) =>
+  fetch(url, init?.method === 'POST' ? { ...init, signal: undefined } : init);
+
 /** One MCP client session over Streamable HTTP (one session; fetch pools the TCP connections). */
-export async function connectClient(url: string, name: string): Promise<BenchClient> {
+export async function connectClient(
+  url: string,
+  name: string,
+  options: ClientOptions = {},
+): Promise<BenchClient> {
   const client = new Client({ name, version: '0.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url));
+  const transport = new StreamableHTTPClientTransport(
+    new URL(url),
+    options.stockFetch ? {} : { fetch: postWithoutSharedSignal },
+  );
   await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
   let closed: Promise<void> | undefined;
   return {

@@ -4,7 +4,7 @@
  * upstream, fetched in parallel by the gateway).
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { type BenchClient, closeAll, connectClient } from './client.js';
+import { type BenchClient, closeAll, connectClient, type RunOptions } from './client.js';
 import { cpuTimeMs, type Gateway, startGateway, startUpstream, type Upstream } from './procs.js';
 import { median, msSince } from './stats.js';
 
@@ -64,7 +64,8 @@ export interface EnumerateResult {
   /** Per-field medians over runs of the CPU split of the gateway walk and the concurrent direct walk. */
   cpuMs: { gatewayWalk: CpuSplit; directConcurrent: CpuSplit };
   runs: EnumerateRun[];
-  gatewayWarnings: string[];
+  /** Warning kinds the gateway logged while measuring (digits masked) → count. */
+  gatewayWarnings: Record<string, number>;
 }
 
 function medianSplit(splits: CpuSplit[]): CpuSplit {
@@ -143,7 +144,7 @@ function checkGateway(w: Walk, names: readonly string[], config: EnumerateConfig
 export async function runEnumerateBenchmark(
   config: EnumerateConfig,
   log: (message: string) => void,
-  options: { cpuProfDir?: string } = {},
+  options: RunOptions = {},
 ): Promise<EnumerateResult> {
   const names = Array.from({ length: config.upstreams }, (_, i) => `u${i}`);
   const expectedPages = Math.max(1, Math.ceil(config.resourcesPerUpstream / config.pageSize));
@@ -163,11 +164,11 @@ export async function runEnumerateBenchmark(
     log(`enumerate: ${upstreams.length} upstreams, gateway ${gateway.url}`);
     const direct: Client[] = [];
     for (const u of upstreams) {
-      const c = await connectClient(u.url, `bench-direct-${u.name}`);
+      const c = await connectClient(u.url, `bench-direct-${u.name}`, options);
       clients.push(c);
       direct.push(c.client);
     }
-    const viaGatewayConn = await connectClient(gateway.url, 'bench-gateway');
+    const viaGatewayConn = await connectClient(gateway.url, 'bench-gateway', options);
     clients.push(viaGatewayConn);
     const viaGateway = viaGatewayConn.client;
 
@@ -255,7 +256,7 @@ export async function runEnumerateBenchmark(
         directConcurrent: medianSplit(runs.map((r) => r.directConcurrentCpuMs)),
       },
       runs,
-      gatewayWarnings: [...gateway.proc.warnings],
+      gatewayWarnings: Object.fromEntries(gateway.proc.warnings),
     };
   } finally {
     await closeAll(clients);

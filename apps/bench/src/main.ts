@@ -26,6 +26,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import type { RunOptions } from './client.js';
 import { type EnumerateConfig, type EnumerateResult, runEnumerateBenchmark } from './enumerate.js';
 import { liveChildren, stopAll } from './procs.js';
 import { type ReadConfig, type ReadResult, runReadBenchmark } from './read.js';
@@ -33,11 +34,13 @@ import { type Environment, evaluateTargets, renderTable } from './report.js';
 import { msSince } from './stats.js';
 
 const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate] [--cpu-prof DIR]
+                                     [--stock-fetch]
 
   --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources)
   --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
   --only WHAT      run only the read or the enumerate benchmark
-  --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR`;
+  --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR
+  --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)`;
 
 const FULL: { read: ReadConfig; enumerate: EnumerateConfig } = {
   read: { resources: 100, payloadBytes: 1024, warmup: 500, reads: 5000, concurrencies: [1, 16], rounds: 3 },
@@ -72,7 +75,14 @@ async function writeJson(path: string, data: unknown): Promise<void> {
 }
 
 async function main(): Promise<number> {
-  let args: { quick?: boolean; json?: string; only?: string; 'cpu-prof'?: string; help?: boolean };
+  let args: {
+    quick?: boolean;
+    json?: string;
+    only?: string;
+    'cpu-prof'?: string;
+    'stock-fetch'?: boolean;
+    help?: boolean;
+  };
   try {
     args = parseArgs({
       options: {
@@ -80,6 +90,7 @@ async function main(): Promise<number> {
         json: { type: 'string' },
         only: { type: 'string' },
         'cpu-prof': { type: 'string' },
+        'stock-fetch': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -102,6 +113,8 @@ async function main(): Promise<number> {
   const jsonPath = resolve(args.json ?? DEFAULT_JSON);
   const cpuProfDir = args['cpu-prof'] === undefined ? undefined : resolve(args['cpu-prof']);
   if (cpuProfDir) await mkdir(cpuProfDir, { recursive: true });
+  const options: RunOptions = { cpuProfDir, stockFetch: args['stock-fetch'] === true };
+  const clientFetch = options.stockFetch ? 'stock' : 'POSTs without the shared transport AbortSignal';
   const env = environment();
   const startedAt = new Date().toISOString();
   const start = process.hrtime.bigint();
@@ -110,8 +123,8 @@ async function main(): Promise<number> {
   let read: ReadResult | undefined;
   let enumerate: EnumerateResult | undefined;
   try {
-    if (args.only !== 'enumerate') read = await runReadBenchmark(sizes.read, log, { cpuProfDir });
-    if (args.only !== 'read') enumerate = await runEnumerateBenchmark(sizes.enumerate, log, { cpuProfDir });
+    if (args.only !== 'enumerate') read = await runReadBenchmark(sizes.read, log, options);
+    if (args.only !== 'read') enumerate = await runEnumerateBenchmark(sizes.enumerate, log, options);
   } catch (error) {
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     log(`FAILED: ${message}`);
@@ -122,6 +135,7 @@ async function main(): Promise<number> {
       startedAt,
       durationMs: msSince(start),
       env,
+      clientFetch,
       error: error instanceof Error ? error.message : String(error),
       read,
       enumerate,
@@ -139,13 +153,14 @@ async function main(): Promise<number> {
     startedAt,
     durationMs,
     env,
+    clientFetch,
     read,
     enumerate,
     targets,
     cpuProfDir,
   });
   process.stdout.write(
-    `${renderTable({ mode, env, startedAt, durationMs, read, enumerate, targets, jsonPath })}\n`,
+    `${renderTable({ mode, env, startedAt, durationMs, read, enumerate, targets, jsonPath, clientFetch })}\n`,
   );
   if (liveChildren() > 0) log(`warning: ${liveChildren()} child process(es) still running at the end`);
   return 0;

@@ -15,14 +15,19 @@ import { fileURLToPath } from 'node:url';
 const READY_TIMEOUT_MS = 20_000;
 const STOP_TIMEOUT_MS = 5_000;
 const TAIL_LINES = 40;
+/** Gateway log lines at WARN/ERROR level, and Node process warnings (`(node:PID) XyzWarning: …`). */
+const WARNING_LINE = /\b(WARN|ERROR)\b|Warning: /;
 
 export interface ManagedProcess {
   readonly name: string;
   readonly child: ChildProcess;
   /** Last lines of stdout/stderr (for error reports). */
   tail(): string[];
-  /** WARN/ERROR lines logged after the process became ready. */
-  readonly warnings: string[];
+  /**
+   * WARN/ERROR log lines and Node warnings seen on stderr after the process became ready, grouped by the
+   * line with digits masked (so repeats of one warning count as one kind): masked line → occurrences.
+   */
+  readonly warnings: Map<string, number>;
   /** Resolves with the exit code (or signal name) once the process has exited. */
   readonly exited: Promise<number | string | null>;
   /** SIGTERM, then SIGKILL after a bounded wait; resolves once the process is gone. */
@@ -85,7 +90,7 @@ export function spawnNode<T>(options: SpawnNodeOptions<T>): Promise<{ proc: Mana
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
-  const warnings: string[] = [];
+  const warnings = new Map<string, number>();
   let isReady = false;
   let stopping = false;
   const exited = new Promise<number | string | null>((resolve) => {
@@ -136,8 +141,10 @@ export function spawnNode<T>(options: SpawnNodeOptions<T>): Promise<{ proc: Mana
       lines.push(`${stream}: ${line}`);
       if (lines.length > TAIL_LINES) lines.shift();
       if (isReady) {
-        if (stream === 'stderr' && /\b(WARN|ERROR)\b/.test(line) && warnings.length < 200)
-          warnings.push(line);
+        if (stream === 'stderr' && WARNING_LINE.test(line)) {
+          const kind = line.replace(/^\S*\d{4}-\d\d-\d\dT\S+\s+/, '').replace(/\d+/g, '#');
+          if (warnings.has(kind) || warnings.size < 100) warnings.set(kind, (warnings.get(kind) ?? 0) + 1);
+        }
         return;
       }
       if (stream !== options.readyStream || settled) return;

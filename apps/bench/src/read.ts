@@ -3,7 +3,7 @@
  * gateway fronting it, over Streamable HTTP, interleaved rounds, median round reported.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { type BenchClient, closeAll, connectClient } from './client.js';
+import { type BenchClient, closeAll, connectClient, type RunOptions } from './client.js';
 import {
   cpuTimeMs,
   type Gateway,
@@ -75,7 +75,8 @@ export interface ReadLevel {
 export interface ReadResult {
   config: ReadConfig;
   levels: ReadLevel[];
-  gatewayWarnings: string[];
+  /** Warning kinds the gateway logged while measuring (digits masked) → count. */
+  gatewayWarnings: Record<string, number>;
 }
 
 /**
@@ -128,7 +129,7 @@ async function listAll(client: Client): Promise<string[]> {
 export async function runReadBenchmark(
   config: ReadConfig,
   log: (message: string) => void,
-  options: { cpuProfDir?: string } = {},
+  options: RunOptions = {},
 ): Promise<ReadResult> {
   let upstream: Upstream | undefined;
   let gateway: Gateway | undefined;
@@ -141,9 +142,9 @@ export async function runReadBenchmark(
     });
     gateway = await startGateway([upstream], options);
     log(`read: upstream ${upstream.url}, gateway ${gateway.url}`);
-    const direct = await connectClient(upstream.url, 'bench-direct');
+    const direct = await connectClient(upstream.url, 'bench-direct', options);
     clients.push(direct);
-    const viaGateway = await connectClient(gateway.url, 'bench-gateway');
+    const viaGateway = await connectClient(gateway.url, 'bench-gateway', options);
     clients.push(viaGateway);
 
     // Discover the URIs each way and check the gateway exposes exactly the upstream's, prefixed.
@@ -213,7 +214,7 @@ export async function runReadBenchmark(
         rounds,
       });
     }
-    return { config, levels, gatewayWarnings: [...gateway.proc.warnings] };
+    return { config, levels, gatewayWarnings: Object.fromEntries(gateway.proc.warnings) };
   } finally {
     await closeAll(clients);
     await gateway?.proc.stop();

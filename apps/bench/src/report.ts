@@ -96,6 +96,7 @@ export function renderTable(options: {
   enumerate?: EnumerateResult;
   targets: Target[];
   jsonPath: string;
+  clientFetch: string;
 }): string {
   const { env, read, enumerate, targets } = options;
   const out: string[] = [];
@@ -103,6 +104,7 @@ export function renderTable(options: {
     `Switchyard benchmark (${options.mode}) — ${options.startedAt}`,
     `node ${env.node}, ${env.platform}/${env.arch}, ${env.cpus} CPU(s) (${env.cpuModel}), ` +
       `load avg at start ${env.loadavg.map((l) => l.toFixed(2)).join(' ')}`,
+    `bench client: @modelcontextprotocol/client over Streamable HTTP, fetch: ${options.clientFetch}`,
   );
   if (env.loadavg[0]! > env.cpus * 0.5) {
     out.push(
@@ -230,10 +232,20 @@ export function renderTable(options: {
       'llrl',
     ),
   );
-  const warnings = [...(read?.gatewayWarnings ?? []), ...(enumerate?.gatewayWarnings ?? [])];
-  if (warnings.length > 0) {
-    out.push('', `Gateway logged ${warnings.length} warning/error line(s) while measuring:`);
-    for (const w of warnings.slice(0, 10)) out.push(`  ${w}`);
+  const sections: [string, Record<string, number> | undefined][] = [
+    ['read', read?.gatewayWarnings],
+    ['enumeration', enumerate?.gatewayWarnings],
+  ];
+  for (const [what, warnings] of sections) {
+    const kinds = Object.entries(warnings ?? {}).sort((a, b) => b[1] - a[1]);
+    if (kinds.length === 0) continue;
+    const total = kinds.reduce((sum, [, n]) => sum + n, 0);
+    out.push(
+      '',
+      `Gateway stderr during the ${what} benchmark: ${int.format(total)} warning line(s) (digits masked):`,
+    );
+    for (const [kind, n] of kinds.slice(0, 8))
+      out.push(`  ${int.format(n).padStart(7)} × ${kind.slice(0, 160)}`);
   }
   out.push('', `total runtime ${(options.durationMs / 1000).toFixed(1)} s; JSON: ${options.jsonPath}`);
   return out.join('\n');

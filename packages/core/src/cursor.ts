@@ -33,8 +33,9 @@ export class MergedCursorCodec {
     const dot = cursor.lastIndexOf('.');
     if (dot <= 0) throw GatewayError.invalidCursor();
     const body = cursor.slice(0, dot);
-    const mac = Buffer.from(cursor.slice(dot + 1), 'base64url');
-    const expected = Buffer.from(this.#mac(body), 'base64url');
+    // Compare the MAC text itself: base64url decoding ignores stray characters, the text does not.
+    const mac = Buffer.from(cursor.slice(dot + 1), 'utf8');
+    const expected = Buffer.from(this.#mac(body), 'utf8');
     if (mac.length !== expected.length || !timingSafeEqual(mac, expected)) throw GatewayError.invalidCursor();
     let parsed: unknown;
     try {
@@ -42,6 +43,7 @@ export class MergedCursorCodec {
     } catch {
       throw GatewayError.invalidCursor();
     }
+    if (typeof parsed !== 'object' || parsed === null) throw GatewayError.invalidCursor();
     const p = parsed as { v?: unknown; k?: unknown; s?: unknown };
     if (p.v !== VERSION || p.k !== kind || typeof p.s !== 'object' || p.s === null || Array.isArray(p.s)) {
       throw GatewayError.invalidCursor();

@@ -275,6 +275,11 @@ export class Gateway {
         );
       }
       await this.#subscriptions.subscribe(ctx.session.id, upstream.name, uri);
+      if (!this.#sessions.has(ctx.session.id)) {
+        // The session closed while the subscribe was in flight: do not hold it on a dead session's behalf.
+        await this.#subscriptions.unsubscribe(ctx.session.id, upstream.name, uri);
+        throw GatewayError.fromUnknown(new Error('session closed before the subscription was established'));
+      }
     } else {
       await this.#subscriptions.unsubscribe(ctx.session.id, upstream.name, uri);
     }

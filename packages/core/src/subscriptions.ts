@@ -32,17 +32,27 @@ export class SubscriptionTable {
   /** Adds `subscriber` to (upstream, uri); subscribes upstream if it is the first. Rolls back if the upstream refuses. */
   subscribe(subscriber: string, upstream: string, uri: string): Promise<void> {
     const key = keyOf(upstream, uri);
+    // Indexed before the upstream call, so a releaseAll() racing this subscribe queues its release
+    // behind it on the same key instead of missing it.
+    const keys = this.#index(subscriber);
+    const alreadyIndexed = keys.has(key);
+    keys.add(key);
     return this.#serial(key, async () => {
       let entry = this.#entries.get(key);
       if (entry?.subscribers.has(subscriber)) return;
       if (!entry) {
-        entry = { upstream, uri, subscribers: new Set(), active: false };
-        await this.#backend.subscribe(upstream, uri);
-        entry.active = true;
-        this.#entries.set(key, entry);
+        const fresh: Entry = { upstream, uri, subscribers: new Set(), active: false };
+        try {
+          await this.#backend.subscribe(upstream, uri);
+        } catch (error) {
+          if (!alreadyIndexed) this.#bySubscriber.get(subscriber)?.delete(key);
+          throw error;
+        }
+        fresh.active = true;
+        this.#entries.set(key, fresh);
+        entry = fresh;
       }
       entry.subscribers.add(subscriber);
-      this.#index(subscriber).add(key);
     });
   }
 
@@ -57,7 +67,7 @@ export class SubscriptionTable {
     const keys = this.#bySubscriber.get(subscriber);
     if (!keys) return;
     await Promise.allSettled([...keys].map((key) => this.#serial(key, () => this.#release(subscriber, key))));
-    this.#bySubscriber.delete(subscriber);
+    if (this.#bySubscriber.get(subscriber)?.size === 0) this.#bySubscriber.delete(subscriber);
   }
 
   /** Subscribers of (upstream, uri), for routing `notifications/resources/updated`. */

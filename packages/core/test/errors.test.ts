@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ErrorCode, GatewayError, isResourceNotFound } from '../src/errors.js';
+import { ErrorCode, GatewayError, type GatewayErrorData, isResourceNotFound } from '../src/errors.js';
 
 /** An Error carrying a JSON-RPC code, like the SDK's ProtocolError. */
 class RpcError extends Error {
@@ -132,7 +132,9 @@ describe('isResourceNotFound', () => {
 
   it('rejects other errors', () => {
     expect(isResourceNotFound(new GatewayError(-32602, 'bad params'))).toBe(false);
-    expect(isResourceNotFound(new GatewayError(-32602, 'bad params', { uri: 42 }))).toBe(false);
+    // Upstream data is untyped at runtime: a non-string uri does not count.
+    const numericUri = { uri: 42 } as unknown as GatewayErrorData;
+    expect(isResourceNotFound(new GatewayError(-32602, 'bad params', numericUri))).toBe(false);
     expect(isResourceNotFound(new GatewayError(-32603, 'internal', { uri: 'file:///a' }))).toBe(false);
     expect(isResourceNotFound(GatewayError.invalidCursor())).toBe(false);
     expect(isResourceNotFound(GatewayError.upstreamUnavailable('docs'))).toBe(false);

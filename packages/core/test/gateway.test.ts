@@ -103,7 +103,14 @@ function call(
   params: Record<string, unknown> = {},
   session: SessionSink = anonymous,
 ): Promise<Outcome> {
-  return gateway.handle({ method, params, session, signal: new AbortController().signal, state: new Map() });
+  return gateway.handle({
+    method,
+    params,
+    session,
+    signal: new AbortController().signal,
+    notifyRelated: (m, p) => session.notify(m, p),
+    state: new Map(),
+  });
 }
 
 async function result(outcome: Promise<Outcome>): Promise<Record<string, unknown>> {
@@ -269,10 +276,9 @@ describe('Gateway: merged listings', () => {
     }
   });
 
-  // BUG (packages/core/src/cursor.ts:45, reached from gateway.ts:197): the cursor key is derived from the public
-  // upstream names when no cursorSecret is set, so a client can sign a body of JSON `null`; decode then throws a
-  // TypeError, which #dispatch turns into -32603 "Internal gateway error" instead of -32602 invalid_cursor.
-  it.fails('answers a forged cursor with a null body as invalid_cursor (-32602)', async () => {
+  // Without cursorSecret the MAC key derives from the public upstream names, so clients can sign any body;
+  // a signed `null` body used to surface as -32603 instead of invalid_cursor (regression).
+  it('answers a forged cursor with a null body as invalid_cursor (-32602)', async () => {
     const a = await upstream({ name: 'a', resources: 1 });
     const gateway = await startGateway([config('a', a)]);
     const key = createHmac('sha256', 'switchyard/cursor/v1')
@@ -469,5 +475,35 @@ describe('Gateway: subscriptions', () => {
     expect(gateway.subscriptionCount).toBe(0);
     expect(a.server.stats.subscribed).toEqual({ 'test://a/r/0': 0, 'test://a/r/1': 0 });
     expect(a.server.stats.unsubscribeCalls).toBe(2);
+  });
+
+  // closeSession releases what the table holds now; a subscribe still in flight must not outlive it.
+  it('does not keep a subscription that lands after its session closed', async () => {
+    const a = await upstream({ name: 'a', resources: 1 });
+    let enter!: () => void;
+    const entered = new Promise<void>((resolve) => {
+      enter = resolve;
+    });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const slowPolicy: RequestMiddleware = async (ctx, next) => {
+      if (ctx.method === 'resources/subscribe') {
+        enter();
+        await gate;
+      }
+      return next();
+    };
+    const gateway = await startGateway([config('a', a)], { middleware: [slowPolicy] });
+    const s1 = new RecordingSession('s1');
+    gateway.openSession(s1);
+    const pending = call(gateway, 'resources/subscribe', { uri: 'a+test://a/r/0' }, s1);
+    await within(entered, 5000, 'subscribe reaching the middleware');
+    await gateway.closeSession('s1');
+    release();
+    await pending;
+    expect(gateway.subscriptionCount).toBe(0);
+    expect(a.server.stats.subscribed['test://a/r/0'] ?? 0).toBe(0);
   });
 });

@@ -365,29 +365,69 @@ describe('SubscriptionTable: per-key serialization', () => {
     }
   });
 
-  // BUG (packages/core/src/subscriptions.ts:54-59 with :44): a subscriber is indexed in #bySubscriber only after
-  // the upstream subscribe resolves, and releaseAll is not serialized behind pending subscribes. A session that
-  // closes (Gateway.closeSession -> releaseAll) while its resources/subscribe is still waiting for the upstream is
-  // released *before* the subscribe lands; the subscribe then completes and the closed session holds the upstream
-  // subscription forever (it is re-established on every reconnect, and nothing can release it). Same family:
-  // releaseAll deletes the whole index entry after awaiting, dropping keys subscribed meanwhile. Fix: index the
-  // key at subscribe() call time (before #serial) so releaseAll queues a release behind the pending subscribe on
-  // that key, and delete the per-subscriber set only when it is empty.
-  it.fails('releaseAll racing a pending subscribe leaves nothing held upstream', async () => {
+  /** Settles backend calls as they come until `promise` settles (no timers: one macrotask turn per step). */
+  async function drainUntil(backend: FakeBackend, promise: Promise<unknown>): Promise<void> {
+    let done = false;
+    void promise.then(
+      () => {
+        done = true;
+      },
+      () => {
+        done = true;
+      },
+    );
+    while (!done) {
+      if (backend.pending.length > 0) backend.settle();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+    await promise;
+  }
+
+  // Regression: a subscriber used to be indexed only after the upstream subscribe resolved, so a session closing
+  // (Gateway.closeSession -> releaseAll) while its subscribe was pending kept the upstream subscription forever.
+  it('releaseAll racing a pending subscribe leaves nothing held upstream', async () => {
     const backend = new FakeBackend();
     const table = new SubscriptionTable(backend);
     const sub = table.subscribe('s1', 'docs', 'u');
     await backend.untilCalls(1);
     const release = table.releaseAll('s1');
-    backend.settle();
-    await sub;
-    await release;
-    // Drain whatever the release queued.
-    while (backend.pending.length > 0) {
-      backend.settle();
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+    await drainUntil(backend, Promise.all([sub, release]));
+    expect(backend.calls).toEqual(['subscribe docs u', 'unsubscribe docs u']);
     expect(table.subscribers('docs', 'u').size).toBe(0);
+    expect(table.size).toBe(0);
+    expect(backend.held.size).toBe(0);
+  });
+
+  it('releaseAll racing a pending subscribe that the upstream refuses leaves nothing behind', async () => {
+    const backend = new FakeBackend();
+    const table = new SubscriptionTable(backend);
+    const sub = table.subscribe('s1', 'docs', 'u').catch((error: Error) => error.message);
+    await backend.untilCalls(1);
+    const release = table.releaseAll('s1');
+    backend.settle('fail');
+    expect(await sub).toBe('upstream refused subscribe');
+    await drainUntil(backend, release);
+    expect(backend.calls).toEqual(['subscribe docs u']);
+    expect(table.size).toBe(0);
+    // s1 holds nothing: a later subscribe by s1 goes upstream again and is released by releaseAll.
+    await drainUntil(backend, table.subscribe('s1', 'docs', 'u'));
+    await drainUntil(backend, table.releaseAll('s1'));
+    expect(backend.held.size).toBe(0);
+  });
+
+  // Regression: releaseAll used to delete the subscriber's whole index after its awaits, dropping keys subscribed
+  // meanwhile, so no later releaseAll could release them.
+  it('a subscribe made while releaseAll runs is released by the next releaseAll', async () => {
+    const backend = new FakeBackend();
+    const table = new SubscriptionTable(backend);
+    await drainUntil(backend, table.subscribe('s1', 'docs', 'x'));
+    const release = table.releaseAll('s1'); // waits on the upstream unsubscribe of x
+    await backend.untilCalls(2);
+    const late = table.subscribe('s1', 'docs', 'y');
+    await drainUntil(backend, Promise.all([release, late]));
+    expect(table.urisOf('docs')).toEqual(['y']);
+    await drainUntil(backend, table.releaseAll('s1'));
+    expect(table.size).toBe(0);
     expect(backend.held.size).toBe(0);
   });
 });

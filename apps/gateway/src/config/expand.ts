@@ -19,7 +19,8 @@ export function expandEnv(
   if (typeof value === 'string') {
     return value.replace(VAR, (_match, name: string, fallback: string | undefined) => {
       const found = env[name];
-      if (found !== undefined) return found;
+      // Shell semantics: `:-` substitutes the default when VAR is unset or empty.
+      if (found !== undefined && (found !== '' || fallback === undefined)) return found;
       if (fallback !== undefined) return fallback;
       issues.push({ path, message: `environment variable \${${name}} is not set` });
       return '';

@@ -36,6 +36,8 @@ const listener = z.strictObject({
   allowedOrigins: z.array(z.string()).default([]),
 });
 
+type ServerEntry = z.infer<typeof stdioServer> | z.infer<typeof remoteServer>;
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   listen: z
@@ -45,12 +47,40 @@ export const configSchema = z.strictObject({
       ws: listener.optional(),
     })
     .optional(),
-  mcpServers: z.record(
-    z.string().regex(SERVER_NAME_PATTERN, 'server names must match ^[a-z][a-z0-9-]*$'),
-    z.union([stdioServer, remoteServer], {
-      error: 'each server needs either "command" (stdio) or "url" (Streamable HTTP, SSE or WebSocket)',
-    }),
-  ),
+  mcpServers: z.record(z.string(), z.unknown()).transform((servers, ctx) => {
+    // Each entry is validated against the one shape it claims ("url" → remote, otherwise stdio), so
+    // errors point at the offending key instead of a generic union failure.
+    const out: Record<string, ServerEntry> = {};
+    for (const [name, entry] of Object.entries(servers)) {
+      if (!SERVER_NAME_PATTERN.test(name)) {
+        ctx.addIssue({ code: 'custom', path: [name], message: 'server names must match ^[a-z][a-z0-9-]*$' });
+        continue;
+      }
+      const isRemote = typeof entry === 'object' && entry !== null && 'url' in entry;
+      const parsed = (isRemote ? remoteServer : stdioServer).safeParse(entry);
+      if (parsed.success) {
+        out[name] = parsed.data;
+        continue;
+      }
+      for (const issue of parsed.error.issues) {
+        const missingCommand =
+          !isRemote &&
+          issue.path.length === 1 &&
+          issue.path[0] === 'command' &&
+          issue.code === 'invalid_type';
+        ctx.addIssue({
+          code: 'custom',
+          path: missingCommand ? [name] : [name, ...issue.path],
+          message: missingCommand
+            ? 'each server needs either "command" (stdio) or "url" (Streamable HTTP or SSE)'
+            : issue.code === 'unrecognized_keys'
+              ? `unknown key(s) ${issue.keys.map((k) => JSON.stringify(k)).join(', ')}`
+              : issue.message,
+        });
+      }
+    }
+    return out;
+  }),
   plugins: z
     .array(z.tuple([z.string(), z.record(z.string(), z.unknown())]).or(z.tuple([z.string()])))
     .default([]),
