@@ -57,8 +57,7 @@ async function configFile(content: string): Promise<string> {
 
 describe('command line', () => {
   it('--help prints usage on stderr, nothing on stdout, and exits 0', async () => {
-    for (const flag of ['--help', '-h']) {
-      const { code, stdout, stderr } = await run([flag]);
+    for (const { code, stdout, stderr } of await Promise.all([run(['--help']), run(['-h'])])) {
       expect(code).toBe(0);
       expect(stdout).toBe('');
       expect(stderr).toMatch(/Usage:/);
@@ -77,17 +76,19 @@ describe('command line', () => {
   });
 
   it('refuses an unknown flag, a stray argument and a bad --log-level with exit 2', async () => {
-    const unknown = await run(['--bogus']);
+    const [unknown, stray, level] = await Promise.all([
+      run(['--bogus']),
+      run(['extra.json']),
+      run(['--log-level', 'verbose']),
+    ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stdout).toBe('');
     expect(unknown.stderr).toMatch(/--bogus/);
     expect(unknown.stderr).toMatch(/--help/);
 
-    const stray = await run(['extra.json']);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toMatch(/extra\.json/);
 
-    const level = await run(['--log-level', 'verbose']);
     expect(level.code).toBe(2);
     expect(level.stdout).toBe('');
     expect(level.stderr).toMatch(/--log-level/);
@@ -97,14 +98,13 @@ describe('command line', () => {
 
   it('exits 2 naming the file when the config is missing or not JSON', async () => {
     const missing = join(await tempDir(cleanup), 'nope.json');
-    const notFound = await run(['--config', missing]);
+    const broken = await configFile('{ "mcpServers": { ');
+    const [notFound, invalid] = await Promise.all([run(['--config', missing]), run(['--config', broken])]);
     expect(notFound.code).toBe(2);
     expect(notFound.stdout).toBe('');
     expect(notFound.stderr).toContain(missing);
     expect(notFound.stderr).toMatch(/file not found/);
 
-    const broken = await configFile('{ "mcpServers": { ');
-    const invalid = await run(['--config', broken]);
     expect(invalid.code).toBe(2);
     expect(invalid.stdout).toBe('');
     expect(invalid.stderr).toContain(broken);
@@ -115,7 +115,11 @@ describe('command line', () => {
     const cases: Array<[Record<string, unknown>, string, RegExp]> = [
       [{ mcpServers: { Bad: { command: 'x' } } }, '$.mcpServers.Bad', /must match \^\[a-z\]\[a-z0-9-\]\*\$/],
       [{ mcpServers: { docs: { command: 'x', ars: ['a'] } } }, '$.mcpServers.docs', /unknown key\(s\) "ars"/],
-      [{ mcpServers: { docs: { comand: 'npx', args: [] } } }, '$.mcpServers.docs', /unknown key\(s\) "comand"/],
+      [
+        { mcpServers: { docs: { comand: 'npx', args: [] } } },
+        '$.mcpServers.docs',
+        /unknown key\(s\) "comand"/,
+      ],
       [
         { mcpServers: { docs: { command: 'x', env: { TOKEN: '${SWITCHYARD_UNSET_VAR}' } } } },
         '$.mcpServers.docs.env.TOKEN',

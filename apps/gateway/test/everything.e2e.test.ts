@@ -133,15 +133,8 @@ describe('server-everything behind the gateway', () => {
     ).resolves.toEqual({});
   });
 
-  // BUG (packages/core/src/gateway.ts:82-92, the SubscriptionTable backend): the upstream resources/subscribe and
-  // resources/unsubscribe calls are made without `origin`, so a notifications/message the upstream sends while
-  // handling them (server-everything logs "Received Subscribe Resource request for URI: …" to the requester) is
-  // "not tied to a request" and dropped (logged at debug only, gateway.ts:421-427), although DESIGN §7 says
-  // request-related notifications reach the session that caused them (reads do this via originOf(ctx)). Fix:
-  // give SubscriptionBackend.subscribe/unsubscribe (subscriptions.ts:2-5) an optional `origin` (and `signal`),
-  // pass `originOf(ctx)` from #subscription (gateway.ts:277) through SubscriptionTable.subscribe/unsubscribe,
-  // and forward `{ origin }` into `u.request('resources/subscribe', { uri }, { origin })`.
-  it.fails('delivers the log message the upstream sends while handling a subscribe to the subscriber', async () => {
+  // Log messages an upstream sends while handling a subscribe reach the session that subscribed.
+  it('delivers the log message the upstream sends while handling a subscribe to the subscriber', async () => {
     const { gw, resources } = await setup();
     const client = await connectHttp(cleanup, gw.url);
     const messages = collectNotifications(client, 'notifications/message');

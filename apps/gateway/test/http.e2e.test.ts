@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { controlClient, TestServer } from '@switchyard/testkit';
+import { controlClient, type TestServerOptions } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
   collectNotifications,
   connectHttp,
   eventually,
+  httpUpstream,
   listAll,
   nextNotification,
   rawInitialize,
@@ -20,12 +21,7 @@ import {
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function upstream(options: ConstructorParameters<typeof TestServer>[0]) {
-  const server = new TestServer(options);
-  const http = await server.listenHttp();
-  cleanup.add(() => server.close());
-  return { server, url: http.url };
-}
+const upstream = (options: TestServerOptions) => httpUpstream(cleanup, options);
 
 const httpListen = { http: { host: '127.0.0.1', port: 0, path: '/mcp' } };
 

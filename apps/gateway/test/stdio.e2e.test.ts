@@ -1,13 +1,14 @@
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { controlClient, TestServer } from '@switchyard/testkit';
+import { controlClient, type TestServerOptions } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
   collectNotifications,
   connectHttp,
   eventually,
+  httpUpstream,
   listAll,
   nextNotification,
   readControlUrl,
@@ -15,17 +16,12 @@ import {
   tempDir,
   writeConfig,
 } from './support/harness.js';
-import { connectStdio, connectStdioV1, spawnStdioGateway } from './support/stdio.js';
+import { connectStdio, connectStdioV1, isAlive, spawnStdioGateway } from './support/stdio.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function upstream(options: ConstructorParameters<typeof TestServer>[0]) {
-  const server = new TestServer(options);
-  const http = await server.listenHttp();
-  cleanup.add(() => server.close());
-  return { server, url: http.url };
-}
+const upstream = (options: TestServerOptions) => httpUpstream(cleanup, options);
 
 /**
  * A stdio-only gateway config (no "listen") in front of an in-process HTTP testkit ("web": 12 resources in
@@ -55,6 +51,24 @@ async function stdioSetup() {
     },
   });
   return { web, config, controlFile, local: () => readControlUrl(controlFile).then(controlClient) };
+}
+
+/**
+ * Counts list_changed notifications from now on. The gateway also announces list_changed once its upstreams
+ * are up, which a stdio client may receive just after connecting: a ping round trip first lets anything
+ * already on the (ordered) stdio stream arrive, so `next()` waits for a notification sent after this point.
+ */
+async function listChangedCounter(client: Client) {
+  const seen = collectNotifications(client, 'notifications/resources/list_changed');
+  await client.ping();
+  let expected = seen.length;
+  return {
+    next: async (what: string) => {
+      expected += 1;
+      await eventually(() => seen.length >= expected, what);
+      expected = seen.length;
+    },
+  };
 }
 
 /** v1 has no auto-walk: follow nextCursor explicitly. */
@@ -182,19 +196,66 @@ describe('gateway as a stdio server, v2 client', () => {
     ]);
   });
 
+  it('releases upstream subscriptions when the stdio client goes away', async () => {
+    const { config, web } = await stdioSetup();
+    const { client, transport } = await connectStdio(cleanup, config);
+    await client.subscribeResource({ uri: 'web+test://web/r/4' });
+    expect(web.server.stats.subscribed['test://web/r/4']).toBe(1);
+    const pid = transport.pid;
+    await client.close(); // ends the gateway's stdin
+    await eventually(
+      () => web.server.stats.subscribed['test://web/r/4'] === 0,
+      'the upstream unsubscribe on disconnect',
+    );
+    expect(web.server.stats.unsubscribeCalls).toBe(1); // an explicit resources/unsubscribe, not a dropped session
+    await eventually(() => !(pid && isAlive(pid)), 'the gateway process to exit');
+  });
+
   it('re-emits upstream list_changed', async () => {
     const { config, web, local } = await stdioSetup();
     const { client } = await connectStdio(cleanup, config);
-    const fromWeb = nextNotification(client, 'notifications/resources/list_changed');
+    const changed = await listChangedCounter(client);
     web.server.setResourceCount(13);
     await web.server.triggerListChanged();
-    await expect(fromWeb).resolves.toBeDefined();
+    await changed.next('list_changed from the HTTP upstream');
     const { items } = await listAll(client);
     expect(items.map((r) => r.uri)).toContain('web+test://web/r/12');
 
-    const fromLocal = nextNotification(client, 'notifications/resources/list_changed');
     await (await local()).listChanged();
-    await expect(fromLocal).resolves.toBeDefined();
+    await changed.next('list_changed from the stdio upstream');
+  });
+});
+
+describe('stdio and HTTP listeners together', () => {
+  it('serves the stdio client and HTTP sessions from one process, notifying both', async () => {
+    const web = await upstream({ name: 'web', resources: 3 });
+    const config = await writeConfig(cleanup, {
+      listen: { stdio: true, http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+      mcpServers: { web: { url: web.url } },
+    });
+    const { client, logs } = await connectStdio(cleanup, config);
+    const [, url] = await logs.waitFor(/listening on (http:\/\/\S+)/);
+    const http = await connectHttp(cleanup, url!);
+    const viaStdio = await listAll(client);
+    const viaHttp = await listAll(http);
+    expect(viaHttp.items).toEqual(viaStdio.items);
+    expect(viaStdio.items).toHaveLength(3);
+
+    const stdioChanged = await listChangedCounter(client);
+    const httpChanged = await listChangedCounter(http);
+    await web.server.triggerListChanged();
+    await stdioChanged.next('list_changed on stdio');
+    await httpChanged.next('list_changed on HTTP');
+
+    // Subscriptions from both listeners share one upstream subscription.
+    await client.subscribeResource({ uri: 'web+test://web/r/0' });
+    await http.subscribeResource({ uri: 'web+test://web/r/0' });
+    expect(web.server.stats.subscribeCalls).toBe(1);
+    const stdioUpdated = nextNotification(client, 'notifications/resources/updated');
+    const httpUpdated = nextNotification(http, 'notifications/resources/updated');
+    await web.server.triggerUpdated('test://web/r/0');
+    expect(await stdioUpdated).toEqual({ uri: 'web+test://web/r/0' });
+    expect(await httpUpdated).toEqual({ uri: 'web+test://web/r/0' });
   });
 });
 
@@ -435,14 +496,8 @@ describe('"prefix": false servers', () => {
     expect(result.completion.values).toEqual(['alpha']);
   });
 
-  // BUG (packages/core/src/gateway.ts:234): the merged listing drops colliding *resources* of unprefixed servers
-  // (`kind.field === 'resources'` only), but not colliding *templates*: `shared://x/items/{id}`, offered by both
-  // unprefixed servers, is listed twice although reads and completions for it always go to the first server
-  // (catalog.resolve/resolveTemplate, config order). The collision is not logged either (catalog.ts #rebuild
-  // only looks at URIs). Fix: in #listMerged, for unprefixed templates skip the entry when
-  // `this.#catalog.resolveTemplate(uri) !== u.name`, and have UnprefixedCatalog#rebuild warn about duplicate
-  // template strings as it does for URIs.
-  it.fails('lists a resource template that two unprefixed servers share only once', async () => {
+  // Colliding unprefixed templates are listed once (served by the first in config order) and logged.
+  it('lists a resource template that two unprefixed servers share only once', async () => {
     const { config } = await unprefixedSetup();
     const { client } = await connectStdio(cleanup, config);
     const { items } = await listAll(client, 'resources/templates/list');

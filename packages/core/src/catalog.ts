@@ -100,6 +100,23 @@ export class UnprefixedCatalog {
       }
     }
     this.#owners = owners;
+    const templateOwners = new Map<string, string>();
+    for (const server of this.#order) {
+      for (const { raw } of this.#servers.get(server)?.templates ?? []) {
+        const first = templateOwners.get(raw);
+        if (first === undefined) templateOwners.set(raw, server);
+        else if (first !== server) {
+          this.#log.warn(
+            'resource template collision between unprefixed servers; the first in config order wins',
+            {
+              uriTemplate: raw,
+              winner: first,
+              hidden: server,
+            },
+          );
+        }
+      }
+    }
   }
 }
 

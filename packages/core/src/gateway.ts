@@ -45,7 +45,7 @@ export class Gateway {
   readonly #upstreams = new Map<string, UpstreamConnection>();
   readonly #order: UpstreamConnection[];
   readonly #sessions = new Map<string, SessionSink>();
-  readonly #subscriptions: SubscriptionTable;
+  readonly #subscriptions: SubscriptionTable<RequestOrigin>;
   readonly #catalog: UnprefixedCatalog;
   readonly #cursors: MergedCursorCodec;
   readonly #log: Logger;
@@ -78,15 +78,15 @@ export class Gateway {
     this.#cursors = new MergedCursorCodec(
       JSON.stringify([options.upstreams.map((u) => [u.name, u.prefix]), options.cursorSecret ?? '']),
     );
-    this.#subscriptions = new SubscriptionTable({
-      subscribe: (upstream, uri) =>
+    this.#subscriptions = new SubscriptionTable<RequestOrigin>({
+      subscribe: (upstream, uri, origin) =>
         this.#upstream(upstream)
-          .request('resources/subscribe', { uri })
+          .request('resources/subscribe', { uri }, { origin })
           .then(() => {}),
-      unsubscribe: async (upstream, uri) => {
+      unsubscribe: async (upstream, uri, origin) => {
         const u = this.#upstream(upstream);
         if (u.state !== 'ready') return;
-        await u.request('resources/unsubscribe', { uri }).catch((error) => {
+        await u.request('resources/unsubscribe', { uri }, { origin }).catch((error) => {
           this.#log.debug('upstream unsubscribe failed', { upstream, uri, error: String(error) });
         });
       },
@@ -231,8 +231,11 @@ export class Gateway {
       for (const raw of asArray(page[kind.field])) {
         const uri = raw[kind.uriField];
         if (typeof uri !== 'string') continue;
-        if (!prefixed && kind.field === 'resources' && this.#catalog.ownerOf(uri) !== undefined) {
-          if (this.#catalog.ownerOf(uri) !== u.name) continue;
+        if (!prefixed) {
+          // Colliding unprefixed entries are listed once, under the server that serves them.
+          const owner =
+            kind.field === 'resources' ? this.#catalog.ownerOf(uri) : this.#catalog.resolveTemplate(uri);
+          if (owner !== undefined && owner !== u.name) continue;
         }
         items.push(prefixed ? { ...raw, [kind.uriField]: exposeUri(u.name, uri, true) } : raw);
       }
@@ -274,14 +277,14 @@ export class Gateway {
           { upstream: upstream.name, uri: exposed },
         );
       }
-      await this.#subscriptions.subscribe(ctx.session.id, upstream.name, uri);
+      await this.#subscriptions.subscribe(ctx.session.id, upstream.name, uri, originOf(ctx));
       if (!this.#sessions.has(ctx.session.id)) {
         // The session closed while the subscribe was in flight: do not hold it on a dead session's behalf.
         await this.#subscriptions.unsubscribe(ctx.session.id, upstream.name, uri);
         throw GatewayError.fromUnknown(new Error('session closed before the subscription was established'));
       }
     } else {
-      await this.#subscriptions.unsubscribe(ctx.session.id, upstream.name, uri);
+      await this.#subscriptions.unsubscribe(ctx.session.id, upstream.name, uri, originOf(ctx));
     }
     return {};
   }

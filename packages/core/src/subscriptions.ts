@@ -1,7 +1,10 @@
-/** Performs the upstream side of a subscription: the first subscriber subscribes, the last one leaving unsubscribes. */
-export interface SubscriptionBackend {
-  subscribe(upstream: string, uri: string): Promise<void>;
-  unsubscribe(upstream: string, uri: string): Promise<void>;
+/**
+ * Performs the upstream side of a subscription: the first subscriber subscribes, the last one leaving
+ * unsubscribes. `origin` is whatever the caller passed along (e.g. the request that caused the call).
+ */
+export interface SubscriptionBackend<O = unknown> {
+  subscribe(upstream: string, uri: string, origin?: O): Promise<void>;
+  unsubscribe(upstream: string, uri: string, origin?: O): Promise<void>;
 }
 
 interface Entry {
@@ -19,18 +22,18 @@ const keyOf = (upstream: string, uri: string) => `${upstream}\u0000${uri}`;
  * (sessions, or internal holders such as a cache). Operations on one key run strictly in order,
  * so a subscribe racing an unsubscribe never leaves the upstream in the wrong state.
  */
-export class SubscriptionTable {
+export class SubscriptionTable<O = unknown> {
   readonly #entries = new Map<string, Entry>();
   readonly #queues = new Map<string, Promise<unknown>>();
   readonly #bySubscriber = new Map<string, Set<string>>();
-  readonly #backend: SubscriptionBackend;
+  readonly #backend: SubscriptionBackend<O>;
 
-  constructor(backend: SubscriptionBackend) {
+  constructor(backend: SubscriptionBackend<O>) {
     this.#backend = backend;
   }
 
   /** Adds `subscriber` to (upstream, uri); subscribes upstream if it is the first. Rolls back if the upstream refuses. */
-  subscribe(subscriber: string, upstream: string, uri: string): Promise<void> {
+  subscribe(subscriber: string, upstream: string, uri: string, origin?: O): Promise<void> {
     const key = keyOf(upstream, uri);
     // Indexed before the upstream call, so a releaseAll() racing this subscribe queues its release
     // behind it on the same key instead of missing it.
@@ -43,7 +46,7 @@ export class SubscriptionTable {
       if (!entry) {
         const fresh: Entry = { upstream, uri, subscribers: new Set(), active: false };
         try {
-          await this.#backend.subscribe(upstream, uri);
+          await this.#backend.subscribe(upstream, uri, origin);
         } catch (error) {
           if (!alreadyIndexed) this.#bySubscriber.get(subscriber)?.delete(key);
           throw error;
@@ -57,9 +60,9 @@ export class SubscriptionTable {
   }
 
   /** Removes `subscriber`; unsubscribes upstream when it was the last. Unknown pairs are a no-op. */
-  unsubscribe(subscriber: string, upstream: string, uri: string): Promise<void> {
+  unsubscribe(subscriber: string, upstream: string, uri: string, origin?: O): Promise<void> {
     const key = keyOf(upstream, uri);
-    return this.#serial(key, () => this.#release(subscriber, key));
+    return this.#serial(key, () => this.#release(subscriber, key, origin));
   }
 
   /** Releases everything `subscriber` holds (a session closing). */
@@ -86,13 +89,13 @@ export class SubscriptionTable {
     return this.#entries.size;
   }
 
-  async #release(subscriber: string, key: string): Promise<void> {
+  async #release(subscriber: string, key: string, origin?: O): Promise<void> {
     const entry = this.#entries.get(key);
     this.#bySubscriber.get(subscriber)?.delete(key);
     if (!entry?.subscribers.delete(subscriber)) return;
     if (entry.subscribers.size > 0) return;
     this.#entries.delete(key);
-    if (entry.active) await this.#backend.unsubscribe(entry.upstream, entry.uri);
+    if (entry.active) await this.#backend.unsubscribe(entry.upstream, entry.uri, origin);
   }
 
   #index(subscriber: string): Set<string> {

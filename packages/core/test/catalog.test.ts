@@ -132,8 +132,10 @@ describe('UnprefixedCatalog', () => {
     expect(catalog.resolveTemplate('t://{x}')).toBe('first');
     expect(catalog.resolve('t://9')).toBe('first');
     const warnings = logger.entries.filter((e) => e.level === 'warn');
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]?.fields).toEqual({ uri: 'mem://shared', winner: 'first', hidden: 'second' });
+    expect(warnings.map((w) => w.fields)).toEqual([
+      { uri: 'mem://shared', winner: 'first', hidden: 'second' },
+      { uriTemplate: 't://{x}', winner: 'first', hidden: 'second' },
+    ]);
   });
 
   it('reports membership of the configured unprefixed servers', () => {

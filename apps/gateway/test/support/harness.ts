@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { TestServer, type TestServerOptions } from '@switchyard/testkit';
 
 export const GATEWAY_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 export const TESTKIT_CLI = fileURLToPath(
@@ -59,6 +60,14 @@ export async function eventually<T>(
   throw new Error(
     `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`,
   );
+}
+
+/** An in-process testkit upstream over Streamable HTTP on an ephemeral loopback port. */
+export async function httpUpstream(cleanup: Cleanup, options: TestServerOptions) {
+  const server = new TestServer(options);
+  const http = await server.listenHttp();
+  cleanup.add(() => server.close());
+  return { server, url: http.url };
 }
 
 export async function tempDir(cleanup: Cleanup): Promise<string> {
