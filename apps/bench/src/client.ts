@@ -2,6 +2,9 @@ import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcon
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
+/** Per-request options of every measured request: a bounded timeout (the SDK default is 60 s). */
+export const REQUEST_OPTIONS = { timeout: 30_000 } as const;
+
 /** Options shared by the benchmarks. */
 export interface RunOptions extends ClientOptions {
   /** When set, gateways run under `node --cpu-prof` and write their profiles here on exit. */

@@ -4,7 +4,7 @@
  * upstream, fetched in parallel by the gateway).
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { type BenchClient, closeAll, connectClient, type RunOptions } from './client.js';
+import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from './client.js';
 import { cpuTimeMs, type Gateway, startGateway, startUpstream, type Upstream } from './procs.js';
 import { median, msSince } from './stats.js';
 
@@ -84,7 +84,10 @@ export async function walk(client: Client): Promise<Walk> {
   let cursor: string | undefined;
   const start = process.hrtime.bigint();
   do {
-    const page = await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} });
+    const page = await client.request(
+      { method: 'resources/list', params: cursor ? { cursor } : {} },
+      REQUEST_OPTIONS,
+    );
     pages += 1;
     for (const r of page.resources) uris.push(r.uri);
     const missing = page._meta?.['switchyard/unavailable'];
@@ -212,7 +215,7 @@ export async function runEnumerateBenchmark(
         const all = await Promise.all(direct.map((c) => walk(c)));
         entry.directConcurrentMs = msSince(start);
         entry.directConcurrentCpuMs = cpu();
-        all.forEach((w, i) => checkDirect(w, names[i]!, config, expectedPages));
+        for (const [i, w] of all.entries()) checkDirect(w, names[i]!, config, expectedPages);
       };
       const measureGateway = async (): Promise<void> => {
         const cpu = sampleCpu();

@@ -23,12 +23,13 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RunOptions } from './client.js';
 import { type EnumerateConfig, type EnumerateResult, runEnumerateBenchmark } from './enumerate.js';
-import { liveChildren, stopAll } from './procs.js';
+import { childCrashed, isInterrupted, stopAll } from './procs.js';
+import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { type ReadConfig, type ReadResult, runReadBenchmark } from './read.js';
 import { type Environment, evaluateTargets, renderTable } from './report.js';
 import { msSince } from './stats.js';
@@ -67,6 +68,11 @@ function environment(): Environment {
     cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
     loadavg: loadavg(),
   };
+}
+
+/** Each benchmark's gateway profiles go to their own subdirectory of --cpu-prof DIR. */
+function profiled(options: RunOptions, what: string): RunOptions {
+  return options.cpuProfDir ? { ...options, cpuProfDir: join(options.cpuProfDir, what) } : options;
 }
 
 async function writeJson(path: string, data: unknown): Promise<void> {
@@ -123,9 +129,20 @@ async function main(): Promise<number> {
   let read: ReadResult | undefined;
   let enumerate: EnumerateResult | undefined;
   try {
-    if (args.only !== 'enumerate') read = await runReadBenchmark(sizes.read, log, options);
-    if (args.only !== 'read') enumerate = await runEnumerateBenchmark(sizes.enumerate, log, options);
+    if (args.only !== 'enumerate') {
+      read = await Promise.race([runReadBenchmark(sizes.read, log, profiled(options, 'read')), childCrashed]);
+    }
+    if (args.only !== 'read') {
+      enumerate = await Promise.race([
+        runEnumerateBenchmark(sizes.enumerate, log, profiled(options, 'enumerate')),
+        childCrashed,
+      ]);
+    }
   } catch (error) {
+    if (isInterrupted()) {
+      await stopAll();
+      return 130;
+    }
     const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
     log(`FAILED: ${message}`);
     await stopAll();
@@ -147,6 +164,12 @@ async function main(): Promise<number> {
 
   const durationMs = msSince(start);
   const targets = evaluateTargets(read, enumerate);
+  // Profiles are written when the gateways exit, i.e. after stopAll().
+  const profiles: Record<string, ProfileSummary[]> = {};
+  if (cpuProfDir) {
+    for (const what of ['read', 'enumerate'])
+      profiles[what] = await summarizeProfiles(join(cpuProfDir, what));
+  }
   await writeJson(jsonPath, {
     ok: true,
     mode,
@@ -158,11 +181,16 @@ async function main(): Promise<number> {
     enumerate,
     targets,
     cpuProfDir,
+    profiles: cpuProfDir ? profiles : undefined,
   });
   process.stdout.write(
     `${renderTable({ mode, env, startedAt, durationMs, read, enumerate, targets, jsonPath, clientFetch })}\n`,
   );
-  if (liveChildren() > 0) log(`warning: ${liveChildren()} child process(es) still running at the end`);
+  for (const [what, summaries] of Object.entries(profiles)) {
+    for (const summary of summaries) {
+      process.stdout.write(`\n${renderProfile(`Gateway CPU profile (${what} benchmark)`, summary)}\n`);
+    }
+  }
   return 0;
 }
 

@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -37,6 +37,23 @@ export interface ManagedProcess {
 const registry = new Set<ManagedProcess>();
 const tempDirs = new Set<string>();
 let handlersInstalled = false;
+let interrupted = false;
+
+let reportCrash: (error: Error) => void = () => {};
+/**
+ * Rejects as soon as any child exits on its own after it was ready. The benchmarks race against it, because
+ * a request in flight to a process that died is not always rejected promptly (the SDK client can wait for
+ * its request timeout).
+ */
+export const childCrashed: Promise<never> = new Promise<never>((_, reject) => {
+  reportCrash = reject;
+});
+childCrashed.catch(() => {});
+
+/** True once SIGINT/SIGTERM arrived (errors after that are consequences of the shutdown). */
+export function isInterrupted(): boolean {
+  return interrupted;
+}
 
 function isRunning(child: ChildProcess): boolean {
   return child.exitCode === null && child.signalCode === null;
@@ -51,6 +68,7 @@ function installHandlers(): void {
   });
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
+      interrupted = true;
       process.stderr.write(`\n[bench] ${signal}: stopping ${registry.size} child process(es)\n`);
       void stopAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
     });
@@ -62,13 +80,6 @@ export async function stopAll(): Promise<void> {
   await Promise.allSettled([...registry].map((p) => p.stop()));
   await Promise.allSettled([...tempDirs].map((d) => rm(d, { recursive: true, force: true })));
   tempDirs.clear();
-}
-
-/** Number of children still registered (for leak checks). */
-export function liveChildren(): number {
-  let n = 0;
-  for (const p of registry) if (isRunning(p.child)) n += 1;
-  return n;
 }
 
 export interface SpawnNodeOptions<T> {
@@ -173,8 +184,10 @@ export function spawnNode<T>(options: SpawnNodeOptions<T>): Promise<{ proc: Mana
       if (!isReady) {
         fail(`exited (${code}) before it was ready`);
       } else if (!stopping) {
-        process.stderr.write(
-          `[bench] ${options.name} exited unexpectedly (${code}); last output:\n    ${lines.join('\n    ')}\n`,
+        reportCrash(
+          new Error(
+            `${options.name} exited unexpectedly (${code}); last output:\n    ${lines.join('\n    ')}`,
+          ),
         );
       }
     });
@@ -273,6 +286,7 @@ export async function startGateway(upstreams: Upstream[], options: GatewayOption
     mcpServers: Object.fromEntries(upstreams.map((u) => [u.name, { url: u.url }])),
   };
   await writeFile(configPath, JSON.stringify(config, null, 2), 'utf8');
+  if (options.cpuProfDir) await mkdir(options.cpuProfDir, { recursive: true });
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
   const { proc, value } = await spawnNode({
     name: 'gateway',

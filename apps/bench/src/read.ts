@@ -3,7 +3,7 @@
  * gateway fronting it, over Streamable HTTP, interleaved rounds, median round reported.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { type BenchClient, closeAll, connectClient, type RunOptions } from './client.js';
+import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from './client.js';
 import {
   cpuTimeMs,
   type Gateway,
@@ -97,7 +97,7 @@ export async function readLoop(
       const i = next++;
       const uri = uris[i % uris.length]!;
       const start = process.hrtime.bigint();
-      const result = await client.request({ method: 'resources/read', params: { uri } });
+      const result = await client.request({ method: 'resources/read', params: { uri } }, REQUEST_OPTIONS);
       latencies[i] = msSince(start);
       const content = result.contents[0];
       if (result.contents.length !== 1 || content?.uri !== uri || !('text' in content)) {
@@ -119,7 +119,10 @@ async function listAll(client: Client): Promise<string[]> {
   const uris: string[] = [];
   let cursor: string | undefined;
   do {
-    const page = await client.request({ method: 'resources/list', params: cursor ? { cursor } : {} });
+    const page = await client.request(
+      { method: 'resources/list', params: cursor ? { cursor } : {} },
+      REQUEST_OPTIONS,
+    );
     for (const r of page.resources) uris.push(r.uri);
     cursor = page.nextCursor;
   } while (cursor);

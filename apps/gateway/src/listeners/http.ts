@@ -1,6 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { NodeStreamableHTTPServerTransport } from '@modelcontextprotocol/node';
+import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import {
   checkEnvelope,
   createDownstreamSession,
@@ -10,6 +11,7 @@ import {
 } from '@switchyard/core';
 import type { ListenerConfig } from '../config/load.js';
 import { createRequestGuard } from './origin.js';
+import { SessionHttpTransport } from './session-transport.js';
 
 export interface HttpListener {
   url: string;
@@ -19,7 +21,7 @@ export interface HttpListener {
 }
 
 interface HttpSession {
-  transport: NodeStreamableHTTPServerTransport;
+  transport: SessionHttpTransport;
   session: DownstreamSession;
   lastSeen: number;
   openStreams: number;
@@ -29,7 +31,7 @@ const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
  * Serves MCP over Streamable HTTP (legacy sessions: POST, the GET notification stream, DELETE) on one
- * path, with one SDK transport and one downstream session per `Mcp-Session-Id`.
+ * path, with one SessionHttpTransport and one downstream session (an SDK Server) per `Mcp-Session-Id`.
  */
 export async function startHttpListener(
   gateway: Gateway,
@@ -51,30 +53,53 @@ export async function startHttpListener(
       return sendJson(res, 403, rpcError(-32600, `Forbidden: ${refused}`));
     }
     const sessionId = header(req, 'mcp-session-id');
+    const version = header(req, 'mcp-protocol-version');
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
+      req.resume();
+      return sendJson(
+        res,
+        400,
+        rpcError(
+          -32000,
+          `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
+        ),
+      );
+    }
     if (req.method === 'GET' || req.method === 'DELETE') {
+      req.resume();
       const entry = sessionId ? sessions.get(sessionId) : undefined;
-      if (!entry)
+      if (!entry) {
         return sendJson(
           res,
           sessionId ? 404 : 400,
-          rpcError(
-            sessionId ? -32001 : -32000,
-            sessionId
-              ? 'Session not found: initialize a new session'
-              : 'Bad Request: Mcp-Session-Id header required',
-          ),
+          sessionId
+            ? rpcError(-32001, 'Session not found: initialize a new session')
+            : rpcError(-32000, 'Bad Request: Mcp-Session-Id header required'),
         );
-      entry.lastSeen = Date.now();
-      if (req.method === 'GET') {
-        entry.openStreams += 1;
-        res.once('close', () => {
-          entry.openStreams -= 1;
-          entry.lastSeen = Date.now();
-        });
       }
-      return entry.transport.handleRequest(req, res);
+      entry.lastSeen = Date.now();
+      if (req.method === 'DELETE') {
+        await entry.transport.close();
+        res.writeHead(200).end();
+        return;
+      }
+      if (!accepts(req, 'text/event-stream')) {
+        return sendJson(
+          res,
+          406,
+          rpcError(-32000, 'Not Acceptable: the notification stream needs Accept: text/event-stream'),
+        );
+      }
+      entry.openStreams += 1;
+      res.once('close', () => {
+        entry.openStreams -= 1;
+        entry.lastSeen = Date.now();
+      });
+      entry.transport.handleGet(res);
+      return;
     }
     if (req.method !== 'POST') {
+      req.resume();
       res.setHeader('Allow', 'GET, POST, DELETE');
       return sendJson(res, 405, rpcError(-32600, `Method ${req.method} not allowed`));
     }
@@ -86,21 +111,21 @@ export async function startHttpListener(
       return sendJson(
         res,
         tooLarge ? 413 : 400,
-        rpcError(
-          tooLarge ? -32600 : -32700,
-          tooLarge
-            ? `Request body exceeds ${MAX_BODY_BYTES} bytes`
-            : `Parse error: ${(error as Error).message}`,
-        ),
+        tooLarge
+          ? rpcError(-32600, `Request body exceeds ${MAX_BODY_BYTES} bytes`)
+          : rpcError(-32700, `Parse error: ${(error as Error).message}`),
       );
     }
     const invalid = checkEnvelope(body);
     if (invalid) return sendJson(res, 400, invalid);
+    const messages = body as JSONRPCMessage | JSONRPCMessage[];
+    const acceptsSse = accepts(req, 'text/event-stream');
     if (sessionId) {
       const entry = sessions.get(sessionId);
       if (!entry) return sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new session'));
       entry.lastSeen = Date.now();
-      return entry.transport.handleRequest(req, res, body);
+      entry.transport.handlePost(res, messages, acceptsSse);
+      return;
     }
     if (!isInitialize(body)) {
       return sendJson(
@@ -112,26 +137,23 @@ export async function startHttpListener(
         ),
       );
     }
-    const session = createDownstreamSession(gateway, 'http');
+    const id = randomUUID();
+    const session = createDownstreamSession(gateway, 'http', id);
     const entry: HttpSession = {
       session,
       lastSeen: Date.now(),
       openStreams: 0,
-      transport: new NodeStreamableHTTPServerTransport({
-        sessionIdGenerator: () => session.id,
-        onsessioninitialized: (id) => {
-          sessions.set(id, entry);
-          log.debug('session opened', { session: id, sessions: sessions.size });
-        },
-      }),
+      transport: new SessionHttpTransport(id),
     };
+    sessions.set(id, entry);
     entry.transport.onclose = () => {
-      sessions.delete(session.id);
+      sessions.delete(id);
       void session.close();
-      log.debug('session closed', { session: session.id, sessions: sessions.size });
+      log.debug('session closed', { session: id, sessions: sessions.size });
     };
     await session.connect(entry.transport);
-    await entry.transport.handleRequest(req, res, body);
+    log.debug('session opened', { session: id, sessions: sessions.size });
+    entry.transport.handlePost(res, messages, acceptsSse);
   };
 
   const server = createServer((req, res) => {
@@ -200,6 +222,11 @@ function isInitialize(body: unknown): boolean {
   return messages.some(
     (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
   );
+}
+
+function accepts(req: IncomingMessage, type: string): boolean {
+  const accept = req.headers.accept;
+  return accept === undefined || accept.includes(type) || accept.includes('*/*');
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {

@@ -1,4 +1,4 @@
-import type { ServerCapabilities } from '@modelcontextprotocol/client';
+import type { ServerCapabilities, StandardSchemaV1 } from '@modelcontextprotocol/client';
 import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
@@ -35,6 +35,22 @@ export interface UpstreamListener {
 }
 
 const GATEWAY_INFO = { name: 'switchyard', version: '0.1.0' };
+
+/**
+ * Results are relayed, not consumed: the gateway reads only the few fields it routes on (and checks
+ * those itself), and the downstream client validates what it receives. Skipping the SDK's per-method
+ * result schema keeps a full schema parse off every hop.
+ */
+const PASS_THROUGH: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'switchyard',
+    validate: (value) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { value: value as Record<string, unknown> }
+        : { issues: [{ message: 'result must be an object' }] },
+  },
+};
 
 /**
  * One upstream MCP server: connects (spawning it for stdio), learns its capabilities, keeps reconnecting
@@ -188,7 +204,7 @@ export class UpstreamConnection {
     const origin = options.origin;
     if (origin) this.#inflight.add(origin);
     try {
-      const result = await client.request({ method, params } as never, {
+      const result = await client.request({ method, params } as never, PASS_THROUGH, {
         timeout: this.config.timeoutMs,
         signal: options.signal,
         onprogress: options.onProgress,

@@ -1,7 +1,8 @@
 import type { Transport } from '@modelcontextprotocol/client';
-import { SSEClientTransport, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamTransportConfig } from '../config.js';
+import { LegacyHttpClientTransport } from './http-client-transport.js';
 
 /** A client transport for one upstream, plus the child's stderr when it is a spawned process. */
 export interface UpstreamTransport {
@@ -22,15 +23,12 @@ export function createUpstreamTransport(config: UpstreamTransportConfig): Upstre
       return { transport, stderr: (transport.stderr as NodeJS.ReadableStream | null) ?? undefined };
     }
     case 'http':
-      return {
-        transport: new StreamableHTTPClientTransport(new URL(config.url), {
-          requestInit: { headers: config.headers },
-        }),
-      };
+      return { transport: new LegacyHttpClientTransport(new URL(config.url), config.headers) };
     case 'sse':
       return {
         transport: new SSEClientTransport(new URL(config.url), {
           requestInit: { headers: config.headers },
+          fetch: fetchWithScopedAbort,
           eventSourceInit: {
             fetch: (url, init) =>
               fetch(url, {
@@ -42,6 +40,27 @@ export function createUpstreamTransport(config: UpstreamTransportConfig): Upstre
       };
   }
 }
+
+/**
+ * The SDK's SSE transport hands one long-lived transport AbortSignal to every POST. Node's fetch keeps a listener on it
+ * per request until garbage collection, so a busy upstream piles up thousands of listeners (and a
+ * MaxListenersExceeded warning per request, plus a scan over them). Here each POST gets its own signal,
+ * linked to the transport's only until its response headers arrive; the GET event stream keeps the
+ * transport signal so closing the transport still ends it.
+ */
+export const fetchWithScopedAbort: typeof fetch = async (input, init) => {
+  const shared = init?.signal;
+  if (!shared || init?.method !== 'POST') return fetch(input, init);
+  if (shared.aborted) return fetch(input, init);
+  const own = new AbortController();
+  const forward = () => own.abort(shared.reason);
+  shared.addEventListener('abort', forward, { once: true });
+  try {
+    return await fetch(input, { ...init, signal: own.signal });
+  } finally {
+    shared.removeEventListener('abort', forward);
+  }
+};
 
 /** A short description for logs that never includes header values (they may hold tokens). */
 export function describeTransport(config: UpstreamTransportConfig): string {

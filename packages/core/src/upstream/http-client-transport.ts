@@ -1,0 +1,214 @@
+import type { IncomingMessage } from 'node:http';
+import * as http from 'node:http';
+import * as https from 'node:https';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { createParser } from 'eventsource-parser';
+
+const STREAM_RETRY_MS = [250, 1_000, 5_000, 15_000, 30_000];
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * The client side of a legacy (2024-11-05 … 2025-11-25) Streamable HTTP session on plain node:http with
+ * a keep-alive agent: POST per message, JSON or event-stream answers, the session's GET stream for
+ * server-initiated messages, DELETE on close. The SDK `Client` on top owns all protocol semantics;
+ * this only moves bytes, without the web-streams machinery of `fetch` on every hop.
+ */
+export class LegacyHttpClientTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  sessionId: string | undefined;
+  readonly #url: URL;
+  readonly #headers: Record<string, string>;
+  readonly #agent: http.Agent;
+  readonly #request: typeof http.request;
+  #protocolVersion: string | undefined;
+  #stream: http.ClientRequest | undefined;
+  #streamAttempt = 0;
+  #streamTimer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(url: URL, headers: Record<string, string> = {}) {
+    this.#url = url;
+    this.#headers = headers;
+    const secure = url.protocol === 'https:';
+    this.#request = secure ? https.request : http.request;
+    this.#agent = new (secure ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: 256 });
+  }
+
+  async start(): Promise<void> {}
+
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) throw new Error('transport closed');
+    const res = await this.#call('POST', JSON.stringify(message));
+    const sessionId = res.headers['mcp-session-id'];
+    if (typeof sessionId === 'string' && this.sessionId === undefined) this.sessionId = sessionId;
+    const status = res.statusCode ?? 0;
+    if (status === 404 && this.sessionId !== undefined) {
+      res.resume();
+      const error = new Error('the upstream no longer knows this session (HTTP 404)');
+      void this.close();
+      throw error;
+    }
+    if (status < 200 || status >= 300) {
+      const text = await readBody(res).catch(() => '');
+      throw new Error(`upstream answered HTTP ${status}${text ? `: ${text.slice(0, 300)}` : ''}`);
+    }
+    if (status === 202) {
+      res.resume();
+    } else if (isEventStream(res)) {
+      this.#consumeEvents(res);
+    } else {
+      this.#deliver(JSON.parse(await readBody(res)) as JSONRPCMessage | JSONRPCMessage[]);
+    }
+    if ((message as { method?: string }).method === 'notifications/initialized') this.#openStream();
+  }
+
+  #deliver(payload: JSONRPCMessage | JSONRPCMessage[]): void {
+    for (const m of Array.isArray(payload) ? payload : [payload]) this.onmessage?.(m);
+  }
+
+  #consumeEvents(res: IncomingMessage, onEnd?: () => void): void {
+    // The SDK dispatches notifications asynchronously but responses at once; when a chunk holds
+    // progress events and then the response, the response must wait a turn or it would retire the
+    // request (and its progress handler) before the progress is seen.
+    let notified = false;
+    const parser = createParser({
+      onEvent: (event) => {
+        if (event.event !== undefined && event.event !== 'message') return;
+        if (!event.data) return;
+        let message: JSONRPCMessage;
+        try {
+          message = JSON.parse(event.data) as JSONRPCMessage;
+        } catch (error) {
+          this.onerror?.(new Error(`unparsable event from upstream: ${(error as Error).message}`));
+          return;
+        }
+        if ('method' in message) {
+          notified = true;
+          this.#deliver(message);
+        } else if (notified) {
+          setImmediate(() => this.#deliver(message));
+        } else {
+          this.#deliver(message);
+        }
+      },
+    });
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => parser.feed(chunk));
+    res.once('end', () => onEnd?.());
+    res.once('error', () => onEnd?.());
+  }
+
+  /** The GET stream carries the upstream's own notifications (resources/updated, list_changed). */
+  #openStream(): void {
+    if (this.#closed || this.#stream) return;
+    const req = this.#request(this.#url, {
+      method: 'GET',
+      agent: this.#agent,
+      headers: { ...this.#sessionHeaders(), accept: 'text/event-stream' },
+    });
+    this.#stream = req;
+    const retry = () => {
+      if (this.#stream !== req) return;
+      this.#stream = undefined;
+      if (this.#closed) return;
+      const delay = STREAM_RETRY_MS[Math.min(this.#streamAttempt, STREAM_RETRY_MS.length - 1)]!;
+      this.#streamAttempt += 1;
+      this.#streamTimer = setTimeout(() => this.#openStream(), delay);
+      this.#streamTimer.unref();
+    };
+    req.once('response', (res: IncomingMessage) => {
+      const status = res.statusCode ?? 0;
+      if (status === 405) {
+        res.resume(); // the upstream offers no stream: nothing to listen to
+        return;
+      }
+      if (status === 404) {
+        res.resume();
+        this.onerror?.(new Error('the upstream no longer knows this session (HTTP 404 on its stream)'));
+        void this.close();
+        return;
+      }
+      if (status !== 200 || !isEventStream(res)) {
+        res.resume();
+        retry();
+        return;
+      }
+      this.#streamAttempt = 0;
+      this.#consumeEvents(res, retry);
+    });
+    req.once('error', retry);
+    req.end();
+  }
+
+  #sessionHeaders(): Record<string, string> {
+    const headers: Record<string, string> = { ...this.#headers };
+    if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+    if (this.#protocolVersion !== undefined) headers['mcp-protocol-version'] = this.#protocolVersion;
+    return headers;
+  }
+
+  #call(method: 'POST' | 'DELETE', body?: string): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      const headers: Record<string, string | number> = {
+        ...this.#sessionHeaders(),
+        accept: 'application/json, text/event-stream',
+      };
+      if (body !== undefined) {
+        headers['content-type'] = 'application/json';
+        headers['content-length'] = Buffer.byteLength(body);
+      }
+      const req = this.#request(this.#url, { method, agent: this.#agent, headers });
+      req.once('response', resolve);
+      req.once('error', reject);
+      req.end(body);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#streamTimer) clearTimeout(this.#streamTimer);
+    this.#stream?.destroy();
+    this.#stream = undefined;
+    if (this.sessionId !== undefined) {
+      // Best effort: tell the upstream the session is over, without holding up shutdown.
+      await Promise.race([
+        this.#call('DELETE').then(
+          (res) => res.resume(),
+          () => {},
+        ),
+        new Promise((resolve) => setTimeout(resolve, 1_000).unref()),
+      ]);
+    }
+    this.#agent.destroy();
+    this.onclose?.();
+  }
+}
+
+function isEventStream(res: IncomingMessage): boolean {
+  return String(res.headers['content-type'] ?? '').includes('text/event-stream');
+}
+
+function readBody(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_RESPONSE_BYTES) {
+        res.destroy();
+        reject(new Error(`upstream response exceeds ${MAX_RESPONSE_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.once('error', reject);
+  });
+}
