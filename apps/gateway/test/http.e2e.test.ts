@@ -246,6 +246,24 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
     ).resolves.toBeDefined();
   });
 
+  it('fails a request at once with upstream_unavailable when an HTTP upstream dies mid-request', async () => {
+    const { gw, alpha } = await threeUpstreams();
+    const client = await connectHttp(cleanup, gw.url);
+    alpha.server.failNext({ method: 'resources/read', mode: 'crash' });
+    // timeoutMs is 30 s for alpha: only an immediate failure answers -32030 rather than -32031.
+    await expect(
+      client.request({ method: 'resources/read', params: { uri: 'alpha+test://alpha/r/0' } }),
+    ).rejects.toMatchObject({ code: -32030, data: { reason: 'upstream_unavailable' } });
+    // The gateway reconnects to the (still listening) upstream and serves it again.
+    await eventually(
+      () =>
+        client
+          .request({ method: 'resources/read', params: { uri: 'alpha+test://alpha/r/1' } })
+          .then((r) => r.contents[0]?.uri === 'alpha+test://alpha/r/1'),
+      'alpha to be served again after reconnecting',
+    );
+  });
+
   it('forwards a downstream cancellation upstream', async () => {
     const { gw, alpha } = await threeUpstreams();
     const client = await connectHttp(cleanup, gw.url);

@@ -3,9 +3,11 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { createParser } from 'eventsource-parser';
+import { ErrorCode } from '../errors.js';
 
 const STREAM_RETRY_MS = [250, 1_000, 5_000, 15_000, 30_000];
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const UPSTREAM_UNAVAILABLE = ErrorCode.UpstreamUnavailable;
 
 /**
  * The client side of a legacy (2024-11-05 … 2025-11-25) Streamable HTTP session on plain node:http with
@@ -61,7 +63,8 @@ export class LegacyHttpClientTransport implements Transport {
     if (status === 202) {
       res.resume();
     } else if (isEventStream(res)) {
-      this.#consumeEvents(res);
+      const id = 'method' in message ? (message as { id?: string | number }).id : undefined;
+      this.#consumeEvents(res, undefined, id);
     } else {
       this.#deliver(JSON.parse(await readBody(res)) as JSONRPCMessage | JSONRPCMessage[]);
     }
@@ -72,11 +75,12 @@ export class LegacyHttpClientTransport implements Transport {
     for (const m of Array.isArray(payload) ? payload : [payload]) this.onmessage?.(m);
   }
 
-  #consumeEvents(res: IncomingMessage, onEnd?: () => void): void {
+  #consumeEvents(res: IncomingMessage, onEnd?: () => void, awaitedId?: string | number): void {
     // The SDK dispatches notifications asynchronously but responses at once; when a chunk holds
     // progress events and then the response, the response must wait a turn or it would retire the
     // request (and its progress handler) before the progress is seen.
     let notified = false;
+    let answered = false;
     const parser = createParser({
       onEvent: (event) => {
         if (event.event !== undefined && event.event !== 'message') return;
@@ -91,17 +95,40 @@ export class LegacyHttpClientTransport implements Transport {
         if ('method' in message) {
           notified = true;
           this.#deliver(message);
-        } else if (notified) {
+          return;
+        }
+        if ((message as { id?: unknown }).id === awaitedId) answered = true;
+        if (notified) {
           setImmediate(() => this.#deliver(message));
         } else {
           this.#deliver(message);
         }
       },
     });
+    // A request's stream that ends without its answer (the upstream died mid-request) fails the request
+    // now instead of leaving it to the timeout.
+    const ended = () => {
+      if (awaitedId !== undefined && !answered && !this.#closed) {
+        answered = true;
+        setImmediate(() =>
+          this.#deliver({
+            jsonrpc: '2.0',
+            id: awaitedId,
+            error: {
+              code: UPSTREAM_UNAVAILABLE,
+              message: 'The upstream closed the response stream without answering.',
+              data: { reason: 'upstream_unavailable' },
+            },
+          } as JSONRPCMessage),
+        );
+      }
+      onEnd?.();
+    };
     res.setEncoding('utf8');
     res.on('data', (chunk: string) => parser.feed(chunk));
-    res.once('end', () => onEnd?.());
-    res.once('error', () => onEnd?.());
+    res.once('end', ended);
+    res.once('error', ended);
+    res.once('aborted', ended);
   }
 
   /** The GET stream carries the upstream's own notifications (resources/updated, list_changed). */
