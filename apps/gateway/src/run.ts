@@ -2,10 +2,12 @@ import { createLogger, Gateway, type Logger, type LogLevel } from '@switchyard/c
 import type { GatewayConfig } from './config/load.js';
 import { type HttpListener, startHttpListener } from './listeners/http.js';
 import { startStdioListener } from './listeners/stdio.js';
+import { startWsListener, type WsListener } from './listeners/ws.js';
 
 export interface RunningGateway {
   gateway: Gateway;
   http?: HttpListener;
+  ws?: WsListener;
   /** Resolves when the stdio client disconnects (stdio mode only). */
   stdioClosed?: Promise<void>;
   close(): Promise<void>;
@@ -30,17 +32,23 @@ export async function runGateway(
     });
   }
   let http: HttpListener | undefined;
+  let ws: WsListener | undefined;
   let stdio: Awaited<ReturnType<typeof startStdioListener>> | undefined;
   try {
     if (config.listen.http) {
       http = await startHttpListener(gateway, config.listen.http, logger);
       logger.info(`listening on ${http.url}`);
     }
+    if (config.listen.ws) {
+      ws = await startWsListener(gateway, config.listen.ws, logger);
+      logger.info(`listening on ${ws.url}`);
+    }
     if (config.listen.stdio) {
       stdio = await startStdioListener(gateway);
       logger.info('serving MCP on stdio');
     }
   } catch (error) {
+    await ws?.close();
     await http?.close();
     await gateway.close();
     throw error;
@@ -49,10 +57,12 @@ export async function runGateway(
   return {
     gateway,
     http,
+    ws,
     stdioClosed: stdio?.closed,
     close: () => {
       closing ??= (async () => {
         await stdio?.close().catch(() => {});
+        await ws?.close();
         await http?.close();
         await gateway.close();
       })();

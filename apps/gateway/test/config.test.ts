@@ -316,8 +316,11 @@ describe('ConfigError: each problem names the file, the JSON path and what is wr
     const ftp = await loadError(server({ url: 'ftp://files.example/' }));
     expectIssue(ftp.error, ftp.file, '$.mcpServers.docs.url', 'unsupported URL scheme "ftp:"');
 
-    const ws = await loadError(server({ url: 'wss://ws.example/mcp' }));
-    expectIssue(ws.error, ws.file, '$.mcpServers.docs.url', 'WebSocket');
+    // "transport": "ws" with an http URL (and the reverse) is a mismatch, named at the url.
+    const wsOverHttp = await loadError(server({ url: 'https://x.example/mcp', transport: 'ws' }));
+    expectIssue(wsOverHttp.error, wsOverHttp.file, '$.mcpServers.docs.url', 'use ws: or wss:');
+    const sseOverWs = await loadError(server({ url: 'wss://x.example/mcp', transport: 'sse' }));
+    expectIssue(sseOverWs.error, sseOverWs.file, '$.mcpServers.docs.url', 'use http: or https:');
 
     const expanded = await loadError(server({ url: '${BASE}/mcp' }), { BASE: 'relative' });
     expectIssue(expanded.error, expanded.file, '$.mcpServers.docs.url', 'must be an absolute URL');
@@ -345,14 +348,32 @@ describe('ConfigError: each problem names the file, the JSON path and what is wr
 
   it('refuses features this version does not implement, naming where they are', async () => {
     const { file, error } = await loadError({
-      listen: { stdio: true, ws: {} },
+      listen: { stdio: true },
       mcpServers: {},
       plugins: [['audit']],
       clients: { alice: { token: 't' } },
     });
     expectIssue(error, file, '$.plugins', 'not supported');
     expectIssue(error, file, '$.clients', 'not supported');
-    expectIssue(error, file, '$.listen.ws', 'not supported');
+  });
+
+  it('accepts WebSocket upstreams and the WebSocket listener', () => {
+    const config = parseConfig(
+      {
+        listen: { ws: { port: 0 } },
+        mcpServers: {
+          sock: { url: 'wss://ws.example/mcp', headers: { Authorization: 'Bearer t' } },
+          plain: { url: 'ws://127.0.0.1:3003/mcp', transport: 'ws' },
+        },
+      },
+      { source: '/etc/sy.json', baseDir: '/etc', env: {} },
+    );
+    expect(config.listen.ws).toMatchObject({ host: '127.0.0.1', port: 0, path: '/mcp' });
+    expect(config.listen.stdio).toBe(false);
+    expect(config.upstreams.map((u) => u.transport)).toEqual([
+      { kind: 'ws', url: 'wss://ws.example/mcp', headers: { Authorization: 'Bearer t' } },
+      { kind: 'ws', url: 'ws://127.0.0.1:3003/mcp', headers: {} },
+    ]);
   });
 
   it('collects every problem of a file into one error', async () => {

@@ -123,6 +123,32 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
     ).rejects.toMatchObject({ code: -32602 });
   });
 
+  it('routes prompt-argument completions by prompt name (unprefixed) and by name+prompt (prefixed)', async () => {
+    const flat = await upstream({ name: 'flat', resources: 0, templates: 0, fixture: 'conformance' });
+    const named = await upstream({ name: 'named', resources: 0, templates: 0, fixture: 'conformance' });
+    const gw = await startGateway(cleanup, {
+      listen: httpListen,
+      mcpServers: { flat: { url: flat.url, prefix: false }, named: { url: named.url } },
+    });
+    const client = await connectHttp(cleanup, gw.url);
+    const complete = (name: string, value: string) =>
+      client.request({
+        method: 'completion/complete',
+        params: { ref: { type: 'ref/prompt', name }, argument: { name: 'arg1', value } },
+      });
+    expect((await complete('test_prompt_with_arguments', 'b')).completion.values).toEqual(['beta']);
+    expect((await complete('named+test_prompt_with_arguments', 'g')).completion.values).toEqual(['gamma']);
+    expect(flat.server.stats.requests['completion/complete']).toBe(1);
+    expect(named.server.stats.requests['completion/complete']).toBe(1);
+    await expect(complete('no_such_prompt', '')).rejects.toMatchObject({ code: -32602 });
+    // The fixture's static resources are served unprefixed, as the conformance suite expects.
+    const text = await client.request({ method: 'resources/read', params: { uri: 'test://static-text' } });
+    expect(text.contents[0]).toMatchObject({ uri: 'test://static-text', mimeType: 'text/plain' });
+    const templated = await client.request({ method: 'resources/read', params: { uri: 'test://template/123/data' } });
+    expect(templated.contents[0]).toMatchObject({ uri: 'test://template/123/data' });
+    expect(JSON.stringify(templated.contents[0])).toContain('123');
+  });
+
   it('refcounts upstream subscriptions across sessions and delivers updates only to subscribers', async () => {
     const { gw, alpha } = await threeUpstreams();
     const a = await connectHttp(cleanup, gw.url, 'a');

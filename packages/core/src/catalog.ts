@@ -2,14 +2,13 @@ import { UriTemplate } from '@modelcontextprotocol/client';
 import type { Logger } from './logger.js';
 
 /** What the catalog needs from an upstream: a one-page list call. */
-export type ListPage = (
-  method: 'resources/list' | 'resources/templates/list',
-  cursor: string | undefined,
-) => Promise<Record<string, unknown>>;
+export type ListMethod = 'resources/list' | 'resources/templates/list' | 'prompts/list';
+export type ListPage = (method: ListMethod, cursor: string | undefined) => Promise<Record<string, unknown>>;
 
 interface ServerEntry {
   uris: Set<string>;
   templates: { raw: string; template: UriTemplate | undefined }[];
+  prompts: Set<string>;
 }
 
 const MAX_PAGES = 10_000;
@@ -34,12 +33,16 @@ export class UnprefixedCatalog {
     return this.#order.includes(server);
   }
 
-  /** Re-reads one server's full resource and template lists. */
-  async refresh(server: string, list: ListPage): Promise<void> {
+  /**
+   * Re-reads one server's full resource and template lists (and its prompt names when it has prompts,
+   * so prompt-argument completions can be routed).
+   */
+  async refresh(server: string, list: ListPage, options: { prompts?: boolean } = {}): Promise<void> {
     const generation = (this.#generation.get(server) ?? 0) + 1;
     this.#generation.set(server, generation);
     const uris = new Set<string>();
     const templates: ServerEntry['templates'] = [];
+    const prompts = new Set<string>();
     await walk(list, 'resources/list', (page) => {
       for (const item of asArray(page.resources)) if (typeof item?.uri === 'string') uris.add(item.uri);
     });
@@ -49,8 +52,13 @@ export class UnprefixedCatalog {
         templates.push({ raw: item.uriTemplate, template: parseTemplate(item.uriTemplate) });
       }
     }).catch((error) => this.#log.debug('template listing failed', { server, error: String(error) }));
+    if (options.prompts) {
+      await walk(list, 'prompts/list', (page) => {
+        for (const item of asArray(page.prompts)) if (typeof item?.name === 'string') prompts.add(item.name);
+      }).catch((error) => this.#log.debug('prompt listing failed', { server, error: String(error) }));
+    }
     if (this.#generation.get(server) !== generation) return;
-    this.#servers.set(server, { uris, templates });
+    this.#servers.set(server, { uris, templates, prompts });
     this.#rebuild();
   }
 
@@ -76,6 +84,11 @@ export class UnprefixedCatalog {
       if (this.#servers.get(server)?.templates.some((t) => t.raw === uriTemplate)) return server;
     }
     return undefined;
+  }
+
+  /** The unprefixed server offering prompt `name` (for prompt-argument completion), config order first. */
+  resolvePrompt(name: string): string | undefined {
+    return this.#order.find((server) => this.#servers.get(server)?.prompts.has(name));
   }
 
   /** Owner of an exact URI, used to keep colliding URIs out of merged listings (config order wins). */
@@ -122,7 +135,7 @@ export class UnprefixedCatalog {
 
 async function walk(
   list: ListPage,
-  method: 'resources/list' | 'resources/templates/list',
+  method: ListMethod,
   onPage: (page: Record<string, unknown>) => void,
 ): Promise<void> {
   let cursor: string | undefined;

@@ -2,7 +2,8 @@
 export type UpstreamTransportConfig =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
   | { kind: 'http'; url: string; headers: Record<string, string> }
-  | { kind: 'sse'; url: string; headers: Record<string, string> };
+  | { kind: 'sse'; url: string; headers: Record<string, string> }
+  | { kind: 'ws'; url: string; headers: Record<string, string> };
 
 export interface UpstreamConfig {
   /** Matches `^[a-z][a-z0-9-]*$`; used as the URI prefix. */

@@ -291,37 +291,40 @@ export class Gateway {
 
   async #complete(ctx: RequestContext): Promise<Record<string, unknown>> {
     const ref = ctx.params.ref;
-    if (!isRecord(ref) || ref.type !== 'ref/resource' || typeof ref.uri !== 'string') {
-      throw GatewayError.invalidParams(
-        'completion/complete needs params.ref of type "ref/resource" with a "uri" naming one of the gateway\'s resource templates (prompt completion is not routed).',
-      );
-    }
-    const exposed = ref.uri;
-    let target: UpstreamConnection | undefined;
-    let uri = exposed;
-    const split = splitExposedUri(exposed);
-    const prefixed = split ? this.#upstreams.get(split.server) : undefined;
-    if (split && prefixed?.config.prefix) {
-      target = prefixed;
-      uri = split.uri;
-    } else {
-      const owner = this.#catalog.resolveTemplate(exposed);
-      if (owner) target = this.#upstreams.get(owner);
-    }
+    const target = isRecord(ref) ? this.#completionTarget(ref) : undefined;
     if (!target) {
       throw GatewayError.invalidParams(
-        `No upstream owns the resource template ${exposed}. Use a uriTemplate from resources/templates/list.`,
-        { uri: exposed },
+        isRecord(ref) && ref.type === 'ref/prompt'
+          ? `No upstream offers the prompt ${JSON.stringify(ref.name)}.`
+          : 'completion/complete needs params.ref: {"type":"ref/resource","uri":<a uriTemplate from resources/templates/list>} or {"type":"ref/prompt","name":<prompt name>}.',
+        { ref },
       );
     }
-    if (target.state === 'ready' && !target.capabilities?.completions) {
+    const { upstream, ref: upstreamRef } = target;
+    if (upstream.state === 'ready' && !upstream.capabilities?.completions) {
       return { completion: { values: [], hasMore: false } };
     }
-    return target.request(
+    return upstream.request(
       'completion/complete',
-      { ...withoutProgressToken(ctx.params), ref: { ...ref, uri } },
+      { ...withoutProgressToken(ctx.params), ref: upstreamRef },
       { signal: ctx.signal, origin: originOf(ctx) },
     );
+  }
+
+  /** Finds who completes `ref`: a resource template by its exposed URI, or a prompt by (prefixed) name. */
+  #completionTarget(
+    ref: Record<string, unknown>,
+  ): { upstream: UpstreamConnection; ref: Record<string, unknown> } | undefined {
+    const key = ref.type === 'ref/resource' ? 'uri' : ref.type === 'ref/prompt' ? 'name' : undefined;
+    const exposed = key === undefined ? undefined : ref[key];
+    if (key === undefined || typeof exposed !== 'string') return undefined;
+    const split = splitExposedUri(exposed);
+    const prefixed = split ? this.#upstreams.get(split.server) : undefined;
+    if (split && prefixed?.config.prefix) return { upstream: prefixed, ref: { ...ref, [key]: split.uri } };
+    const owner =
+      key === 'uri' ? this.#catalog.resolveTemplate(exposed) : this.#catalog.resolvePrompt(exposed);
+    const upstream = owner === undefined ? undefined : this.#upstreams.get(owner);
+    return upstream ? { upstream, ref } : undefined;
   }
 
   /** Resolves an exposed URI to its upstream: unprefixed exact URIs, then `name+uri`, then unprefixed templates. */
@@ -363,7 +366,9 @@ export class Gateway {
     if (this.#catalog.has(u.name)) {
       tasks.push(
         this.#catalog
-          .refresh(u.name, (method, cursor) => u.request(method, cursor === undefined ? {} : { cursor }))
+          .refresh(u.name, (method, cursor) => u.request(method, cursor === undefined ? {} : { cursor }), {
+            prompts: Boolean(u.capabilities?.prompts),
+          })
           .catch((error) =>
             this.#log.warn('could not index unprefixed server', { upstream: u.name, error: String(error) }),
           ),
@@ -418,7 +423,9 @@ export class Gateway {
       case 'notifications/resources/list_changed':
         if (this.#catalog.has(u.name)) {
           void this.#catalog
-            .refresh(u.name, (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }))
+            .refresh(u.name, (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }), {
+              prompts: Boolean(u.capabilities?.prompts),
+            })
             .catch(() => {})
             .then(() => this.#scheduleListChanged());
         } else {

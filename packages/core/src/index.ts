@@ -16,6 +16,11 @@ export {
   SERVER_INFO,
 } from './downstream/session-server.js';
 export {
+  type WebSocketSessionOptions,
+  WebSocketSessionTransport,
+  WsCloseCode,
+} from './downstream/ws-session-transport.js';
+export {
   ErrorCode,
   GatewayError,
   type GatewayErrorData,
@@ -29,3 +34,6 @@ export { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './namespace.js'
 export { type SubscriptionBackend, SubscriptionTable } from './subscriptions.js';
 export { backoffDelay } from './upstream/backoff.js';
 export { type RequestOrigin, UpstreamConnection, type UpstreamState } from './upstream/connection.js';
+export { LegacyHttpClientTransport } from './upstream/http-client-transport.js';
+export { type WebSocketClientOptions, WebSocketClientTransport } from './upstream/ws-client-transport.js';
+export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './websocket.js';

@@ -17,17 +17,24 @@ const MAX_COMPLETIONS = 100;
 export class ResourceCatalog {
   readonly #options: ResolvedTestServerOptions;
   readonly #texts = new Map<string, string>();
+  readonly #fixtures: Fixtures;
 
   constructor(options: ResolvedTestServerOptions) {
     this.#options = options;
+    this.#fixtures = options.fixture === 'conformance' ? CONFORMANCE_FIXTURES : NO_FIXTURES;
   }
 
   get resourceCount(): number {
-    return this.#options.resources;
+    return this.#options.resources + this.#fixtures.resources.length;
   }
 
   get templateCount(): number {
-    return this.#options.templates;
+    return this.#options.templates + this.#fixtures.templates.length;
+  }
+
+  /** Prompts the server offers (only fixtures have any). */
+  get prompts(): readonly FixturePrompt[] {
+    return this.#fixtures.prompts;
   }
 
   /** Overrides the content of `uri` (static resource, template match, or any other URI, which becomes readable). */
@@ -45,6 +52,8 @@ export class ResourceCatalog {
   }
 
   resourceAt(index: number): Resource {
+    const fixture = this.#fixtures.resources[index - this.#options.resources];
+    if (fixture) return fixture.resource;
     return {
       uri: this.uriOf(index),
       name: `r${index}`,
@@ -58,6 +67,8 @@ export class ResourceCatalog {
   }
 
   templateAt(index: number): ResourceTemplateType {
+    const fixture = this.#fixtures.templates[index - this.#options.templates];
+    if (fixture) return fixture.template;
     return { uriTemplate: this.uriTemplateOf(index), name: `t${index}`, mimeType: TEXT_MIME };
   }
 
@@ -94,6 +105,13 @@ export class ResourceCatalog {
   /** The contents of `uri`, or undefined when nothing lives there. */
   read(uri: string): TextResourceContents | BlobResourceContents | undefined {
     const override = this.#texts.get(uri);
+    const fixture = this.#fixtures.resources.find((f) => f.resource.uri === uri);
+    if (fixture)
+      return override === undefined ? fixture.contents : { uri, mimeType: TEXT_MIME, text: override };
+    for (const t of this.#fixtures.templates) {
+      const contents = t.read(uri);
+      if (contents) return contents;
+    }
     const index = this.staticIndex(uri);
     if (index !== undefined) {
       const text = override ?? this.defaultText(index);
@@ -109,8 +127,20 @@ export class ResourceCatalog {
 
   /** Completion values for argument `value` of template `uriTemplate` (empty for unknown templates). */
   complete(uriTemplate: string, value: string): { values: string[]; total: number; hasMore: boolean } {
-    let known = false;
+    let known = this.#fixtures.templates.some((t) => t.template.uriTemplate === uriTemplate);
     for (let j = 0; j < this.#options.templates && !known; j++) known = this.uriTemplateOf(j) === uriTemplate;
+    return this.#values(known, value);
+  }
+
+  /** Completion values for an argument of prompt `name` (empty for unknown prompts). */
+  completePrompt(name: string, value: string): { values: string[]; total: number; hasMore: boolean } {
+    return this.#values(
+      this.#fixtures.prompts.some((p) => p.name === name),
+      value,
+    );
+  }
+
+  #values(known: boolean, value: string): { values: string[]; total: number; hasMore: boolean } {
     const all = known ? this.#options.completions.filter((c) => c.startsWith(value)) : [];
     return {
       values: all.slice(0, MAX_COMPLETIONS),
@@ -119,3 +149,78 @@ export class ResourceCatalog {
     };
   }
 }
+
+export interface FixturePrompt {
+  name: string;
+  description: string;
+  arguments: { name: string; description: string; required: boolean }[];
+}
+
+interface Fixtures {
+  resources: { resource: Resource; contents: TextResourceContents | BlobResourceContents }[];
+  templates: {
+    template: ResourceTemplateType;
+    read(uri: string): TextResourceContents | undefined;
+  }[];
+  prompts: FixturePrompt[];
+}
+
+const NO_FIXTURES: Fixtures = { resources: [], templates: [], prompts: [] };
+
+/** A 1×1 transparent PNG. */
+const PNG_1X1 =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
+
+/**
+ * The fixtures the official MCP conformance suite (server mode) expects, so a gateway fronting this
+ * server with `"prefix": false` can be checked by it.
+ */
+const CONFORMANCE_FIXTURES: Fixtures = {
+  resources: [
+    {
+      resource: { uri: 'test://static-text', name: 'static-text', mimeType: TEXT_MIME },
+      contents: {
+        uri: 'test://static-text',
+        mimeType: TEXT_MIME,
+        text: 'This is the content of the static text resource.',
+      },
+    },
+    {
+      resource: { uri: 'test://static-binary', name: 'static-binary', mimeType: 'image/png' },
+      contents: { uri: 'test://static-binary', mimeType: 'image/png', blob: PNG_1X1 },
+    },
+    {
+      resource: { uri: 'test://watched-resource', name: 'watched-resource', mimeType: TEXT_MIME },
+      contents: { uri: 'test://watched-resource', mimeType: TEXT_MIME, text: 'Watched resource content.' },
+    },
+  ],
+  templates: [
+    {
+      template: {
+        uriTemplate: 'test://template/{id}/data',
+        name: 'template-data',
+        mimeType: 'application/json',
+      },
+      read(uri) {
+        const match = /^test:\/\/template\/([^/]+)\/data$/.exec(uri);
+        if (!match?.[1]) return undefined;
+        const id = decodeURIComponent(match[1]);
+        return {
+          uri,
+          mimeType: 'application/json',
+          text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+        };
+      },
+    },
+  ],
+  prompts: [
+    {
+      name: 'test_prompt_with_arguments',
+      description: 'A prompt with arguments, for completion tests',
+      arguments: [
+        { name: 'arg1', description: 'First argument', required: true },
+        { name: 'arg2', description: 'Second argument', required: true },
+      ],
+    },
+  ],
+};

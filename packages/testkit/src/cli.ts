@@ -7,7 +7,7 @@ import { TestServer } from './test-server.js';
 
 const USAGE = `usage: switchyard-testkit [--stdio | --http] [--port N] [--host H] [--name S] [--resources N]
   [--page-size N] [--templates N] [--blob-every N] [--payload-bytes N] [--latency-ms N] [--progress N]
-  [--completions a,b,c] [--no-subscribe] [--control-file PATH]
+  [--completions a,b,c] [--no-subscribe] [--fixture conformance] [--control-file PATH]
 
   --stdio (default)  serve MCP on stdin/stdout (stdout carries only the protocol; logs go to stderr)
   --http             serve sessionful Streamable HTTP; prints {"url","controlUrl"} on one stdout line
@@ -52,6 +52,7 @@ function parse(argv: string[]): CliConfig | undefined {
       progress: { type: 'string' },
       completions: { type: 'string' },
       'no-subscribe': { type: 'boolean' },
+      fixture: { type: 'string' },
       'control-file': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -77,6 +78,12 @@ function parse(argv: string[]): CliConfig | undefined {
       .filter((c) => c !== '');
   }
   if (values['no-subscribe']) options.subscribe = false;
+  if (values.fixture !== undefined) {
+    if (values.fixture !== 'conformance' && values.fixture !== 'none') {
+      throw new Error(`--fixture must be "conformance" or "none", got "${values.fixture}"`);
+    }
+    options.fixture = values.fixture;
+  }
   return {
     mode: values.http ? 'http' : 'stdio',
     host: values.host ?? '127.0.0.1',

@@ -37,6 +37,8 @@ export interface TestServerOptions {
    * and one `notifications/message` (level info, logger = name, data `read ${uri}`) first. Default 0.
    */
   progress?: number;
+  /** Extra fixed resources, templates and prompts: `'conformance'` = what the MCP conformance suite expects. */
+  fixture?: 'none' | 'conformance';
 }
 
 /** Options with every default applied. */
@@ -66,5 +68,6 @@ export function resolveOptions(options: TestServerOptions = {}): ResolvedTestSer
     subscribe: options.subscribe ?? true,
     latencyMs: count(options.latencyMs, 0, 'latencyMs'),
     progress: count(options.progress, 0, 'progress'),
+    fixture: options.fixture ?? 'none',
   };
 }

@@ -3,6 +3,7 @@ import {
   isJSONRPCRequest,
   type JSONRPCMessage,
   type MessageExtraInfo,
+  ProtocolError,
   ResourceNotFoundError,
   Server,
   type ServerCapabilities,
@@ -74,6 +75,7 @@ export class TestkitServer extends Server {
       resources: { listChanged: true, ...(options.subscribe ? { subscribe: true } : {}) },
       logging: {},
       ...(options.completions.length > 0 ? { completions: {} } : {}),
+      ...(host.catalog.prompts.length > 0 ? { prompts: {} } : {}),
     };
     super({ name: options.name, version: TESTKIT_VERSION }, { capabilities });
     this.#host = host;
@@ -215,8 +217,19 @@ export class TestkitServer extends Server {
       this.setRequestHandler('completion/complete', async (request, ctx) => {
         const { ref, argument } = request.params;
         await delay(options.latencyMs, ctx.mcpReq.signal);
-        if (ref.type !== 'ref/resource') return { completion: { values: [], total: 0, hasMore: false } };
+        if (ref.type === 'ref/prompt')
+          return { completion: catalog.completePrompt(ref.name, argument.value) };
         return { completion: catalog.complete(ref.uri, argument.value) };
+      });
+    }
+
+    if (catalog.prompts.length > 0) {
+      this.setRequestHandler('prompts/list', () => ({ prompts: [...catalog.prompts] }));
+      this.setRequestHandler('prompts/get', (request) => {
+        const prompt = catalog.prompts.find((p) => p.name === request.params.name);
+        if (!prompt) throw new ProtocolError(-32602, `Unknown prompt: ${request.params.name}`);
+        const args = JSON.stringify(request.params.arguments ?? {});
+        return { messages: [{ role: 'user', content: { type: 'text', text: `${prompt.name} ${args}` } }] };
       });
     }
   }

@@ -108,17 +108,12 @@ function resolveConfig(
     const declared = server.transport ?? server.type;
     const kind =
       declared === 'sse' ? 'sse' : declared === 'ws' || /^wss?:$/.test(url.protocol) ? 'ws' : 'http';
-    if (kind === 'ws') {
+    const schemes = kind === 'ws' ? /^wss?:$/ : /^https?:$/;
+    if (!schemes.test(url.protocol)) {
+      const expected = kind === 'ws' ? 'ws: or wss:' : 'http: or https:';
       issues.push({
         path: `${at}.url`,
-        message: 'WebSocket upstreams are not supported by this version yet',
-      });
-      continue;
-    }
-    if (!/^https?:$/.test(url.protocol)) {
-      issues.push({
-        path: `${at}.url`,
-        message: `unsupported URL scheme "${url.protocol}" (use http: or https:)`,
+        message: `unsupported URL scheme "${url.protocol}" for ${kind} (use ${expected})`,
       });
       continue;
     }
@@ -141,23 +136,21 @@ function resolveConfig(
       message: 'client identities are not supported by this version yet; remove "clients"/"anonymous"',
     });
   }
-  if (config.listen?.ws) {
-    issues.push({
-      path: '$.listen.ws',
-      message: 'the WebSocket listener is not supported by this version yet',
-    });
-  }
   const listen = config.listen ?? { stdio: true };
   if (!listen.stdio && !listen.http && !listen.ws) {
     issues.push({
       path: '$.listen',
-      message: 'enable at least one listener ("stdio": true or "http": {...})',
+      message: 'enable at least one listener ("stdio": true, "http": {...} or "ws": {...})',
     });
   }
   return {
     source,
     baseDir,
-    listen: { stdio: listen.stdio, http: 'http' in listen ? listen.http : undefined },
+    listen: {
+      stdio: listen.stdio,
+      http: 'http' in listen ? listen.http : undefined,
+      ws: 'ws' in listen ? listen.ws : undefined,
+    },
     upstreams,
     cursorSecret: config.cursorSecret,
     logLevel: config.logLevel,

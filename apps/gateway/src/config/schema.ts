@@ -44,7 +44,7 @@ export const configSchema = z.strictObject({
     .strictObject({
       stdio: z.boolean().default(false),
       http: listener.optional(),
-      ws: listener.optional(),
+      ws: listener.extend({ port: z.number().int().min(0).max(65_535).default(7481) }).optional(),
     })
     .optional(),
   mcpServers: z.record(z.string(), z.unknown()).transform((servers, ctx) => {

@@ -3,6 +3,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamTransportConfig } from '../config.js';
 import { LegacyHttpClientTransport } from './http-client-transport.js';
+import { WebSocketClientTransport } from './ws-client-transport.js';
 
 /** A client transport for one upstream, plus the child's stderr when it is a spawned process. */
 export interface UpstreamTransport {
@@ -24,6 +25,8 @@ export function createUpstreamTransport(config: UpstreamTransportConfig): Upstre
     }
     case 'http':
       return { transport: new LegacyHttpClientTransport(new URL(config.url), config.headers) };
+    case 'ws':
+      return { transport: new WebSocketClientTransport(new URL(config.url), { headers: config.headers }) };
     case 'sse':
       return {
         transport: new SSEClientTransport(new URL(config.url), {
@@ -71,6 +74,8 @@ export function describeTransport(config: UpstreamTransportConfig): string {
       return `streamable-http: ${redactUrl(config.url)}`;
     case 'sse':
       return `sse: ${redactUrl(config.url)}`;
+    case 'ws':
+      return `websocket: ${redactUrl(config.url)}`;
   }
 }
 

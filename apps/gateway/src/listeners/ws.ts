@@ -1,0 +1,96 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  createDownstreamSession,
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type Gateway,
+  type Logger,
+  MCP_WS_SUBPROTOCOL,
+  WebSocketSessionTransport,
+} from '@switchyard/core';
+import { WebSocketServer } from 'ws';
+import type { ListenerConfig } from '../config/load.js';
+import { createRequestGuard } from './origin.js';
+
+export interface WsListener {
+  url: string;
+  port: number;
+  sessionCount(): number;
+  close(): Promise<void>;
+}
+
+export interface WsListenerOptions extends ListenerConfig {
+  maxMessageBytes?: number;
+  maxBufferedBytes?: number;
+  keepAliveMs?: number;
+}
+
+/**
+ * Serves MCP over WebSocket: one session per connection, subprotocol `mcp` required, Host/Origin
+ * checked at the upgrade (a WebSocket is not covered by the browser's same-origin policy).
+ */
+export async function startWsListener(
+  gateway: Gateway,
+  config: WsListenerOptions,
+  logger: Logger,
+): Promise<WsListener> {
+  const log = logger.child('ws');
+  const guard = createRequestGuard(config);
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    handleProtocols: (protocols) => (protocols.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false),
+  });
+  const server = createServer((_req, res) => {
+    res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' });
+    res.end(
+      `Upgrade Required: connect with a WebSocket (subprotocol "${MCP_WS_SUBPROTOCOL}") to ${config.path}\n`,
+    );
+  });
+  server.on('upgrade', (req, socket, head) => {
+    const refuse = (status: number, reason: string) => {
+      log.warn('upgrade refused', { reason, origin: req.headers.origin, host: req.headers.host });
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+    };
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (path !== config.path) return refuse(404, 'Not Found');
+    const refused = guard(req);
+    if (refused) return refuse(403, 'Forbidden');
+    const offered = String(req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim());
+    if (!offered.includes(MCP_WS_SUBPROTOCOL)) return refuse(400, 'Bad Request (subprotocol mcp required)');
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      const session = createDownstreamSession(gateway, 'ws');
+      const transport = new WebSocketSessionTransport(ws, config);
+      transport.onclose = () => void session.close();
+      session.connect(transport).catch((error) => {
+        log.error('could not start session', { error: String(error) });
+        ws.terminate();
+      });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `ws://${host}:${port}${config.path}`,
+    port,
+    sessionCount: () => wss.clients.size,
+    close: async () => {
+      for (const client of wss.clients) client.close(1001, 'gateway shutting down');
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      for (const client of wss.clients) client.terminate();
+    },
+  };
+}

@@ -1,0 +1,90 @@
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import type WebSocket from 'ws';
+import { KEEP_ALIVE_MS, keepAlive } from '../websocket.js';
+import { checkEnvelope, parseError } from './jsonrpc.js';
+
+export interface WebSocketSessionOptions {
+  /** Unsent bytes allowed to pile up for a slow client before it is disconnected (default 8 MiB). */
+  maxBufferedBytes?: number;
+  keepAliveMs?: number;
+}
+
+/** Close codes Switchyard uses on its WebSocket listener. */
+export const WsCloseCode = {
+  Normal: 1000,
+  ProtocolError: 1002,
+  UnsupportedData: 1003,
+  PolicyViolation: 1008,
+  TooLarge: 1009,
+} as const;
+
+/**
+ * One downstream MCP session over a WebSocket: one JSON-RPC message per text frame. Malformed JSON gets
+ * a -32700 answer, a malformed envelope -32600; binary frames close with 1003. A client that does not
+ * read (unsent data above `maxBufferedBytes`) is disconnected with 1008 instead of growing memory.
+ */
+export class WebSocketSessionTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  readonly #socket: WebSocket;
+  readonly #maxBuffered: number;
+  readonly #keepAliveMs: number;
+  #closed = false;
+
+  constructor(socket: WebSocket, options: WebSocketSessionOptions = {}) {
+    this.#socket = socket;
+    this.#maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
+    this.#keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
+  }
+
+  async start(): Promise<void> {
+    const socket = this.#socket;
+    keepAlive(socket, this.#keepAliveMs);
+    socket.on('message', (data, isBinary) => {
+      if (isBinary) {
+        socket.close(WsCloseCode.UnsupportedData, 'MCP messages are JSON text frames');
+        return;
+      }
+      let message: unknown;
+      try {
+        message = JSON.parse(data.toString());
+      } catch (error) {
+        void this.send(parseError((error as Error).message) as unknown as JSONRPCMessage);
+        return;
+      }
+      const invalid = checkEnvelope(message);
+      if (invalid) {
+        void this.send(invalid as unknown as JSONRPCMessage);
+        return;
+      }
+      for (const item of Array.isArray(message) ? message : [message])
+        this.onmessage?.(item as JSONRPCMessage);
+    });
+    socket.on('error', (error) => this.onerror?.(error));
+    socket.once('close', () => this.#finish());
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const socket = this.#socket;
+    if (this.#closed || socket.readyState !== socket.OPEN) return;
+    if (socket.bufferedAmount > this.#maxBuffered) {
+      socket.close(WsCloseCode.PolicyViolation, 'slow consumer: too much unread data');
+      socket.terminate();
+      return;
+    }
+    socket.send(JSON.stringify(message));
+  }
+
+  async close(): Promise<void> {
+    if (this.#socket.readyState === this.#socket.OPEN)
+      this.#socket.close(WsCloseCode.Normal, 'session closed');
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.onclose?.();
+  }
+}

@@ -1,0 +1,95 @@
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import WebSocket from 'ws';
+
+import { DEFAULT_MAX_MESSAGE_BYTES, KEEP_ALIVE_MS, keepAlive, MCP_WS_SUBPROTOCOL } from '../websocket.js';
+
+export interface WebSocketClientOptions {
+  headers?: Record<string, string>;
+  maxMessageBytes?: number;
+  keepAliveMs?: number;
+}
+
+/**
+ * MCP over WebSocket to an upstream (`ws://` / `wss://`): subprotocol `mcp`, one JSON-RPC message per
+ * text frame, ping/pong keepalive (a peer that misses a pong is dropped), and a message size limit.
+ */
+export class WebSocketClientTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  readonly #url: URL;
+  readonly #options: WebSocketClientOptions;
+  #socket: WebSocket | undefined;
+  #keepAlive: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(url: URL, options: WebSocketClientOptions = {}) {
+    this.#url = url;
+    this.#options = options;
+  }
+
+  start(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      const socket = new WebSocket(this.#url, MCP_WS_SUBPROTOCOL, {
+        headers: this.#options.headers,
+        maxPayload: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+        handshakeTimeout: 30_000,
+      });
+      this.#socket = socket;
+      socket.once('open', () => {
+        if (socket.protocol !== MCP_WS_SUBPROTOCOL) {
+          socket.close(1002, 'subprotocol mcp required');
+          reject(new Error(`upstream did not accept the "${MCP_WS_SUBPROTOCOL}" WebSocket subprotocol`));
+          return;
+        }
+        this.#keepAlive = keepAlive(socket, this.#options.keepAliveMs ?? KEEP_ALIVE_MS);
+        resolve();
+      });
+      socket.once('unexpected-response', (_req, res) => {
+        reject(new Error(`WebSocket upgrade refused: HTTP ${res.statusCode}`));
+        res.resume();
+      });
+      socket.on('message', (data, isBinary) => {
+        if (isBinary) {
+          socket.close(1003, 'MCP messages are text frames');
+          return;
+        }
+        let message: JSONRPCMessage;
+        try {
+          message = JSON.parse(data.toString()) as JSONRPCMessage;
+        } catch (error) {
+          this.onerror?.(new Error(`unparsable frame from upstream: ${(error as Error).message}`));
+          return;
+        }
+        this.onmessage?.(message);
+      });
+      socket.on('error', (error) => {
+        if (socket.readyState === WebSocket.CONNECTING) reject(error);
+        else this.onerror?.(error);
+      });
+      socket.once('close', () => this.#finish());
+    });
+  }
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    const socket = this.#socket;
+    if (!socket || socket.readyState !== WebSocket.OPEN) throw new Error('WebSocket is not open');
+    await new Promise<void>((resolve, reject) => {
+      socket.send(JSON.stringify(message), (error) => (error ? reject(error) : resolve()));
+    });
+  }
+
+  async close(): Promise<void> {
+    const socket = this.#socket;
+    if (socket && socket.readyState === WebSocket.OPEN) socket.close(1000, 'closing');
+    else if (socket && socket.readyState === WebSocket.CONNECTING) socket.terminate();
+    this.#finish();
+  }
+
+  #finish(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    if (this.#keepAlive) clearInterval(this.#keepAlive);
+    this.onclose?.();
+  }
+}
