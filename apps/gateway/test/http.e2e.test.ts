@@ -144,7 +144,10 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
     // The fixture's static resources are served unprefixed, as the conformance suite expects.
     const text = await client.request({ method: 'resources/read', params: { uri: 'test://static-text' } });
     expect(text.contents[0]).toMatchObject({ uri: 'test://static-text', mimeType: 'text/plain' });
-    const templated = await client.request({ method: 'resources/read', params: { uri: 'test://template/123/data' } });
+    const templated = await client.request({
+      method: 'resources/read',
+      params: { uri: 'test://template/123/data' },
+    });
     expect(templated.contents[0]).toMatchObject({ uri: 'test://template/123/data' });
     expect(JSON.stringify(templated.contents[0])).toContain('123');
   });

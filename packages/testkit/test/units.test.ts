@@ -19,6 +19,7 @@ describe('options', () => {
       subscribe: true,
       latencyMs: 0,
       progress: 0,
+      fixture: 'none',
     });
     expect(resolveOptions({ name: 'docs' }).uriBase).toBe('test://docs/');
     expect(() => resolveOptions({ resources: -1 })).toThrow(RangeError);

@@ -9,6 +9,8 @@ export interface WebSocketSessionOptions {
   keepAliveMs?: number;
 }
 
+const SLOW_CONSUMER_GRACE_MS = 5_000;
+
 /** Close codes Switchyard uses on its WebSocket listener. */
 export const WsCloseCode = {
   Normal: 1000,
@@ -69,8 +71,12 @@ export class WebSocketSessionTransport implements Transport {
     const socket = this.#socket;
     if (this.#closed || socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > this.#maxBuffered) {
+      // Stop adding to the pile: queue the close frame behind what is already buffered, send nothing
+      // more, and cut the connection after a grace period if the client still does not read.
+      // The session ends now (its subscriptions are released); the socket lingers only to deliver it.
       socket.close(WsCloseCode.PolicyViolation, 'slow consumer: too much unread data');
-      socket.terminate();
+      setTimeout(() => socket.terminate(), SLOW_CONSUMER_GRACE_MS).unref();
+      this.#finish();
       return;
     }
     socket.send(JSON.stringify(message));

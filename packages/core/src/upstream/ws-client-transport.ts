@@ -3,6 +3,10 @@ import WebSocket from 'ws';
 
 import { DEFAULT_MAX_MESSAGE_BYTES, KEEP_ALIVE_MS, keepAlive, MCP_WS_SUBPROTOCOL } from '../websocket.js';
 
+function noSubprotocol(): Error {
+  return new Error(`upstream did not accept the "${MCP_WS_SUBPROTOCOL}" WebSocket subprotocol`);
+}
+
 export interface WebSocketClientOptions {
   headers?: Record<string, string>;
   maxMessageBytes?: number;
@@ -30,6 +34,12 @@ export class WebSocketClientTransport implements Transport {
 
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
+      let opened = false;
+      const fail = (error: Error) => {
+        if (opened) return;
+        opened = true; // settle once
+        reject(error);
+      };
       const socket = new WebSocket(this.#url, MCP_WS_SUBPROTOCOL, {
         headers: this.#options.headers,
         maxPayload: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
@@ -39,15 +49,17 @@ export class WebSocketClientTransport implements Transport {
       socket.once('open', () => {
         if (socket.protocol !== MCP_WS_SUBPROTOCOL) {
           socket.close(1002, 'subprotocol mcp required');
-          reject(new Error(`upstream did not accept the "${MCP_WS_SUBPROTOCOL}" WebSocket subprotocol`));
+          fail(noSubprotocol());
           return;
         }
+        opened = true;
         this.#keepAlive = keepAlive(socket, this.#options.keepAliveMs ?? KEEP_ALIVE_MS);
         resolve();
       });
       socket.once('unexpected-response', (_req, res) => {
-        reject(new Error(`WebSocket upgrade refused: HTTP ${res.statusCode}`));
+        fail(new Error(`WebSocket upgrade refused: HTTP ${res.statusCode}`));
         res.resume();
+        socket.terminate();
       });
       socket.on('message', (data, isBinary) => {
         if (isBinary) {
@@ -63,11 +75,15 @@ export class WebSocketClientTransport implements Transport {
         }
         this.onmessage?.(message);
       });
+      // Before 'open', any error or close fails start(); ws reports a missing subprotocol this way too.
       socket.on('error', (error) => {
-        if (socket.readyState === WebSocket.CONNECTING) reject(error);
+        if (!opened) fail(/subprotocol/i.test(error.message) ? noSubprotocol() : error);
         else this.onerror?.(error);
       });
-      socket.once('close', () => this.#finish());
+      socket.once('close', (code) => {
+        fail(new Error(`WebSocket closed before it opened (code ${code})`));
+        this.#finish();
+      });
     });
   }
 

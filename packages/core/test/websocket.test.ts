@@ -1,0 +1,325 @@
+import { once } from 'node:events';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { Client } from '@modelcontextprotocol/client';
+import { TestServer } from '@switchyard/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket, { type ServerOptions, WebSocketServer } from 'ws';
+import { WebSocketSessionTransport, WsCloseCode } from '../src/downstream/ws-session-transport.js';
+import { WebSocketClientTransport } from '../src/upstream/ws-client-transport.js';
+import { MCP_WS_SUBPROTOCOL } from '../src/websocket.js';
+
+// ---- harness ---------------------------------------------------------------------------------------
+
+const cleanup: Array<() => unknown> = [];
+
+afterEach(async () => {
+  for (const task of cleanup.splice(0).reverse()) {
+    try {
+      await task();
+    } catch {
+      // keep cleaning up
+    }
+  }
+});
+
+/** Rejects if `promise` does not settle within `ms` (so a hang fails the test instead of timing it out). */
+function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: did not settle within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** Resolves once `count` events `event` have been emitted by `emitter` (bounded by `ms`). */
+function nthEvent(emitter: WebSocket, event: 'ping' | 'message', count: number, ms: number): Promise<void> {
+  return within(
+    new Promise<void>((resolve) => {
+      let seen = 0;
+      const on = () => {
+        seen += 1;
+        if (seen >= count) {
+          emitter.off(event, on);
+          resolve();
+        }
+      };
+      emitter.on(event, on);
+    }),
+    ms,
+    `${count} × ${event}`,
+  );
+}
+
+interface Listening {
+  wss: WebSocketServer;
+  url: string;
+  /** Server-side sockets, in connection order. */
+  sockets: WebSocket[];
+}
+
+/** A `ws` server on an ephemeral loopback port; `onConnection` runs for every accepted socket. */
+async function wsServer(
+  options: ServerOptions = {},
+  onConnection: (socket: WebSocket) => void = () => {},
+): Promise<Listening> {
+  const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, ...options });
+  await once(wss, 'listening');
+  const sockets: WebSocket[] = [];
+  wss.on('connection', (socket) => {
+    sockets.push(socket);
+    onConnection(socket);
+  });
+  cleanup.push(
+    () =>
+      new Promise<void>((resolve) => {
+        for (const s of wss.clients) s.terminate();
+        wss.close(() => resolve());
+      }),
+  );
+  const { port } = wss.address() as AddressInfo;
+  return { wss, url: `ws://127.0.0.1:${port}/mcp`, sockets };
+}
+
+/** A server that always speaks MCP over WebSocketSessionTransport with the given options. */
+function mcpSessionServer(options: ConstructorParameters<typeof WebSocketSessionTransport>[1] = {}) {
+  const transports: WebSocketSessionTransport[] = [];
+  return {
+    transports,
+    listen: () =>
+      wsServer({ handleProtocols: (p) => (p.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false) }, (s) => {
+        const transport = new WebSocketSessionTransport(s, options);
+        transports.push(transport);
+        void transport.start();
+      }),
+  };
+}
+
+function client(url: string, options: WebSocket.ClientOptions = {}): WebSocket {
+  const ws = new WebSocket(url, MCP_WS_SUBPROTOCOL, options);
+  cleanup.push(() => ws.terminate());
+  return ws;
+}
+
+function closeEvent(ws: WebSocket, ms = 5_000): Promise<{ code: number; reason: string }> {
+  return within(
+    new Promise((resolve) =>
+      ws.once('close', (code, reason) => resolve({ code, reason: reason.toString() })),
+    ),
+    ms,
+    'close event',
+  );
+}
+
+function clientTransport(
+  url: string,
+  options: ConstructorParameters<typeof WebSocketClientTransport>[1] = {},
+) {
+  const transport = new WebSocketClientTransport(new URL(url), options);
+  cleanup.push(() => transport.close());
+  return transport;
+}
+
+// ---- keepalive on the downstream session transport ---------------------------------------------------
+
+describe('WebSocketSessionTransport keepalive', () => {
+  it('terminates a peer that does not answer pings (autoPong: false)', async () => {
+    const server = await mcpSessionServer({ keepAliveMs: 50 }).listen();
+    const ws = client(server.url, { autoPong: false });
+    const pinged = nthEvent(ws, 'ping', 1, 2_000);
+    const closed = closeEvent(ws, 2_000);
+    await once(ws, 'open');
+    await pinged; // the server did ping …
+    const { code } = await closed; // … and, with no pong, dropped the connection (terminate: no close frame)
+    expect(code).toBe(1006);
+    await within(
+      (async () => {
+        while (server.wss.clients.size > 0) await new Promise((r) => setTimeout(r, 10));
+      })(),
+      2_000,
+      'server to forget the terminated socket',
+    );
+  });
+
+  it('keeps a peer that answers pings connected over several intervals', async () => {
+    const sessions = mcpSessionServer({ keepAliveMs: 50 });
+    const server = await sessions.listen();
+    const ws = client(server.url);
+    let closed = false;
+    ws.once('close', () => {
+      closed = true;
+    });
+    const pinged = nthEvent(ws, 'ping', 5, 3_000);
+    await once(ws, 'open');
+    await pinged; // 5 pings ⇒ at least 4 complete intervals in which a missed pong would have terminated us
+    expect(closed).toBe(false);
+    expect(ws.readyState).toBe(WebSocket.OPEN);
+    expect(server.sockets[0]?.readyState).toBe(WebSocket.OPEN);
+    // The connection is still usable: a malformed frame gets its -32700 answer.
+    const answered = nthEvent(ws, 'message', 1, 2_000);
+    const messages: unknown[] = [];
+    ws.on('message', (data) => messages.push(JSON.parse(data.toString())));
+    ws.send('not json');
+    await answered;
+    expect(messages[0]).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+  });
+
+  it('fires onclose once when the peer closes; a later close() does not fire it again', async () => {
+    const sessions = mcpSessionServer({ keepAliveMs: 20 });
+    const server = await sessions.listen();
+    const ws = client(server.url);
+    await once(ws, 'open');
+    await nthEvent(ws, 'ping', 1, 2_000);
+    let transportClosed = 0;
+    const transport = sessions.transports[0]!;
+    transport.onclose = () => {
+      transportClosed += 1;
+    };
+    const serverSide = server.sockets[0]!;
+    ws.close(1000);
+    await once(serverSide, 'close');
+    expect(transportClosed).toBe(1);
+    await transport.close(); // idempotent: onclose does not fire again
+    expect(transportClosed).toBe(1);
+  });
+});
+
+// ---- slow consumers ------------------------------------------------------------------------------------
+
+describe('WebSocketSessionTransport backpressure', () => {
+  it('disconnects a client that does not read with close code 1008', async () => {
+    const sessions = mcpSessionServer({ maxBufferedBytes: 64 * 1024, keepAliveMs: 60_000 });
+    const server = await sessions.listen();
+    const ws = client(server.url);
+    await once(ws, 'open');
+    (ws as unknown as { _socket: Socket })._socket.pause();
+    const closed = closeEvent(ws, 5_000);
+    const transport = sessions.transports[0]!;
+    const serverSide = server.sockets[0]!;
+    const chunk = 'x'.repeat(256 * 1024);
+    // Send until the transport gives up on this client (bounded: at most 1 GiB of attempts).
+    for (let i = 0; i < 4096 && serverSide.readyState === WebSocket.OPEN; i++) {
+      await transport.send({ jsonrpc: '2.0', method: 'notifications/message', params: { data: chunk } });
+    }
+    expect(serverSide.readyState).not.toBe(WebSocket.OPEN);
+    (ws as unknown as { _socket: Socket })._socket.resume();
+    const { code } = await closed;
+    expect(code).toBe(WsCloseCode.PolicyViolation);
+  });
+});
+
+// ---- the upstream (client) transport ---------------------------------------------------------------
+
+describe('WebSocketClientTransport', () => {
+  it('carries an SDK client session to an MCP server over subprotocol mcp', async () => {
+    const upstream = new TestServer({ name: 'sock', resources: 3 });
+    cleanup.push(() => upstream.close());
+    const server = await wsServer(
+      { handleProtocols: (p) => (p.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false) },
+      (s) => void upstream.createServer().connect(new WebSocketSessionTransport(s)),
+    );
+    let authorization: string | undefined;
+    server.wss.on('headers', (_headers, req) => {
+      authorization = req.headers.authorization;
+    });
+    const sdk = new Client({ name: 'unit', version: '1.0.0' });
+    cleanup.push(() => sdk.close());
+    await sdk.connect(clientTransport(server.url, { headers: { authorization: 'Bearer t0k' } }));
+    expect(sdk.getServerVersion()?.name).toBe('sock');
+    expect(server.sockets[0]?.protocol).toBe(MCP_WS_SUBPROTOCOL);
+    expect(authorization).toBe('Bearer t0k');
+    const read = await sdk.request({ method: 'resources/read', params: { uri: 'test://sock/r/2' } });
+    expect(read.contents[0]).toMatchObject({ uri: 'test://sock/r/2', text: 'resource 2' });
+  });
+
+  it('start() rejects with a clear error when the server does not select subprotocol mcp', async () => {
+    const server = await wsServer({ handleProtocols: () => false });
+    const transport = clientTransport(server.url);
+    await expect(within(transport.start(), 1_000, 'start()')).rejects.toThrow(/subprotocol/i);
+  });
+
+  it('start() rejects mentioning the status when the upgrade is refused with HTTP 403', async () => {
+    const http: HttpServer = createServer((_req, res) => res.writeHead(404).end());
+    http.on('upgrade', (_req, socket) => {
+      socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    cleanup.push(() => new Promise<void>((resolve) => http.close(() => resolve())));
+    const { port } = http.address() as AddressInfo;
+    const transport = clientTransport(`ws://127.0.0.1:${port}/mcp`);
+    await expect(within(transport.start(), 3_000, 'start()')).rejects.toThrow(/403/);
+  });
+
+  it('start() rejects when nothing listens', async () => {
+    const server = await wsServer();
+    const url = server.url;
+    await new Promise<void>((resolve) => {
+      for (const s of server.wss.clients) s.terminate();
+      server.wss.close(() => resolve());
+    });
+    const transport = clientTransport(url);
+    await expect(within(transport.start(), 1_000, 'start()')).rejects.toThrow(/ECONNREFUSED/);
+  });
+
+  it('fires onclose exactly once when the server closes, and send() after close rejects', async () => {
+    const server = await wsServer({ handleProtocols: () => MCP_WS_SUBPROTOCOL });
+    const transport = clientTransport(server.url);
+    let closes = 0;
+    const closed = within(
+      new Promise<void>((resolve) => {
+        transport.onclose = () => {
+          closes += 1;
+          resolve();
+        };
+      }),
+      3_000,
+      'onclose',
+    );
+    await transport.start();
+    server.sockets[0]!.close(1000, 'bye');
+    await closed;
+    await transport.close(); // closing an already closed transport does not fire onclose again
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closes).toBe(1);
+    await expect(transport.send({ jsonrpc: '2.0', id: 1, method: 'ping' })).rejects.toThrow(/not open/);
+  });
+
+  it('drops an upstream that stops answering pings (keepAliveMs)', async () => {
+    const server = await wsServer({ handleProtocols: () => MCP_WS_SUBPROTOCOL, autoPong: false });
+    const transport = clientTransport(server.url, { keepAliveMs: 50 });
+    const closed = within(
+      new Promise<void>((resolve) => {
+        transport.onclose = resolve;
+      }),
+      3_000,
+      'onclose after missed pong',
+    );
+    await transport.start();
+    await closed;
+  });
+
+  it('closes with 1009 when the upstream sends a message over maxMessageBytes', async () => {
+    const server = await wsServer({ handleProtocols: () => MCP_WS_SUBPROTOCOL });
+    const transport = clientTransport(server.url, { maxMessageBytes: 1024 });
+    const errors: Error[] = [];
+    transport.onerror = (error) => errors.push(error);
+    const closed = within(
+      new Promise<void>((resolve) => {
+        transport.onclose = resolve;
+      }),
+      3_000,
+      'onclose after oversized frame',
+    );
+    await transport.start();
+    const serverSide = server.sockets[0]!;
+    const code = within(
+      new Promise<number>((resolve) => serverSide.once('close', (c) => resolve(c))),
+      3_000,
+      'server close',
+    );
+    serverSide.send(JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { pad: 'y'.repeat(4096) } }));
+    await closed;
+    expect(await code).toBe(1009);
+    expect(errors.map((e) => e.message).join()).toMatch(/max payload|too big|exceeded/i);
+  });
+});
