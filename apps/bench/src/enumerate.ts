@@ -2,7 +2,13 @@
  * Enumeration benchmark: walking `resources/list` to the end with explicit cursors, each of K upstreams
  * alone (directly) vs all K merged through the gateway (one downstream page = the next page of every
  * upstream, fetched in parallel by the gateway).
+ *
+ * Two scenarios share this code and differ only in `latencyMs`: CPU-bound upstreams (0 ms: every upstream
+ * answers as fast as its CPU allows, so K upstreams on C cores are bounded by their summed CPU), and
+ * I/O-bound upstreams (each `resources/list` page answered after a fixed delay, like a remote server), where
+ * the design property shows: round trips = the longest upstream's pages, fan-out concurrent.
  */
+import { availableParallelism } from 'node:os';
 import type { Client } from '@modelcontextprotocol/client';
 import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from './client.js';
 import { cpuTimeMs, type Gateway, startGateway, startUpstream, type Upstream } from './procs.js';
@@ -12,7 +18,23 @@ export interface EnumerateConfig {
   upstreams: number;
   resourcesPerUpstream: number;
   pageSize: number;
+  /** Delay of every upstream before answering each page (testkit `--latency-ms`); 0 = CPU-bound. */
+  latencyMs: number;
   runs: number;
+}
+
+export type EnumerateScenario = 'cpu-bound' | 'io-bound';
+
+/** The scenario a config measures: CPU-bound without upstream latency, I/O-bound with it. */
+export function scenarioOf(config: EnumerateConfig): EnumerateScenario {
+  return config.latencyMs > 0 ? 'io-bound' : 'cpu-bound';
+}
+
+/** Human label of a config's scenario (table headings, targets, progress lines). */
+export function scenarioLabel(config: EnumerateConfig): string {
+  return config.latencyMs > 0
+    ? `I/O-bound upstreams (${config.latencyMs} ms per page)`
+    : 'CPU-bound upstreams (0 ms latency)';
 }
 
 export interface Walk {
@@ -45,7 +67,30 @@ export interface CpuSplit {
   client: number;
 }
 
+/**
+ * Lower bounds (and one estimate) of the gateway walk's wall time on this box, whatever the gateway does,
+ * to read the ratio against. A ratio target below `cpu.ratio` is out of reach here.
+ */
+export interface EnumerateFloors {
+  /**
+   * The upstreams' own summed CPU time during the gateway walk (median over runs) spread over every core:
+   * `upstreamsCpuMs ÷ cores` ms, and that ÷ the slowest single upstream's wall time. Ignores the gateway's
+   * and the client's CPU, so the real floor is higher. Undefined where /proc is unavailable.
+   */
+  cpu?: { upstreamsCpuMs: number; cores: number; ms: number; ratio: number };
+  /** Sequential round trips × upstream latency: `expectedPages × latencyMs` (ms), and ÷ slowest single. */
+  latency: { ms: number; ratio: number };
+  /**
+   * Estimate (not a strict bound) when upstreams have latency: `latency.ms + cpu.ms`. The fan-out runs in
+   * lock step: every round, all K upstreams get their request at once, wait the latency, then build their
+   * pages at the same time, so their CPU cannot hide behind the wait. Gateway and client CPU come on top.
+   */
+  lockStep?: { ms: number; ratio: number };
+}
+
 export interface EnumerateResult {
+  scenario: EnumerateScenario;
+  label: string;
   config: EnumerateConfig;
   expectedTotal: number;
   expectedPages: number;
@@ -63,6 +108,7 @@ export interface EnumerateResult {
   directPages: number;
   /** Per-field medians over runs of the CPU split of the gateway walk and the concurrent direct walk. */
   cpuMs: { gatewayWalk: CpuSplit; directConcurrent: CpuSplit };
+  floors: EnumerateFloors;
   runs: EnumerateRun[];
   /** Warning kinds the gateway logged while measuring (digits masked) → count. */
   gatewayWarnings: Record<string, number>;
@@ -149,6 +195,8 @@ export async function runEnumerateBenchmark(
   log: (message: string) => void,
   options: RunOptions = {},
 ): Promise<EnumerateResult> {
+  const label = scenarioLabel(config);
+  const tag = `enumerate, ${scenarioOf(config)}`;
   const names = Array.from({ length: config.upstreams }, (_, i) => `u${i}`);
   const expectedPages = Math.max(1, Math.ceil(config.resourcesPerUpstream / config.pageSize));
   const upstreams: Upstream[] = [];
@@ -157,14 +205,19 @@ export async function runEnumerateBenchmark(
   try {
     const started = await Promise.allSettled(
       names.map((name) =>
-        startUpstream({ name, resources: config.resourcesPerUpstream, pageSize: config.pageSize }),
+        startUpstream({
+          name,
+          resources: config.resourcesPerUpstream,
+          pageSize: config.pageSize,
+          latencyMs: config.latencyMs,
+        }),
       ),
     );
     for (const s of started) if (s.status === 'fulfilled') upstreams.push(s.value);
     const failed = started.find((s) => s.status === 'rejected');
     if (failed) throw failed.reason;
     gateway = await startGateway(upstreams, options);
-    log(`enumerate: ${upstreams.length} upstreams, gateway ${gateway.url}`);
+    log(`${tag}: ${upstreams.length} upstreams (${label}), gateway ${gateway.url}`);
     const direct: Client[] = [];
     for (const u of upstreams) {
       const c = await connectClient(u.url, `bench-direct-${u.name}`, options);
@@ -235,7 +288,7 @@ export async function runEnumerateBenchmark(
       const done = entry as EnumerateRun;
       runs.push(done);
       log(
-        `enumerate run ${run + 1}/${config.runs}: slowest single ${done.slowestDirectMs.toFixed(1)} ms ` +
+        `${tag} run ${run + 1}/${config.runs}: slowest single ${done.slowestDirectMs.toFixed(1)} ms ` +
           `(${done.slowestUpstream}), all direct concurrently ${done.directConcurrentMs.toFixed(1)} ms, ` +
           `gateway ${done.gatewayMs.toFixed(1)} ms (${done.gatewayPages} pages)`,
       );
@@ -243,7 +296,13 @@ export async function runEnumerateBenchmark(
     const slowestSingleMs = median(runs.map((r) => r.slowestDirectMs));
     const gatewayMs = median(runs.map((r) => r.gatewayMs));
     const directConcurrentMs = median(runs.map((r) => r.directConcurrentMs));
+    const gatewayWalk = medianSplit(runs.map((r) => r.gatewayWalkCpuMs));
+    const cores = availableParallelism();
+    const latencyFloorMs = expectedPages * config.latencyMs;
+    const cpuFloorMs = gatewayWalk.upstreams === undefined ? undefined : gatewayWalk.upstreams / cores;
     return {
+      scenario: scenarioOf(config),
+      label,
       config,
       expectedTotal: names.length * config.resourcesPerUpstream,
       expectedPages,
@@ -255,8 +314,27 @@ export async function runEnumerateBenchmark(
       gatewayPages: runs[0]?.gatewayPages ?? 0,
       directPages: expectedPages,
       cpuMs: {
-        gatewayWalk: medianSplit(runs.map((r) => r.gatewayWalkCpuMs)),
+        gatewayWalk,
         directConcurrent: medianSplit(runs.map((r) => r.directConcurrentCpuMs)),
+      },
+      floors: {
+        cpu:
+          gatewayWalk.upstreams === undefined || cpuFloorMs === undefined
+            ? undefined
+            : {
+                upstreamsCpuMs: gatewayWalk.upstreams,
+                cores,
+                ms: cpuFloorMs,
+                ratio: cpuFloorMs / slowestSingleMs,
+              },
+        latency: { ms: latencyFloorMs, ratio: latencyFloorMs / slowestSingleMs },
+        lockStep:
+          cpuFloorMs === undefined || config.latencyMs === 0
+            ? undefined
+            : {
+                ms: latencyFloorMs + cpuFloorMs,
+                ratio: (latencyFloorMs + cpuFloorMs) / slowestSingleMs,
+              },
       },
       runs,
       gatewayWarnings: Object.fromEntries(gateway.proc.warnings),

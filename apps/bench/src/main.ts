@@ -15,8 +15,13 @@
  *    take N/P round trips and stay close to that bound. Every gateway walk is checked: exactly K×N
  *    resources, all URIs unique (the bench fails loudly otherwise). A reference row walks all K upstreams
  *    directly and concurrently from the client, i.e. the same total work without the gateway.
- * 3. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single) are
- *    printed next to the results; timing never changes the exit code (only errors and wrong counts do).
+ *    It runs twice: (a) CPU-bound upstreams (no latency), where K local upstreams on a small box are
+ *    bounded by their summed CPU, not by the gateway; (b) I/O-bound upstreams (every page answered after a
+ *    fixed latency, like remote servers), which measures the design property (round trips = the longest
+ *    upstream's pages, fan-out concurrent).
+ * 3. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
+ *    enumeration scenarios) are printed next to the results, with the CPU floor that explains a CPU-bound
+ *    miss; timing never changes the exit code (only errors and wrong counts do).
  *
  * Output: a table on stdout, progress on stderr, JSON in apps/bench/results/latest.json (or --json PATH).
  * Every child process is registered and killed on exit, error or SIGINT (see procs.ts).
@@ -27,7 +32,12 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import type { RunOptions } from './client.js';
-import { type EnumerateConfig, type EnumerateResult, runEnumerateBenchmark } from './enumerate.js';
+import {
+  type EnumerateConfig,
+  type EnumerateResult,
+  runEnumerateBenchmark,
+  scenarioOf,
+} from './enumerate.js';
 import { childCrashed, isInterrupted, stopAll } from './procs.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { type ReadConfig, type ReadResult, runReadBenchmark } from './read.js';
@@ -37,20 +47,27 @@ import { msSince } from './stats.js';
 const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate] [--cpu-prof DIR]
                                      [--stock-fetch]
 
-  --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources)
+  --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency)
   --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
   --only WHAT      run only the read or the enumerate benchmark
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR
   --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)`;
 
-const FULL: { read: ReadConfig; enumerate: EnumerateConfig } = {
+/** Enumeration scenarios, in order: CPU-bound upstreams (no latency), then I/O-bound (latency per page). */
+const FULL: { read: ReadConfig; enumerate: EnumerateConfig[] } = {
   read: { resources: 100, payloadBytes: 1024, warmup: 500, reads: 5000, concurrencies: [1, 16], rounds: 3 },
-  enumerate: { upstreams: 10, resourcesPerUpstream: 5000, pageSize: 100, runs: 3 },
+  enumerate: [
+    { upstreams: 10, resourcesPerUpstream: 5000, pageSize: 100, latencyMs: 0, runs: 3 },
+    { upstreams: 10, resourcesPerUpstream: 5000, pageSize: 100, latencyMs: 5, runs: 3 },
+  ],
 };
 
-const QUICK: { read: ReadConfig; enumerate: EnumerateConfig } = {
+const QUICK: { read: ReadConfig; enumerate: EnumerateConfig[] } = {
   read: { resources: 100, payloadBytes: 1024, warmup: 50, reads: 300, concurrencies: [1, 16], rounds: 3 },
-  enumerate: { upstreams: 2, resourcesPerUpstream: 1000, pageSize: 100, runs: 3 },
+  enumerate: [
+    { upstreams: 2, resourcesPerUpstream: 1000, pageSize: 100, latencyMs: 0, runs: 3 },
+    { upstreams: 2, resourcesPerUpstream: 1000, pageSize: 100, latencyMs: 3, runs: 3 },
+  ],
 };
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
@@ -127,16 +144,18 @@ async function main(): Promise<number> {
   log(`${mode} run, node ${env.node}, ${env.cpus} CPU(s)`);
 
   let read: ReadResult | undefined;
-  let enumerate: EnumerateResult | undefined;
+  const enumerate: EnumerateResult[] = [];
   try {
     if (args.only !== 'enumerate') {
       read = await Promise.race([runReadBenchmark(sizes.read, log, profiled(options, 'read')), childCrashed]);
     }
     if (args.only !== 'read') {
-      enumerate = await Promise.race([
-        runEnumerateBenchmark(sizes.enumerate, log, profiled(options, 'enumerate')),
-        childCrashed,
-      ]);
+      for (const config of sizes.enumerate) {
+        const what = `enumerate-${scenarioOf(config)}`;
+        enumerate.push(
+          await Promise.race([runEnumerateBenchmark(config, log, profiled(options, what)), childCrashed]),
+        );
+      }
     }
   } catch (error) {
     if (isInterrupted()) {
@@ -167,7 +186,8 @@ async function main(): Promise<number> {
   // Profiles are written when the gateways exit, i.e. after stopAll().
   const profiles: Record<string, ProfileSummary[]> = {};
   if (cpuProfDir) {
-    for (const what of ['read', 'enumerate'])
+    const enumerated = sizes.enumerate.map((config) => `enumerate-${scenarioOf(config)}`);
+    for (const what of ['read', ...enumerated])
       profiles[what] = await summarizeProfiles(join(cpuProfDir, what));
   }
   await writeJson(jsonPath, {
