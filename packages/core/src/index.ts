@@ -8,7 +8,7 @@ export type {
   SessionSink,
 } from './context.js';
 export { MergedCursorCodec, type MergedCursorState } from './cursor.js';
-export { checkEnvelope, type JsonRpcErrorResponse, parseError } from './downstream/jsonrpc.js';
+export { checkEnvelope, decodeFrame, type JsonRpcErrorResponse, parseError } from './downstream/jsonrpc.js';
 export {
   createDownstreamSession,
   type DownstreamSession,

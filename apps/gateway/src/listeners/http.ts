@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import {
   checkEnvelope,
@@ -10,6 +9,7 @@ import {
   type Logger,
 } from '@switchyard/core';
 import type { ListenerConfig } from '../config/load.js';
+import { listen } from './listen.js';
 import { createRequestGuard } from './origin.js';
 import { SessionHttpTransport } from './session-transport.js';
 
@@ -179,17 +179,9 @@ export async function startHttpListener(
   );
   sweeper.unref();
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const { port, url } = await listen(server, config, 'http');
   return {
-    url: `http://${host}:${port}${config.path}`,
+    url,
     port,
     sessionCount: () => sessions.size,
     close: async () => {

@@ -1,5 +1,5 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { checkEnvelope, createDownstreamSession, type Gateway, parseError } from '@switchyard/core';
+import { createDownstreamSession, decodeFrame, type Gateway, parseError } from '@switchyard/core';
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -44,19 +44,9 @@ export class JsonLineTransport implements Transport {
   };
 
   #onLine(line: string): void {
-    let message: unknown;
-    try {
-      message = JSON.parse(line);
-    } catch (error) {
-      void this.send(parseError((error as Error).message) as unknown as JSONRPCMessage);
-      return;
-    }
-    const invalid = checkEnvelope(message);
-    if (invalid) {
-      void this.send(invalid as unknown as JSONRPCMessage);
-      return;
-    }
-    for (const item of Array.isArray(message) ? message : [message]) this.onmessage?.(item as JSONRPCMessage);
+    const decoded = decodeFrame(line);
+    if ('error' in decoded) void this.send(decoded.error as unknown as JSONRPCMessage);
+    else for (const item of decoded.messages) this.onmessage?.(item as JSONRPCMessage);
   }
 
   send(message: JSONRPCMessage): Promise<void> {

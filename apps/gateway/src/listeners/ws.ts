@@ -1,5 +1,4 @@
 import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import {
   createDownstreamSession,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -10,6 +9,7 @@ import {
 } from '@switchyard/core';
 import { WebSocketServer } from 'ws';
 import type { ListenerConfig } from '../config/load.js';
+import { listen } from './listen.js';
 import { createRequestGuard } from './origin.js';
 
 export interface WsListener {
@@ -70,17 +70,9 @@ export async function startWsListener(
       });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const { port, url } = await listen(server, config, 'ws');
   return {
-    url: `ws://${host}:${port}${config.path}`,
+    url,
     port,
     sessionCount: () => wss.clients.size,
     close: async () => {

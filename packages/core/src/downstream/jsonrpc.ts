@@ -58,3 +58,19 @@ function invalidRequest(id: string | number | null, detail: string): JsonRpcErro
     error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${detail}` },
   };
 }
+
+/**
+ * Decodes one text-framed message (a stdio line, a WebSocket frame): the messages to dispatch, or the
+ * error response to send back when the text is not JSON (-32700) or not a JSON-RPC message (-32600).
+ */
+export function decodeFrame(text: string): { messages: unknown[] } | { error: JsonRpcErrorResponse } {
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch (error) {
+    return { error: parseError((error as Error).message) };
+  }
+  const invalid = checkEnvelope(message);
+  if (invalid) return { error: invalid };
+  return { messages: Array.isArray(message) ? message : [message] };
+}

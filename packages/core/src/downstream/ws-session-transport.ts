@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type WebSocket from 'ws';
 import { KEEP_ALIVE_MS, keepAlive } from '../websocket.js';
-import { checkEnvelope, parseError } from './jsonrpc.js';
+import { decodeFrame } from './jsonrpc.js';
 
 export interface WebSocketSessionOptions {
   /** Unsent bytes allowed to pile up for a slow client before it is disconnected (default 8 MiB). */
@@ -48,20 +48,9 @@ export class WebSocketSessionTransport implements Transport {
         socket.close(WsCloseCode.UnsupportedData, 'MCP messages are JSON text frames');
         return;
       }
-      let message: unknown;
-      try {
-        message = JSON.parse(data.toString());
-      } catch (error) {
-        void this.send(parseError((error as Error).message) as unknown as JSONRPCMessage);
-        return;
-      }
-      const invalid = checkEnvelope(message);
-      if (invalid) {
-        void this.send(invalid as unknown as JSONRPCMessage);
-        return;
-      }
-      for (const item of Array.isArray(message) ? message : [message])
-        this.onmessage?.(item as JSONRPCMessage);
+      const decoded = decodeFrame(data.toString());
+      if ('error' in decoded) void this.send(decoded.error as unknown as JSONRPCMessage);
+      else for (const item of decoded.messages) this.onmessage?.(item as JSONRPCMessage);
     });
     socket.on('error', (error) => this.onerror?.(error));
     socket.once('close', () => this.#finish());
