@@ -98,38 +98,47 @@ export class UnprefixedCatalog {
 
   #rebuild(): void {
     const owners = new Map<string, string>();
+    const uriCollisions: { uri: string; winner: string; hidden: string }[] = [];
     for (const server of this.#order) {
-      const entry = this.#servers.get(server);
-      if (!entry) continue;
-      for (const uri of entry.uris) {
+      for (const uri of this.#servers.get(server)?.uris ?? []) {
         const first = owners.get(uri);
         if (first === undefined) owners.set(uri, server);
-        else
-          this.#log.warn('URI collision between unprefixed servers; the first in config order wins', {
-            uri,
-            winner: first,
-            hidden: server,
-          });
+        else uriCollisions.push({ uri, winner: first, hidden: server });
       }
     }
     this.#owners = owners;
     const templateOwners = new Map<string, string>();
+    const templateCollisions: { uriTemplate: string; winner: string; hidden: string }[] = [];
     for (const server of this.#order) {
       for (const { raw } of this.#servers.get(server)?.templates ?? []) {
         const first = templateOwners.get(raw);
         if (first === undefined) templateOwners.set(raw, server);
-        else if (first !== server) {
-          this.#log.warn(
-            'resource template collision between unprefixed servers; the first in config order wins',
-            {
-              uriTemplate: raw,
-              winner: first,
-              hidden: server,
-            },
-          );
-        }
+        else if (first !== server)
+          templateCollisions.push({ uriTemplate: raw, winner: first, hidden: server });
       }
     }
+    // A few named collisions, then a count: a big overlap must not flood the log on every refresh.
+    reportCollisions(
+      this.#log,
+      'URI collision between unprefixed servers; the first in config order wins',
+      uriCollisions,
+    );
+    reportCollisions(
+      this.#log,
+      'resource template collision between unprefixed servers; the first in config order wins',
+      templateCollisions,
+    );
+  }
+}
+
+const NAMED_COLLISIONS = 5;
+
+function reportCollisions(log: Logger, message: string, collisions: Record<string, string>[]): void {
+  for (const collision of collisions.slice(0, NAMED_COLLISIONS)) log.warn(message, collision);
+  if (collisions.length > NAMED_COLLISIONS) {
+    log.warn(`${collisions.length - NAMED_COLLISIONS} more collisions of this kind`, {
+      total: collisions.length,
+    });
   }
 }
 

@@ -386,8 +386,10 @@ export class Gateway {
       );
     }
     void Promise.all(tasks).then(() => {
+      // The first connection of a startup is not a change any session could have seen.
+      const initial = this.#firstAttempt.has(u.name);
       this.#markAttempted(u.name);
-      this.#scheduleListChanged();
+      if (!initial) this.#scheduleListChanged();
     });
   }
 

@@ -231,3 +231,18 @@ describe('UnprefixedCatalog', () => {
     expect(catalog.resolve('ok://1')).toBe('docs');
   });
 });
+
+describe('UnprefixedCatalog collision reporting', () => {
+  it('names the first few collisions and counts the rest, so a big overlap does not flood the log', async () => {
+    const logger = recordingLogger();
+    const catalog = new UnprefixedCatalog(['first', 'second'], logger);
+    const uris = Array.from({ length: 8 }, (_, i) => `mem://shared/${i}`);
+    await catalog.refresh('first', fakeUpstream([uris]).list);
+    await catalog.refresh('second', fakeUpstream([uris]).list);
+    const warnings = logger.entries.filter((e) => e.level === 'warn');
+    expect(warnings).toHaveLength(6);
+    expect(warnings.slice(0, 5).map((w) => w.fields?.uri)).toEqual(uris.slice(0, 5));
+    expect(warnings[5]?.fields).toEqual({ total: 8 });
+    expect(uris.every((uri) => catalog.ownerOf(uri) === 'first')).toBe(true);
+  });
+});
