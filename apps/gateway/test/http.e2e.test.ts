@@ -7,6 +7,7 @@ import {
   collectNotifications,
   connectHttp,
   eventually,
+  expectSwitchyardHandshake,
   httpUpstream,
   listAll,
   nextNotification,
@@ -50,13 +51,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   it('initializes with switchyard serverInfo, resource capabilities and completions, and answers ping', async () => {
     const { gw } = await threeUpstreams();
     const client = await connectHttp(cleanup, gw.url);
-    expect(client.getServerVersion()?.name).toBe('switchyard');
-    expect(client.getNegotiatedProtocolVersion()).toMatch(/^20\d\d-\d\d-\d\d$/);
-    expect(client.getServerCapabilities()).toMatchObject({
-      resources: { subscribe: true, listChanged: true },
-      completions: {},
-    });
-    await expect(client.ping()).resolves.toEqual({});
+    await expectSwitchyardHandshake(client);
   });
 
   it('merges listings: pages = the longest upstream, every resource exactly once, URIs namespaced', async () => {

@@ -8,6 +8,7 @@ import {
   collectNotifications,
   connectHttp,
   eventually,
+  expectSwitchyardHandshake,
   httpUpstream,
   listAll,
   nextNotification,
@@ -94,13 +95,7 @@ describe('gateway as a stdio server, v2 client', () => {
   it('initializes as switchyard with resource subscribe/listChanged and completions', async () => {
     const { config } = await stdioSetup();
     const { client } = await connectStdio(cleanup, config);
-    expect(client.getServerVersion()?.name).toBe('switchyard');
-    expect(client.getNegotiatedProtocolVersion()).toMatch(/^20\d\d-\d\d-\d\d$/);
-    expect(client.getServerCapabilities()).toMatchObject({
-      resources: { subscribe: true, listChanged: true },
-      completions: {},
-    });
-    await expect(client.ping()).resolves.toEqual({});
+    await expectSwitchyardHandshake(client);
   });
 
   it('lists a merged, paged catalogue and its templates', async () => {

@@ -8,6 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { TestServer, type TestServerOptions } from '@switchyard/testkit';
+import { expect } from 'vitest';
 
 export const GATEWAY_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 export const TESTKIT_CLI = fileURLToPath(
@@ -281,4 +282,15 @@ export async function rawInitialize(url: string): Promise<{ sessionId: string; p
     'mcp-protocol-version': protocolVersion,
   });
   return { sessionId, protocolVersion };
+}
+
+/** What every transport's handshake must show: Switchyard's serverInfo, its capabilities, and ping. */
+export async function expectSwitchyardHandshake(client: Client): Promise<void> {
+  expect(client.getServerVersion()?.name).toBe('switchyard');
+  expect(client.getNegotiatedProtocolVersion()).toMatch(/^20\d\d-\d\d-\d\d$/);
+  expect(client.getServerCapabilities()).toMatchObject({
+    resources: { subscribe: true, listChanged: true },
+    completions: {},
+  });
+  await expect(client.ping()).resolves.toEqual({});
 }
