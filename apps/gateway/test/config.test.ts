@@ -1,6 +1,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join, relative } from 'node:path';
+import { dirname, isAbsolute, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConfigIssue } from '../src/config/expand.js';
 import { ConfigError, type GatewayConfig, loadConfigFile, parseConfig } from '../src/config/load.js';
@@ -411,5 +412,17 @@ describe('ConfigError: each problem names the file, the JSON path and what is wr
     const config = await loadConfigFile(shown, {});
     expect(config.source).toBe(file);
     expect(config.baseDir).toBe(dir);
+  });
+});
+
+describe('the bundled example config', () => {
+  it('is valid and resolves its stdio servers relative to the examples folder', async () => {
+    const file = fileURLToPath(new URL('../../../examples/switchyard.json', import.meta.url));
+    const config = await loadConfigFile(file, {});
+    expect(config.listen.http).toMatchObject({ host: '127.0.0.1', port: 7480, path: '/mcp' });
+    expect(config.upstreams.map((u) => u.name)).toEqual(['docs', 'tickets']);
+    for (const u of config.upstreams) {
+      expect(u.transport).toMatchObject({ kind: 'stdio', cwd: dirname(file) });
+    }
   });
 });
