@@ -1,3 +1,4 @@
+import { mergeCacheHints } from './cache-hints.js';
 import { UnprefixedCatalog } from './catalog.js';
 import type { UpstreamConfig } from './config.js';
 import type { RequestContext, RequestMiddleware, SessionSink } from './context.js';
@@ -27,6 +28,9 @@ export interface UpstreamStatus {
   transport: string;
   protocolVersion?: string;
 }
+
+/** Cursor key carrying the cache scope an enumeration started with (not a valid server name). */
+const SCOPE_KEY = '$scope';
 
 /** Key under `_meta` of merged list results naming upstreams whose entries are missing from the page. */
 export const UNAVAILABLE_META_KEY = 'switchyard/unavailable';
@@ -190,11 +194,19 @@ export class Gateway {
     const kind = LIST_KINDS[method];
     const cursor = ctx.params.cursor;
     let state: Record<string, string | undefined>;
+    let pinnedScope: string | undefined;
     if (cursor === undefined || cursor === null) {
       state = {};
       for (const u of this.#order) state[u.name] = undefined;
     } else {
       state = this.#cursors.decode(kind.cursorKind, cursor);
+      // One enumeration has one scope (the spec requires every page of a list to share it): the first
+      // page decides it and the cursor carries it. Upstream names cannot start with '$'.
+      pinnedScope = state[SCOPE_KEY];
+      delete state[SCOPE_KEY];
+      if (pinnedScope !== undefined && pinnedScope !== 'public' && pinnedScope !== 'private') {
+        throw GatewayError.invalidCursor();
+      }
       for (const name of Object.keys(state))
         if (!this.#upstreams.has(name)) throw GatewayError.invalidCursor();
     }
@@ -214,6 +226,7 @@ export class Gateway {
     const items: unknown[] = [];
     const next: MergedCursorState = {};
     const unavailable: string[] = [];
+    const pages: Record<string, unknown>[] = [];
     participants.forEach((u, i) => {
       const outcome = settled[i]!;
       if (outcome.status === 'rejected') {
@@ -227,6 +240,7 @@ export class Gateway {
       }
       const page = outcome.value;
       if (page === undefined) return;
+      pages.push(page);
       const prefixed = u.config.prefix;
       for (const raw of asArray(page[kind.field])) {
         const uri = raw[kind.uriField];
@@ -242,6 +256,14 @@ export class Gateway {
       if (typeof page.nextCursor === 'string' && page.nextCursor.length > 0) next[u.name] = page.nextCursor;
     });
     const result: Record<string, unknown> = { [kind.field]: items };
+    const hints = mergeCacheHints(pages);
+    if (hints || pinnedScope) {
+      // A page never widens the scope the enumeration started with; a private contribution narrows it.
+      const scope = hints?.cacheScope === 'public' && pinnedScope !== 'private' ? 'public' : 'private';
+      result.ttlMs = hints?.ttlMs ?? 0;
+      result.cacheScope = scope;
+      if (Object.keys(next).length > 0) next[SCOPE_KEY] = scope;
+    }
     if (Object.keys(next).length > 0) result.nextCursor = this.#cursors.encode(kind.cursorKind, next);
     if (unavailable.length > 0) result._meta = { [UNAVAILABLE_META_KEY]: unavailable };
     return result;

@@ -1,3 +1,4 @@
+export { type CacheHints, mergeCacheHints } from './cache-hints.js';
 export { UnprefixedCatalog } from './catalog.js';
 export { DEFAULT_TIMEOUT_MS, type UpstreamConfig, type UpstreamTransportConfig } from './config.js';
 export type {

@@ -60,7 +60,7 @@ export function createDownstreamSession(
       state: new Map(),
     };
     const outcome = await gateway.handle(context);
-    if (outcome.ok) return outcome.result as never;
+    if (outcome.ok) return forEra(outcome.result, server.getNegotiatedProtocolVersion()) as never;
     throw toWireError(outcome.error);
   };
 
@@ -75,6 +75,16 @@ export function createDownstreamSession(
       await gateway.closeSession(id);
     },
   };
+}
+
+/** Fields only the modern era defines; legacy clients never see them. */
+const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
+
+function forEra(result: Record<string, unknown>, version: string | undefined): Record<string, unknown> {
+  if (!isLegacyVersion(version) || !MODERN_ONLY_FIELDS.some((f) => f in result)) return result;
+  const legacy = { ...result };
+  for (const field of MODERN_ONLY_FIELDS) delete legacy[field];
+  return legacy;
 }
 
 function toWireError(error: GatewayError): ProtocolError {
