@@ -83,14 +83,11 @@ export class Gateway {
       JSON.stringify([options.upstreams.map((u) => [u.name, u.prefix]), options.cursorSecret ?? '']),
     );
     this.#subscriptions = new SubscriptionTable<RequestOrigin>({
-      subscribe: (upstream, uri, origin) =>
-        this.#upstream(upstream)
-          .request('resources/subscribe', { uri }, { origin })
-          .then(() => {}),
+      subscribe: (upstream, uri, origin) => this.#upstream(upstream).subscribe(uri, { origin }),
       unsubscribe: async (upstream, uri, origin) => {
         const u = this.#upstream(upstream);
         if (u.state !== 'ready') return;
-        await u.request('resources/unsubscribe', { uri }, { origin }).catch((error) => {
+        await u.unsubscribe(uri, { origin }).catch((error) => {
           this.#log.debug('upstream unsubscribe failed', { upstream, uri, error: String(error) });
         });
       },
@@ -398,7 +395,7 @@ export class Gateway {
     }
     for (const uri of this.#subscriptions.urisOf(u.name)) {
       tasks.push(
-        u.request('resources/subscribe', { uri }).catch((error) =>
+        u.subscribe(uri).catch((error) =>
           this.#log.warn('could not re-establish subscription after reconnect', {
             upstream: u.name,
             uri,

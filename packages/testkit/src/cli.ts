@@ -8,9 +8,14 @@ import { TestServer } from './test-server.js';
 const USAGE = `usage: switchyard-testkit [--stdio | --http] [--port N] [--host H] [--name S] [--resources N]
   [--page-size N] [--templates N] [--blob-every N] [--payload-bytes N] [--latency-ms N] [--progress N]
   [--completions a,b,c] [--no-subscribe] [--fixture conformance] [--control-file PATH]
+  [--modern] [--cache-ttl-ms N] [--cache-scope public|private]
 
   --stdio (default)  serve MCP on stdin/stdout (stdout carries only the protocol; logs go to stderr)
   --http             serve sessionful Streamable HTTP; prints {"url","controlUrl"} on one stdout line
+  --modern           also serve the modern era (2026-07-28): stateless at the same HTTP URL; on stdio the
+                     opening message picks the era
+  --cache-ttl-ms N   ttlMs on modern list/templates/read results (default: SDK default)
+  --cache-scope S    cacheScope (public|private) on those results (default: SDK default)
   --control-file P   write the control API base URL to P (atomically) once listening; in stdio mode this
                      also starts the HTTP control API on 127.0.0.1 (ephemeral port)`;
 
@@ -54,6 +59,9 @@ function parse(argv: string[]): CliConfig | undefined {
       'no-subscribe': { type: 'boolean' },
       fixture: { type: 'string' },
       'control-file': { type: 'string' },
+      modern: { type: 'boolean' },
+      'cache-ttl-ms': { type: 'string' },
+      'cache-scope': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -83,6 +91,15 @@ function parse(argv: string[]): CliConfig | undefined {
       throw new Error(`--fixture must be "conformance" or "none", got "${values.fixture}"`);
     }
     options.fixture = values.fixture;
+  }
+  if (values.modern) options.modern = true;
+  set('cacheTtlMs', integer(values['cache-ttl-ms'], '--cache-ttl-ms'));
+  if (values['cache-scope'] !== undefined) {
+    const scope = values['cache-scope'];
+    if (scope !== 'public' && scope !== 'private') {
+      throw new Error(`--cache-scope must be "public" or "private", got "${scope}"`);
+    }
+    options.cacheScope = scope;
   }
   return {
     mode: values.http ? 'http' : 'stdio',

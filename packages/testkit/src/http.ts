@@ -5,8 +5,16 @@ import {
   localhostHostValidation,
   localhostOriginValidation,
   NodeStreamableHTTPServerTransport,
+  toNodeHandler,
+  toWebRequest,
 } from '@modelcontextprotocol/node';
-import { isInitializeRequest } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  isInitializeRequest,
+  isLegacyRequest,
+  type McpServerFactory,
+  type ServerEventBus,
+} from '@modelcontextprotocol/server';
 import { type ControlTarget, HttpError, handleControl, readJsonBody, sendJson } from './control.js';
 import type { TestkitServer } from './server.js';
 
@@ -39,6 +47,20 @@ export interface HttpListenerDeps {
   control: ControlTarget;
   /** Creates one session server; when absent only the control API is served (CLI stdio mode). */
   createSession?: () => TestkitServer;
+  /**
+   * Serves the modern (2026-07-28) era next to the sessionful legacy one, at the same path: non-legacy
+   * requests (per `isLegacyRequest`) go to `createMcpHandler(factory, { legacy: 'reject', bus })`.
+   */
+  modern?: ModernDeps;
+}
+
+export interface ModernDeps {
+  /** Builds one per-request instance. */
+  factory: McpServerFactory;
+  /** The change-event bus the handler's `subscriptions/listen` streams subscribe to. */
+  bus: ServerEventBus;
+  /** Observes every modern JSON-RPC message body before it is served (stats). */
+  onMessage?: (body: unknown) => void;
 }
 
 const CONTROL_PATH = '/control';
@@ -97,6 +119,8 @@ function urlHost(host: string): string {
 /**
  * Starts a node:http listener serving the sessionful MCP Streamable HTTP endpoint (one SDK Server and one
  * transport per `Mcp-Session-Id`; POST, GET stream and DELETE) plus the JSON control API under `/control`.
+ * With `deps.modern`, modern-era (2026-07-28) POSTs to the same path are served by the SDK's stateless
+ * `createMcpHandler` instead (routed with `isLegacyRequest`).
  * Requests whose Host (or Origin) is not loopback are refused with 403.
  */
 export async function startHttpListener(
@@ -110,6 +134,11 @@ export async function startHttpListener(
   const checkHost = localhostHostValidation();
   const checkOrigin = localhostOriginValidation();
   let closing = false;
+  const modern =
+    deps.modern === undefined
+      ? undefined
+      : createMcpHandler(deps.modern.factory, { legacy: 'reject', bus: deps.modern.bus });
+  const serveModern = modern === undefined ? undefined : toNodeHandler(modern);
 
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const createSession = deps.createSession;
@@ -158,6 +187,14 @@ export async function startHttpListener(
         const status = error instanceof HttpError ? error.status : 400;
         jsonRpcError(res, status, -32700, error instanceof Error ? error.message : 'Parse error');
         return;
+      }
+      if (serveModern !== undefined && body !== undefined) {
+        const request = await toWebRequest(req, body);
+        if (!(await isLegacyRequest(request, body))) {
+          deps.modern?.onMessage?.(body);
+          await serveModern(req, res, body);
+          return;
+        }
       }
     } else {
       req.resume();
@@ -238,6 +275,7 @@ export async function startHttpListener(
   const close = (): Promise<void> => {
     closed ??= (async () => {
       closing = true;
+      await modern?.close();
       const all = [...sessions.values(), ...pending];
       await Promise.allSettled(all.map((s) => s.server.close()));
       await new Promise<void>((resolve) => {

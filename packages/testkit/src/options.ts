@@ -39,10 +39,27 @@ export interface TestServerOptions {
   progress?: number;
   /** Extra fixed resources, templates and prompts: `'conformance'` = what the MCP conformance suite expects. */
   fixture?: 'none' | 'conformance';
+  /**
+   * Also serve the modern MCP wire era (protocol revision 2026-07-28) next to the 2025 era: over HTTP at the
+   * same URL (stateless, via the SDK's `createMcpHandler`), and over stdio (the opening message picks the
+   * era, via the SDK's `serveStdio`). Default false: only the 2025 era, so negotiating clients fall back.
+   */
+  modern?: boolean;
+  /**
+   * `ttlMs` stamped on `resources/list`, `resources/templates/list` and `resources/read` results of the
+   * modern (2026-07-28) era; default unset = the SDK default (0). 2025-era responses never carry it.
+   */
+  cacheTtlMs?: number;
+  /** `cacheScope` stamped like {@link cacheTtlMs}; default unset = the SDK default (`'private'`). */
+  cacheScope?: 'public' | 'private';
 }
 
+/** Options that stay optional after resolution (unset = SDK default). */
+type UnsetByDefault = 'modern' | 'cacheTtlMs' | 'cacheScope';
+
 /** Options with every default applied. */
-export type ResolvedTestServerOptions = Required<TestServerOptions>;
+export type ResolvedTestServerOptions = Required<Omit<TestServerOptions, UnsetByDefault>> &
+  Pick<TestServerOptions, UnsetByDefault>;
 
 export const DEFAULT_COMPLETIONS: readonly string[] = ['alpha', 'beta', 'gamma'];
 
@@ -69,5 +86,14 @@ export function resolveOptions(options: TestServerOptions = {}): ResolvedTestSer
     latencyMs: count(options.latencyMs, 0, 'latencyMs'),
     progress: count(options.progress, 0, 'progress'),
     fixture: options.fixture ?? 'none',
+    ...(options.modern === undefined ? {} : { modern: options.modern }),
+    ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: count(options.cacheTtlMs, 0, 'cacheTtlMs') }),
+    ...(options.cacheScope === undefined ? {} : { cacheScope: scope(options.cacheScope) }),
   };
+}
+
+function scope(value: string): 'public' | 'private' {
+  if (value !== 'public' && value !== 'private')
+    throw new RangeError(`cacheScope must be 'public' or 'private', got ${value}`);
+  return value;
 }

@@ -7,6 +7,7 @@ import {
   ResourceNotFoundError,
   Server,
   type ServerCapabilities,
+  type ServerOptions,
   type Transport,
 } from '@modelcontextprotocol/server';
 import type { ResourceCatalog } from './catalog.js';
@@ -26,6 +27,23 @@ export interface SessionHost {
   attach(session: TestkitServer): void;
   detach(session: TestkitServer): void;
   crash(): void;
+}
+
+/** Which wire era an instance serves, and whether it is a session (counted, notified) or one stateless exchange. */
+export interface TestkitServerMode {
+  era: 'legacy' | 'modern';
+  /** Default true. False for modern-era HTTP per-request instances (they live for one exchange). */
+  session?: boolean;
+}
+
+/** The `cacheHints` for the configured cache options (undefined when neither is set). */
+function cacheHints(options: ResolvedTestServerOptions): ServerOptions['cacheHints'] {
+  if (options.cacheTtlMs === undefined && options.cacheScope === undefined) return undefined;
+  const hint = {
+    ...(options.cacheTtlMs === undefined ? {} : { ttlMs: options.cacheTtlMs }),
+    ...(options.cacheScope === undefined ? {} : { cacheScope: options.cacheScope }),
+  };
+  return { 'resources/list': hint, 'resources/templates/list': hint, 'resources/read': hint };
 }
 
 /** Resolves after `ms`, or rejects with the abort reason as soon as `signal` aborts. */
@@ -66,10 +84,13 @@ export class TestkitServer extends Server {
    * wait (bounded) for the session's standalone GET stream, without which the SDK drops the notification.
    */
   beforeUnsolicited: (() => Promise<void>) | undefined;
+  /** The wire era this instance serves. */
+  readonly era: 'legacy' | 'modern';
   readonly #host: SessionHost;
+  readonly #session: boolean;
   #attached = false;
 
-  constructor(host: SessionHost) {
+  constructor(host: SessionHost, mode: TestkitServerMode = { era: 'legacy' }) {
     const { options } = host;
     const capabilities: ServerCapabilities = {
       resources: { listChanged: true, ...(options.subscribe ? { subscribe: true } : {}) },
@@ -77,7 +98,13 @@ export class TestkitServer extends Server {
       ...(options.completions.length > 0 ? { completions: {} } : {}),
       ...(host.catalog.prompts.length > 0 ? { prompts: {} } : {}),
     };
-    super({ name: options.name, version: TESTKIT_VERSION }, { capabilities });
+    const hints = cacheHints(options);
+    super(
+      { name: options.name, version: TESTKIT_VERSION },
+      { capabilities, ...(hints === undefined ? {} : { cacheHints: hints }) },
+    );
+    this.era = mode.era;
+    this.#session = mode.session ?? true;
     this.#host = host;
     this.#registerHandlers();
   }
@@ -94,13 +121,18 @@ export class TestkitServer extends Server {
       this.#detach();
       onclose?.();
     };
+    if (!this.#session) return;
     this.#attached = true;
     this.#host.attach(this);
   }
 
-  /** Sends `notifications/resources/updated` if this session is subscribed to `uri`. */
+  /**
+   * Sends `notifications/resources/updated` if this session is subscribed to `uri` (legacy era); a modern
+   * session always sends it and the SDK's listen router delivers it to the matching `subscriptions/listen`.
+   */
   async notifyUpdated(uri: string): Promise<boolean> {
-    if (!this.subscriptions.has(uri) || this.transport === undefined) return false;
+    if (this.transport === undefined) return false;
+    if (this.era === 'legacy' && !this.subscriptions.has(uri)) return false;
     await this.beforeUnsolicited?.();
     await this.sendResourceUpdated({ uri });
     return true;
@@ -130,20 +162,27 @@ export class TestkitServer extends Server {
     const failure = failures.take(message.method, paramsUri(message));
     if (failure === undefined) return true;
     switch (failure.mode) {
-      case 'error':
-        transport
-          .send({
-            jsonrpc: '2.0',
-            id: message.id,
-            error: {
-              code: failure.code ?? DEFAULT_FAILURE_CODE,
-              message: failure.message ?? DEFAULT_FAILURE_MESSAGE,
-            },
-          })
-          .catch((error: unknown) =>
-            this.onerror?.(error instanceof Error ? error : new Error(String(error))),
-          );
+      case 'error': {
+        const send = (): void => {
+          transport
+            .send({
+              jsonrpc: '2.0',
+              id: message.id,
+              error: {
+                code: failure.code ?? DEFAULT_FAILURE_CODE,
+                message: failure.message ?? DEFAULT_FAILURE_MESSAGE,
+              },
+            })
+            .catch((error: unknown) =>
+              this.onerror?.(error instanceof Error ? error : new Error(String(error))),
+            );
+        };
+        // Modern per-request transports treat an error sent while the message is being delivered as a
+        // validation-ladder rejection (mapped HTTP status); answer after delivery, like a handler would.
+        if (this.era === 'modern') queueMicrotask(send);
+        else send();
         return false;
+      }
       case 'hang':
         // Never dispatched, never answered; a later notifications/cancelled is counted above.
         return false;

@@ -8,12 +8,22 @@ export interface TestServerStats {
   unsubscribeCalls: number;
   /** `notifications/cancelled` received. */
   cancelled: number;
-  /** Sessions (connections) currently open. */
+  /** Sessions (connections) currently open. Modern-era HTTP requests are stateless and not counted. */
   sessions: number;
+  /** Modern-era `subscriptions/listen` subscriptions currently open (HTTP listen streams and stdio). */
+  listens: number;
 }
 
 export function createStats(): TestServerStats {
-  return { requests: {}, subscribed: {}, subscribeCalls: 0, unsubscribeCalls: 0, cancelled: 0, sessions: 0 };
+  return {
+    requests: {},
+    subscribed: {},
+    subscribeCalls: 0,
+    unsubscribeCalls: 0,
+    cancelled: 0,
+    sessions: 0,
+    listens: 0,
+  };
 }
 
 /** A deep copy, safe to hand out (e.g. over the control API). */

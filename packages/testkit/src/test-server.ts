@@ -1,15 +1,57 @@
-import type { Server } from '@modelcontextprotocol/server';
-import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import type { Server, ServerEvent, ServerEventBus, Transport } from '@modelcontextprotocol/server';
+import { type StdioServerHandle, StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ResourceCatalog } from './catalog.js';
 import { type Failure, FailureQueue, parseFailure } from './failures.js';
 import { type HttpListener, type HttpListenOptions, type HttpTestServer, startHttpListener } from './http.js';
+import { ListenObservingTransport } from './observed-transport.js';
 import { type ResolvedTestServerOptions, resolveOptions, type TestServerOptions } from './options.js';
-import { type SessionHost, TestkitServer } from './server.js';
+import { type SessionHost, TestkitServer, type TestkitServerMode } from './server.js';
 import { createStats, type TestServerStats } from './stats.js';
 
 function nonNegativeInteger(value: number, what: string): number {
   if (!Number.isInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer`);
   return value;
+}
+
+/** An in-process change-event bus that reports how many listen streams are subscribed to it. */
+class CountingEventBus implements ServerEventBus {
+  readonly #listeners = new Set<(event: ServerEvent) => void>();
+  readonly #changed: () => void;
+
+  constructor(changed: () => void) {
+    this.#changed = changed;
+  }
+
+  get size(): number {
+    return this.#listeners.size;
+  }
+
+  publish(event: ServerEvent): void {
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(event);
+      } catch {
+        // A failing stream must not stop delivery to the others.
+      }
+    }
+  }
+
+  subscribe(listener: (event: ServerEvent) => void): () => void {
+    // Wrap, so the same function registered twice still counts as two streams.
+    const entry = (event: ServerEvent): void => listener(event);
+    this.#listeners.add(entry);
+    this.#changed();
+    return () => {
+      if (!this.#listeners.delete(entry)) return;
+      this.#changed();
+    };
+  }
+}
+
+/** Options of {@link TestServer.serveStdio}. */
+export interface StdioServeOptions {
+  /** Serve on this transport instead of the process's stdin/stdout. */
+  transport?: Transport;
 }
 
 /**
@@ -39,7 +81,10 @@ export class TestServer {
   readonly #failures = new FailureQueue();
   readonly #sessions = new Set<TestkitServer>();
   readonly #listeners = new Set<HttpListener>();
+  readonly #stdio = new Set<StdioServerHandle>();
   readonly #host: SessionHost;
+  readonly #bus: CountingEventBus;
+  #stdioListens = 0;
 
   constructor(options?: TestServerOptions) {
     this.options = resolveOptions(options);
@@ -47,6 +92,7 @@ export class TestServer {
     this.#catalog = new ResourceCatalog(this.options);
     const sessions = this.#sessions;
     const stats = this.stats;
+    this.#bus = new CountingEventBus(() => this.#countListens());
     this.#host = {
       options: this.options,
       catalog: this.#catalog,
@@ -88,13 +134,18 @@ export class TestServer {
     this.#catalog.setText(uri, text);
   }
 
-  /** Sends `notifications/resources/updated` to every session subscribed to `uri`. */
+  /**
+   * Sends `notifications/resources/updated` to every legacy session subscribed to `uri`, and publishes it to
+   * the modern `subscriptions/listen` streams (HTTP and stdio) whose filter includes `uri`.
+   */
   async triggerUpdated(uri: string): Promise<void> {
+    this.#bus.publish({ kind: 'resource_updated', uri });
     await Promise.allSettled([...this.#sessions].map((s) => s.notifyUpdated(uri)));
   }
 
-  /** Sends `notifications/resources/list_changed` to every session. */
+  /** Sends `notifications/resources/list_changed` to every legacy session and every modern listen stream. */
   async triggerListChanged(): Promise<void> {
+    this.#bus.publish({ kind: 'resources_list_changed' });
     await Promise.allSettled([...this.#sessions].map((s) => s.notifyListChanged()));
   }
 
@@ -103,10 +154,31 @@ export class TestServer {
     return this.#newSession();
   }
 
-  /** Serves sessionful Streamable HTTP (plus `/control`); default 127.0.0.1, ephemeral port, path `/mcp`. */
+  /**
+   * Serves Streamable HTTP (plus `/control`); default 127.0.0.1, ephemeral port, path `/mcp`. 2025-era
+   * requests get the sessionful endpoint; with `modern: true`, modern (2026-07-28) requests are served
+   * statelessly at the same URL by the SDK's `createMcpHandler`, one instance per request, sharing this
+   * server's state and stats.
+   */
   async listenHttp(opts?: HttpListenOptions): Promise<HttpTestServer> {
+    const stats = this.stats;
     const listener = await startHttpListener(
-      { control: this, createSession: () => this.#newSession() },
+      {
+        control: this,
+        createSession: () => this.#newSession(),
+        modern: !this.options.modern
+          ? undefined
+          : {
+              factory: () => this.#newSession({ era: 'modern', session: false }),
+              bus: this.#bus,
+              onMessage: (body) => {
+                // The SDK serves `subscriptions/listen` itself (it never reaches an instance): count it here.
+                const method = (body as { method?: unknown; id?: unknown } | null)?.method;
+                if (method === 'subscriptions/listen')
+                  stats.requests[method] = (stats.requests[method] ?? 0) + 1;
+              },
+            },
+      },
       opts,
     );
     this.#listeners.add(listener);
@@ -121,19 +193,45 @@ export class TestServer {
     };
   }
 
-  /** Serves one session on this process's stdin/stdout. Resolves once connected. */
-  async serveStdio(): Promise<void> {
-    await this.#newSession().connect(new StdioServerTransport());
+  /**
+   * Serves one connection on this process's stdin/stdout (or `opts.transport`). With `modern: true` it uses
+   * the SDK's `serveStdio`: the opening message picks the era (2025 `initialize` or a modern 2026-07-28
+   * request) for the connection. Resolves once serving.
+   */
+  async serveStdio(opts: StdioServeOptions = {}): Promise<void> {
+    if (!this.options.modern) {
+      // 2025 era only: one session on the transport, as before.
+      await this.#newSession().connect(opts.transport ?? new StdioServerTransport());
+      return;
+    }
+    const stats = this.stats;
+    const transport = new ListenObservingTransport(opts.transport ?? new StdioServerTransport(), {
+      listenRequested: () => {
+        stats.requests['subscriptions/listen'] = (stats.requests['subscriptions/listen'] ?? 0) + 1;
+      },
+      openListensChanged: (delta) => {
+        this.#stdioListens += delta;
+        this.#countListens();
+      },
+    });
+    const handle = serveStdio((ctx) => this.#newSession({ era: ctx.era }), { transport });
+    this.#stdio.add(handle);
   }
 
   /** Closes every listener and every session. */
   async close(): Promise<void> {
     await Promise.allSettled([...this.#listeners].map((l) => l.close()));
+    await Promise.allSettled([...this.#stdio].map((h) => h.close()));
+    this.#stdio.clear();
     await Promise.allSettled([...this.#sessions].map((s) => s.close()));
   }
 
-  #newSession(): TestkitServer {
-    return new TestkitServer(this.#host);
+  #countListens(): void {
+    this.stats.listens = this.#bus.size + this.#stdioListens;
+  }
+
+  #newSession(mode?: TestkitServerMode): TestkitServer {
+    return new TestkitServer(this.#host, mode);
   }
 
   #crash(): void {

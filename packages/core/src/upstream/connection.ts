@@ -1,4 +1,9 @@
-import type { ServerCapabilities, StandardSchemaV1 } from '@modelcontextprotocol/client';
+import type {
+  McpSubscription,
+  PriorDiscovery,
+  ServerCapabilities,
+  StandardSchemaV1,
+} from '@modelcontextprotocol/client';
 import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
@@ -65,6 +70,10 @@ export class UpstreamConnection {
   #timer: NodeJS.Timeout | undefined;
   #lastError: unknown;
   #inflight = new Set<RequestOrigin>();
+  /** The era learned at the first connection; later connections skip the probe. */
+  #prior: PriorDiscovery | undefined;
+  /** Modern upstreams: one listen stream per subscribed URI (legacy ones use resources/subscribe). */
+  readonly #listens = new Map<string, McpSubscription | undefined>();
   readonly #log: Logger;
   readonly #listener: UpstreamListener;
 
@@ -96,6 +105,11 @@ export class UpstreamConnection {
     return this.#client?.getNegotiatedProtocolVersion();
   }
 
+  /** 'modern' (2026-07-28+) or 'legacy', once connected. */
+  get era(): 'modern' | 'legacy' | undefined {
+    return this.#client?.getProtocolEra();
+  }
+
   get lastError(): unknown {
     return this.#lastError;
   }
@@ -111,7 +125,15 @@ export class UpstreamConnection {
     this.#attempt += 1;
     const { transport, stderr } = createUpstreamTransport(this.config.transport);
     if (stderr) pipeLines(stderr, (line) => this.#log.info(line, { stream: 'stderr' }));
-    const client = new Client(GATEWAY_INFO, { capabilities: {} });
+    const client = new Client(GATEWAY_INFO, {
+      capabilities: {},
+      // Probe server/discover and speak modern to modern servers; anything else falls back to the
+      // legacy handshake. A silent stdio server counts as legacy after a short probe timeout.
+      versionNegotiation: {
+        mode: 'auto',
+        probe: { timeoutMs: Math.min(this.config.timeoutMs, PROBE_TIMEOUT_MS) },
+      },
+    });
     client.setNotificationHandler('notifications/resources/updated', (n) => this.#notify(n.method, n.params));
     client.setNotificationHandler('notifications/resources/list_changed', (n) =>
       this.#notify(n.method, n.params),
@@ -119,7 +141,7 @@ export class UpstreamConnection {
     client.setNotificationHandler('notifications/message', (n) => this.#notify(n.method, n.params));
     client.onerror = (error) => this.#log.debug('transport error', { error: error.message });
     try {
-      await client.connect(transport, { timeout: this.config.timeoutMs });
+      await client.connect(transport, { timeout: this.config.timeoutMs, prior: this.#prior });
     } catch (error) {
       this.#lastError = error;
       await client.close().catch(() => {});
@@ -136,6 +158,9 @@ export class UpstreamConnection {
     }
     this.#client = client;
     this.#state = 'ready';
+    const discover = client.getDiscoverResult();
+    this.#prior =
+      client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
     this.#attempt = 0;
     this.#lastError = undefined;
     client.onclose = () => this.#onClosed(client);
@@ -143,6 +168,7 @@ export class UpstreamConnection {
     this.#log.info('connected', {
       server: info ? `${info.name}@${info.version}` : undefined,
       protocol: client.getNegotiatedProtocolVersion(),
+      era: client.getProtocolEra(),
     });
     this.#listener.ready(this);
   }
@@ -209,12 +235,76 @@ export class UpstreamConnection {
         signal: options.signal,
         onprogress: options.onProgress,
       });
-      return result as Record<string, unknown>;
+      return withoutEnvelope(result as Record<string, unknown>);
     } catch (error) {
       throw this.#mapError(error, method, options.signal);
     } finally {
       if (origin) this.#inflight.delete(origin);
     }
+  }
+
+  /**
+   * Subscribes to `uri` upstream: `resources/subscribe` on a legacy server, a `subscriptions/listen`
+   * stream (re-opened if it drops) on a modern one. Updates arrive as notifications either way.
+   */
+  async subscribe(uri: string, options: UpstreamRequestOptions = {}): Promise<void> {
+    if (this.era !== 'modern') {
+      await this.request('resources/subscribe', { uri }, options);
+      return;
+    }
+    this.#listens.set(uri, undefined);
+    try {
+      await this.#listen(uri);
+    } catch (error) {
+      this.#listens.delete(uri);
+      throw error;
+    }
+  }
+
+  async unsubscribe(uri: string, options: UpstreamRequestOptions = {}): Promise<void> {
+    if (this.#listens.has(uri)) {
+      const subscription = this.#listens.get(uri);
+      this.#listens.delete(uri);
+      await subscription?.close();
+      return;
+    }
+    await this.request('resources/unsubscribe', { uri }, options);
+  }
+
+  async #listen(uri: string): Promise<void> {
+    const client = this.#client;
+    if (!client || this.#state !== 'ready')
+      throw GatewayError.upstreamUnavailable(this.name, describeDown(this.#lastError));
+    let subscription: McpSubscription;
+    try {
+      subscription = await client.listen(
+        { resourceSubscriptions: [uri] },
+        { timeout: this.config.timeoutMs },
+      );
+    } catch (error) {
+      throw this.#mapError(error, 'subscriptions/listen', undefined);
+    }
+    if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) {
+      await subscription.close();
+      throw GatewayError.invalidParams(`Upstream '${this.name}' did not accept a subscription to ${uri}.`, {
+        upstream: this.name,
+      });
+    }
+    if (!this.#listens.has(uri)) {
+      await subscription.close(); // unsubscribed while the stream was opening
+      return;
+    }
+    this.#listens.set(uri, subscription);
+    void subscription.closed.then((how) => {
+      if (how === 'local' || this.#listens.get(uri) !== subscription) return;
+      // The stream dropped while still wanted: open it again (a dead connection is handled by reconnect).
+      this.#listens.set(uri, undefined);
+      if (this.#client !== client || this.#state !== 'ready') return;
+      this.#log.debug('listen stream ended; re-opening', { uri, how });
+      this.#listen(uri).catch((error) =>
+        this.#log.warn('could not re-open a listen stream', { uri, error: errorText(error) }),
+      );
+    });
   }
 
   #mapError(error: unknown, method: string, signal: AbortSignal | undefined): GatewayError {
@@ -245,6 +335,22 @@ export class UpstreamConnection {
     this.#client = undefined;
     if (client) await client.close().catch(() => {});
   }
+}
+
+const PROBE_TIMEOUT_MS = 10_000;
+const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
+
+/** Drops the upstream's reserved `_meta` envelope keys (its serverInfo etc.): the gateway is the server downstream. */
+function withoutEnvelope(result: Record<string, unknown>): Record<string, unknown> {
+  const meta = result._meta;
+  if (typeof meta !== 'object' || meta === null) return result;
+  const keys = Object.keys(meta);
+  if (!keys.some((k) => k.startsWith(ENVELOPE_PREFIX))) return result;
+  const kept = Object.fromEntries(Object.entries(meta).filter(([k]) => !k.startsWith(ENVELOPE_PREFIX)));
+  const copy = { ...result };
+  if (Object.keys(kept).length > 0) copy._meta = kept;
+  else delete copy._meta;
+  return copy;
 }
 
 function describeDown(error: unknown): string {

@@ -1,21 +1,34 @@
 import type { IncomingMessage } from 'node:http';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { createParser } from 'eventsource-parser';
 import { ErrorCode } from '../errors.js';
 
 const STREAM_RETRY_MS = [250, 1_000, 5_000, 15_000, 30_000];
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const UPSTREAM_UNAVAILABLE = ErrorCode.UpstreamUnavailable;
+const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+/** Which params field the modern era's `Mcp-Name` header mirrors, per method. */
+const MCP_NAME_SOURCE: Record<string, string> = {
+  'resources/read': 'uri',
+  'tools/call': 'name',
+  'prompts/get': 'name',
+};
 
 /**
- * The client side of a legacy (2024-11-05 … 2025-11-25) Streamable HTTP session on plain node:http with
- * a keep-alive agent: POST per message, JSON or event-stream answers, the session's GET stream for
- * server-initiated messages, DELETE on close. The SDK `Client` on top owns all protocol semantics;
- * this only moves bytes, without the web-streams machinery of `fetch` on every hop.
+ * The client side of Streamable HTTP on plain node:http with a keep-alive agent: POST per message, JSON
+ * or event-stream answers. Legacy era (2024-11-05 … 2025-11-25): the session id, the session's GET
+ * stream for server-initiated messages, DELETE on close. Modern era (2026-07-28, requests carrying the
+ * protocol-version envelope): stateless POSTs with `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+ * derived from the body, and a per-request stream the SDK can close (subscriptions/listen). The SDK
+ * `Client` on top owns all protocol semantics; this only moves bytes, without the web-streams
+ * machinery of `fetch` on every hop.
  */
 export class LegacyHttpClientTransport implements Transport {
+  /** Each request has its own HTTP exchange, so closing it (requestSignal) ends a modern listen stream. */
+  readonly hasPerRequestStream = true;
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
@@ -44,9 +57,10 @@ export class LegacyHttpClientTransport implements Transport {
     this.#protocolVersion = version;
   }
 
-  async send(message: JSONRPCMessage): Promise<void> {
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#closed) throw new Error('transport closed');
-    const res = await this.#call('POST', JSON.stringify(message));
+    const modern = modernHeaders(message);
+    const res = await this.#call('POST', JSON.stringify(message), modern, options?.requestSignal);
     const sessionId = res.headers['mcp-session-id'];
     if (typeof sessionId === 'string' && this.sessionId === undefined) this.sessionId = sessionId;
     const status = res.statusCode ?? 0;
@@ -58,13 +72,26 @@ export class LegacyHttpClientTransport implements Transport {
     }
     if (status < 200 || status >= 300) {
       const text = await readBody(res).catch(() => '');
-      throw new Error(`upstream answered HTTP ${status}${text ? `: ${text.slice(0, 300)}` : ''}`);
+      // A modern request's 4xx usually carries its JSON-RPC error (e.g. -32022): deliver it as such.
+      if (modern && status >= 400 && status < 500) {
+        const answer = parseErrorFor(text, (message as { id?: unknown }).id);
+        if (answer) {
+          this.#deliver(answer);
+          return;
+        }
+      }
+      // Typed like the SDK's own transport, so its version probe can classify the answer.
+      throw new SdkHttpError(
+        SdkErrorCode.ClientHttpNotImplemented,
+        `upstream answered HTTP ${status}${text ? `: ${text.slice(0, 300)}` : ''}`,
+        { status, statusText: res.statusMessage ?? '', text },
+      );
     }
     if (status === 202) {
       res.resume();
     } else if (isEventStream(res)) {
       const id = 'method' in message ? (message as { id?: string | number }).id : undefined;
-      this.#consumeEvents(res, undefined, id);
+      this.#consumeEvents(res, undefined, id, options?.requestSignal);
     } else {
       this.#deliver(JSON.parse(await readBody(res)) as JSONRPCMessage | JSONRPCMessage[]);
     }
@@ -75,7 +102,12 @@ export class LegacyHttpClientTransport implements Transport {
     for (const m of Array.isArray(payload) ? payload : [payload]) this.onmessage?.(m);
   }
 
-  #consumeEvents(res: IncomingMessage, onEnd?: () => void, awaitedId?: string | number): void {
+  #consumeEvents(
+    res: IncomingMessage,
+    onEnd?: () => void,
+    awaitedId?: string | number,
+    signal?: AbortSignal,
+  ): void {
     // The SDK dispatches notifications asynchronously but responses at once; when a chunk holds
     // progress events and then the response, the response must wait a turn or it would retire the
     // request (and its progress handler) before the progress is seen.
@@ -108,7 +140,7 @@ export class LegacyHttpClientTransport implements Transport {
     // A request's stream that ends without its answer (the upstream died mid-request) fails the request
     // now instead of leaving it to the timeout.
     const ended = () => {
-      if (awaitedId !== undefined && !answered && !this.#closed) {
+      if (awaitedId !== undefined && !answered && !this.#closed && !signal?.aborted) {
         answered = true;
         setImmediate(() =>
           this.#deliver({
@@ -180,17 +212,23 @@ export class LegacyHttpClientTransport implements Transport {
     return headers;
   }
 
-  #call(method: 'POST' | 'DELETE', body?: string): Promise<IncomingMessage> {
+  #call(
+    method: 'POST' | 'DELETE',
+    body?: string,
+    modern?: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = {
         ...this.#sessionHeaders(),
+        ...modern,
         accept: 'application/json, text/event-stream',
       };
       if (body !== undefined) {
         headers['content-type'] = 'application/json';
         headers['content-length'] = Buffer.byteLength(body);
       }
-      const req = this.#request(this.#url, { method, agent: this.#agent, headers });
+      const req = this.#request(this.#url, { method, agent: this.#agent, headers, signal });
       req.once('response', resolve);
       req.once('error', reject);
       req.end(body);
@@ -215,6 +253,40 @@ export class LegacyHttpClientTransport implements Transport {
     }
     this.#agent.destroy();
     this.onclose?.();
+  }
+}
+
+/** The modern era's body-derived headers, or undefined for a message without the envelope claim. */
+function modernHeaders(message: JSONRPCMessage): Record<string, string> | undefined {
+  const m = message as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
+  if (typeof m.method !== 'string' || m.id === undefined) return undefined;
+  const version = (m.params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof version !== 'string') return undefined;
+  const headers: Record<string, string> = { 'mcp-protocol-version': version, 'mcp-method': m.method };
+  const field = MCP_NAME_SOURCE[m.method];
+  const name = field === undefined ? undefined : m.params?.[field];
+  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
+  return headers;
+}
+
+/** Header-safe as is (visible ASCII, no edge whitespace), else `=?base64?…?=` as the spec says. */
+function encodeHeaderValue(value: string): string {
+  const plain =
+    value.length > 0 &&
+    value === value.trim() &&
+    /^[\t\x20-\x7e]*$/.test(value) &&
+    !value.startsWith('=?base64?');
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+function parseErrorFor(text: string, id: unknown): JSONRPCMessage | undefined {
+  try {
+    const parsed = JSON.parse(text) as { jsonrpc?: unknown; id?: unknown; error?: unknown };
+    return parsed.jsonrpc === '2.0' && parsed.id === id && typeof parsed.error === 'object'
+      ? (parsed as JSONRPCMessage)
+      : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -5,6 +5,12 @@ import type { UpstreamTransportConfig } from '../config.js';
 import { LegacyHttpClientTransport } from './http-client-transport.js';
 import { WebSocketClientTransport } from './ws-client-transport.js';
 
+/**
+ * The SDK probes a base `StdioClientTransport` for its era on a second, throw-away process; a subclass
+ * is probed in place, so each stdio upstream is spawned exactly once.
+ */
+class InPlaceStdioClientTransport extends StdioClientTransport {}
+
 /** A client transport for one upstream, plus the child's stderr when it is a spawned process. */
 export interface UpstreamTransport {
   transport: Transport;
@@ -14,7 +20,7 @@ export interface UpstreamTransport {
 export function createUpstreamTransport(config: UpstreamTransportConfig): UpstreamTransport {
   switch (config.kind) {
     case 'stdio': {
-      const transport = new StdioClientTransport({
+      const transport = new InPlaceStdioClientTransport({
         command: config.command,
         args: config.args,
         env: { ...getDefaultEnvironment(), ...config.env },
