@@ -170,7 +170,33 @@ export class UpstreamConnection {
       protocol: client.getNegotiatedProtocolVersion(),
       era: client.getProtocolEra(),
     });
+    if (client.getProtocolEra() === 'modern' && client.getServerCapabilities()?.resources?.listChanged) {
+      this.#openChangeStream(client);
+    }
     this.#listener.ready(this);
+  }
+
+  /**
+   * A modern upstream announces list changes only on a listen stream that asks for them: keep one open
+   * for the life of the connection (re-opened if it drops), so its list_changed reaches the gateway.
+   */
+  #openChangeStream(client: Client): void {
+    client
+      .listen({ resourcesListChanged: true }, { timeout: this.config.timeoutMs })
+      .then((subscription) => {
+        if (this.#client !== client) {
+          void subscription.close();
+          return;
+        }
+        void subscription.closed.then((how) => {
+          if (how === 'local' || this.#client !== client || this.#state !== 'ready') return;
+          this.#log.debug('list-change stream ended; re-opening', { how });
+          setTimeout(() => {
+            if (this.#client === client && this.#state === 'ready') this.#openChangeStream(client);
+          }, STREAM_REOPEN_MS).unref();
+        });
+      })
+      .catch((error) => this.#log.warn('could not open the list-change stream', { error: errorText(error) }));
   }
 
   #onClosed(client: Client): void {
@@ -301,9 +327,13 @@ export class UpstreamConnection {
       this.#listens.set(uri, undefined);
       if (this.#client !== client || this.#state !== 'ready') return;
       this.#log.debug('listen stream ended; re-opening', { uri, how });
-      this.#listen(uri).catch((error) =>
-        this.#log.warn('could not re-open a listen stream', { uri, error: errorText(error) }),
-      );
+      setTimeout(() => {
+        if (this.#client !== client || !this.#listens.has(uri) || this.#listens.get(uri) !== undefined)
+          return;
+        this.#listen(uri).catch((error) =>
+          this.#log.warn('could not re-open a listen stream', { uri, error: errorText(error) }),
+        );
+      }, STREAM_REOPEN_MS).unref();
     });
   }
 
@@ -338,6 +368,8 @@ export class UpstreamConnection {
 }
 
 const PROBE_TIMEOUT_MS = 10_000;
+/** Pause before re-opening a listen stream that ended, so a server that ends them at once is not hammered. */
+const STREAM_REOPEN_MS = 500;
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
 
 /** Drops the upstream's reserved `_meta` envelope keys (its serverInfo etc.): the gateway is the server downstream. */
