@@ -44,7 +44,7 @@ export async function runGateway(
       logger.info(`listening on ${ws.url}`);
     }
     if (config.listen.stdio) {
-      stdio = await startStdioListener(gateway);
+      stdio = await startStdioListener(gateway, logger);
       logger.info('serving MCP on stdio');
     }
   } catch (error) {

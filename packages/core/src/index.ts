@@ -10,11 +10,14 @@ export type {
 } from './context.js';
 export { MergedCursorCodec, type MergedCursorState } from './cursor.js';
 export { checkEnvelope, decodeFrame, type JsonRpcErrorResponse, parseError } from './downstream/jsonrpc.js';
+export { ListenTracker } from './downstream/listen-tracker.js';
 export {
   createDownstreamSession,
   type DownstreamSession,
   isLegacyVersion,
+  openSession,
   SERVER_INFO,
+  withLegacyNotFound,
 } from './downstream/session-server.js';
 export {
   type WebSocketSessionOptions,

@@ -1,5 +1,14 @@
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
-import { createDownstreamSession, decodeFrame, type Gateway, parseError } from '@switchyard/core';
+import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
+import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import {
+  decodeFrame,
+  type Gateway,
+  ListenTracker,
+  type Logger,
+  openSession,
+  parseError,
+  withLegacyNotFound,
+} from '@switchyard/core';
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
@@ -11,6 +20,10 @@ export class JsonLineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+  /** Sees every decoded inbound message before it is dispatched. */
+  onInbound?: (message: unknown) => void;
+  /** Called once when the transport closes, whoever installed `onclose`. */
+  onClosed?: () => void;
   #buffer = '';
   #closed = false;
   readonly #input: NodeJS.ReadableStream;
@@ -46,7 +59,12 @@ export class JsonLineTransport implements Transport {
   #onLine(line: string): void {
     const decoded = decodeFrame(line);
     if ('error' in decoded) void this.send(decoded.error as unknown as JSONRPCMessage);
-    else for (const item of decoded.messages) this.onmessage?.(item as JSONRPCMessage);
+    else {
+      for (const item of decoded.messages) {
+        this.onInbound?.(item);
+        this.onmessage?.(item as JSONRPCMessage);
+      }
+    }
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -62,24 +80,40 @@ export class JsonLineTransport implements Transport {
     this.#closed = true;
     this.#input.off('data', this.#onData);
     this.onclose?.();
+    this.onClosed?.();
   }
 }
 
-/** Serves one downstream session on this process's stdin/stdout. `closed` resolves when stdin ends. */
+/**
+ * Serves one downstream session on this process's stdin/stdout, in whichever era the client opens with:
+ * the SDK's `serveStdio` pins an instance per connection (a legacy `initialize` or a modern request).
+ * `closed` resolves when stdin ends.
+ */
 export async function startStdioListener(
   gateway: Gateway,
+  logger: Logger,
 ): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
-  const session = createDownstreamSession(gateway, 'stdio', 'stdio');
+  let current: Server | undefined;
+  const session = openSession(gateway, 'stdio', 'stdio', () => current);
   const transport = new JsonLineTransport(process.stdin, process.stdout);
+  const listens = new ListenTracker(gateway, session.sink, logger.child('stdio'));
+  transport.onInbound = (message) => listens.observe(message);
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
-  await session.connect(transport);
-  const previous = transport.onclose;
-  transport.onclose = () => {
-    previous?.();
+  transport.onClosed = () => {
     void session.close().finally(resolveClosed);
   };
-  return { closed, close: () => transport.close() };
+  const handle = serveStdio(
+    () => {
+      current = session.build();
+      return current;
+    },
+    {
+      transport: withLegacyNotFound(transport, () => current),
+      onerror: (error) => logger.debug('stdio session error', { error: error.message }),
+    },
+  );
+  return { closed, close: () => handle.close() };
 }

@@ -17,28 +17,75 @@ export interface DownstreamSession {
 }
 
 /**
- * The legacy-era adapter for one downstream session: an SDK `Server` (which owns the handshake, ping,
- * version negotiation and framing) whose resource methods are forwarded, as plain requests, to the
- * era-neutral Gateway. Errors become JSON-RPC errors with the code the session's era expects.
+ * The adapter for one downstream session: an SDK `Server` (which owns the handshake, ping, version
+ * negotiation and framing) whose resource methods are forwarded, as plain requests, to the era-neutral
+ * Gateway. Errors become JSON-RPC errors with the code the session's era expects.
  */
 export function createDownstreamSession(
   gateway: Gateway,
   transport: DownstreamTransportKind,
   id: string = randomUUID(),
 ): DownstreamSession {
+  let server: Server | undefined;
+  const session = openSession(gateway, transport, id, () => server);
+  server = session.build();
+  const built = server;
+  return {
+    id,
+    server: built,
+    connect: (t) => built.connect(withLegacyNotFound(t, () => built)),
+    close: session.close,
+  };
+}
+
+/**
+ * One downstream session whose SDK `Server` instances are built on demand by `build()`: the shape the
+ * SDK's own serving entries want (`serveStdio(factory)` builds a probe instance, then the instance it
+ * pins for the connection's era). Notifications go to the newest instance.
+ */
+export function openSession(
+  gateway: Gateway,
+  transport: DownstreamTransportKind,
+  id: string,
+  current: () => Server | undefined,
+): { sink: SessionSink; build(): Server; close(): Promise<void> } {
+  const sink: SessionSink = {
+    id,
+    transport,
+    notify: async (method, params) => {
+      const server = current();
+      if (!server) return;
+      // The dedicated senders are what the SDK routes onto modern subscriptions/listen streams.
+      if (method === 'notifications/resources/updated')
+        await server.sendResourceUpdated(params as { uri: string });
+      else if (method === 'notifications/resources/list_changed') await server.sendResourceListChanged();
+      else await server.notification({ method, params } as never);
+    },
+  };
+  gateway.openSession(sink);
+  let closed = false;
+  return {
+    sink,
+    build: () => buildServer(gateway, sink),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await gateway.closeSession(id);
+    },
+  };
+}
+
+/** Methods whose results must carry `ttlMs`/`cacheScope` in the modern era. */
+const CACHEABLE = new Set(['resources/list', 'resources/templates/list', 'resources/read']);
+
+function buildServer(gateway: Gateway, sink: SessionSink): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { ...gateway.capabilities(), logging: {} },
     instructions: 'Switchyard gateway: resources from several MCP servers, namespaced as "<server>+<uri>".',
   });
-  const sink: SessionSink = {
-    id,
-    transport,
-    notify: (method, params) => server.notification({ method, params } as never),
-  };
-  gateway.openSession(sink);
-
-  // Every method the SDK does not answer itself (initialize, ping, logging/setLevel) goes to the gateway
-  // raw: no per-method schema parsing on the hot path, and the gateway's own checks give clear -32602s.
+  // Every method the SDK does not answer itself (initialize, discover, ping, logging/setLevel) goes to
+  // the gateway raw: no per-method schema parsing on the hot path, and the gateway's own checks give
+  // clear -32602s.
   server.fallbackRequestHandler = async (request, ctx) => {
     const params = (request.params ?? {}) as Record<string, unknown>;
     const progressToken = ctx.mcpReq._meta?.progressToken;
@@ -60,21 +107,16 @@ export function createDownstreamSession(
       state: new Map(),
     };
     const outcome = await gateway.handle(context);
-    if (outcome.ok) return forEra(outcome.result, server.getNegotiatedProtocolVersion()) as never;
-    throw toWireError(outcome.error);
+    if (!outcome.ok) throw toWireError(outcome.error);
+    const version = server.getNegotiatedProtocolVersion();
+    if (!isLegacyVersion(version) && CACHEABLE.has(request.method)) {
+      // The SDK applies cache hints only to its own handlers: say "immediately stale, private" unless
+      // the upstreams said more.
+      return { ttlMs: 0, cacheScope: 'private', ...outcome.result } as never;
+    }
+    return forEra(outcome.result, version) as never;
   };
-
-  let closed = false;
-  return {
-    id,
-    server,
-    connect: (transport) => server.connect(withLegacyNotFound(transport, server)),
-    close: async () => {
-      if (closed) return;
-      closed = true;
-      await gateway.closeSession(id);
-    },
-  };
+  return server;
 }
 
 /** Fields only the modern era defines; legacy clients never see them. */
@@ -96,14 +138,14 @@ function toWireError(error: GatewayError): ProtocolError {
  * uses -32602. The SDK emits -32602 on every era, so the legacy adapter restores -32002 on the way
  * out for the gateway's own not-found errors (marked by `data.reason`).
  */
-function withLegacyNotFound(transport: Transport, server: Server): Transport {
+export function withLegacyNotFound(transport: Transport, server: () => Server | undefined): Transport {
   const send = transport.send.bind(transport);
   transport.send = (message: JSONRPCMessage, options?: Parameters<Transport['send']>[1]) => {
     const error = (message as { error?: { code?: number; data?: { reason?: unknown } } }).error;
     if (
       error?.code === ErrorCode.InvalidParams &&
       error.data?.reason === 'resource_not_found' &&
-      isLegacyVersion(server.getNegotiatedProtocolVersion())
+      isLegacyVersion(server()?.getNegotiatedProtocolVersion())
     ) {
       return send(
         { ...message, error: { ...error, code: ErrorCode.ResourceNotFoundLegacy } } as JSONRPCMessage,
