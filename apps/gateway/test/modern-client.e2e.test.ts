@@ -1,17 +1,21 @@
-import { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { TestServerOptions } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
+  connectHttp,
   eventually,
   GATEWAY_CLI,
   httpUpstream,
   nextNotification,
+  rawPost,
+  startGateway,
   writeConfig,
 } from './support/harness.js';
 
-// Modern-era clients (2026-07-28) of the gateway over stdio, in front of a legacy and a modern upstream.
+// Modern-era clients (2026-07-28) of the gateway over stdio and HTTP, in front of a legacy and a modern
+// upstream.
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -96,5 +100,101 @@ describe('modern clients over stdio', () => {
     expect(await updated).toMatchObject({ uri: 'mod+test://mod/r/0' });
     await subscription.close();
     await eventually(() => mod.server.stats.listens === base, 'the upstream listen stream to close');
+  });
+});
+
+async function modernClientOverHttp() {
+  const old = await upstream({ name: 'old', resources: 6, pageSize: 3 });
+  const mod = await upstream({
+    name: 'mod',
+    modern: true,
+    resources: 2,
+    cacheTtlMs: 60_000,
+    cacheScope: 'public',
+  });
+  const gw = await startGateway(cleanup, {
+    listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+    mcpServers: { old: { url: old.url }, mod: { url: mod.url } },
+  });
+  const client = new Client(
+    { name: 'modern-client', version: '1' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
+  await client.connect(new StreamableHTTPClientTransport(new URL(gw.url)));
+  cleanup.add(() => client.close());
+  return { client, old, mod, gw };
+}
+
+const envelope = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+};
+
+describe('modern clients over Streamable HTTP, beside legacy sessions at the same endpoint', () => {
+  it('serves a modern client statelessly with freshness hints, and a legacy client at the same time', async () => {
+    const { client, gw } = await modernClientOverHttp();
+    expect(client.getProtocolEra()).toBe('modern');
+    const page = (await client.request({ method: 'resources/list', params: {} })) as Record<string, unknown>;
+    expect(page).toMatchObject({ ttlMs: 0, cacheScope: 'private' });
+    const hinted = (await client.request({
+      method: 'resources/read',
+      params: { uri: 'mod+test://mod/r/1' },
+    })) as Record<string, unknown>;
+    expect(hinted).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
+    await expect(
+      client.request({ method: 'resources/read', params: { uri: 'old+test://old/missing' } }),
+    ).rejects.toMatchObject({ code: -32602 });
+    const legacy = await connectHttp(cleanup, gw.url, 'legacy');
+    expect(legacy.getProtocolEra()).toBe('legacy');
+    const legacyPage = (await legacy.request({ method: 'resources/list', params: {} })) as Record<
+      string,
+      unknown
+    >;
+    expect(legacyPage).not.toHaveProperty('ttlMs');
+  });
+
+  it('listens to a legacy upstream resource over HTTP and releases it when the stream closes', async () => {
+    const { client, old } = await modernClientOverHttp();
+    const updated = nextNotification(client, 'notifications/resources/updated');
+    const subscription = await client.listen({ resourceSubscriptions: ['old+test://old/r/2'] });
+    expect(subscription.honoredFilter.resourceSubscriptions).toEqual(['old+test://old/r/2']);
+    await eventually(() => old.server.stats.subscribed['test://old/r/2'] === 1, 'the upstream subscription');
+    await old.server.triggerUpdated('test://old/r/2');
+    expect(await updated).toMatchObject({ uri: 'old+test://old/r/2' });
+    await subscription.close();
+    await eventually(() => old.server.stats.subscribed['test://old/r/2'] === 0, 'the upstream unsubscribe');
+  });
+
+  it('checks the modern request headers (-32020) and the protocol version (-32022)', async () => {
+    const { gw } = await modernClientOverHttp();
+    const read = (id: number, version: string) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'resources/read',
+        params: {
+          uri: 'old+test://old/r/1',
+          _meta: { ...envelope, 'io.modelcontextprotocol/protocolVersion': version },
+        },
+      });
+    const mismatch = await rawPost(gw.url, read(1, '2026-07-28'), {
+      'mcp-protocol-version': '2026-07-28',
+      'mcp-method': 'resources/list',
+      'mcp-name': 'old+test://old/r/1',
+    });
+    expect(mismatch.status).toBe(400);
+    expect(mismatch.json).toMatchObject({ error: { code: -32020 } });
+    const unsupported = await rawPost(gw.url, read(2, '2099-01-01'), {
+      'mcp-protocol-version': '2099-01-01',
+      'mcp-method': 'resources/read',
+      'mcp-name': 'old+test://old/r/1',
+    });
+    expect(unsupported.json).toMatchObject({
+      error: {
+        code: -32022,
+        data: { requested: '2099-01-01', supported: expect.arrayContaining(['2026-07-28']) },
+      },
+    });
   });
 });

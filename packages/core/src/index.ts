@@ -10,7 +10,7 @@ export type {
 } from './context.js';
 export { MergedCursorCodec, type MergedCursorState } from './cursor.js';
 export { checkEnvelope, decodeFrame, type JsonRpcErrorResponse, parseError } from './downstream/jsonrpc.js';
-export { ListenTracker } from './downstream/listen-tracker.js';
+export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
 export {
   createDownstreamSession,
   type DownstreamSession,

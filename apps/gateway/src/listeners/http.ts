@@ -1,12 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import {
+  createMcpHandler,
+  InMemoryServerEventBus,
+  type JSONRPCMessage,
+  SUPPORTED_PROTOCOL_VERSIONS,
+} from '@modelcontextprotocol/server';
 import {
   checkEnvelope,
   createDownstreamSession,
   type DownstreamSession,
   type Gateway,
+  isLegacyVersion,
+  ListenTracker,
   type Logger,
+  listenedUris,
+  openSession,
 } from '@switchyard/core';
 import type { ListenerConfig } from '../config/load.js';
 import { listen } from './listen.js';
@@ -43,6 +53,32 @@ export async function startHttpListener(
   const guard = createRequestGuard(config);
   const idleMs = config.sessionIdleMs ?? 30 * 60_000;
 
+  // Modern-era (2026-07-28) requests are stateless: the SDK's handler serves them, one Server instance
+  // per request, and serves subscriptions/listen streams from its event bus. One gateway session stands
+  // for all of them: what it is told (updates, list changes) goes onto the bus, which delivers each
+  // event to the listen streams whose filter asks for it.
+  const bus = new InMemoryServerEventBus();
+  const modern = openSession(
+    gateway,
+    'http',
+    `http-modern-${randomUUID()}`,
+    () => undefined,
+    async (method, params) => {
+      if (method === 'notifications/resources/updated' && typeof params.uri === 'string') {
+        bus.publish({ kind: 'resource_updated', uri: params.uri });
+      } else if (method === 'notifications/resources/list_changed') {
+        bus.publish({ kind: 'resources_list_changed' });
+      }
+    },
+  );
+  const listens = new ListenTracker(gateway, modern.sink, log);
+  const modernHandler = createMcpHandler(() => modern.build(), {
+    legacy: 'reject',
+    bus,
+    onerror: (error) => log.debug('modern request failed', { error: error.message }),
+  });
+  const serveModern = toNodeHandler(modernHandler);
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== config.path)
@@ -54,9 +90,8 @@ export async function startHttpListener(
     }
     const sessionId = header(req, 'mcp-session-id');
     const version = header(req, 'mcp-protocol-version');
-    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) {
-      req.resume();
-      return sendJson(
+    const unsupported = () =>
+      sendJson(
         res,
         400,
         rpcError(
@@ -64,9 +99,9 @@ export async function startHttpListener(
           `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
         ),
       );
-    }
     if (req.method === 'GET' || req.method === 'DELETE') {
       req.resume();
+      if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return unsupported();
       const entry = sessionId ? sessions.get(sessionId) : undefined;
       if (!entry) {
         return sendJson(
@@ -118,6 +153,17 @@ export async function startHttpListener(
     }
     const invalid = checkEnvelope(body);
     if (invalid) return sendJson(res, 400, invalid);
+    if (!sessionId && claimsModernEra(body, version)) {
+      if ((body as { method?: unknown }).method === 'subscriptions/listen') {
+        // Hold the upstream subscriptions this stream asks for, until the client closes it.
+        const key = randomUUID();
+        listens.hold(key, listenedUris(body));
+        res.once('close', () => listens.release(key));
+      }
+      await serveModern(req, res, body);
+      return;
+    }
+    if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return unsupported();
     const messages = body as JSONRPCMessage | JSONRPCMessage[];
     const acceptsSse = accepts(req, 'text/event-stream');
     if (sessionId) {
@@ -186,6 +232,8 @@ export async function startHttpListener(
     sessionCount: () => sessions.size,
     close: async () => {
       clearInterval(sweeper);
+      await modernHandler.close();
+      await modern.close();
       await Promise.allSettled([...sessions.values()].map((e) => e.transport.close()));
       sessions.clear();
       await new Promise<void>((resolve) => {
@@ -214,6 +262,15 @@ function isInitialize(body: unknown): boolean {
   return messages.some(
     (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
   );
+}
+
+/** A single message whose envelope (or header) claims a protocol version of the modern era. */
+function claimsModernEra(body: unknown, headerVersion: string | undefined): boolean {
+  if (Array.isArray(body) || typeof body !== 'object' || body === null) return false;
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
+  const claimed = meta?.['io.modelcontextprotocol/protocolVersion'];
+  const version = typeof claimed === 'string' ? claimed : headerVersion;
+  return version !== undefined && !isLegacyVersion(version);
 }
 
 function accepts(req: IncomingMessage, type: string): boolean {

@@ -4,6 +4,13 @@ import type { Logger } from '../logger.js';
 
 type ListenId = string | number;
 
+/** The resource URIs a `subscriptions/listen` request asks to follow. */
+export function listenedUris(message: unknown): string[] {
+  const params = (message as { params?: { notifications?: { resourceSubscriptions?: unknown } } }).params;
+  const uris = params?.notifications?.resourceSubscriptions;
+  return Array.isArray(uris) ? uris.filter((u): u is string => typeof u === 'string') : [];
+}
+
 /**
  * Watches a modern session's `subscriptions/listen` requests (the SDK serves the stream itself) and
  * holds the matching upstream subscriptions through the gateway, for as long as a listen wants them:
@@ -26,17 +33,18 @@ export class ListenTracker {
   observe(message: unknown): void {
     const m = message as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
     if (m.method === 'subscriptions/listen' && (typeof m.id === 'string' || typeof m.id === 'number')) {
-      const filter = m.params?.notifications as { resourceSubscriptions?: unknown } | undefined;
-      const uris = Array.isArray(filter?.resourceSubscriptions)
-        ? filter.resourceSubscriptions.filter((u): u is string => typeof u === 'string')
-        : [];
-      if (uris.length === 0) return;
-      this.#byListen.set(m.id, uris);
-      for (const uri of uris) this.#adjust(uri, +1);
+      this.hold(m.id, listenedUris(m));
     } else if (m.method === 'notifications/cancelled') {
       const id = m.params?.requestId;
       if (typeof id === 'string' || typeof id === 'number') this.release(id);
     }
+  }
+
+  /** Holds the upstream subscriptions of one listen stream, under a key unique to it. */
+  hold(key: ListenId, uris: readonly string[]): void {
+    if (uris.length === 0 || this.#byListen.has(key)) return;
+    this.#byListen.set(key, [...uris]);
+    for (const uri of uris) this.#adjust(uri, +1);
   }
 
   release(id: ListenId): void {

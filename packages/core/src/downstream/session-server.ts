@@ -41,26 +41,30 @@ export function createDownstreamSession(
 /**
  * One downstream session whose SDK `Server` instances are built on demand by `build()`: the shape the
  * SDK's own serving entries want (`serveStdio(factory)` builds a probe instance, then the instance it
- * pins for the connection's era). Notifications go to the newest instance.
+ * pins for the connection's era). Notifications go to the newest instance, or to `deliver` when given
+ * (stateless HTTP has no instance to send through: events go on the SDK handler's bus).
  */
 export function openSession(
   gateway: Gateway,
   transport: DownstreamTransportKind,
   id: string,
   current: () => Server | undefined,
+  deliver?: SessionSink['notify'],
 ): { sink: SessionSink; build(): Server; close(): Promise<void> } {
   const sink: SessionSink = {
     id,
     transport,
-    notify: async (method, params) => {
-      const server = current();
-      if (!server) return;
-      // The dedicated senders are what the SDK routes onto modern subscriptions/listen streams.
-      if (method === 'notifications/resources/updated')
-        await server.sendResourceUpdated(params as { uri: string });
-      else if (method === 'notifications/resources/list_changed') await server.sendResourceListChanged();
-      else await server.notification({ method, params } as never);
-    },
+    notify:
+      deliver ??
+      (async (method, params) => {
+        const server = current();
+        if (!server) return;
+        // The dedicated senders are what the SDK routes onto modern subscriptions/listen streams.
+        if (method === 'notifications/resources/updated')
+          await server.sendResourceUpdated(params as { uri: string });
+        else if (method === 'notifications/resources/list_changed') await server.sendResourceListChanged();
+        else await server.notification({ method, params } as never);
+      }),
   };
   gateway.openSession(sink);
   let closed = false;
