@@ -198,3 +198,35 @@ describe('modern clients over Streamable HTTP, beside legacy sessions at the sam
     });
   });
 });
+
+describe('modern listen streams: list changes and subscription ids', () => {
+  for (const [name, connect] of [
+    ['stdio', modernClientOverStdio],
+    ['http', modernClientOverHttp],
+  ] as const) {
+    it(`delivers list changes and stamps the subscription id on every message (${name})`, async () => {
+      const { client, old } = await connect();
+      const changed = nextNotification(client, 'notifications/resources/list_changed');
+      const updated = nextNotification(client, 'notifications/resources/updated');
+      const subscription = await client.listen({
+        resourcesListChanged: true,
+        resourceSubscriptions: ['old+test://old/r/0'],
+      });
+      expect(subscription.honoredFilter).toMatchObject({ resourcesListChanged: true });
+      await eventually(
+        () => old.server.stats.subscribed['test://old/r/0'] === 1,
+        'the upstream subscription',
+      );
+      await old.server.triggerListChanged();
+      const change = await changed;
+      await old.server.triggerUpdated('test://old/r/0');
+      const update = await updated;
+      for (const params of [change, update]) {
+        expect(
+          (params._meta as Record<string, unknown>)['io.modelcontextprotocol/subscriptionId'],
+        ).toBeDefined();
+      }
+      await subscription.close();
+    });
+  }
+});

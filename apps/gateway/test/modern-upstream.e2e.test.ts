@@ -116,6 +116,23 @@ describe('legacy clients in front of modern upstreams', () => {
     await eventually(() => mod.server.stats.listens === base, 'the listen stream to close');
   });
 
+  it('re-opens the listen stream when the modern upstream drops it, and updates flow again', async () => {
+    const { gw, mod } = await bridged();
+    const client = await connectHttp(cleanup, gw.url);
+    await client.subscribeResource({ uri: 'mod+test://mod/r/4' });
+    const base = await eventually(() => mod.server.stats.listens, 'the listen streams');
+    // The upstream resets every connection it has: listen streams included.
+    mod.server.failNext({ method: 'resources/read', mode: 'crash' });
+    await client
+      .request({ method: 'resources/read', params: { uri: 'mod+test://mod/r/0' } })
+      .catch(() => undefined);
+    await eventually(() => (mod.server.stats.listens ?? 0) < (base ?? 0), 'the listen streams to drop');
+    await eventually(() => mod.server.stats.listens === base, 'the listen streams to be open again', 15_000);
+    const updated = nextNotification(client, 'notifications/resources/updated');
+    await mod.server.triggerUpdated('test://mod/r/4');
+    expect(await updated).toMatchObject({ uri: 'mod+test://mod/r/4' });
+  });
+
   it('re-emits a modern upstream list change to legacy sessions', async () => {
     const { gw, mod } = await bridged();
     const client = await connectHttp(cleanup, gw.url);
