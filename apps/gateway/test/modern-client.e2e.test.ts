@@ -78,18 +78,6 @@ describe('modern clients over stdio', () => {
     ).rejects.toMatchObject({ code: -32602 });
   });
 
-  it('listens to a legacy upstream resource: resources/subscribe upstream, updates on the stream', async () => {
-    const { client, old } = await modernClientOverStdio();
-    const updated = nextNotification(client, 'notifications/resources/updated');
-    const subscription = await client.listen({ resourceSubscriptions: ['old+test://old/r/2'] });
-    expect(subscription.honoredFilter.resourceSubscriptions).toEqual(['old+test://old/r/2']);
-    await eventually(() => old.server.stats.subscribed['test://old/r/2'] === 1, 'the upstream subscription');
-    await old.server.triggerUpdated('test://old/r/2');
-    expect(await updated).toMatchObject({ uri: 'old+test://old/r/2' });
-    await subscription.close();
-    await eventually(() => old.server.stats.subscribed['test://old/r/2'] === 0, 'the upstream unsubscribe');
-  });
-
   it('listens to a modern upstream resource through the gateway', async () => {
     const { client, mod } = await modernClientOverStdio();
     const base = await eventually(() => mod.server.stats.listens, 'the upstream listen count');
@@ -154,18 +142,6 @@ describe('modern clients over Streamable HTTP, beside legacy sessions at the sam
     expect(legacyPage).not.toHaveProperty('ttlMs');
   });
 
-  it('listens to a legacy upstream resource over HTTP and releases it when the stream closes', async () => {
-    const { client, old } = await modernClientOverHttp();
-    const updated = nextNotification(client, 'notifications/resources/updated');
-    const subscription = await client.listen({ resourceSubscriptions: ['old+test://old/r/2'] });
-    expect(subscription.honoredFilter.resourceSubscriptions).toEqual(['old+test://old/r/2']);
-    await eventually(() => old.server.stats.subscribed['test://old/r/2'] === 1, 'the upstream subscription');
-    await old.server.triggerUpdated('test://old/r/2');
-    expect(await updated).toMatchObject({ uri: 'old+test://old/r/2' });
-    await subscription.close();
-    await eventually(() => old.server.stats.subscribed['test://old/r/2'] === 0, 'the upstream unsubscribe');
-  });
-
   it('checks the modern request headers (-32020) and the protocol version (-32022)', async () => {
     const { gw } = await modernClientOverHttp();
     const read = (id: number, version: string) =>
@@ -199,11 +175,26 @@ describe('modern clients over Streamable HTTP, beside legacy sessions at the sam
   });
 });
 
-describe('modern listen streams: list changes and subscription ids', () => {
+describe('modern listen streams, on both transports', () => {
   for (const [name, connect] of [
     ['stdio', modernClientOverStdio],
     ['http', modernClientOverHttp],
   ] as const) {
+    it(`holds a legacy upstream's resources/subscribe for as long as the listen is open (${name})`, async () => {
+      const { client, old } = await connect();
+      const updated = nextNotification(client, 'notifications/resources/updated');
+      const subscription = await client.listen({ resourceSubscriptions: ['old+test://old/r/2'] });
+      expect(subscription.honoredFilter.resourceSubscriptions).toEqual(['old+test://old/r/2']);
+      await eventually(
+        () => old.server.stats.subscribed['test://old/r/2'] === 1,
+        'the upstream subscription',
+      );
+      await old.server.triggerUpdated('test://old/r/2');
+      expect(await updated).toMatchObject({ uri: 'old+test://old/r/2' });
+      await subscription.close(); // stdio: notifications/cancelled; HTTP: the stream closes
+      await eventually(() => old.server.stats.subscribed['test://old/r/2'] === 0, 'the upstream unsubscribe');
+    });
+
     it(`delivers list changes and stamps the subscription id on every message (${name})`, async () => {
       const { client, old } = await connect();
       const changed = nextNotification(client, 'notifications/resources/list_changed');
