@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import type { LogLevel } from '@switchyard/core';
+import { type LogLevel, PluginError } from '@switchyard/core';
 import { ConfigError, type GatewayConfig, loadConfigFile } from './config/load.js';
 import { defaultConfig } from './default-config.js';
 import { runGateway } from './run.js';
@@ -57,6 +57,12 @@ async function main(): Promise<number> {
   try {
     running = await runGateway(config, { logLevel: level as LogLevel | undefined });
   } catch (error) {
+    if (error instanceof PluginError) {
+      process.stderr.write(
+        `switchyard: plugin error (${error.code}): ${error.message}\nNothing was started.\n`,
+      );
+      return 2;
+    }
     const e = error as NodeJS.ErrnoException;
     const hint = e.code === 'EADDRINUSE' ? ' (the port is in use: pick another "port" in listen.http)' : '';
     process.stderr.write(`switchyard: cannot start: ${e.message}${hint}\n`);

@@ -3,6 +3,7 @@ import type { GatewayConfig } from './config/load.js';
 import { type HttpListener, startHttpListener } from './listeners/http.js';
 import { startStdioListener } from './listeners/stdio.js';
 import { startWsListener, type WsListener } from './listeners/ws.js';
+import { loadPlugins } from './plugins.js';
 
 export interface RunningGateway {
   gateway: Gateway;
@@ -19,7 +20,13 @@ export async function runGateway(
   options: { logger?: Logger; logLevel?: LogLevel } = {},
 ): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? config.logLevel ?? 'info' });
-  const gateway = new Gateway({ upstreams: config.upstreams, logger, cursorSecret: config.cursorSecret });
+  const plugins = await loadPlugins(config, logger);
+  const gateway = new Gateway({
+    upstreams: config.upstreams,
+    plugins,
+    logger,
+    cursorSecret: config.cursorSecret,
+  });
   logger.info('starting', {
     config: config.source,
     upstreams: config.upstreams.map((u) => u.name).join(','),

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
@@ -9,6 +10,7 @@ import {
   eventually,
   freePort,
   GATEWAY_CLI,
+  httpUpstream,
   rawPost,
   startGateway,
   stopProcess,
@@ -217,5 +219,37 @@ describe('running gateway', () => {
     const gw = await startGateway(cleanup, { listen: httpListen, mcpServers: {}, logLevel: 'debug' });
     await connectHttp(cleanup, gw.url);
     await gw.waitForLog(/ DEBUG \[switchyard:http\] session opened/);
+  });
+});
+
+describe('plugins from the config', () => {
+  it('loads an in-house plugin by path and applies it to requests', async () => {
+    const plugin = fileURLToPath(new URL('./fixtures/deny-plugin.js', import.meta.url));
+    const up = await httpUpstream(cleanup, { name: 'docs', resources: 3 });
+    const gw = await startGateway(cleanup, {
+      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+      mcpServers: { docs: { url: up.url } },
+      plugins: [[plugin, { contains: '/r/2' }]],
+    });
+    const client = await connectHttp(cleanup, gw.url);
+    await expect(
+      client.request({ method: 'resources/read', params: { uri: 'docs+test://docs/r/1' } }),
+    ).resolves.toBeDefined();
+    await expect(
+      client.request({ method: 'resources/read', params: { uri: 'docs+test://docs/r/2' } }),
+    ).rejects.toMatchObject({ code: -32034, data: { reason: 'forbidden' } });
+  });
+
+  it('refuses to start when a plugin cannot be loaded, naming it', async () => {
+    const file = await writeConfig(cleanup, { mcpServers: {}, plugins: [['./nope.js']] });
+    const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanup.add(() => stopProcess(proc));
+    const watched = watchProcess(proc);
+    expect(await watched.exited).toBe(2);
+    expect(watched.stderr()).toMatch(
+      /plugin error \(PLUGIN_INVALID\): Cannot load plugin "\.\/nope\.js" \(\$\.plugins\[0\]/,
+    );
   });
 });

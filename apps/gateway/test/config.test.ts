@@ -94,6 +94,7 @@ describe('loadConfigFile: a valid config', () => {
     const expected: GatewayConfig = {
       source: file,
       baseDir: dir,
+      plugins: [],
       listen: {
         stdio: true,
         http: { host: '127.0.0.1', port: 0, path: '/mcp', allowedHosts: ['gw.local'], allowedOrigins: [] },
@@ -351,11 +352,20 @@ describe('ConfigError: each problem names the file, the JSON path and what is wr
     const { file, error } = await loadError({
       listen: { stdio: true },
       mcpServers: {},
-      plugins: [['audit']],
       clients: { alice: { token: 't' } },
     });
-    expectIssue(error, file, '$.plugins', 'not supported');
     expectIssue(error, file, '$.clients', 'not supported');
+  });
+
+  it('keeps plugins in config order with their options', () => {
+    const config = parseConfig(
+      { mcpServers: {}, plugins: [['./policy.js', { limit: 2 }], ['@switchyard/plugin-audit']] },
+      { source: '/etc/sy.json', baseDir: '/etc', env: {} },
+    );
+    expect(config.plugins).toEqual([
+      { specifier: './policy.js', options: { limit: 2 } },
+      { specifier: '@switchyard/plugin-audit', options: {} },
+    ]);
   });
 
   it('accepts WebSocket upstreams and the WebSocket listener', () => {

@@ -95,6 +95,10 @@ export class GatewayError extends Error {
     );
   }
 
+  static forbidden(message: string, data?: GatewayErrorData): GatewayError {
+    return new GatewayError(ErrorCode.Forbidden, message, { ...data, reason: 'forbidden' });
+  }
+
   static cancelled(method: string): GatewayError {
     return new GatewayError(ErrorCode.InternalError, `Request ${method} was cancelled by the client.`, {
       reason: 'cancelled',

@@ -7,13 +7,16 @@ import { ErrorCode, GatewayError, isRecord, isResourceNotFound } from './errors.
 import { createLogger, type Logger } from './logger.js';
 import { compose, type Outcome } from './middleware.js';
 import { exposeUri, splitExposedUri } from './namespace.js';
+import { type LoadedPlugin, pluginHooks } from './plugins/host.js';
 import { SubscriptionTable } from './subscriptions.js';
 import { type RequestOrigin, UpstreamConnection, type UpstreamListener } from './upstream/connection.js';
 
 export interface GatewayOptions {
   upstreams: UpstreamConfig[];
   logger?: Logger;
-  /** Request middleware, first is outermost (the policy-plugin seam). */
+  /** Loaded plugins (see setupPlugins), in config order: the first is outermost. */
+  plugins?: LoadedPlugin[];
+  /** Extra request middleware, inside the plugins' (mostly for tests and embedding). */
   middleware?: RequestMiddleware[];
   /** Extra key material for cursor MACs; instances that share a config and this secret share cursors. */
   cursorSecret?: string;
@@ -59,6 +62,8 @@ export class Gateway {
   #settled: Promise<void> | undefined;
   readonly #firstAttempt = new Map<string, () => void>();
   #closed = false;
+  readonly #plugins: LoadedPlugin[];
+  readonly #notifyPlugins: ReturnType<typeof pluginHooks>['notification'];
 
   constructor(options: GatewayOptions) {
     this.#log = options.logger ?? createLogger();
@@ -69,10 +74,16 @@ export class Gateway {
       failed: (u) => this.#markAttempted(u.name),
       notification: (u, method, params, origins) => this.#onUpstreamNotification(u, method, params, origins),
     };
+    this.#plugins = options.plugins ?? [];
+    const hooks = pluginHooks(this.#plugins);
+    this.#notifyPlugins = hooks.notification;
     const upstreamLog = this.#log.child('upstream');
     for (const config of options.upstreams) {
       if (this.#upstreams.has(config.name)) throw new Error(`Duplicate upstream name '${config.name}'`);
-      this.#upstreams.set(config.name, new UpstreamConnection(config, listener, upstreamLog));
+      this.#upstreams.set(
+        config.name,
+        new UpstreamConnection(config, listener, upstreamLog, hooks.upstreamCall),
+      );
     }
     this.#order = [...this.#upstreams.values()];
     this.#catalog = new UnprefixedCatalog(
@@ -92,7 +103,7 @@ export class Gateway {
         });
       },
     });
-    this.#run = compose(options.middleware ?? [], (ctx) => this.#dispatch(ctx));
+    this.#run = compose([...hooks.request, ...(options.middleware ?? [])], (ctx) => this.#dispatch(ctx));
   }
 
   /** Starts connecting to every upstream. Resolves once each has connected or failed its first attempt. */
@@ -105,7 +116,13 @@ export class Gateway {
               this.#firstAttempt.set(u.name, resolve);
             }),
         ),
-      ).then(() => {});
+      ).then(async () => {
+        for (const p of this.#plugins) {
+          await Promise.resolve(p.hooks.ready?.()).catch((error) =>
+            this.#log.warn('plugin ready hook failed', { plugin: p.name, error: String(error) }),
+          );
+        }
+      });
       for (const u of this.#order) u.start();
     }
     return this.#settled;
@@ -155,6 +172,11 @@ export class Gateway {
     this.#closed = true;
     if (this.#listChangedTimer) clearTimeout(this.#listChangedTimer);
     this.#sessions.clear();
+    for (const p of [...this.#plugins].reverse()) {
+      await Promise.resolve(p.hooks.close?.()).catch((error) =>
+        this.#log.warn('plugin close hook failed', { plugin: p.name, error: String(error) }),
+      );
+    }
     await Promise.allSettled(this.#order.map((u) => u.close()));
   }
 
@@ -432,6 +454,7 @@ export class Gateway {
     params: Record<string, unknown>,
     origins: readonly RequestOrigin[],
   ): void {
+    this.#notifyPlugins({ upstream: u.name, method, params }, this.#log);
     switch (method) {
       case 'notifications/resources/updated': {
         if (typeof params.uri !== 'string') return;

@@ -35,9 +35,21 @@ export { Gateway, type GatewayOptions, UNAVAILABLE_META_KEY, type UpstreamStatus
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { compose, type Middleware, type Outcome } from './middleware.js';
 export { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './namespace.js';
+export {
+  definePlugin,
+  type PluginDefinition,
+  type PluginHooks,
+  type PluginSetupContext,
+  type SwitchyardPlugin,
+  type UpstreamCall,
+  type UpstreamCallMiddleware,
+  type UpstreamNotification,
+} from './plugins/define.js';
+export { type LoadedPlugin, PluginError, type PluginErrorCode, setupPlugins } from './plugins/host.js';
 export { type SubscriptionBackend, SubscriptionTable } from './subscriptions.js';
 export { backoffDelay } from './upstream/backoff.js';
 export { type RequestOrigin, UpstreamConnection, type UpstreamState } from './upstream/connection.js';
 export { LegacyHttpClientTransport } from './upstream/http-client-transport.js';
 export { type WebSocketClientOptions, WebSocketClientTransport } from './upstream/ws-client-transport.js';
+export { CORE_VERSION } from './version.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './websocket.js';

@@ -20,6 +20,8 @@ export interface GatewayConfig {
   baseDir: string;
   listen: { stdio: boolean; http?: ListenerConfig; ws?: ListenerConfig };
   upstreams: UpstreamConfig[];
+  /** Plugins in config order (first = outermost): a package name or a path relative to baseDir. */
+  plugins: { specifier: string; options: Record<string, unknown> }[];
   cursorSecret?: string;
   logLevel?: LogLevel;
 }
@@ -124,12 +126,6 @@ function resolveConfig(
       transport: { kind, url: server.url, headers: server.headers },
     });
   }
-  if (config.plugins.length > 0) {
-    issues.push({
-      path: '$.plugins',
-      message: 'policy plugins are not supported by this version yet; remove "plugins"',
-    });
-  }
   if (config.clients !== undefined || config.anonymous !== undefined) {
     issues.push({
       path: '$.clients',
@@ -152,6 +148,7 @@ function resolveConfig(
       ws: 'ws' in listen ? listen.ws : undefined,
     },
     upstreams,
+    plugins: config.plugins.map(([specifier, options]) => ({ specifier, options: options ?? {} })),
     cursorSecret: config.cursorSecret,
     logLevel: config.logLevel,
   };

@@ -8,6 +8,7 @@ import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprot
 import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import type { UpstreamCallMiddleware } from '../plugins/define.js';
 import { backoffDelay } from './backoff.js';
 import { createUpstreamTransport, describeTransport } from './transport.js';
 
@@ -77,11 +78,19 @@ export class UpstreamConnection {
   readonly #log: Logger;
   readonly #listener: UpstreamListener;
 
-  constructor(config: UpstreamConfig, listener: UpstreamListener, logger: Logger) {
+  readonly #around: readonly UpstreamCallMiddleware[];
+
+  constructor(
+    config: UpstreamConfig,
+    listener: UpstreamListener,
+    logger: Logger,
+    around: readonly UpstreamCallMiddleware[] = [],
+  ) {
     this.name = config.name;
     this.config = config;
     this.#listener = listener;
     this.#log = logger.child(config.name);
+    this.#around = around;
   }
 
   get state(): UpstreamState {
@@ -241,10 +250,25 @@ export class UpstreamConnection {
    * Sends one request upstream. Resolves with the raw result or rejects with a GatewayError: the
    * upstream's own JSON-RPC error, `upstream_timeout` (after cancelling upstream) or `upstream_unavailable`.
    */
-  async request(
+  request(
     method: string,
     params: Record<string, unknown> | undefined,
     options: UpstreamRequestOptions = {},
+  ): Promise<Record<string, unknown>> {
+    if (this.#around.length === 0) return this.#send(method, params, options);
+    // Upstream-call middleware (plugins): the first is outermost, the innermost step sends.
+    const call = { upstream: this.name, method, params };
+    const step = (i: number): Promise<Record<string, unknown>> => {
+      const layer = this.#around[i];
+      return layer ? layer(call, () => step(i + 1)) : this.#send(method, params, options);
+    };
+    return step(0);
+  }
+
+  async #send(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: UpstreamRequestOptions,
   ): Promise<Record<string, unknown>> {
     const client = this.#client;
     if (!client || this.#state !== 'ready') {

@@ -1,0 +1,132 @@
+import semver from 'semver';
+import type { RequestMiddleware } from '../context.js';
+import type { Logger } from '../logger.js';
+import { CORE_VERSION } from '../version.js';
+import {
+  HOOK_NAMES,
+  isPlugin,
+  type PluginHooks,
+  type UpstreamCallMiddleware,
+  type UpstreamNotification,
+} from './define.js';
+
+export type PluginErrorCode =
+  | 'PLUGIN_INVALID'
+  | 'PLUGIN_DUPLICATE'
+  | 'PLUGIN_MISSING_DEPENDENCY'
+  | 'PLUGIN_INCOMPATIBLE'
+  | 'PLUGIN_UNKNOWN_HOOK'
+  | 'PLUGIN_SETUP_FAILED';
+
+/** A plugin that cannot be loaded; `code` is stable, the message says what to change. */
+export class PluginError extends Error {
+  override readonly name = 'PluginError';
+  readonly code: PluginErrorCode;
+  readonly plugin: string;
+
+  constructor(code: PluginErrorCode, plugin: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.plugin = plugin;
+  }
+}
+
+export interface LoadedPlugin {
+  name: string;
+  hooks: PluginHooks;
+}
+
+/**
+ * Checks and sets up plugins in order (metadata first: name, duplicates, required plugins listed
+ * earlier, compatible core range; then `setup`, whose hooks must all be known).
+ */
+export async function setupPlugins(
+  entries: readonly { plugin: unknown; options: unknown; source: string }[],
+  logger: Logger,
+): Promise<LoadedPlugin[]> {
+  const loaded: LoadedPlugin[] = [];
+  for (const { plugin, options, source } of entries) {
+    if (!isPlugin(plugin) || typeof plugin.name !== 'string' || plugin.name.length === 0) {
+      throw new PluginError(
+        'PLUGIN_INVALID',
+        source,
+        `${source} does not export a plugin: default-export the result of definePlugin({ name, setup }) from @switchyard/core.`,
+      );
+    }
+    const name = plugin.name;
+    if (loaded.some((p) => p.name === name)) {
+      throw new PluginError('PLUGIN_DUPLICATE', name, `Plugin ${name} is listed twice; list it once.`);
+    }
+    for (const required of plugin.requires ?? []) {
+      if (!loaded.some((p) => p.name === required)) {
+        throw new PluginError(
+          'PLUGIN_MISSING_DEPENDENCY',
+          name,
+          `Plugin ${name} requires ${required}: list ${required} before it in "plugins".`,
+        );
+      }
+    }
+    if (
+      plugin.core !== undefined &&
+      !semver.satisfies(CORE_VERSION, plugin.core, { includePrerelease: true })
+    ) {
+      throw new PluginError(
+        'PLUGIN_INCOMPATIBLE',
+        name,
+        `Plugin ${name} supports @switchyard/core ${plugin.core}, but this is ${CORE_VERSION}: upgrade one of them.`,
+      );
+    }
+    let hooks: PluginHooks;
+    try {
+      hooks = await plugin.setup(options ?? {}, {
+        logger: logger.child(`plugin:${name}`),
+        loaded: loaded.map((p) => p.name),
+      });
+    } catch (error) {
+      throw new PluginError(
+        'PLUGIN_SETUP_FAILED',
+        name,
+        `Plugin ${name} failed to set up: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+    for (const key of Object.keys(hooks ?? {})) {
+      if (!(HOOK_NAMES as readonly string[]).includes(key)) {
+        throw new PluginError(
+          'PLUGIN_UNKNOWN_HOOK',
+          name,
+          `Plugin ${name} returned an unknown hook "${key}" (known: ${HOOK_NAMES.join(', ')}).`,
+        );
+      }
+    }
+    loaded.push({ name, hooks: hooks ?? {} });
+  }
+  return loaded;
+}
+
+/** The hooks of loaded plugins, in the shapes the gateway consumes. */
+export function pluginHooks(plugins: readonly LoadedPlugin[]) {
+  return {
+    request: plugins.flatMap((p) =>
+      p.hooks.request ? [named(p.name, p.hooks.request)] : [],
+    ) as RequestMiddleware[],
+    upstreamCall: plugins.flatMap((p) =>
+      p.hooks.upstreamCall ? [p.hooks.upstreamCall] : [],
+    ) as UpstreamCallMiddleware[],
+    notification: (n: UpstreamNotification, log: Logger) => {
+      for (const p of plugins) {
+        try {
+          p.hooks.notification?.(n);
+        } catch (error) {
+          log.warn('plugin notification hook failed', { plugin: p.name, error: String(error) });
+        }
+      }
+    },
+  };
+}
+
+/** Names the middleware after its plugin, so stack traces and logs say which plugin ran. */
+function named(name: string, middleware: RequestMiddleware): RequestMiddleware {
+  Object.defineProperty(middleware, 'name', { value: `plugin:${name}` });
+  return middleware;
+}

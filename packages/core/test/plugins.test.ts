@@ -1,0 +1,180 @@
+import { TestServer } from '@switchyard/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestContext, SessionSink } from '../src/context.js';
+import { GatewayError } from '../src/errors.js';
+import { Gateway } from '../src/gateway.js';
+import { silentLogger } from '../src/logger.js';
+import { definePlugin } from '../src/plugins/define.js';
+import { PluginError, setupPlugins } from '../src/plugins/host.js';
+
+const cleanup: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const task of cleanup.splice(0).reverse()) await task().catch(() => undefined);
+});
+
+const entry = (plugin: unknown, options: unknown = {}) => ({ plugin, options, source: './test-plugin.js' });
+
+async function loadError(entries: ReturnType<typeof entry>[]): Promise<PluginError> {
+  const error = await setupPlugins(entries, silentLogger).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(PluginError);
+  return error as PluginError;
+}
+
+describe('setupPlugins: metadata is checked at load, with coded errors', () => {
+  it('refuses what is not a plugin', async () => {
+    expect((await loadError([entry({ name: 'x', setup: () => ({}) })])).code).toBe('PLUGIN_INVALID');
+    expect((await loadError([entry(undefined)])).message).toMatch(/definePlugin/);
+  });
+
+  it('refuses duplicates, missing requirements, incompatible core ranges and unknown hooks', async () => {
+    const a = definePlugin({ name: 'a', setup: () => ({}) });
+    expect((await loadError([entry(a), entry(a)])).code).toBe('PLUGIN_DUPLICATE');
+    const needsA = definePlugin({ name: 'b', requires: ['a'], setup: () => ({}) });
+    const missing = await loadError([entry(needsA), entry(a)]);
+    expect(missing.code).toBe('PLUGIN_MISSING_DEPENDENCY');
+    expect(missing.message).toContain('list a before it');
+    const future = definePlugin({ name: 'future', core: '^9.0.0', setup: () => ({}) });
+    expect((await loadError([entry(future)])).code).toBe('PLUGIN_INCOMPATIBLE');
+    const typo = definePlugin({ name: 'typo', setup: () => ({ onRequest: () => {} }) as never });
+    const unknown = await loadError([entry(typo)]);
+    expect(unknown.code).toBe('PLUGIN_UNKNOWN_HOOK');
+    expect(unknown.message).toContain('"onRequest"');
+    const broken = definePlugin({
+      name: 'broken',
+      setup: () => {
+        throw new Error('no database');
+      },
+    });
+    expect((await loadError([entry(broken)])).message).toContain('no database');
+  });
+
+  it('passes options and a scoped logger, and tells a plugin what was loaded before it', async () => {
+    const seen: unknown[] = [];
+    const a = definePlugin({ name: 'a', setup: () => ({}) });
+    const b = definePlugin<{ limit: number }>({
+      name: 'b',
+      requires: ['a'],
+      core: '^0.1.0',
+      setup: (options, context) => {
+        seen.push(options, context.loaded);
+        return {};
+      },
+    });
+    const loaded = await setupPlugins([entry(a), entry(b, { limit: 3 })], silentLogger);
+    expect(loaded.map((p) => p.name)).toEqual(['a', 'b']);
+    expect(seen).toEqual([{ limit: 3 }, ['a']]);
+  });
+});
+
+describe('plugins in the gateway', () => {
+  async function gatewayWith(plugins: Parameters<typeof setupPlugins>[0]) {
+    const servers = ['one', 'two'].map((name) => new TestServer({ name, resources: 2 }));
+    const urls = await Promise.all(servers.map(async (s) => (await s.listenHttp()).url));
+    for (const s of servers) cleanup.push(() => s.close());
+    const gateway = new Gateway({
+      upstreams: servers.map((s, i) => ({
+        name: s.options.name,
+        prefix: true,
+        timeoutMs: 5_000,
+        transport: { kind: 'http' as const, url: urls[i]!, headers: {} },
+      })),
+      plugins: await setupPlugins(plugins, silentLogger),
+      logger: silentLogger,
+    });
+    cleanup.push(() => gateway.close());
+    await gateway.start();
+    return { gateway, servers };
+  }
+
+  const session: SessionSink = { id: 's1', transport: 'memory', notify: async () => {} };
+  const request = (method: string, params: Record<string, unknown> = {}): RequestContext => ({
+    method,
+    params,
+    session,
+    signal: new AbortController().signal,
+    notifyRelated: async () => {},
+    state: new Map(),
+  });
+
+  it('runs request middleware as an onion, first listed outermost, errors as values', async () => {
+    const trace: string[] = [];
+    const outer = definePlugin({
+      name: 'outer',
+      setup: () => ({
+        request: async (ctx, next) => {
+          trace.push(`outer>${ctx.method}`);
+          const outcome = await next();
+          trace.push(`outer<${outcome.ok ? 'ok' : outcome.error.reason}`);
+          return outcome;
+        },
+      }),
+    });
+    const deny = definePlugin({
+      name: 'deny',
+      setup: () => ({
+        request: async (ctx, next) => {
+          trace.push('deny');
+          if (String(ctx.params.uri ?? '').includes('/r/1')) {
+            return { ok: false, error: GatewayError.forbidden('r/1 is off limits') };
+          }
+          return next();
+        },
+      }),
+    });
+    const { gateway } = await gatewayWith([entry(outer), entry(deny)]);
+    const allowed = await gateway.handle(request('resources/read', { uri: 'one+test://one/r/0' }));
+    expect(allowed.ok).toBe(true);
+    const denied = await gateway.handle(request('resources/read', { uri: 'one+test://one/r/1' }));
+    expect(denied).toMatchObject({ ok: false, error: { code: -32034, data: { reason: 'forbidden' } } });
+    expect(trace).toEqual([
+      'outer>resources/read',
+      'deny',
+      'outer<ok',
+      'outer>resources/read',
+      'deny',
+      'outer<forbidden',
+    ]);
+  });
+
+  it('shows upstream-call middleware each call to each upstream, and notifications and lifecycle', async () => {
+    const calls: string[] = [];
+    const notes: string[] = [];
+    const lifecycle: string[] = [];
+    const watch = (name: string) =>
+      definePlugin({
+        name,
+        setup: () => ({
+          upstreamCall: async (call, next) => {
+            calls.push(`${name}:${call.upstream}:${call.method}`);
+            return next();
+          },
+          notification: (n) => notes.push(`${name}:${n.upstream}:${n.method}`),
+          ready: () => void lifecycle.push(`ready:${name}`),
+          close: () => void lifecycle.push(`close:${name}`),
+        }),
+      });
+    const { gateway, servers } = await gatewayWith([entry(watch('p1')), entry(watch('p2'))]);
+    expect(lifecycle).toEqual(['ready:p1', 'ready:p2']);
+    calls.length = 0;
+    await gateway.handle(request('resources/list'));
+    expect(calls.sort()).toEqual(
+      [
+        'p1:one:resources/list',
+        'p1:two:resources/list',
+        'p2:one:resources/list',
+        'p2:two:resources/list',
+      ].sort(),
+    );
+    gateway.openSession(session);
+    await gateway.handle(request('resources/subscribe', { uri: 'two+test://two/r/0' }));
+    await servers[1]!.triggerUpdated('test://two/r/0');
+    await expect
+      .poll(() => notes, { timeout: 5_000 })
+      .toEqual(['p1:two:notifications/resources/updated', 'p2:two:notifications/resources/updated']);
+    await gateway.close();
+    expect(lifecycle).toEqual(['ready:p1', 'ready:p2', 'close:p2', 'close:p1']);
+  });
+});
