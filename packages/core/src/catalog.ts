@@ -1,5 +1,6 @@
 import { UriTemplate } from '@modelcontextprotocol/client';
 import type { Logger } from './logger.js';
+import { asRecords } from './payload.js';
 
 /** What the catalog needs from an upstream: a one-page list call. */
 export type ListMethod = 'resources/list' | 'resources/templates/list' | 'prompts/list';
@@ -44,17 +45,18 @@ export class UnprefixedCatalog {
     const templates: ServerEntry['templates'] = [];
     const prompts = new Set<string>();
     await walk(list, 'resources/list', (page) => {
-      for (const item of asArray(page.resources)) if (typeof item?.uri === 'string') uris.add(item.uri);
+      for (const item of asRecords(page.resources)) if (typeof item?.uri === 'string') uris.add(item.uri);
     });
     await walk(list, 'resources/templates/list', (page) => {
-      for (const item of asArray(page.resourceTemplates)) {
+      for (const item of asRecords(page.resourceTemplates)) {
         if (typeof item?.uriTemplate !== 'string') continue;
         templates.push({ raw: item.uriTemplate, template: parseTemplate(item.uriTemplate) });
       }
     }).catch((error) => this.#log.debug('template listing failed', { server, error: String(error) }));
     if (options.prompts) {
       await walk(list, 'prompts/list', (page) => {
-        for (const item of asArray(page.prompts)) if (typeof item?.name === 'string') prompts.add(item.name);
+        for (const item of asRecords(page.prompts))
+          if (typeof item?.name === 'string') prompts.add(item.name);
       }).catch((error) => this.#log.debug('prompt listing failed', { server, error: String(error) }));
     }
     if (this.#generation.get(server) !== generation) return;
@@ -162,8 +164,4 @@ function parseTemplate(raw: string): UriTemplate | undefined {
   } catch {
     return undefined;
   }
-}
-
-function asArray(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? (value as Record<string, unknown>[]) : [];
 }

@@ -1,3 +1,5 @@
+import { isRecord } from './payload.js';
+
 /** JSON-RPC error codes used by Switchyard (DESIGN §9). */
 export const ErrorCode = {
   ParseError: -32700,
@@ -133,10 +135,6 @@ export class GatewayError extends Error {
       ? { code: this.code, message: this.message }
       : { code: this.code, message: this.message, data: this.data };
   }
-}
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function isJsonRpcErrorLike(value: unknown): value is { code: number; message: string; data?: unknown } {

@@ -3,10 +3,11 @@ import { UnprefixedCatalog } from './catalog.js';
 import type { UpstreamConfig } from './config.js';
 import type { RequestContext, RequestMiddleware, SessionSink } from './context.js';
 import { MergedCursorCodec, type MergedCursorState } from './cursor.js';
-import { ErrorCode, GatewayError, isRecord, isResourceNotFound } from './errors.js';
+import { ErrorCode, GatewayError, isResourceNotFound } from './errors.js';
 import { createLogger, type Logger } from './logger.js';
 import { compose, type Outcome } from './middleware.js';
 import { exposeUri, splitExposedUri } from './namespace.js';
+import { asRecords, isRecord } from './payload.js';
 import { type LoadedPlugin, pluginHooks } from './plugins/host.js';
 import { SubscriptionTable } from './subscriptions.js';
 import { type RequestOrigin, UpstreamConnection, type UpstreamListener } from './upstream/connection.js';
@@ -261,7 +262,7 @@ export class Gateway {
       if (page === undefined) return;
       pages.push(page);
       const prefixed = u.config.prefix;
-      for (const raw of asArray(page[kind.field])) {
+      for (const raw of asRecords(page[kind.field])) {
         const uri = raw[kind.uriField];
         if (typeof uri !== 'string') continue;
         if (!prefixed) {
@@ -302,7 +303,7 @@ export class Gateway {
       throw this.#notFoundAware(error, exposed);
     }
     if (!upstream.config.prefix) return result;
-    const contents = asArray(result.contents).map((c) =>
+    const contents = asRecords(result.contents).map((c) =>
       typeof c.uri === 'string' ? { ...c, uri: exposeUri(upstream.name, c.uri, true) } : c,
     );
     return { ...result, contents };
@@ -530,8 +531,4 @@ function withoutProgressToken(params: Record<string, unknown>): Record<string, u
   if (Object.keys(rest).length > 0) copy._meta = rest;
   else delete copy._meta;
   return copy;
-}
-
-function asArray(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? (value as Record<string, unknown>[]) : [];
 }

@@ -49,7 +49,7 @@ export { type LoadedPlugin, PluginError, type PluginErrorCode, setupPlugins } fr
 export { type SubscriptionBackend, SubscriptionTable } from './subscriptions.js';
 export { backoffDelay } from './upstream/backoff.js';
 export { type RequestOrigin, UpstreamConnection, type UpstreamState } from './upstream/connection.js';
-export { LegacyHttpClientTransport } from './upstream/http-client-transport.js';
+export { HttpClientTransport } from './upstream/http-client-transport.js';
 export { type WebSocketClientOptions, WebSocketClientTransport } from './upstream/ws-client-transport.js';
 export { CORE_VERSION } from './version.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './websocket.js';

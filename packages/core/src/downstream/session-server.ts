@@ -4,8 +4,9 @@ import { ProtocolError, Server } from '@modelcontextprotocol/server';
 import type { DownstreamTransportKind, ProgressUpdate, RequestContext, SessionSink } from '../context.js';
 import { ErrorCode, type GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
+import { CORE_VERSION } from '../version.js';
 
-export const SERVER_INFO = { name: 'switchyard', version: '0.1.0' } as const;
+export const SERVER_INFO = { name: 'switchyard', version: CORE_VERSION } as const;
 
 export interface DownstreamSession {
   readonly id: string;

@@ -9,6 +9,7 @@ import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { UpstreamCallMiddleware } from '../plugins/define.js';
+import { CORE_VERSION } from '../version.js';
 import { backoffDelay } from './backoff.js';
 import { createUpstreamTransport, describeTransport } from './transport.js';
 
@@ -40,7 +41,7 @@ export interface UpstreamListener {
   ): void;
 }
 
-const GATEWAY_INFO = { name: 'switchyard', version: '0.1.0' };
+const GATEWAY_INFO = { name: 'switchyard', version: CORE_VERSION };
 
 /**
  * Results are relayed, not consumed: the gateway reads only the few fields it routes on (and checks

@@ -26,7 +26,7 @@ const MCP_NAME_SOURCE: Record<string, string> = {
  * `Client` on top owns all protocol semantics; this only moves bytes, without the web-streams
  * machinery of `fetch` on every hop.
  */
-export class LegacyHttpClientTransport implements Transport {
+export class HttpClientTransport implements Transport {
   /** Each request has its own HTTP exchange, so closing it (requestSignal) ends a modern listen stream. */
   readonly hasPerRequestStream = true;
   onmessage?: (message: JSONRPCMessage) => void;

@@ -2,7 +2,7 @@ import type { Transport } from '@modelcontextprotocol/client';
 import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamTransportConfig } from '../config.js';
-import { LegacyHttpClientTransport } from './http-client-transport.js';
+import { HttpClientTransport } from './http-client-transport.js';
 import { WebSocketClientTransport } from './ws-client-transport.js';
 
 /**
@@ -30,7 +30,7 @@ export function createUpstreamTransport(config: UpstreamTransportConfig): Upstre
       return { transport, stderr: (transport.stderr as NodeJS.ReadableStream | null) ?? undefined };
     }
     case 'http':
-      return { transport: new LegacyHttpClientTransport(new URL(config.url), config.headers) };
+      return { transport: new HttpClientTransport(new URL(config.url), config.headers) };
     case 'ws':
       return { transport: new WebSocketClientTransport(new URL(config.url), { headers: config.headers }) };
     case 'sse':
