@@ -26,5 +26,5 @@ export async function loadPlugins(config: GatewayConfig, logger: Logger): Promis
     }
     entries.push({ plugin: module.default ?? module.plugin, options, source: specifier });
   }
-  return setupPlugins(entries, logger);
+  return setupPlugins(entries, logger, { baseDir: config.baseDir });
 }

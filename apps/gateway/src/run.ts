@@ -1,9 +1,10 @@
-import { createLogger, Gateway, type Logger, type LogLevel } from '@switchyard/core';
+import { ClientDirectory, createLogger, Gateway, type Logger, type LogLevel } from '@switchyard/core';
 import type { GatewayConfig } from './config/load.js';
 import { type HttpListener, startHttpListener } from './listeners/http.js';
 import { startStdioListener } from './listeners/stdio.js';
 import { startWsListener, type WsListener } from './listeners/ws.js';
 import { loadPlugins } from './plugins.js';
+import { startTelemetry } from './telemetry.js';
 
 export interface RunningGateway {
   gateway: Gateway;
@@ -20,7 +21,16 @@ export async function runGateway(
   options: { logger?: Logger; logLevel?: LogLevel } = {},
 ): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? config.logLevel ?? 'info' });
-  const plugins = await loadPlugins(config, logger);
+  // Telemetry providers must exist before the gateway and plugins create their instruments.
+  const telemetry = await startTelemetry(config.telemetry, logger);
+  const clients = new ClientDirectory({ clients: config.clients, anonymous: config.anonymous });
+  let plugins: Awaited<ReturnType<typeof loadPlugins>>;
+  try {
+    plugins = await loadPlugins(config, logger);
+  } catch (error) {
+    await telemetry.close();
+    throw error;
+  }
   const gateway = new Gateway({
     upstreams: config.upstreams,
     plugins,
@@ -30,6 +40,7 @@ export async function runGateway(
   logger.info('starting', {
     config: config.source,
     upstreams: config.upstreams.map((u) => u.name).join(','),
+    clients: clients.enabled ? Object.keys(config.clients ?? {}).length : undefined,
   });
   await gateway.start();
   const down = gateway.status().filter((s) => s.state !== 'ready');
@@ -43,21 +54,22 @@ export async function runGateway(
   let stdio: Awaited<ReturnType<typeof startStdioListener>> | undefined;
   try {
     if (config.listen.http) {
-      http = await startHttpListener(gateway, config.listen.http, logger);
+      http = await startHttpListener(gateway, config.listen.http, logger, clients);
       logger.info(`listening on ${http.url}`);
     }
     if (config.listen.ws) {
-      ws = await startWsListener(gateway, config.listen.ws, logger);
+      ws = await startWsListener(gateway, config.listen.ws, logger, clients);
       logger.info(`listening on ${ws.url}`);
     }
     if (config.listen.stdio) {
-      stdio = await startStdioListener(gateway, logger);
+      stdio = await startStdioListener(gateway, logger, clients.anonymous);
       logger.info('serving MCP on stdio');
     }
   } catch (error) {
     await ws?.close();
     await http?.close();
     await gateway.close();
+    await telemetry.close();
     throw error;
   }
   let closing: Promise<void> | undefined;
@@ -72,6 +84,7 @@ export async function runGateway(
         await ws?.close();
         await http?.close();
         await gateway.close();
+        await telemetry.close();
       })();
       return closing;
     },

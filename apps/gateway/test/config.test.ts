@@ -348,13 +348,39 @@ describe('ConfigError: each problem names the file, the JSON path and what is wr
     expectIssue(noServers.error, noServers.file, '$.mcpServers', /./);
   });
 
-  it('refuses features this version does not implement, naming where they are', async () => {
-    const { file, error } = await loadError({
-      listen: { stdio: true },
-      mcpServers: {},
-      clients: { alice: { token: 't' } },
+  it('reads clients with tokens from the environment, and never echoes a token in an error', async () => {
+    const config = await (
+      await load(
+        {
+          listen: { stdio: true },
+          mcpServers: {},
+          clients: {
+            alice: { token: '${ALICE_TOKEN}', groups: ['platform'] },
+            'ci-bot': { token: 'ci-secret-1' },
+          },
+          anonymous: 'local',
+        },
+        { ALICE_TOKEN: 'alice-secret-1' },
+      )
+    ).config();
+    expect(config.clients).toEqual({
+      alice: { token: 'alice-secret-1', groups: ['platform'] },
+      'ci-bot': { token: 'ci-secret-1', groups: [] },
     });
-    expectIssue(error, file, '$.clients', 'not supported');
+    expect(config.anonymous).toBe('local');
+
+    const unset = await loadError({ mcpServers: {}, clients: { alice: { token: '${ALICE_TOKEN}' } } });
+    expectIssue(unset.error, unset.file, '$.clients.alice.token', 'ALICE_TOKEN');
+
+    const shared = await loadError({
+      mcpServers: {},
+      clients: { alice: { token: 'same-secret-9' }, bob: { token: 'same-secret-9' } },
+    });
+    expectIssue(shared.error, shared.file, '$.clients.bob.token', 'same token as client "alice"');
+    expect(shared.error.message).not.toContain('same-secret-9');
+
+    const badName = await loadError({ mcpServers: {}, clients: { 'a b': { token: 'x' } }, anonymous: '' });
+    expect(badName.error.message).toMatch(/whitespace/);
   });
 
   it('keeps plugins in config order with their options', () => {

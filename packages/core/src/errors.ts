@@ -101,6 +101,25 @@ export class GatewayError extends Error {
     return new GatewayError(ErrorCode.Forbidden, message, { ...data, reason: 'forbidden' });
   }
 
+  /** A client spent its request budget; `retryAfterMs` says when the next request will be accepted. */
+  static rateLimited(retryAfterMs: number, data?: GatewayErrorData): GatewayError {
+    const wait = Math.max(1, Math.ceil(retryAfterMs));
+    return new GatewayError(
+      ErrorCode.RateLimited,
+      `Rate limited: this client sent more requests than it is allowed; retry after ${wait} ms.`,
+      { ...data, reason: 'rate_limited', retryAfterMs: wait },
+    );
+  }
+
+  /** An upstream's request queue is full; the request was not sent. */
+  static upstreamBusy(upstream: string, maxQueue: number, data?: GatewayErrorData): GatewayError {
+    return new GatewayError(
+      ErrorCode.UpstreamBusy,
+      `Upstream '${upstream}' is busy: ${maxQueue} requests are already queued for it. Retry shortly.`,
+      { ...data, reason: 'upstream_busy', upstream, maxQueue },
+    );
+  }
+
   static cancelled(method: string): GatewayError {
     return new GatewayError(ErrorCode.InternalError, `Request ${method} was cancelled by the client.`, {
       reason: 'cancelled',

@@ -8,8 +8,10 @@ import { createLogger, type Logger } from './logger.js';
 import { compose, type Outcome } from './middleware.js';
 import { exposeUri, splitExposedUri } from './namespace.js';
 import { asRecords, isRecord } from './payload.js';
+import type { PluginGateway, ResourceRoute } from './plugins/define.js';
 import { type LoadedPlugin, pluginHooks } from './plugins/host.js';
 import { SubscriptionTable } from './subscriptions.js';
+import { GatewayTelemetry } from './telemetry.js';
 import { type RequestOrigin, UpstreamConnection, type UpstreamListener } from './upstream/connection.js';
 
 export interface GatewayOptions {
@@ -65,6 +67,10 @@ export class Gateway {
   #closed = false;
   readonly #plugins: LoadedPlugin[];
   readonly #notifyPlugins: ReturnType<typeof pluginHooks>['notification'];
+  readonly #telemetry: GatewayTelemetry;
+  /** Plugin watches (see PluginGateway.watch): pseudo-sessions in the subscription table. */
+  readonly #watchers = new Map<string, { upstream: string; onInvalidate: () => void }>();
+  #watchSeq = 0;
 
   constructor(options: GatewayOptions) {
     this.#log = options.logger ?? createLogger();
@@ -78,12 +84,17 @@ export class Gateway {
     this.#plugins = options.plugins ?? [];
     const hooks = pluginHooks(this.#plugins);
     this.#notifyPlugins = hooks.notification;
+    this.#telemetry = new GatewayTelemetry({
+      sessions: () => this.#sessions.size,
+      subscriptions: () => this.#subscriptions.size,
+      upstreams: () => this.#order.map((u) => ({ name: u.name, ready: u.state === 'ready' })),
+    });
     const upstreamLog = this.#log.child('upstream');
     for (const config of options.upstreams) {
       if (this.#upstreams.has(config.name)) throw new Error(`Duplicate upstream name '${config.name}'`);
       this.#upstreams.set(
         config.name,
-        new UpstreamConnection(config, listener, upstreamLog, hooks.upstreamCall),
+        new UpstreamConnection(config, listener, upstreamLog, hooks.upstreamCall, this.#telemetry),
       );
     }
     this.#order = [...this.#upstreams.values()];
@@ -105,6 +116,8 @@ export class Gateway {
       },
     });
     this.#run = compose([...hooks.request, ...(options.middleware ?? [])], (ctx) => this.#dispatch(ctx));
+    const view = this.#pluginView();
+    for (const port of new Set(this.#plugins.map((p) => p.port))) port.attach(view);
   }
 
   /** Starts connecting to every upstream. Resolves once each has connected or failed its first attempt. */
@@ -166,7 +179,54 @@ export class Gateway {
 
   /** Runs one downstream request through the middleware chain to its upstream(s). */
   handle(ctx: RequestContext): Promise<Outcome> {
-    return this.#run(ctx);
+    const attributes: Record<string, string> = {
+      'switchyard.session': ctx.session.id,
+      'switchyard.identity': ctx.identity.id,
+    };
+    if (typeof ctx.params.uri === 'string') attributes['mcp.resource.uri'] = ctx.params.uri;
+    return this.#telemetry.request(ctx.method, attributes, () => this.#run(ctx));
+  }
+
+  /** The resource an exposed URI names, or undefined when no upstream serves it. */
+  route(exposedUri: string): ResourceRoute | undefined {
+    try {
+      const { upstream, uri } = this.#route(exposedUri);
+      return { upstream: upstream.name, uri };
+    } catch {
+      return undefined;
+    }
+  }
+
+  #pluginView(): PluginGateway {
+    return {
+      route: (exposedUri) => this.route(exposedUri),
+      exposeUri: (upstream, uri) => exposeUri(upstream, uri, this.#upstream(upstream).config.prefix),
+      canSubscribe: (upstream) => {
+        const u = this.#upstreams.get(upstream);
+        return u?.state === 'ready' && Boolean(u.capabilities?.resources?.subscribe);
+      },
+      watch: async (exposedUri, onInvalidate) => {
+        const { upstream, uri } = this.#route(exposedUri);
+        if (!upstream.capabilities?.resources?.subscribe || upstream.state !== 'ready') {
+          throw GatewayError.invalidParams(`Upstream '${upstream.name}' cannot subscribe to ${exposedUri}.`);
+        }
+        const id = `$watch:${++this.#watchSeq}`;
+        this.#watchers.set(id, { upstream: upstream.name, onInvalidate });
+        try {
+          await this.#subscriptions.subscribe(id, upstream.name, uri, {
+            sessionId: id,
+            notify: async () => {},
+          });
+        } catch (error) {
+          this.#watchers.delete(id);
+          throw error;
+        }
+        return async () => {
+          if (!this.#watchers.delete(id)) return;
+          await this.#subscriptions.unsubscribe(id, upstream.name, uri);
+        };
+      },
+    };
   }
 
   async close(): Promise<void> {
@@ -440,6 +500,9 @@ export class Gateway {
       upstream: u.name,
       error: error instanceof Error ? error.message : String(error),
     });
+    // Updates sent while it is down are lost: whatever plugins hold for it may be stale.
+    for (const watcher of this.#watchers.values())
+      if (watcher.upstream === u.name) invalidate(watcher, this.#log);
     this.#scheduleListChanged();
   }
 
@@ -461,7 +524,9 @@ export class Gateway {
         if (typeof params.uri !== 'string') return;
         const exposed = exposeUri(u.name, params.uri, u.config.prefix);
         for (const id of this.#subscriptions.subscribers(u.name, params.uri)) {
-          this.#send(id, method, { ...params, uri: exposed });
+          const watcher = this.#watchers.get(id);
+          if (watcher) invalidate(watcher, this.#log);
+          else this.#send(id, method, { ...params, uri: exposed });
         }
         return;
       }
@@ -512,7 +577,15 @@ export class Gateway {
 }
 
 function originOf(ctx: RequestContext): RequestOrigin {
-  return { sessionId: ctx.session.id, notify: ctx.notifyRelated };
+  return { sessionId: ctx.session.id, notify: ctx.notifyRelated, context: ctx };
+}
+
+function invalidate(watcher: { onInvalidate: () => void }, log: Logger): void {
+  try {
+    watcher.onInvalidate();
+  } catch (error) {
+    log.warn('plugin watch callback failed', { error: String(error) });
+  }
 }
 
 function requireUri(params: Record<string, unknown>): string {

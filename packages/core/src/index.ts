@@ -3,6 +3,7 @@ export { UnprefixedCatalog } from './catalog.js';
 export { DEFAULT_TIMEOUT_MS, type UpstreamConfig, type UpstreamTransportConfig } from './config.js';
 export type {
   DownstreamTransportKind,
+  Identity,
   ProgressUpdate,
   RequestContext,
   RequestMiddleware,
@@ -32,21 +33,38 @@ export {
   isResourceNotFound,
 } from './errors.js';
 export { Gateway, type GatewayOptions, UNAVAILABLE_META_KEY, type UpstreamStatus } from './gateway.js';
+export {
+  type Authentication,
+  type ClientConfig,
+  ClientDirectory,
+  type ClientsConfig,
+  DEFAULT_ANONYMOUS_ID,
+} from './identity.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { compose, type Middleware, type Outcome } from './middleware.js';
 export { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './namespace.js';
 export {
   definePlugin,
   type PluginDefinition,
+  type PluginGateway,
   type PluginHooks,
   type PluginSetupContext,
+  type ResourceRoute,
   type SwitchyardPlugin,
   type UpstreamCall,
   type UpstreamCallMiddleware,
   type UpstreamNotification,
 } from './plugins/define.js';
-export { type LoadedPlugin, PluginError, type PluginErrorCode, setupPlugins } from './plugins/host.js';
+export {
+  GatewayPort,
+  type LoadedPlugin,
+  PluginError,
+  type PluginErrorCode,
+  setupPlugins,
+} from './plugins/host.js';
+export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';
 export { type SubscriptionBackend, SubscriptionTable } from './subscriptions.js';
+export { GatewayTelemetry, type GaugeSources, TELEMETRY_SCOPE, telemetryApi } from './telemetry.js';
 export { backoffDelay } from './upstream/backoff.js';
 export { type RequestOrigin, UpstreamConnection, type UpstreamState } from './upstream/connection.js';
 export { HttpClientTransport } from './upstream/http-client-transport.js';

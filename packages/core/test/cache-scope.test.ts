@@ -73,13 +73,19 @@ async function gatewayOver(specs: HintedUpstream[]): Promise<Gateway> {
   return gateway;
 }
 
-const session: SessionSink = { id: 's', transport: 'memory', notify: async () => {} };
+const session: SessionSink = {
+  id: 's',
+  transport: 'memory',
+  identity: { id: 'test', groups: [], anonymous: true },
+  notify: async () => {},
+};
 
 async function list(gateway: Gateway, cursor?: string): Promise<Record<string, unknown>> {
   const outcome = await gateway.handle({
     method: 'resources/list',
     params: cursor === undefined ? {} : { cursor },
     session,
+    identity: session.identity,
     signal: new AbortController().signal,
     notifyRelated: async () => {},
     state: new Map(),

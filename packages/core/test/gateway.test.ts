@@ -61,6 +61,7 @@ async function startGateway(
 /** A downstream session that records its notifications and lets a test await one (bounded). */
 class RecordingSession implements SessionSink {
   readonly transport = 'memory' as const;
+  readonly identity = { id: 'test', groups: [], anonymous: true };
   readonly received: Array<{ method: string; params: Record<string, unknown> }> = [];
   #waiters = new Set<() => void>();
 
@@ -107,6 +108,7 @@ function call(
     method,
     params,
     session,
+    identity: session.identity,
     signal: new AbortController().signal,
     notifyRelated: (m, p) => session.notify(m, p),
     state: new Map(),

@@ -89,11 +89,17 @@ describe('plugins in the gateway', () => {
     return { gateway, servers };
   }
 
-  const session: SessionSink = { id: 's1', transport: 'memory', notify: async () => {} };
+  const session: SessionSink = {
+    id: 's1',
+    transport: 'memory',
+    identity: { id: 'test', groups: [], anonymous: true },
+    notify: async () => {},
+  };
   const request = (method: string, params: Record<string, unknown> = {}): RequestContext => ({
     method,
     params,
     session,
+    identity: session.identity,
     signal: new AbortController().signal,
     notifyRelated: async () => {},
     state: new Map(),

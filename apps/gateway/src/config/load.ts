@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { LogLevel, UpstreamConfig } from '@switchyard/core';
+import type { ClientConfig, LogLevel, UpstreamConfig } from '@switchyard/core';
 import type { z } from 'zod';
 import { type ConfigIssue, expandEnv, joinPath } from './expand.js';
 import { configSchema, type RawConfig } from './schema.js';
@@ -22,8 +22,21 @@ export interface GatewayConfig {
   upstreams: UpstreamConfig[];
   /** Plugins in config order (first = outermost): a package name or a path relative to baseDir. */
   plugins: { specifier: string; options: Record<string, unknown> }[];
+  /** Named clients and their bearer tokens (HTTP/WS); see ClientDirectory. */
+  clients?: Record<string, ClientConfig>;
+  /** Identity of stdio sessions and, when set, of tokenless HTTP/WS requests. */
+  anonymous?: string;
+  telemetry?: TelemetryConfig;
   cursorSecret?: string;
   logLevel?: LogLevel;
+}
+
+export interface TelemetryConfig {
+  serviceName: string;
+  /** OTLP/HTTP export of traces and metrics (endpoint = the collector's base URL, e.g. http://127.0.0.1:4318). */
+  otlp?: { endpoint: string; headers: Record<string, string>; exportIntervalMs: number };
+  /** A Prometheus scrape endpoint served by the gateway. */
+  prometheus?: { host: string; port: number; path: string };
 }
 
 /** A config that cannot be used; its message names the file, each JSON path and what is wrong. */
@@ -126,11 +139,17 @@ function resolveConfig(
       transport: { kind, url: server.url, headers: server.headers },
     });
   }
-  if (config.clients !== undefined || config.anonymous !== undefined) {
-    issues.push({
-      path: '$.clients',
-      message: 'client identities are not supported by this version yet; remove "clients"/"anonymous"',
-    });
+  const owners = new Map<string, string>();
+  for (const [name, client] of Object.entries(config.clients ?? {})) {
+    // Never echo a token: name the clients that share one.
+    const other = owners.get(client.token);
+    if (other !== undefined) {
+      issues.push({
+        path: joinPath(joinPath('$.clients', name), 'token'),
+        message: `same token as client "${other}": give each client its own token`,
+      });
+    }
+    owners.set(client.token, name);
   }
   const listen = config.listen ?? { stdio: true };
   if (!listen.stdio && !listen.http && !listen.ws) {
@@ -149,6 +168,9 @@ function resolveConfig(
     },
     upstreams,
     plugins: config.plugins.map(([specifier, options]) => ({ specifier, options: options ?? {} })),
+    clients: config.clients,
+    anonymous: config.anonymous,
+    telemetry: config.telemetry,
     cursorSecret: config.cursorSecret,
     logLevel: config.logLevel,
   };

@@ -85,9 +85,34 @@ export const configSchema = z.strictObject({
     .array(z.tuple([z.string(), z.record(z.string(), z.unknown())]).or(z.tuple([z.string()])))
     .default([]),
   clients: z
-    .record(z.string(), z.strictObject({ token: z.string().min(1), groups: z.array(z.string()).default([]) }))
+    .record(
+      z.string().regex(/^\S+$/, 'client names must be non-empty and contain no whitespace'),
+      z.strictObject({
+        token: z.string().min(1, 'must be a non-empty token (is the variable it reads set?)'),
+        groups: z.array(z.string().min(1)).default([]),
+      }),
+    )
     .optional(),
-  anonymous: z.string().optional(),
+  anonymous: z.string().regex(/^\S+$/, 'must be a non-empty identity name without whitespace').optional(),
+  telemetry: z
+    .strictObject({
+      serviceName: z.string().min(1).default('switchyard'),
+      otlp: z
+        .strictObject({
+          endpoint: z.string().refine((u) => URL.canParse(u), 'must be an absolute URL'),
+          headers: headers.default({}),
+          exportIntervalMs: z.number().int().positive().default(10_000),
+        })
+        .optional(),
+      prometheus: z
+        .strictObject({
+          host: z.string().default('127.0.0.1'),
+          port: z.number().int().min(0).max(65_535).default(9464),
+          path: z.string().startsWith('/', 'must start with "/"').default('/metrics'),
+        })
+        .optional(),
+    })
+    .optional(),
   cursorSecret: z.string().optional(),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).optional(),
 });

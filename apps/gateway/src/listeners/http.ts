@@ -8,10 +8,13 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import {
+  type ClientDirectory,
   checkEnvelope,
   createDownstreamSession,
   type DownstreamSession,
   type Gateway,
+  type GatewayError,
+  type Identity,
   isLegacyVersion,
   ListenTracker,
   type Logger,
@@ -33,6 +36,8 @@ export interface HttpListener {
 interface HttpSession {
   transport: SessionHttpTransport;
   session: DownstreamSession;
+  /** The client that opened the session; every later request must authenticate as the same one. */
+  identity: Identity;
   lastSeen: number;
   openStreams: number;
 }
@@ -47,37 +52,13 @@ export async function startHttpListener(
   gateway: Gateway,
   config: ListenerConfig & { sessionIdleMs?: number },
   logger: Logger,
+  clients: ClientDirectory,
 ): Promise<HttpListener> {
   const log = logger.child('http');
   const sessions = new Map<string, HttpSession>();
   const guard = createRequestGuard(config);
   const idleMs = config.sessionIdleMs ?? 30 * 60_000;
-
-  // Modern-era (2026-07-28) requests are stateless: the SDK's handler serves them, one Server instance
-  // per request, and serves subscriptions/listen streams from its event bus. One gateway session stands
-  // for all of them: what it is told (updates, list changes) goes onto the bus, which delivers each
-  // event to the listen streams whose filter asks for it.
-  const bus = new InMemoryServerEventBus();
-  const modern = openSession(
-    gateway,
-    'http',
-    `http-modern-${randomUUID()}`,
-    () => undefined,
-    async (method, params) => {
-      if (method === 'notifications/resources/updated' && typeof params.uri === 'string') {
-        bus.publish({ kind: 'resource_updated', uri: params.uri });
-      } else if (method === 'notifications/resources/list_changed') {
-        bus.publish({ kind: 'resources_list_changed' });
-      }
-    },
-  );
-  const listens = new ListenTracker(gateway, modern.sink, log);
-  const modernHandler = createMcpHandler(() => modern.build(), {
-    legacy: 'reject',
-    bus,
-    onerror: (error) => log.debug('modern request failed', { error: error.message }),
-  });
-  const serveModern = toNodeHandler(modernHandler);
+  const modern = new ModernEndpoint(gateway, log);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://localhost');
@@ -88,6 +69,21 @@ export async function startHttpListener(
       log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
       return sendJson(res, 403, rpcError(-32600, `Forbidden: ${refused}`));
     }
+    const auth = clients.authenticate(header(req, 'authorization'));
+    if (!auth.ok) {
+      req.resume();
+      // Never log the header itself: it may hold a (mistyped) token.
+      log.warn('request refused', { reason: 'unauthorized', remote: req.socket.remoteAddress });
+      res.setHeader('WWW-Authenticate', auth.challenge);
+      return sendJson(res, auth.status, rpcError(-32600, auth.message));
+    }
+    const identity = auth.identity;
+    /** A session answers only the client that opened it (a stolen session id is useless without its token). */
+    const wrongClient = (entry: HttpSession): boolean => {
+      if (entry.identity.id === identity.id) return false;
+      sendJson(res, 403, rpcError(-32600, 'Forbidden: this session belongs to another client'));
+      return true;
+    };
     const sessionId = header(req, 'mcp-session-id');
     const version = header(req, 'mcp-protocol-version');
     const unsupported = () =>
@@ -112,6 +108,7 @@ export async function startHttpListener(
             : rpcError(-32000, 'Bad Request: Mcp-Session-Id header required'),
         );
       }
+      if (wrongClient(entry)) return;
       entry.lastSeen = Date.now();
       if (req.method === 'DELETE') {
         await entry.transport.close();
@@ -154,13 +151,7 @@ export async function startHttpListener(
     const invalid = checkEnvelope(body);
     if (invalid) return sendJson(res, 400, invalid);
     if (!sessionId && claimsModernEra(body, version)) {
-      if ((body as { method?: unknown }).method === 'subscriptions/listen') {
-        // Hold the upstream subscriptions this stream asks for, until the client closes it.
-        const key = randomUUID();
-        listens.hold(key, listenedUris(body));
-        res.once('close', () => listens.release(key));
-      }
-      await serveModern(req, res, body);
+      await modern.serve(identity, req, res, body);
       return;
     }
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return unsupported();
@@ -169,6 +160,7 @@ export async function startHttpListener(
     if (sessionId) {
       const entry = sessions.get(sessionId);
       if (!entry) return sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new session'));
+      if (wrongClient(entry)) return;
       entry.lastSeen = Date.now();
       entry.transport.handlePost(res, messages, acceptsSse);
       return;
@@ -184,9 +176,10 @@ export async function startHttpListener(
       );
     }
     const id = randomUUID();
-    const session = createDownstreamSession(gateway, 'http', id);
+    const session = createDownstreamSession(gateway, 'http', { id, identity });
     const entry: HttpSession = {
       session,
+      identity,
       lastSeen: Date.now(),
       openStreams: 0,
       transport: new SessionHttpTransport(id),
@@ -232,7 +225,6 @@ export async function startHttpListener(
     sessionCount: () => sessions.size,
     close: async () => {
       clearInterval(sweeper);
-      await modernHandler.close();
       await modern.close();
       await Promise.allSettled([...sessions.values()].map((e) => e.transport.close()));
       sessions.clear();
@@ -241,6 +233,106 @@ export async function startHttpListener(
         server.closeAllConnections();
       });
     },
+  };
+}
+
+/**
+ * Modern-era (2026-07-28) requests are stateless: the SDK's handler serves them, one Server instance per
+ * request, and serves subscriptions/listen streams from its event bus. One gateway session per client
+ * identity stands for all of that client's modern requests (so plugins see who is calling); what the
+ * gateway tells those sessions (updates, list changes) goes onto the one bus, which delivers each event
+ * to the listen streams whose filter asks for it.
+ */
+class ModernEndpoint {
+  readonly #bus = new InMemoryServerEventBus();
+  readonly #clients = new Map<
+    string,
+    {
+      session: ReturnType<typeof openSession>;
+      listens: ListenTracker;
+      handler: ReturnType<typeof createMcpHandler>;
+      serve: ReturnType<typeof toNodeHandler>;
+    }
+  >();
+  /** Events published in the current turn: several identities' sessions relay the same upstream event. */
+  readonly #published = new Set<string>();
+  readonly #gateway: Gateway;
+  readonly #log: Logger;
+
+  constructor(gateway: Gateway, log: Logger) {
+    this.#gateway = gateway;
+    this.#log = log;
+  }
+
+  async serve(identity: Identity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const client = this.#client(identity);
+    const message = body as { method?: unknown; id?: unknown };
+    if (message.method === 'subscriptions/listen') {
+      // Hold the upstream subscriptions this stream asks for, until the client closes it; a URI this
+      // client may not follow refuses the whole stream.
+      const key = randomUUID();
+      const refused = await client.listens.hold(key, listenedUris(body));
+      if (refused) return sendJson(res, 200, rpcErrorFor(message.id, refused));
+      if (res.destroyed || req.socket.destroyed) {
+        client.listens.release(key);
+        return;
+      }
+      res.once('close', () => client.listens.release(key));
+    }
+    await client.serve(req, res, body);
+  }
+
+  #client(identity: Identity) {
+    const existing = this.#clients.get(identity.id);
+    if (existing) return existing;
+    const session = openSession(this.#gateway, {
+      transport: 'http',
+      id: `http-modern-${identity.id}-${randomUUID()}`,
+      identity,
+      current: () => undefined,
+      deliver: async (method, params) => this.#publish(method, params),
+    });
+    const handler = createMcpHandler(() => session.build(), {
+      legacy: 'reject',
+      bus: this.#bus,
+      onerror: (error) => this.#log.debug('modern request failed', { error: error.message }),
+    });
+    const created = {
+      session,
+      listens: new ListenTracker(this.#gateway, session.sink, this.#log),
+      handler,
+      serve: toNodeHandler(handler),
+    };
+    this.#clients.set(identity.id, created);
+    return created;
+  }
+
+  #publish(method: string, params: Record<string, unknown>): void {
+    const updated = method === 'notifications/resources/updated' && typeof params.uri === 'string';
+    if (!updated && method !== 'notifications/resources/list_changed') return;
+    const key = updated ? `u:${params.uri}` : 'l';
+    if (this.#published.has(key)) return;
+    if (this.#published.size === 0) queueMicrotask(() => this.#published.clear());
+    this.#published.add(key);
+    this.#bus.publish(
+      updated ? { kind: 'resource_updated', uri: params.uri as string } : { kind: 'resources_list_changed' },
+    );
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.#clients.values()) {
+      await client.handler.close();
+      await client.session.close();
+    }
+    this.#clients.clear();
+  }
+}
+
+function rpcErrorFor(id: unknown, error: GatewayError) {
+  return {
+    jsonrpc: '2.0',
+    id: id ?? null,
+    error: { code: error.code, message: error.message, data: error.data },
   };
 }
 

@@ -3,6 +3,7 @@ import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import {
   decodeFrame,
   type Gateway,
+  type Identity,
   ListenTracker,
   type Logger,
   openSession,
@@ -92,9 +93,10 @@ export class JsonLineTransport implements Transport {
 export async function startStdioListener(
   gateway: Gateway,
   logger: Logger,
+  identity: Identity,
 ): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
   let current: Server | undefined;
-  const session = openSession(gateway, 'stdio', 'stdio', () => current);
+  const session = openSession(gateway, { transport: 'stdio', id: 'stdio', identity, current: () => current });
   const transport = new JsonLineTransport(process.stdin, process.stdout);
   const listens = new ListenTracker(gateway, session.sink, logger.child('stdio'));
   transport.onInbound = (message) => listens.observe(message);

@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import {
+  type ClientDirectory,
   createDownstreamSession,
   DEFAULT_MAX_MESSAGE_BYTES,
   type Gateway,
@@ -33,6 +34,7 @@ export async function startWsListener(
   gateway: Gateway,
   config: WsListenerOptions,
   logger: Logger,
+  clients: ClientDirectory,
 ): Promise<WsListener> {
   const log = logger.child('ws');
   const guard = createRequestGuard(config);
@@ -48,9 +50,9 @@ export async function startWsListener(
     );
   });
   server.on('upgrade', (req, socket, head) => {
-    const refuse = (status: number, reason: string) => {
+    const refuse = (status: number, reason: string, extra = '') => {
       log.warn('upgrade refused', { reason, origin: req.headers.origin, host: req.headers.host });
-      socket.end(`HTTP/1.1 ${status} ${reason}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
+      socket.end(`HTTP/1.1 ${status} ${reason}\r\n${extra}Connection: close\r\nContent-Length: 0\r\n\r\n`);
     };
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     if (path !== config.path) return refuse(404, 'Not Found');
@@ -60,8 +62,11 @@ export async function startWsListener(
       .split(',')
       .map((p) => p.trim());
     if (!offered.includes(MCP_WS_SUBPROTOCOL)) return refuse(400, 'Bad Request (subprotocol mcp required)');
+    const auth = clients.authenticate(req.headers.authorization);
+    if (!auth.ok) return refuse(auth.status, 'Unauthorized', `WWW-Authenticate: ${auth.challenge}\r\n`);
+    const identity = auth.identity;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const session = createDownstreamSession(gateway, 'ws');
+      const session = createDownstreamSession(gateway, 'ws', { identity });
       const transport = new WebSocketSessionTransport(ws, config);
       transport.onclose = () => void session.close();
       session.connect(transport).catch((error) => {

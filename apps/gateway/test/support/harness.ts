@@ -160,10 +160,19 @@ export async function stopProcess(proc: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** An official SDK (v2) client connected to the gateway over Streamable HTTP. */
-export async function connectHttp(cleanup: Cleanup, url: string, name = 'test-client'): Promise<Client> {
+/**
+ * An official SDK (v2) client connected to the gateway over Streamable HTTP; `token` is sent as
+ * `Authorization: Bearer <token>` on every request.
+ */
+export async function connectHttp(
+  cleanup: Cleanup,
+  url: string,
+  name = 'test-client',
+  options: { token?: string } = {},
+): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const requestInit = options.token ? { headers: { authorization: `Bearer ${options.token}` } } : undefined;
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
   cleanup.add(() => client.close());
   return client;
 }

@@ -1,4 +1,5 @@
 import type { SessionSink } from '../context.js';
+import type { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { Logger } from '../logger.js';
 
@@ -19,6 +20,8 @@ export function listenedUris(message: unknown): string[] {
 export class ListenTracker {
   readonly #byListen = new Map<ListenId, string[]>();
   readonly #counts = new Map<string, number>();
+  /** The latest subscribe per URI, so a listen joining a URI waits for (and shares) its outcome. */
+  readonly #pending = new Map<string, Promise<GatewayError | undefined>>();
   readonly #gateway: Gateway;
   readonly #sink: SessionSink;
   readonly #log: Logger;
@@ -33,47 +36,63 @@ export class ListenTracker {
   observe(message: unknown): void {
     const m = message as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
     if (m.method === 'subscriptions/listen' && (typeof m.id === 'string' || typeof m.id === 'number')) {
-      this.hold(m.id, listenedUris(m));
+      void this.hold(m.id, listenedUris(m));
     } else if (m.method === 'notifications/cancelled') {
       const id = m.params?.requestId;
       if (typeof id === 'string' || typeof id === 'number') this.release(id);
     }
   }
 
-  /** Holds the upstream subscriptions of one listen stream, under a key unique to it. */
-  hold(key: ListenId, uris: readonly string[]): void {
-    if (uris.length === 0 || this.#byListen.has(key)) return;
+  /**
+   * Holds the upstream subscriptions of one listen stream, under a key unique to it. Resolves once
+   * they are established (or failed); a URI the session may not subscribe to (`forbidden`, e.g. from
+   * an access plugin) releases the whole listen and resolves to that error, for the caller to refuse
+   * the stream. Other failures (an upstream down) are logged and the stream is still served.
+   */
+  async hold(key: ListenId, uris: readonly string[]): Promise<GatewayError | undefined> {
+    if (uris.length === 0 || this.#byListen.has(key)) return undefined;
     this.#byListen.set(key, [...uris]);
-    for (const uri of uris) this.#adjust(uri, +1);
+    const errors = await Promise.all(uris.map((uri) => this.#adjust(uri, +1)));
+    const refused = errors.find((e) => e?.reason === 'forbidden');
+    if (refused) this.release(key);
+    return refused;
   }
 
   release(id: ListenId): void {
     const uris = this.#byListen.get(id);
     if (!uris) return;
     this.#byListen.delete(id);
-    for (const uri of uris) this.#adjust(uri, -1);
+    for (const uri of uris) void this.#adjust(uri, -1);
   }
 
-  #adjust(uri: string, delta: 1 | -1): void {
+  /** Counts one more (or one fewer) listen on `uri`; the first subscribes upstream, the last unsubscribes. */
+  #adjust(uri: string, delta: 1 | -1): Promise<GatewayError | undefined> {
     const before = this.#counts.get(uri) ?? 0;
     const after = before + delta;
     if (after <= 0) this.#counts.delete(uri);
     else this.#counts.set(uri, after);
-    if ((before === 0 && after === 1) || (before === 1 && after === 0)) {
-      const method = delta > 0 ? 'resources/subscribe' : 'resources/unsubscribe';
-      void this.#gateway
-        .handle({
-          method,
-          params: { uri },
-          session: this.#sink,
-          signal: new AbortController().signal,
-          notifyRelated: async () => {},
-          state: new Map(),
-        })
-        .then((outcome) => {
-          if (!outcome.ok)
-            this.#log.warn('listen subscription failed', { uri, method, error: outcome.error.message });
-        });
+    if (!((before === 0 && after === 1) || (before === 1 && after === 0))) {
+      // Joining a URI already followed: its subscribe may still be in flight; share its verdict.
+      return delta > 0 ? (this.#pending.get(uri) ?? Promise.resolve(undefined)) : Promise.resolve(undefined);
     }
+    const method = delta > 0 ? 'resources/subscribe' : 'resources/unsubscribe';
+    const done = this.#gateway
+      .handle({
+        method,
+        params: { uri },
+        session: this.#sink,
+        identity: this.#sink.identity,
+        signal: new AbortController().signal,
+        notifyRelated: async () => {},
+        state: new Map(),
+      })
+      .then((outcome) => {
+        if (outcome.ok) return undefined;
+        this.#log.warn('listen subscription failed', { uri, method, error: outcome.error.message });
+        return outcome.error;
+      });
+    if (delta > 0) this.#pending.set(uri, done);
+    else this.#pending.delete(uri);
+    return done;
   }
 }

@@ -1,9 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { ProtocolError, Server } from '@modelcontextprotocol/server';
-import type { DownstreamTransportKind, ProgressUpdate, RequestContext, SessionSink } from '../context.js';
+import type {
+  DownstreamTransportKind,
+  Identity,
+  ProgressUpdate,
+  RequestContext,
+  SessionSink,
+} from '../context.js';
 import { ErrorCode, type GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
+import { DEFAULT_ANONYMOUS_ID } from '../identity.js';
 import { CORE_VERSION } from '../version.js';
 
 export const SERVER_INFO = { name: 'switchyard', version: CORE_VERSION } as const;
@@ -25,10 +32,11 @@ export interface DownstreamSession {
 export function createDownstreamSession(
   gateway: Gateway,
   transport: DownstreamTransportKind,
-  id: string = randomUUID(),
+  options: { id?: string; identity?: Identity } = {},
 ): DownstreamSession {
   let server: Server | undefined;
-  const session = openSession(gateway, transport, id, () => server);
+  const id = options.id ?? randomUUID();
+  const session = openSession(gateway, { transport, id, identity: options.identity, current: () => server });
   server = session.build();
   const built = server;
   return {
@@ -47,14 +55,20 @@ export function createDownstreamSession(
  */
 export function openSession(
   gateway: Gateway,
-  transport: DownstreamTransportKind,
-  id: string,
-  current: () => Server | undefined,
-  deliver?: SessionSink['notify'],
+  options: {
+    transport: DownstreamTransportKind;
+    id: string;
+    /** Who the session acts as (default: the anonymous identity). */
+    identity?: Identity;
+    current: () => Server | undefined;
+    deliver?: SessionSink['notify'];
+  },
 ): { sink: SessionSink; build(): Server; close(): Promise<void> } {
+  const { transport, id, current, deliver } = options;
   const sink: SessionSink = {
     id,
     transport,
+    identity: options.identity ?? ANONYMOUS,
     notify:
       deliver ??
       (async (method, params) => {
@@ -79,6 +93,12 @@ export function openSession(
     },
   };
 }
+
+const ANONYMOUS: Identity = Object.freeze({
+  id: DEFAULT_ANONYMOUS_ID,
+  groups: Object.freeze([]),
+  anonymous: true,
+});
 
 /** Methods whose results must carry `ttlMs`/`cacheScope` in the modern era. */
 const CACHEABLE = new Set(['resources/list', 'resources/templates/list', 'resources/read']);
@@ -106,6 +126,7 @@ function buildServer(gateway: Gateway, sink: SessionSink): Server {
       method: request.method,
       params,
       session: sink,
+      identity: sink.identity,
       signal: ctx.mcpReq.signal,
       onProgress,
       notifyRelated: (m, p) => ctx.mcpReq.notify({ method: m, params: p } as never),

@@ -1,4 +1,5 @@
-import type { RequestMiddleware } from '../context.js';
+import type { Meter, Tracer } from '@opentelemetry/api';
+import type { RequestContext, RequestMiddleware } from '../context.js';
 import type { Logger } from '../logger.js';
 
 /** One call the gateway makes to one upstream (a list fan-out makes one per upstream). */
@@ -6,11 +7,20 @@ export interface UpstreamCall {
   readonly upstream: string;
   readonly method: string;
   readonly params: Record<string, unknown> | undefined;
+  /**
+   * The downstream request this call serves (identity, session, state), or undefined for the
+   * gateway's own calls (indexing unprefixed servers, re-subscribing after a reconnect).
+   */
+  readonly request?: RequestContext;
 }
 
+/**
+ * Wraps each upstream call. `next()` sends the call (through the inner layers); `next(params)` sends
+ * it with other params, and may be called again, e.g. to fetch the following page of a list.
+ */
 export type UpstreamCallMiddleware = (
   call: UpstreamCall,
-  next: () => Promise<Record<string, unknown>>,
+  next: (params?: Record<string, unknown>) => Promise<Record<string, unknown>>,
 ) => Promise<Record<string, unknown>>;
 
 export interface UpstreamNotification {
@@ -35,11 +45,41 @@ export interface PluginHooks {
 
 export const HOOK_NAMES = ['request', 'upstreamCall', 'notification', 'ready', 'close'] as const;
 
+/** A route: the upstream serving an exposed URI, and the URI as that upstream knows it. */
+export interface ResourceRoute {
+  readonly upstream: string;
+  readonly uri: string;
+}
+
+/** What a plugin may ask of the gateway it runs in (usable from the first request on, not during setup). */
+export interface PluginGateway {
+  /** The upstream that serves an exposed URI (exact unprefixed URIs, then `name+uri`, then templates). */
+  route(exposedUri: string): ResourceRoute | undefined;
+  /** The URI clients see for an upstream's own URI (`name+uri`, or unchanged for `prefix: false`). */
+  exposeUri(upstream: string, uri: string): string;
+  /** Whether an upstream is connected and offers resource subscriptions. */
+  canSubscribe(upstream: string): boolean;
+  /**
+   * Holds an upstream subscription on an exposed URI, through the same reference-counted table as
+   * client subscriptions, and calls `onInvalidate` when the upstream says the resource changed or the
+   * upstream disconnects (updates may have been missed). Resolves to a release function; rejects when
+   * the upstream refuses or cannot subscribe.
+   */
+  watch(exposedUri: string, onInvalidate: () => void): Promise<() => Promise<void>>;
+}
+
 export interface PluginSetupContext {
   /** A logger scoped to the plugin (`[switchyard:plugin:<name>]`). */
   logger: Logger;
   /** The names of the plugins loaded before this one. */
   loaded: readonly string[];
+  /** The folder relative paths in options resolve from: the config file's folder (else the working directory). */
+  baseDir: string;
+  /** The gateway the plugin runs in (routes, exposure, coherent subscriptions). */
+  gateway: PluginGateway;
+  /** OpenTelemetry tracer and meter (no-ops unless the app switches telemetry on). */
+  tracer: Tracer;
+  meter: Meter;
 }
 
 export interface PluginDefinition<Options = Record<string, unknown>> {

@@ -1,11 +1,14 @@
 import semver from 'semver';
 import type { RequestMiddleware } from '../context.js';
 import type { Logger } from '../logger.js';
+import { telemetryApi } from '../telemetry.js';
 import { CORE_VERSION } from '../version.js';
 import {
   HOOK_NAMES,
   isPlugin,
+  type PluginGateway,
   type PluginHooks,
+  type ResourceRoute,
   type UpstreamCallMiddleware,
   type UpstreamNotification,
 } from './define.js';
@@ -34,6 +37,41 @@ export class PluginError extends Error {
 export interface LoadedPlugin {
   name: string;
   hooks: PluginHooks;
+  /** The port through which the plugin reaches the gateway; the Gateway attaches itself to it. */
+  port: GatewayPort;
+}
+
+/**
+ * The plugins' view of the gateway, handed to `setup` before the Gateway exists (plugins are set up
+ * first, then the Gateway is built with them and attaches itself here).
+ */
+export class GatewayPort implements PluginGateway {
+  #target: PluginGateway | undefined;
+
+  attach(target: PluginGateway): void {
+    this.#target = target;
+  }
+
+  #gateway(): PluginGateway {
+    if (!this.#target) throw new Error('the gateway is not running yet: use it from hooks, not during setup');
+    return this.#target;
+  }
+
+  route(exposedUri: string): ResourceRoute | undefined {
+    return this.#gateway().route(exposedUri);
+  }
+
+  exposeUri(upstream: string, uri: string): string {
+    return this.#gateway().exposeUri(upstream, uri);
+  }
+
+  canSubscribe(upstream: string): boolean {
+    return this.#gateway().canSubscribe(upstream);
+  }
+
+  watch(exposedUri: string, onInvalidate: () => void): Promise<() => Promise<void>> {
+    return this.#gateway().watch(exposedUri, onInvalidate);
+  }
 }
 
 /**
@@ -43,8 +81,11 @@ export interface LoadedPlugin {
 export async function setupPlugins(
   entries: readonly { plugin: unknown; options: unknown; source: string }[],
   logger: Logger,
+  host: { baseDir?: string } = {},
 ): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
+  const port = new GatewayPort();
+  const { tracer, meter } = telemetryApi();
   for (const { plugin, options, source } of entries) {
     if (!isPlugin(plugin) || typeof plugin.name !== 'string' || plugin.name.length === 0) {
       throw new PluginError(
@@ -81,6 +122,10 @@ export async function setupPlugins(
       hooks = await plugin.setup(options ?? {}, {
         logger: logger.child(`plugin:${name}`),
         loaded: loaded.map((p) => p.name),
+        baseDir: host.baseDir ?? process.cwd(),
+        gateway: port,
+        tracer,
+        meter,
       });
     } catch (error) {
       throw new PluginError(
@@ -99,7 +144,7 @@ export async function setupPlugins(
         );
       }
     }
-    loaded.push({ name, hooks: hooks ?? {} });
+    loaded.push({ name, hooks: hooks ?? {}, port });
   }
   return loaded;
 }

@@ -6,9 +6,11 @@ import type {
 } from '@modelcontextprotocol/client';
 import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
+import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { UpstreamCallMiddleware } from '../plugins/define.js';
+import type { GatewayTelemetry } from '../telemetry.js';
 import { CORE_VERSION } from '../version.js';
 import { backoffDelay } from './backoff.js';
 import { createUpstreamTransport, describeTransport } from './transport.js';
@@ -20,6 +22,8 @@ export interface RequestOrigin {
   sessionId: string;
   /** Delivers a notification related to the originating downstream request. */
   notify(method: string, params: Record<string, unknown>): Promise<void>;
+  /** The downstream request itself (shown to upstream-call middleware). */
+  context?: RequestContext;
 }
 
 export interface UpstreamRequestOptions {
@@ -80,18 +84,21 @@ export class UpstreamConnection {
   readonly #listener: UpstreamListener;
 
   readonly #around: readonly UpstreamCallMiddleware[];
+  readonly #telemetry: GatewayTelemetry | undefined;
 
   constructor(
     config: UpstreamConfig,
     listener: UpstreamListener,
     logger: Logger,
     around: readonly UpstreamCallMiddleware[] = [],
+    telemetry?: GatewayTelemetry,
   ) {
     this.name = config.name;
     this.config = config;
     this.#listener = listener;
     this.#log = logger.child(config.name);
     this.#around = around;
+    this.#telemetry = telemetry;
   }
 
   get state(): UpstreamState {
@@ -256,14 +263,26 @@ export class UpstreamConnection {
     params: Record<string, unknown> | undefined,
     options: UpstreamRequestOptions = {},
   ): Promise<Record<string, unknown>> {
+    const telemetry = this.#telemetry;
+    return telemetry
+      ? telemetry.upstreamCall(this.name, method, () => this.#through(method, params, options))
+      : this.#through(method, params, options);
+  }
+
+  /** Upstream-call middleware (plugins): the first is outermost, the innermost step sends. */
+  #through(
+    method: string,
+    params: Record<string, unknown> | undefined,
+    options: UpstreamRequestOptions,
+  ): Promise<Record<string, unknown>> {
     if (this.#around.length === 0) return this.#send(method, params, options);
-    // Upstream-call middleware (plugins): the first is outermost, the innermost step sends.
-    const call = { upstream: this.name, method, params };
-    const step = (i: number): Promise<Record<string, unknown>> => {
+    const step = (i: number, p: Record<string, unknown> | undefined): Promise<Record<string, unknown>> => {
       const layer = this.#around[i];
-      return layer ? layer(call, () => step(i + 1)) : this.#send(method, params, options);
+      if (!layer) return this.#send(method, p, options);
+      const call = { upstream: this.name, method, params: p, request: options.origin?.context };
+      return layer(call, (override) => step(i + 1, override ?? p));
     };
-    return step(0);
+    return step(0, params);
   }
 
   async #send(

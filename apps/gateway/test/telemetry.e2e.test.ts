@@ -1,0 +1,162 @@
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { resolveTelemetry } from '../src/telemetry.js';
+import { Cleanup, connectHttp, eventually, freePort, httpUpstream, startGateway } from './support/harness.js';
+
+// Telemetry: a span per downstream request with a child per upstream call, exported over OTLP/HTTP to
+// a collector stand-in on loopback, and metrics on a Prometheus scrape endpoint; both switchable by
+// config or environment, and off by default.
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+interface OtlpSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  kind: number;
+  attributes: { key: string; value: Record<string, unknown> }[];
+}
+
+/** A minimal OTLP/HTTP (JSON) collector: records every span and metric name it is sent. */
+async function collector() {
+  const spans: OtlpSpan[] = [];
+  const metricNames = new Set<string>();
+  const server = createServer(async (req: IncomingMessage, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    if (req.url === '/v1/traces') {
+      for (const rs of body.resourceSpans ?? [])
+        for (const ss of rs.scopeSpans ?? []) spans.push(...(ss.spans ?? []));
+    } else if (req.url === '/v1/metrics') {
+      for (const rm of body.resourceMetrics ?? [])
+        for (const sm of rm.scopeMetrics ?? []) for (const m of sm.metrics ?? []) metricNames.add(m.name);
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanup.add(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, metricNames };
+}
+
+const FAST_EXPORT = { OTEL_BSP_SCHEDULE_DELAY: '50' };
+
+async function readThrough(url: string) {
+  const client = await connectHttp(cleanup, url, 'otel-client');
+  await client.request({ method: 'resources/read', params: { uri: 'docs+test://docs/r/1' } });
+  return client;
+}
+
+describe('telemetry', () => {
+  it('exports a server span per request with a child client span per upstream call over OTLP', async () => {
+    const otlp = await collector();
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 2 });
+    const gw = await startGateway(
+      cleanup,
+      {
+        listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+        mcpServers: { docs: { url: docs.url } },
+        telemetry: { serviceName: 'sy-test', otlp: { endpoint: otlp.url, exportIntervalMs: 100 } },
+      },
+      { env: FAST_EXPORT },
+    );
+    await readThrough(gw.url);
+    const [server, client] = await eventually(() => {
+      const parent = otlp.spans.find((s) => s.name === 'mcp resources/read');
+      const child = otlp.spans.find((s) => s.name === 'mcp resources/read docs');
+      return parent && child ? [parent, child] : undefined;
+    }, 'the read and its upstream call exported as spans');
+    expect(client!.traceId).toBe(server!.traceId);
+    expect(client!.parentSpanId).toBe(server!.spanId);
+    expect(server!.kind).toBe(2); // SERVER
+    expect(client!.kind).toBe(3); // CLIENT
+    const attr = (span: OtlpSpan, key: string) => span.attributes.find((a) => a.key === key)?.value;
+    expect(attr(server!, 'mcp.resource.uri')).toEqual({ stringValue: 'docs+test://docs/r/1' });
+    expect(attr(client!, 'switchyard.upstream')).toEqual({ stringValue: 'docs' });
+    await eventually(
+      () =>
+        ['switchyard.requests', 'switchyard.upstream.calls'].every((m) => otlp.metricNames.has(m)) ||
+        undefined,
+      'request metrics exported over OTLP',
+    );
+  });
+
+  it('serves request, error, latency, upstream, session and subscription metrics to Prometheus', async () => {
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 2 });
+    const port = await freePort();
+    const gw = await startGateway(cleanup, {
+      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+      mcpServers: { docs: { url: docs.url } },
+      telemetry: { prometheus: { port } },
+    });
+    const client = await readThrough(gw.url);
+    await expect(
+      client.request({ method: 'resources/read', params: { uri: 'nobody+test://x' } }),
+    ).rejects.toBeTruthy();
+    await client.request({ method: 'resources/subscribe', params: { uri: 'docs+test://docs/r/1' } });
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(text).toMatch(
+      /switchyard_requests_total\{[^}]*mcp_method_name="resources\/read"[^}]*outcome="ok"/,
+    );
+    expect(text).toMatch(/switchyard_requests_total\{[^}]*error_type="resource_not_found"/);
+    expect(text).toMatch(
+      /switchyard_request_duration_milliseconds_bucket|switchyard_request_duration_bucket/,
+    );
+    expect(text).toMatch(/switchyard_upstream_up\{[^}]*switchyard_upstream="docs"[^}]*\} 1/);
+    expect(text).toMatch(/switchyard_sessions\{[^}]*\} 1\n/);
+    expect(text).toMatch(/switchyard_subscriptions\{[^}]*\} 1\n/);
+  });
+
+  it('is switched on by the standard environment variables too', async () => {
+    const otlp = await collector();
+    const port = await freePort();
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 2 });
+    const gw = await startGateway(
+      cleanup,
+      {
+        listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+        mcpServers: { docs: { url: docs.url } },
+      },
+      {
+        env: {
+          ...FAST_EXPORT,
+          OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+          SWITCHYARD_PROMETHEUS_PORT: String(port),
+        },
+      },
+    );
+    await readThrough(gw.url);
+    await eventually(
+      () => otlp.spans.find((s) => s.name === 'mcp resources/read docs'),
+      'spans exported to the endpoint from the environment',
+    );
+    expect(await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()).toContain(
+      'switchyard_requests_total',
+    );
+  });
+
+  it('stays off unless configured, and OTEL_SDK_DISABLED wins', () => {
+    expect(resolveTelemetry(undefined, {})).toBeUndefined();
+    expect(
+      resolveTelemetry({ serviceName: 's', prometheus: { host: '127.0.0.1', port: 1, path: '/m' } }, {}),
+    ).toBeDefined();
+    expect(
+      resolveTelemetry(undefined, {
+        OTEL_SDK_DISABLED: 'true',
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:1',
+      }),
+    ).toBeUndefined();
+    expect(() => resolveTelemetry(undefined, { SWITCHYARD_PROMETHEUS_PORT: 'abc' })).toThrow(
+      /SWITCHYARD_PROMETHEUS_PORT/,
+    );
+  });
+});

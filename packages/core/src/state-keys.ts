@@ -1,0 +1,11 @@
+/**
+ * Well-known keys of `RequestContext.state`, the scratch map plugins use to tell each other about a
+ * request (e.g. the cache telling the audit log whether a read was served from cache).
+ */
+export const CACHE_STATUS_KEY = 'switchyard.cache';
+
+/**
+ * `hit`: served from cache; `miss`: read upstream (and stored when allowed); `coalesced`: joined an
+ * identical read already in flight; `bypass`: not cacheable (e.g. `ttlMs: 0`, or the cache is off for it).
+ */
+export type CacheStatus = 'hit' | 'miss' | 'coalesced' | 'bypass';

@@ -1,0 +1,147 @@
+import {
+  type Attributes,
+  type Counter,
+  type Histogram,
+  type Meter,
+  metrics,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  trace,
+} from '@opentelemetry/api';
+import type { GatewayError } from './errors.js';
+import { CORE_VERSION } from './version.js';
+
+/** The instrumentation scope every Switchyard span and metric is reported under. */
+export const TELEMETRY_SCOPE = 'switchyard';
+
+/**
+ * The tracer and meter from the global OpenTelemetry API. Until an app registers providers (see the
+ * gateway's `telemetry` config) both are the API's no-ops, which cost a function call and allocate
+ * nothing worth measuring. Providers must be registered before the Gateway is built.
+ */
+export function telemetryApi(): { tracer: Tracer; meter: Meter } {
+  return {
+    tracer: trace.getTracer(TELEMETRY_SCOPE, CORE_VERSION),
+    meter: metrics.getMeter(TELEMETRY_SCOPE, CORE_VERSION),
+  };
+}
+
+export interface GaugeSources {
+  sessions(): number;
+  subscriptions(): number;
+  upstreams(): readonly { name: string; ready: boolean }[];
+}
+
+/** The gateway's own spans and metrics: one span per downstream request, a child per upstream call. */
+export class GatewayTelemetry {
+  readonly tracer: Tracer;
+  readonly meter: Meter;
+  readonly #requests: Counter;
+  readonly #requestDuration: Histogram;
+  readonly #upstreamCalls: Counter;
+  readonly #upstreamDuration: Histogram;
+
+  constructor(gauges: GaugeSources) {
+    const { tracer, meter } = telemetryApi();
+    this.tracer = tracer;
+    this.meter = meter;
+    this.#requests = meter.createCounter('switchyard.requests', {
+      description: 'Downstream requests handled, by method and outcome',
+    });
+    this.#requestDuration = meter.createHistogram('switchyard.request.duration', {
+      description: 'Downstream request latency',
+      unit: 'ms',
+    });
+    this.#upstreamCalls = meter.createCounter('switchyard.upstream.calls', {
+      description: 'Calls made to upstream servers, by upstream, method and outcome',
+    });
+    this.#upstreamDuration = meter.createHistogram('switchyard.upstream.call.duration', {
+      description: 'Upstream call latency',
+      unit: 'ms',
+    });
+    meter
+      .createObservableGauge('switchyard.sessions', { description: 'Open downstream sessions' })
+      .addCallback((result) => result.observe(gauges.sessions()));
+    meter
+      .createObservableGauge('switchyard.subscriptions', {
+        description: 'Upstream resource subscriptions held (per upstream and URI)',
+      })
+      .addCallback((result) => result.observe(gauges.subscriptions()));
+    meter
+      .createObservableGauge('switchyard.upstream.up', {
+        description: '1 while an upstream is connected, 0 while it is down',
+      })
+      .addCallback((result) => {
+        for (const u of gauges.upstreams())
+          result.observe(u.ready ? 1 : 0, { 'switchyard.upstream': u.name });
+      });
+  }
+
+  /** Runs a downstream request inside its span and records its metrics. */
+  async request<T extends { ok: true } | { ok: false; error: GatewayError }>(
+    method: string,
+    attributes: Attributes,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const started = performance.now();
+    return this.tracer.startActiveSpan(
+      `mcp ${method}`,
+      { kind: SpanKind.SERVER, attributes: { 'mcp.method.name': method, ...attributes } },
+      async (span) => {
+        let outcome: T | undefined;
+        try {
+          const result = await run();
+          outcome = result;
+          return result;
+        } finally {
+          const error = outcome && !outcome.ok ? outcome.error : undefined;
+          const labels: Attributes = { 'mcp.method.name': method, outcome: outcome?.ok ? 'ok' : 'error' };
+          if (error) {
+            labels['error.type'] = String(error.data?.reason ?? error.code);
+            endWithError(span, error.message, error.code);
+          } else if (!outcome) {
+            endWithError(span, 'request threw', -32603);
+          } else {
+            span.end();
+          }
+          this.#requests.add(1, labels);
+          this.#requestDuration.record(performance.now() - started, { 'mcp.method.name': method });
+        }
+      },
+    );
+  }
+
+  /** Runs one upstream call inside a child span of the current request's span. */
+  async upstreamCall<T>(upstream: string, method: string, run: () => Promise<T>): Promise<T> {
+    const started = performance.now();
+    return this.tracer.startActiveSpan(
+      `mcp ${method} ${upstream}`,
+      { kind: SpanKind.CLIENT, attributes: { 'mcp.method.name': method, 'switchyard.upstream': upstream } },
+      async (span) => {
+        let outcome = 'error';
+        try {
+          const result = await run();
+          outcome = 'ok';
+          span.end();
+          return result;
+        } catch (error) {
+          const e = error as { message?: string; code?: unknown };
+          endWithError(span, String(e?.message ?? error), typeof e?.code === 'number' ? e.code : undefined);
+          throw error;
+        } finally {
+          const labels = { 'switchyard.upstream': upstream, 'mcp.method.name': method, outcome };
+          this.#upstreamCalls.add(1, labels);
+          this.#upstreamDuration.record(performance.now() - started, labels);
+        }
+      },
+    );
+  }
+}
+
+function endWithError(span: Span, message: string, code: number | undefined): void {
+  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  if (code !== undefined) span.setAttribute('rpc.jsonrpc.error_code', code);
+  span.end();
+}
