@@ -183,4 +183,99 @@ describe('plugins in the gateway', () => {
     await gateway.close();
     expect(lifecycle).toEqual(['ready:p1', 'ready:p2', 'close:p2', 'close:p1']);
   });
+
+  it('shows upstream-call middleware the downstream request, and lets it fetch following pages with next(params)', async () => {
+    const seen: { identity?: string; cursor?: unknown }[] = [];
+    const pager = definePlugin({
+      name: 'pager',
+      setup: () => ({
+        upstreamCall: async (call, next) => {
+          seen.push({ identity: call.request?.identity.id, cursor: call.params?.cursor });
+          if (call.method !== 'resources/list' || call.upstream !== 'one') return next();
+          // Skip the first page of `one`: ask for the following one instead.
+          const first = await next();
+          return next({ ...call.params, cursor: first.nextCursor });
+        },
+      }),
+    });
+    const servers = [new TestServer({ name: 'one', resources: 4, pageSize: 2 })];
+    const url = (await servers[0]!.listenHttp()).url;
+    cleanup.push(() => servers[0]!.close());
+    const gateway = new Gateway({
+      upstreams: [
+        { name: 'one', prefix: true, timeoutMs: 5_000, transport: { kind: 'http', url, headers: {} } },
+      ],
+      plugins: await setupPlugins([entry(pager)], silentLogger),
+      logger: silentLogger,
+    });
+    cleanup.push(() => gateway.close());
+    await gateway.start();
+    const outcome = await gateway.handle(request('resources/list'));
+    expect(outcome.ok && outcome.result.resources).toEqual([
+      expect.objectContaining({ uri: 'one+test://one/r/2' }),
+      expect.objectContaining({ uri: 'one+test://one/r/3' }),
+    ]);
+    expect(outcome.ok && outcome.result.nextCursor).toBeUndefined();
+    expect(seen).toContainEqual({ identity: 'test', cursor: undefined });
+  });
+
+  it('gives plugins a gateway view: routes, exposed URIs, and coherent watches through the shared table', async () => {
+    let view: import('../src/plugins/define.js').PluginGateway | undefined;
+    const probe = definePlugin({
+      name: 'probe',
+      setup: (_options, context) => {
+        view = context.gateway;
+        expect(() => context.gateway.route('one+test://one/r/0')).toThrow(/not running yet/);
+        expect(context.baseDir).toBe(process.cwd());
+        expect(typeof context.tracer.startActiveSpan).toBe('function');
+        expect(typeof context.meter.createCounter).toBe('function');
+        return {};
+      },
+    });
+    const { gateway, servers } = await gatewayWith([entry(probe)]);
+    const gw = view!;
+    expect(gw.route('two+test://two/r/1')).toEqual({ upstream: 'two', uri: 'test://two/r/1' });
+    expect(gw.route('nowhere+test://x')).toBeUndefined();
+    expect(gw.exposeUri('one', 'test://one/r/0')).toBe('one+test://one/r/0');
+    expect(gw.canSubscribe('one')).toBe(true);
+
+    // A client and a plugin watch the same URI: one upstream subscription, released by the last.
+    let invalidations = 0;
+    gateway.openSession(session);
+    await gateway.handle(request('resources/subscribe', { uri: 'two+test://two/r/0' }));
+    const release = await gw.watch('two+test://two/r/0', () => {
+      invalidations += 1;
+    });
+    expect(gateway.subscriptionCount).toBe(1);
+    await servers[1]!.triggerUpdated('test://two/r/0');
+    await expect.poll(() => invalidations, { timeout: 5_000 }).toBe(1);
+    await gateway.handle(request('resources/unsubscribe', { uri: 'two+test://two/r/0' }));
+    expect(gateway.subscriptionCount).toBe(1);
+    await release();
+    await release(); // idempotent
+    expect(gateway.subscriptionCount).toBe(0);
+    await expect(gw.watch('nowhere+test://x', () => {})).rejects.toMatchObject({
+      data: { reason: 'resource_not_found' },
+    });
+  });
+
+  it('invalidates watches when their upstream disconnects (updates may have been missed)', async () => {
+    let view: import('../src/plugins/define.js').PluginGateway | undefined;
+    const probe = definePlugin({
+      name: 'probe',
+      setup: (_options, context) => {
+        view = context.gateway;
+        return {};
+      },
+    });
+    const { gateway, servers } = await gatewayWith([entry(probe)]);
+    let invalidated = false;
+    await view!.watch('one+test://one/r/1', () => {
+      invalidated = true;
+    });
+    await servers[0]!.close();
+    // An HTTP upstream's death is seen at the next exchange with it.
+    await gateway.handle(request('resources/read', { uri: 'one+test://one/r/1' }));
+    await expect.poll(() => invalidated, { timeout: 10_000 }).toBe(true);
+  });
 });
