@@ -4,6 +4,6 @@ import { defineConfig } from 'vitest/config';
 // against sources through the `@switchyard/source` export condition; end-to-end tests spawn the built CLIs.
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/gateway'],
+    projects: ['packages/*', 'apps/gateway', 'docs/examples/*'],
   },
 });

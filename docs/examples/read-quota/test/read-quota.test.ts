@@ -1,0 +1,99 @@
+// How to test an in-house plugin: set it up with `setupPlugins`, put it in a real Gateway in front of a
+// real upstream (a testkit server over HTTP on loopback), and talk to it with the official SDK client,
+// once per identity.
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import {
+  createDownstreamSession,
+  Gateway,
+  type Identity,
+  PluginError,
+  setupPlugins,
+  silentLogger,
+} from '@switchyard/core';
+import { TestServer } from '@switchyard/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import quota, { contentBytes } from '../index.js';
+
+const cleanup: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const task of cleanup.splice(0).reverse()) await task().catch(() => undefined);
+});
+
+const PAYLOAD = 1000;
+
+async function gatewayWithQuota(options: Record<string, unknown>) {
+  const upstream = new TestServer({ name: 'docs', resources: 5, payloadBytes: PAYLOAD });
+  const { url } = await upstream.listenHttp();
+  cleanup.push(() => upstream.close());
+  const plugins = await setupPlugins(
+    [{ plugin: quota, options, source: './read-quota/index.js' }],
+    silentLogger,
+  );
+  const gateway = new Gateway({
+    upstreams: [
+      { name: 'docs', prefix: true, timeoutMs: 5_000, transport: { kind: 'http', url, headers: {} } },
+    ],
+    plugins,
+    logger: silentLogger,
+  });
+  cleanup.push(() => gateway.close());
+  await gateway.start();
+  return gateway;
+}
+
+async function clientAs(gateway: Gateway, identity: Identity): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const session = createDownstreamSession(gateway, 'memory', { identity });
+  cleanup.push(() => session.close());
+  await session.connect(serverSide);
+  const client = new Client({ name: identity.id, version: '1' });
+  cleanup.push(() => client.close());
+  await client.connect(clientSide);
+  return client;
+}
+
+const alice: Identity = { id: 'alice', groups: [], anonymous: false };
+const bob: Identity = { id: 'bob', groups: [], anonymous: false };
+const read = (client: Client, n: number) =>
+  client.request({ method: 'resources/read', params: { uri: `docs+test://docs/r/${n}` } });
+
+describe('read-quota example plugin', () => {
+  it('refuses a client past its byte quota with rate_limited, per client, until its window resets', async () => {
+    let now = 1_000_000;
+    const gateway = await gatewayWithQuota({ bytesPerWindow: 2 * PAYLOAD, windowMs: 60_000, now: () => now });
+    const a = await clientAs(gateway, alice);
+    const b = await clientAs(gateway, bob);
+    await read(a, 0);
+    await read(a, 1);
+    await expect(read(a, 2)).rejects.toMatchObject({
+      code: -32033,
+      data: { reason: 'rate_limited', retryAfterMs: 60_000, quota: 'read-bytes' },
+    });
+    // Another client has its own quota; listing is not a read and is never counted.
+    await read(b, 0);
+    await a.request({ method: 'resources/list', params: {} });
+    now += 60_000;
+    await expect(read(a, 2)).resolves.toMatchObject({
+      contents: [expect.objectContaining({ uri: 'docs+test://docs/r/2' })],
+    });
+  });
+
+  it('refuses bad options at start-up', async () => {
+    const error = await setupPlugins(
+      [{ plugin: quota, options: { bytesPerWindow: -1 }, source: 'q' }],
+      silentLogger,
+    ).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PluginError);
+    expect(error).toMatchObject({
+      code: 'PLUGIN_SETUP_FAILED',
+      message: expect.stringContaining('bytesPerWindow'),
+    });
+  });
+
+  it('counts text and blob bytes', () => {
+    expect(
+      contentBytes({ contents: [{ text: 'héllo' }, { blob: Buffer.from([1, 2, 3]).toString('base64') }] }),
+    ).toBe(9);
+    expect(contentBytes({})).toBe(0);
+  });
+});
