@@ -222,6 +222,8 @@ export class UpstreamConnection {
     if (this.#state === 'closed') return;
     const error = new Error('connection closed');
     this.#lastError = error;
+    // Not ready any more before anyone hears of it (listeners may ask, e.g. a plugin's canSubscribe).
+    this.#state = 'backoff';
     this.#listener.down(this, error);
     this.#scheduleReconnect('connection lost');
   }
@@ -244,6 +246,7 @@ export class UpstreamConnection {
     if (!client || this.#state !== 'ready') return;
     this.#client = undefined;
     this.#lastError = error;
+    this.#state = 'backoff';
     this.#listener.down(this, error);
     void client.close().catch(() => {});
     this.#scheduleReconnect(`request failed: ${errorText(error)}`);
@@ -374,8 +377,10 @@ export class UpstreamConnection {
       setTimeout(() => {
         if (this.#client !== client || !this.#listens.has(uri) || this.#listens.get(uri) !== undefined)
           return;
-        this.#listen(uri).catch((error) =>
-          this.#log.warn('could not re-open a listen stream', { uri, error: errorText(error) }),
+        this.#listen(uri).then(
+          // Updates sent while the stream was down are lost: say the resource may have changed.
+          () => this.#notify('notifications/resources/updated', { uri }),
+          (error) => this.#log.warn('could not re-open a listen stream', { uri, error: errorText(error) }),
         );
       }, STREAM_REOPEN_MS).unref();
     });
