@@ -1,0 +1,176 @@
+import {
+  CACHE_STATUS_KEY,
+  type CacheStatus,
+  GatewayError,
+  type Outcome,
+  type RequestContext,
+} from '@switchyard/core';
+import { type Audience, copyResult, encodedBytes, freshnessOf, privateKey, sharedKey } from './freshness.js';
+import type { CacheMetrics } from './metrics.js';
+import type { ReadTicket, ResourceCache } from './resource-cache.js';
+
+/** A leader's upstream read that concurrent identical reads wait for instead of reading themselves. */
+interface Flight {
+  readonly identity: string;
+  /** The URI's generation when the upstream read started; undefined while the watch is being set up. */
+  generation: number | undefined;
+  readonly done: Promise<Shared>;
+}
+
+/** What a leader hands its followers: a snapshot of its result and who may reuse it, or nothing. */
+type Shared = { ok: true; result: Record<string, unknown>; audience: Audience } | { ok: false };
+
+const ABORTED = Symbol('aborted');
+const NOTHING: Shared = { ok: false };
+
+/**
+ * The `resources/read` middleware: serves hits, joins identical reads in flight, reads through on a
+ * miss and stores what may be stored. Every read's cache status goes to `ctx.state`.
+ */
+export class ReadThrough {
+  readonly #cache: ResourceCache;
+  readonly #metrics: CacheMetrics;
+  readonly #ttlMs: number;
+  readonly #flights = new Map<string, Flight>();
+  #closed = false;
+
+  constructor(cache: ResourceCache, metrics: CacheMetrics, ttlMs: number) {
+    this.#cache = cache;
+    this.#metrics = metrics;
+    this.#ttlMs = ttlMs;
+  }
+
+  /** The request hook: only `resources/read` is cached; anything else passes through. */
+  handle(ctx: RequestContext, next: () => Promise<Outcome>): Promise<Outcome> {
+    const uri = ctx.params.uri;
+    if (ctx.method !== 'resources/read' || this.#closed || typeof uri !== 'string' || uri.length === 0) {
+      return next();
+    }
+    const hit = this.#cache.lookup(uri, ctx.identity.id);
+    if (hit) {
+      const result = copyResult(hit.read.result);
+      if (hit.remainingTtlMs !== undefined) result.ttlMs = hit.remainingTtlMs;
+      this.#record(ctx, 'hit');
+      return Promise.resolve({ ok: true, result });
+    }
+    return this.#joinOrLead(ctx, next, uri, true);
+  }
+
+  /** Stops caching new reads (reads in flight finish, but store nothing: the cache is closed too). */
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** A read in flight may be joined unless its URI was invalidated after the upstream read started. */
+  #joinable(uri: string, flight: Flight): boolean {
+    return flight.generation === undefined || flight.generation === this.#cache.generation(uri);
+  }
+
+  /** Joins a joinable read in flight (once more after a failed join when `mayRetry`), else leads one. */
+  #joinOrLead(
+    ctx: RequestContext,
+    next: () => Promise<Outcome>,
+    uri: string,
+    mayRetry: boolean,
+  ): Promise<Outcome> {
+    const flight = this.#flights.get(uri);
+    if (flight && this.#joinable(uri, flight)) return this.#follow(ctx, next, uri, flight, mayRetry);
+    return this.#lead(ctx, next, uri);
+  }
+
+  async #follow(
+    ctx: RequestContext,
+    next: () => Promise<Outcome>,
+    uri: string,
+    flight: Flight,
+    mayRetry: boolean,
+  ): Promise<Outcome> {
+    const shared = await untilAborted(flight.done, ctx.signal);
+    if (shared === ABORTED) {
+      ctx.state.set(CACHE_STATUS_KEY, 'coalesced' satisfies CacheStatus);
+      return { ok: false, error: GatewayError.cancelled(ctx.method) };
+    }
+    if (shared.ok && (shared.audience === 'shared' || flight.identity === ctx.identity.id)) {
+      this.#record(ctx, 'coalesced');
+      return { ok: true, result: copyResult(shared.result) };
+    }
+    // Failed, cancelled, or private to someone else: read for ourselves, or join the read another
+    // follower of the same flight has just started (once, so a follower never chases reads forever).
+    return mayRetry ? this.#joinOrLead(ctx, next, uri, false) : this.#lead(ctx, next, uri);
+  }
+
+  async #lead(ctx: RequestContext, next: () => Promise<Outcome>, uri: string): Promise<Outcome> {
+    const ticket = this.#cache.begin(uri);
+    let settle: (shared: Shared) => void = () => {};
+    const flight: Flight = {
+      identity: ctx.identity.id,
+      generation: undefined,
+      done: new Promise<Shared>((resolve) => {
+        settle = resolve;
+      }),
+    };
+    const current = this.#flights.get(uri);
+    if (!current || !this.#joinable(uri, current)) this.#flights.set(uri, flight);
+    let shared = NOTHING;
+    let status: CacheStatus = 'miss';
+    try {
+      // Watch first, then read: an update between the read and the subscription would go unseen.
+      if ((await untilAborted(ticket.watched, ctx.signal)) === ABORTED) {
+        ctx.state.set(CACHE_STATUS_KEY, status);
+        return { ok: false, error: GatewayError.cancelled(ctx.method) };
+      }
+      flight.generation = ticket.start();
+      const outcome = await next();
+      if (outcome.ok) {
+        const stored = this.#keep(ctx, uri, outcome.result, ticket);
+        shared = stored.shared;
+        status = stored.status;
+      }
+      this.#record(ctx, status);
+      return outcome;
+    } finally {
+      ticket.end();
+      if (this.#flights.get(uri) === flight) this.#flights.delete(uri);
+      settle(shared);
+    }
+  }
+
+  /** Stores a fresh result when its hints allow; returns what followers may reuse and the status. */
+  #keep(ctx: RequestContext, uri: string, result: Record<string, unknown>, ticket: ReadTicket) {
+    const freshness = freshnessOf(result, this.#ttlMs);
+    // One snapshot for the cache and the followers: the leader's own chain may change its object.
+    const snapshot = copyResult(result);
+    const shared: Shared = { ok: true, result: snapshot, audience: freshness.audience };
+    if (!freshness.cacheable) return { shared, status: 'bypass' as const };
+    const bytes = encodedBytes(result);
+    if (bytes !== undefined) {
+      const key = freshness.audience === 'shared' ? sharedKey(uri) : privateKey(ctx.identity.id, uri);
+      ticket.store(key, { uri, result: snapshot, bytes, statesTtl: freshness.statesTtl }, freshness.ttlMs);
+    }
+    return { shared, status: 'miss' as const };
+  }
+
+  #record(ctx: RequestContext, status: CacheStatus): void {
+    ctx.state.set(CACHE_STATUS_KEY, status);
+    this.#metrics.read(status);
+  }
+}
+
+/** Resolves like `promise`, or with ABORTED as soon as `signal` aborts (the listener is removed after). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED> {
+  if (signal.aborted) return Promise.resolve(ABORTED);
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(ABORTED);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,239 @@
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import {
+  CACHE_STATUS_KEY,
+  createDownstreamSession,
+  definePlugin,
+  Gateway,
+  GatewayPort,
+  type Identity,
+  type LoadedPlugin,
+  type Outcome,
+  type PluginSetupContext,
+  type RequestContext,
+  type SessionSink,
+  setupPlugins,
+  silentLogger,
+  telemetryApi,
+  type UpstreamNotification,
+} from '@switchyard/core';
+import { TestServer, type TestServerOptions } from '@switchyard/testkit';
+import cachePlugin, { type CacheOptions } from '../src/index.js';
+
+/** Runs registered cleanups in reverse order, even when one fails. */
+export class Cleanup {
+  #tasks: (() => unknown)[] = [];
+
+  add(task: () => unknown): void {
+    this.#tasks.push(task);
+  }
+
+  async run(): Promise<void> {
+    const tasks = this.#tasks.reverse();
+    this.#tasks = [];
+    for (const task of tasks) {
+      try {
+        await task();
+      } catch {
+        // keep cleaning up
+      }
+    }
+  }
+}
+
+/** Polls `probe` until it returns something other than undefined/false, failing after `timeoutMs`. */
+export async function eventually<T>(
+  probe: () => T | undefined | false | Promise<T | undefined | false>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const value = await probe();
+    if (value !== undefined && value !== false) return value;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+export const identity = (id: string): Identity => ({ id, groups: [], anonymous: false });
+
+/** An in-process testkit upstream over Streamable HTTP on an ephemeral loopback port. */
+export async function upstream(cleanup: Cleanup, options: TestServerOptions) {
+  const server = new TestServer(options);
+  const http = await server.listenHttp();
+  cleanup.add(() => server.close());
+  return { server, url: http.url, reads: () => server.stats.requests['resources/read'] ?? 0 };
+}
+
+/** A recorded metric point: counters accumulate, gauges are read on demand. */
+export interface RecordingMeter {
+  meter: PluginSetupContext['meter'];
+  count(name: string, attributes?: Record<string, string>): number;
+  gauge(name: string): number;
+}
+
+/** A meter that records what the cache reports (only the instruments the cache uses). */
+export function recordingMeter(): RecordingMeter {
+  const counts = new Map<string, number>();
+  const gauges = new Map<string, Set<(result: { observe(value: number): void }) => void>>();
+  const keyOf = (name: string, attributes: Record<string, string> = {}) =>
+    `${name}${JSON.stringify(Object.entries(attributes).sort())}`;
+  const meter = {
+    createCounter: (name: string) => ({
+      add: (value: number, attributes?: Record<string, string>) => {
+        for (const key of [keyOf(name), keyOf(name, attributes)])
+          counts.set(key, (counts.get(key) ?? 0) + value);
+      },
+    }),
+    createObservableGauge: (name: string) => {
+      const callbacks = new Set<(result: { observe(value: number): void }) => void>();
+      gauges.set(name, callbacks);
+      return {
+        addCallback: (cb: (result: { observe(value: number): void }) => void) => callbacks.add(cb),
+        removeCallback: (cb: (result: { observe(value: number): void }) => void) => callbacks.delete(cb),
+      };
+    },
+  };
+  return {
+    meter: meter as unknown as PluginSetupContext['meter'],
+    count: (name, attributes) => counts.get(keyOf(name, attributes)) ?? 0,
+    gauge: (name) => {
+      let observed = Number.NaN;
+      for (const cb of gauges.get(name) ?? []) cb({ observe: (v) => (observed = v) });
+      return observed;
+    },
+  };
+}
+
+/** Plugins around the cache in a test: an outer one recording statuses, an inner one the test can gate. */
+export interface Harness {
+  gateway: Gateway;
+  /** Cache status of every request, in completion order (undefined when the cache set none). */
+  statuses: unknown[];
+  /** Upstream notifications every plugin saw. */
+  notifications: UpstreamNotification[];
+  /** When set, each read's upstream result waits for it before travelling back through the cache. */
+  hold: { gate: Promise<void> | undefined; waiting: number };
+  meter: RecordingMeter;
+}
+
+/**
+ * A Gateway over HTTP testkit upstreams with: a status recorder (outermost), the cache, and a gate
+ * (innermost). The cache is set up through its `setup` with a recording meter (the host's
+ * `setupPlugins` only hands out the global one); the others go through `setupPlugins`.
+ */
+export async function gatewayWith(
+  cleanup: Cleanup,
+  upstreams: { name: string; url: string }[],
+  options: CacheOptions = {},
+): Promise<Harness> {
+  const statuses: unknown[] = [];
+  const notifications: UpstreamNotification[] = [];
+  const hold: Harness['hold'] = { gate: undefined, waiting: 0 };
+  const recorder = definePlugin({
+    name: 'status-recorder',
+    setup: () => ({
+      request: async (ctx, next) => {
+        const outcome = await next();
+        statuses.push(ctx.state.get(CACHE_STATUS_KEY));
+        return outcome;
+      },
+      notification: (n) => void notifications.push(n),
+    }),
+  });
+  const gate = definePlugin({
+    name: 'gate',
+    setup: () => ({
+      request: async (_ctx, next) => {
+        const outcome = await next();
+        const gate = hold.gate;
+        if (gate) {
+          hold.waiting += 1;
+          await gate;
+          hold.waiting -= 1;
+        }
+        return outcome;
+      },
+    }),
+  });
+  const meter = recordingMeter();
+  const [outer] = await setupPlugins([{ plugin: recorder, options: {}, source: 'recorder' }], silentLogger);
+  const [inner] = await setupPlugins([{ plugin: gate, options: {}, source: 'gate' }], silentLogger);
+  const port = new GatewayPort();
+  const hooks = await cachePlugin.setup(options, {
+    ...telemetryApi(),
+    meter: meter.meter,
+    logger: silentLogger,
+    loaded: ['status-recorder'],
+    baseDir: process.cwd(),
+    gateway: port,
+  });
+  const cache: LoadedPlugin = { name: cachePlugin.name, hooks, port };
+  const gateway = new Gateway({
+    upstreams: upstreams.map((u) => ({
+      name: u.name,
+      prefix: true,
+      timeoutMs: 5_000,
+      transport: { kind: 'http' as const, url: u.url, headers: {} },
+    })),
+    plugins: [outer!, cache, inner!],
+    logger: silentLogger,
+  });
+  cleanup.add(() => gateway.close());
+  await gateway.start();
+  return { gateway, statuses, notifications, hold, meter };
+}
+
+/** An official SDK client on an in-memory session of `gateway`, acting as `who`. */
+export async function connect(cleanup: Cleanup, gateway: Gateway, who: Identity): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const session = createDownstreamSession(gateway, 'memory', { identity: who });
+  cleanup.add(() => session.close());
+  await session.connect(serverSide);
+  const client = new Client({ name: `client-${who.id}`, version: '1' });
+  cleanup.add(() => client.close());
+  await client.connect(clientSide);
+  return client;
+}
+
+/** Reads `uri` and returns the text of its first content item. */
+export async function readText(client: Client, uri: string): Promise<string> {
+  const result = (await client.request({ method: 'resources/read', params: { uri } })) as {
+    contents: { text?: string }[];
+  };
+  return String(result.contents[0]?.text);
+}
+
+/** Runs a read straight through the gateway (for tests that control the request's abort signal). */
+export function handleRead(
+  gateway: Gateway,
+  uri: string,
+  who: Identity,
+  signal: AbortSignal = new AbortController().signal,
+): Promise<Outcome> {
+  const session: SessionSink = {
+    id: `s-${who.id}`,
+    transport: 'memory',
+    identity: who,
+    notify: async () => {},
+  };
+  const ctx: RequestContext = {
+    method: 'resources/read',
+    params: { uri },
+    session,
+    identity: who,
+    signal,
+    notifyRelated: async () => {},
+    state: new Map(),
+  };
+  return gateway.handle(ctx);
+}
+
+/** A gate the test opens by hand. */
+export function manualGate(): { gate: Promise<void>; open(): void } {
+  let open: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    open = resolve;
+  });
+  return { gate, open };
+}
