@@ -1,0 +1,126 @@
+import { spawn } from 'node:child_process';
+import type { Client } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  Cleanup,
+  connectHttp,
+  GATEWAY_CLI,
+  httpUpstream,
+  listAll,
+  startGateway,
+  stopProcess,
+  watchProcess,
+  writeConfig,
+} from './support/harness.js';
+
+// @switchyard/plugin-access loaded by package name through the real CLI, over Streamable HTTP, with
+// clients told apart by their bearer tokens (and a tokenless anonymous identity).
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const ALICE = 'alice-token-5b2e91c4';
+const BOB = 'bob-token-c03f7a18';
+const FORBIDDEN = { code: -32034, data: { reason: 'forbidden' } };
+
+const accessOptions = {
+  default: 'deny',
+  rules: [
+    { effect: 'allow', groups: ['platform'], description: 'platform sees everything' },
+    { effect: 'deny', uris: ['docs+test://docs/r/1*', 'docs+test://docs/t1/**'] },
+    { effect: 'allow', groups: ['contractors'], servers: ['docs'] },
+    { effect: 'allow', clients: ['guest'], uris: ['wiki+**'] },
+  ],
+};
+
+async function gatewayWithAccess() {
+  const docs = await httpUpstream(cleanup, { name: 'docs', resources: 12, pageSize: 5, templates: 2 });
+  const wiki = await httpUpstream(cleanup, { name: 'wiki', resources: 3, templates: 1 });
+  const gw = await startGateway(
+    cleanup,
+    {
+      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+      mcpServers: { docs: { url: docs.url }, wiki: { url: wiki.url } },
+      clients: {
+        alice: { token: '${ALICE_TOKEN}', groups: ['platform'] },
+        bob: { token: '${BOB_TOKEN}', groups: ['contractors'] },
+      },
+      anonymous: 'guest',
+      plugins: [['@switchyard/plugin-access', accessOptions]],
+    },
+    { env: { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB } },
+  );
+  return { gw, docs: docs.server };
+}
+
+const uris = async (client: Client, method?: 'resources/list' | 'resources/templates/list') => {
+  const key = method === 'resources/templates/list' ? 'uriTemplate' : 'uri';
+  const { items } = await listAll(client, method);
+  return items.map((item) => String(item[key])).sort();
+};
+const read = (client: Client, uri: string) => client.request({ method: 'resources/read', params: { uri } });
+const range = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i));
+
+describe('@switchyard/plugin-access through the CLI', () => {
+  it('shows each client its own list and refuses what it may not read', async () => {
+    const { gw, docs } = await gatewayWithAccess();
+    const alice = await connectHttp(cleanup, gw.url, 'alice', { token: ALICE });
+    const bob = await connectHttp(cleanup, gw.url, 'bob', { token: BOB });
+    const guest = await connectHttp(cleanup, gw.url, 'guest');
+
+    const allDocs = range(12, (i) => `docs+test://docs/r/${i}`);
+    const allWiki = range(3, (i) => `wiki+test://wiki/r/${i}`);
+    expect(await uris(alice)).toEqual([...allDocs, ...allWiki].sort());
+    const bobDocs = allDocs.filter((u) => !/\/r\/1\d?$/.test(u));
+    expect(bobDocs).toHaveLength(9);
+    expect(await uris(bob)).toEqual(bobDocs.sort());
+    expect(await uris(guest)).toEqual(allWiki.sort());
+    expect(await uris(bob, 'resources/templates/list')).toEqual(['docs+test://docs/items/{id}']);
+    expect(await uris(guest, 'resources/templates/list')).toEqual(['wiki+test://wiki/items/{id}']);
+
+    const readsBefore = docs.stats.requests['resources/read'] ?? 0;
+    for (const uri of ['docs+test://docs/r/1', 'docs+test://docs/r/%31', 'DOCS+test://docs/r/x/../10']) {
+      await expect(read(bob, uri), uri).rejects.toMatchObject(FORBIDDEN);
+    }
+    await expect(read(bob, 'wiki+test://wiki/r/0')).rejects.toMatchObject(FORBIDDEN);
+    await expect(read(guest, 'docs+test://docs/r/0')).rejects.toMatchObject(FORBIDDEN);
+    await expect(
+      bob.request({ method: 'resources/subscribe', params: { uri: 'docs+test://docs/r/11' } }),
+    ).rejects.toMatchObject(FORBIDDEN);
+    await expect(
+      bob.request({
+        method: 'completion/complete',
+        params: {
+          ref: { type: 'ref/resource', uri: 'docs+test://docs/t1/{id}' },
+          argument: { name: 'id', value: '' },
+        },
+      }),
+    ).rejects.toMatchObject(FORBIDDEN);
+    expect(docs.stats.requests['resources/read'] ?? 0).toBe(readsBefore);
+
+    await expect(read(bob, 'docs+test://docs/r/2')).resolves.toMatchObject({
+      contents: [{ uri: 'docs+test://docs/r/2', text: 'resource 2' }],
+    });
+    await expect(read(alice, 'docs+test://docs/r/1')).resolves.toMatchObject({
+      contents: [{ uri: 'docs+test://docs/r/1' }],
+    });
+    await expect(read(guest, 'wiki+test://wiki/r/2')).resolves.toMatchObject({
+      contents: [{ uri: 'wiki+test://wiki/r/2' }],
+    });
+  });
+
+  it('refuses to start on invalid rules, naming the option (exit code 2)', async () => {
+    const file = await writeConfig(cleanup, {
+      mcpServers: {},
+      plugins: [['@switchyard/plugin-access', { rules: [{ effect: 'allow' }, { effect: 'permit' }] }]],
+    });
+    const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    cleanup.add(() => stopProcess(proc));
+    const watched = watchProcess(proc);
+    expect(await watched.exited).toBe(2);
+    expect(watched.stderr()).toMatch(/PLUGIN_SETUP_FAILED/);
+    expect(watched.stderr()).toMatch(/rules\[1\]\.effect must be "allow" or "deny", got "permit"/);
+  });
+});

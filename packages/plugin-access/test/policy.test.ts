@@ -1,0 +1,279 @@
+import { definePlugin, type Identity, PluginError, setupPlugins, silentLogger } from '@switchyard/core';
+import { describe, expect, it } from 'vitest';
+import access, { AccessPolicy, type Subject, uriReadings } from '../src/index.js';
+
+const alice: Identity = { id: 'alice', groups: ['platform', 'docs-team'], anonymous: false };
+const bob: Identity = { id: 'bob', groups: ['contractors'], anonymous: false };
+const anon: Identity = { id: 'anonymous', groups: [], anonymous: true };
+
+const read = (identity: Identity, uri: string | undefined, server?: string): Subject => ({
+  identity,
+  method: 'resources/read',
+  server,
+  uri,
+});
+
+describe('AccessPolicy.decide: first match wins, then the default', () => {
+  it('defaults to deny when nothing matches and no default is given', () => {
+    const policy = AccessPolicy.compile({});
+    expect(policy.default).toBe('deny');
+    expect(policy.decide(read(alice, 'docs+file:///a', 'docs'))).toEqual({ effect: 'deny', rule: undefined });
+    expect(AccessPolicy.compile(undefined).default).toBe('deny');
+  });
+
+  it('uses default allow when configured', () => {
+    const policy = AccessPolicy.compile({ default: 'allow' });
+    expect(policy.decide(read(bob, 'docs+file:///a', 'docs')).effect).toBe('allow');
+  });
+
+  it('the first matching rule decides, later rules are not consulted', () => {
+    const policy = AccessPolicy.compile({
+      default: 'allow',
+      rules: [
+        { effect: 'deny', uris: ['docs+file:///private/**'] },
+        { effect: 'allow', groups: ['platform'] },
+        { effect: 'deny', clients: ['alice'] },
+      ],
+    });
+    expect(policy.decide(read(alice, 'docs+file:///private/x'))).toEqual({ effect: 'deny', rule: 0 });
+    expect(policy.decide(read(alice, 'docs+file:///public/x'))).toEqual({ effect: 'allow', rule: 1 });
+    expect(policy.decide(read(bob, 'docs+file:///public/x'))).toEqual({ effect: 'allow', rule: undefined });
+  });
+
+  it('a rule matches only when every field it names matches', () => {
+    const policy = AccessPolicy.compile({
+      default: 'deny',
+      rules: [
+        {
+          effect: 'allow',
+          clients: ['alice', 'bob'],
+          groups: ['platform'],
+          servers: ['docs'],
+          uris: ['docs+**'],
+          methods: ['resources/read'],
+        },
+      ],
+    });
+    expect(policy.decide(read(alice, 'docs+file:///a', 'docs')).effect).toBe('allow');
+    expect(policy.decide(read(bob, 'docs+file:///a', 'docs')).effect).toBe('deny'); // groups
+    expect(policy.decide(read(alice, 'docs+file:///a', 'wiki')).effect).toBe('deny'); // servers
+    expect(policy.decide(read(alice, 'wiki+file:///a', 'docs')).effect).toBe('deny'); // uris
+    expect(
+      policy.decide({ ...read(alice, 'docs+file:///a', 'docs'), method: 'resources/subscribe' }).effect,
+    ).toBe('deny'); // methods
+    expect(policy.decide(read(anon, 'docs+file:///a', 'docs')).effect).toBe('deny'); // clients
+  });
+
+  it('groups match when any of the caller’s groups is listed', () => {
+    const policy = AccessPolicy.compile({ rules: [{ effect: 'allow', groups: ['ops', 'docs-team'] }] });
+    expect(policy.decide(read(alice, 'x:y')).effect).toBe('allow');
+    expect(policy.decide(read(bob, 'x:y')).effect).toBe('deny');
+  });
+
+  it('rules naming servers do not match a target no upstream routes; rules naming uris do not match a target without URI', () => {
+    const policy = AccessPolicy.compile({
+      default: 'allow',
+      rules: [
+        { effect: 'deny', servers: ['docs'] },
+        { effect: 'deny', uris: ['**'] },
+      ],
+    });
+    expect(policy.decide(read(alice, undefined, undefined)).effect).toBe('allow');
+    expect(policy.decide(read(alice, 'docs+file:///a', undefined))).toEqual({ effect: 'deny', rule: 1 });
+    expect(policy.decide(read(alice, undefined, 'docs'))).toEqual({ effect: 'deny', rule: 0 });
+  });
+});
+
+describe('AccessPolicy.decideReadings', () => {
+  const policy = AccessPolicy.compile({
+    default: 'deny',
+    rules: [{ effect: 'allow', uris: ['docs+file:///public/**'] }],
+  });
+  const subject = { identity: alice, method: 'resources/read', server: 'docs' };
+
+  it('allows only when every reading is allowed', () => {
+    expect(policy.decideReadings(subject, uriReadings('docs+file:///public/a?x=1')).effect).toBe('allow');
+    expect(policy.decideReadings(subject, uriReadings('docs+file:///public/a?/../../secret')).effect).toBe(
+      'deny',
+    );
+  });
+
+  it('decides a target without URI (no readings) with rules naming uris not matching', () => {
+    const open = AccessPolicy.compile({ default: 'allow', rules: [{ effect: 'deny', uris: ['**'] }] });
+    expect(open.decideReadings(subject, [])).toEqual({ effect: 'allow', rule: undefined });
+    expect(policy.decideReadings(subject, [])).toEqual({ effect: 'deny', rule: undefined });
+  });
+
+  it('denies what could not be canonicalized, even under default allow', () => {
+    const open = AccessPolicy.compile({ default: 'allow' });
+    expect(open.decideReadings(subject, uriReadings('docs+file:///public/%zz'))).toEqual({
+      effect: 'deny',
+      rule: undefined,
+    });
+  });
+
+  it('evaluates allow rules on the canonical form: an escape from an allowed folder is not allowed', () => {
+    for (const breakout of [
+      'docs+file:///public/../secret',
+      'docs+file:///public/%2e%2e/secret',
+      'docs+file:///public/%252e%252e/secret',
+      'docs+file:///public%2F..%2Fsecret',
+      'docs+file:///public\\..\\secret',
+    ]) {
+      expect(policy.decideReadings(subject, uriReadings(breakout)).effect, breakout).toBe('deny');
+    }
+  });
+});
+
+describe('AccessPolicy.decideListRequest', () => {
+  it('only rules naming neither servers nor uris can refuse a list request; the default never does', () => {
+    const policy = AccessPolicy.compile({
+      default: 'deny',
+      rules: [
+        { effect: 'deny', servers: ['docs'], methods: ['resources/list'] },
+        { effect: 'deny', uris: ['**'] },
+        { effect: 'deny', clients: ['mallory'], methods: ['resources/list'] },
+      ],
+    });
+    const mallory: Identity = { id: 'mallory', groups: [], anonymous: false };
+    expect(policy.decideListRequest(alice, 'resources/list').effect).toBe('allow');
+    expect(policy.decideListRequest(mallory, 'resources/list')).toEqual({ effect: 'deny', rule: 2 });
+    expect(policy.decideListRequest(mallory, 'resources/templates/list').effect).toBe('allow');
+  });
+
+  it('an earlier allow rule wins over a later deny for the list request too', () => {
+    const policy = AccessPolicy.compile({
+      rules: [
+        { effect: 'allow', groups: ['platform'] },
+        { effect: 'deny', methods: ['resources/list'] },
+      ],
+    });
+    expect(policy.decideListRequest(alice, 'resources/list')).toEqual({ effect: 'allow', rule: 0 });
+    expect(policy.decideListRequest(bob, 'resources/list')).toEqual({ effect: 'deny', rule: 1 });
+  });
+});
+
+describe('AccessPolicy.compile: validation names the option', () => {
+  const invalid: [string, unknown, RegExp][] = [
+    ['options not an object', [], /options must be an object/],
+    ['unknown option', { defaults: 'deny' }, /unknown option "defaults"/],
+    ['bad default', { default: 'permit' }, /default must be "allow" or "deny", got "permit"/],
+    ['rules not an array', { rules: {} }, /rules must be an array/],
+    ['rule not an object', { rules: ['deny'] }, /rules\[0\] must be an object/],
+    [
+      'missing effect',
+      { rules: [{ uris: ['**'] }] },
+      /rules\[0\]\.effect must be "allow" or "deny", got undefined/,
+    ],
+    ['bad effect', { rules: [{ effect: 'allow' }, { effect: 'block' }] }, /rules\[1\]\.effect must be/],
+    [
+      'unknown rule field',
+      { rules: [{ effect: 'deny', uri: ['**'] }] },
+      /rules\[0\] has an unknown field "uri"/,
+    ],
+    [
+      'clients not an array',
+      { rules: [{ effect: 'deny', clients: 'bob' }] },
+      /rules\[0\]\.clients must be a non-empty array/,
+    ],
+    [
+      'empty groups',
+      { rules: [{ effect: 'deny', groups: [] }] },
+      /rules\[0\]\.groups must be a non-empty array/,
+    ],
+    [
+      'empty string',
+      { rules: [{ effect: 'deny', clients: ['a', ''] }] },
+      /rules\[0\]\.clients\[1\] must be a non-empty string/,
+    ],
+    [
+      'non-string',
+      { rules: [{ effect: 'deny', servers: [1] }] },
+      /rules\[0\]\.servers\[0\] must be a non-empty string/,
+    ],
+    [
+      'bad server name',
+      { rules: [{ effect: 'deny', servers: ['Docs'] }] },
+      /rules\[0\]\.servers\[0\] "Docs" is not a server name/,
+    ],
+    [
+      'unknown method',
+      { rules: [{ effect: 'deny', methods: ['resource/read'] }] },
+      /rules\[0\]\.methods\[0\] "resource\/read" is not a method/,
+    ],
+    [
+      'unsubscribe',
+      { rules: [{ effect: 'deny', methods: ['resources/unsubscribe'] }] },
+      /unsubscribing is always allowed/,
+    ],
+    [
+      'bad glob',
+      { rules: [{ effect: 'deny', uris: ['docs+**', 'private/**'] }] },
+      /rules\[0\]\.uris\[1\]: cannot read "private\/\*\*" as a URI pattern/,
+    ],
+    [
+      'bad encoding in glob',
+      { rules: [{ effect: 'deny', uris: ['docs+file:///%zz'] }] },
+      /rules\[0\]\.uris\[0\]/,
+    ],
+    [
+      'bad description',
+      { rules: [{ effect: 'deny', description: 3 }] },
+      /rules\[0\]\.description must be a string/,
+    ],
+    ['bad maxSkippedPages', { maxSkippedPages: -1 }, /maxSkippedPages must be a non-negative integer/],
+  ];
+  for (const [name, options, message] of invalid) {
+    it(name, () => {
+      expect(() => AccessPolicy.compile(options)).toThrow(message);
+    });
+  }
+
+  it('warns about legal rule lists that cannot mean what they say', () => {
+    const policy = AccessPolicy.compile({
+      rules: [
+        { effect: 'deny', methods: ['resources/list'], uris: ['docs+**'] },
+        { effect: 'allow' },
+        { effect: 'deny', clients: ['bob'] },
+      ],
+    });
+    expect(policy.warnings).toEqual([
+      expect.stringMatching(
+        /rules\[0\] names only list methods together with servers or uris, so it never matches/,
+      ),
+      expect.stringMatching(/rules\[1\] matches every request, so the rules after it never apply/),
+    ]);
+    expect(
+      AccessPolicy.compile({ rules: [{ effect: 'allow', groups: ['x'] }, { effect: 'deny' }] }).warnings,
+    ).toEqual([]);
+  });
+
+  it('knows whether decisions depend on who asks', () => {
+    expect(AccessPolicy.compile({ rules: [{ effect: 'deny', uris: ['**'] }] }).identityDependent).toBe(false);
+    expect(AccessPolicy.compile({ rules: [{ effect: 'deny', groups: ['x'] }] }).identityDependent).toBe(true);
+  });
+});
+
+describe('plugin setup', () => {
+  const entry = (plugin: unknown, options: unknown = {}) => ({ plugin, options, source: 'test' });
+
+  it('fails setup with the option named', async () => {
+    const error = await setupPlugins([entry(access, { rules: [{ effect: 'nope' }] })], silentLogger).catch(
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(PluginError);
+    expect(error).toMatchObject({ code: 'PLUGIN_SETUP_FAILED' });
+    expect((error as Error).message).toMatch(
+      /@switchyard\/plugin-access failed to set up: rules\[0\]\.effect/,
+    );
+  });
+
+  it('refuses to run inside the cache plugin (cache hits would bypass it)', async () => {
+    const cache = definePlugin({ name: '@switchyard/plugin-cache', setup: () => ({}) });
+    const error = await setupPlugins([entry(cache), entry(access)], silentLogger).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(
+      /list @switchyard\/plugin-access before @switchyard\/plugin-cache/,
+    );
+    await expect(setupPlugins([entry(access), entry(cache)], silentLogger)).resolves.toHaveLength(2);
+  });
+});
