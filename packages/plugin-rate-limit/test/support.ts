@@ -1,0 +1,191 @@
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import {
+  createDownstreamSession,
+  definePlugin,
+  Gateway,
+  type PluginSetupContext,
+  type SwitchyardPlugin,
+  setupPlugins,
+  silentLogger,
+} from '@switchyard/core';
+import { TestServer, type TestServerOptions } from '@switchyard/testkit';
+import rateLimit, { type RateLimitOptions } from '../src/index.js';
+
+type Meter = PluginSetupContext['meter'];
+type GaugeCallback = Parameters<ReturnType<Meter['createObservableGauge']>['addCallback']>[0];
+type Attributes = Record<string, unknown>;
+
+/** Runs registered cleanups in reverse order, each even if an earlier one fails. */
+export class Cleanup {
+  #tasks: (() => unknown)[] = [];
+
+  add(task: () => unknown): void {
+    this.#tasks.push(task);
+  }
+
+  async run(): Promise<void> {
+    for (const task of this.#tasks.splice(0).reverse()) {
+      try {
+        await task();
+      } catch {
+        // keep cleaning up
+      }
+    }
+  }
+}
+
+/** Polls `probe` until it returns true, or fails after `timeoutMs` saying what it waited for. */
+export async function waitFor(probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!probe()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Records what the plugin reports on its counters and gauges; everything else stays the real meter's. */
+export class RecordingMeter {
+  readonly counted: { name: string; value: number; attributes: Attributes }[] = [];
+  readonly #gauges = new Map<string, GaugeCallback[]>();
+
+  wrap(base: Meter): Meter {
+    const meter = Object.create(base) as Meter;
+    meter.createCounter = (name) => ({
+      add: (value, attributes) => {
+        this.counted.push({ name, value, attributes: { ...attributes } });
+      },
+    });
+    meter.createObservableGauge = (name) => {
+      const callbacks: GaugeCallback[] = [];
+      this.#gauges.set(name, callbacks);
+      return {
+        addCallback: (callback) => {
+          callbacks.push(callback);
+        },
+        removeCallback: (callback) => {
+          callbacks.splice(callbacks.indexOf(callback), 1);
+        },
+      };
+    };
+    return meter;
+  }
+
+  /** Sum of a counter's values whose attributes include `attributes`. */
+  total(name: string, attributes: Attributes): number {
+    return this.counted
+      .filter((c) => c.name === name && Object.entries(attributes).every(([k, v]) => c.attributes[k] === v))
+      .reduce((sum, c) => sum + c.value, 0);
+  }
+
+  /** Collects a gauge now, as an exporter would: attributes JSON -> value. */
+  observe(name: string): Map<string, number> {
+    const seen = new Map<string, number>();
+    for (const callback of this.#gauges.get(name) ?? []) {
+      void callback({
+        observe: (value, attributes) => {
+          seen.set(JSON.stringify(attributes ?? {}), value);
+        },
+      });
+    }
+    return seen;
+  }
+}
+
+/** The rate-limit plugin with a recording meter put in place of the gateway's. */
+export function rateLimitRecording(meter: RecordingMeter): SwitchyardPlugin<RateLimitOptions> {
+  return definePlugin<RateLimitOptions>({
+    name: rateLimit.name,
+    core: rateLimit.core,
+    setup: (options, context) => rateLimit.setup(options, { ...context, meter: meter.wrap(context.meter) }),
+  });
+}
+
+/**
+ * An upstream-call plugin (listed after rate-limit, so inside it) that holds every `resources/read`
+ * until opened, and records how many reads were in flight at once: what the upstream would see.
+ */
+export class ReadGate {
+  entered = 0;
+  inFlight = 0;
+  maxInFlight = 0;
+  #open = false;
+  #waiters: (() => void)[] = [];
+
+  readonly plugin = definePlugin({
+    name: 'test-read-gate',
+    setup: () => ({
+      upstreamCall: async (call, next) => {
+        if (call.method !== 'resources/read') return next();
+        this.entered += 1;
+        this.inFlight += 1;
+        this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+        try {
+          if (!this.#open) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+          return await next();
+        } finally {
+          this.inFlight -= 1;
+        }
+      },
+    }),
+  });
+
+  open(): void {
+    this.#open = true;
+    for (const wake of this.#waiters.splice(0)) wake();
+  }
+}
+
+export interface InProcess {
+  gateway: Gateway;
+  upstreams: TestServer[];
+}
+
+/** Testkit upstreams over real HTTP, and a Gateway in front of them running `plugins`. */
+export async function startGateway(
+  cleanup: Cleanup,
+  plugins: { plugin: unknown; options?: unknown }[],
+  upstreams: TestServerOptions[] = [{ name: 'docs', resources: 10 }],
+): Promise<InProcess> {
+  const servers = upstreams.map((options) => new TestServer(options));
+  for (const server of servers) cleanup.add(() => server.close());
+  const urls = await Promise.all(servers.map(async (s) => (await s.listenHttp()).url));
+  const loaded = await setupPlugins(
+    plugins.map(({ plugin, options }) => ({ plugin, options, source: 'test' })),
+    silentLogger,
+  );
+  const gateway = new Gateway({
+    upstreams: servers.map((s, i) => ({
+      name: s.options.name,
+      prefix: true,
+      timeoutMs: 10_000,
+      transport: { kind: 'http' as const, url: urls[i]!, headers: {} },
+    })),
+    plugins: loaded,
+    logger: silentLogger,
+  });
+  cleanup.add(() => gateway.close());
+  await gateway.start();
+  return { gateway, upstreams: servers };
+}
+
+/** An official SDK client connected in-process to a gateway session acting as `identity`. */
+export async function connectAs(cleanup: Cleanup, gateway: Gateway, identity: string): Promise<Client> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const session = createDownstreamSession(gateway, 'memory', {
+    identity: { id: identity, groups: [], anonymous: false },
+  });
+  cleanup.add(() => session.close());
+  await session.connect(serverSide);
+  const client = new Client({ name: identity, version: '1.0.0' });
+  cleanup.add(() => client.close());
+  await client.connect(clientSide);
+  return client;
+}
+
+/** Reads one resource of the testkit upstream `docs` through the gateway. */
+export function read(client: Client, index: number, options: { signal?: AbortSignal } = {}) {
+  return client.request(
+    { method: 'resources/read', params: { uri: `docs+test://docs/r/${index}` } },
+    options,
+  );
+}
