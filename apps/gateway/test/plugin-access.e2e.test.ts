@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import type { Client } from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
@@ -107,6 +107,28 @@ describe('@switchyard/plugin-access through the CLI', () => {
     await expect(read(guest, 'wiki+test://wiki/r/2')).resolves.toMatchObject({
       contents: [{ uri: 'wiki+test://wiki/r/2' }],
     });
+  });
+
+  it('refuses a modern listen stream on a denied URI, and serves an allowed one', async () => {
+    const { gw, docs } = await gatewayWithAccess();
+    const bob = new Client({ name: 'bob-modern', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await bob.connect(
+      new StreamableHTTPClientTransport(new URL(gw.url), {
+        requestInit: { headers: { authorization: `Bearer ${BOB}` } },
+      }),
+    );
+    cleanup.add(() => bob.close());
+    expect(bob.getProtocolEra()).toBe('modern');
+    const subscribesBefore = docs.stats.requests['resources/subscribe'] ?? 0;
+    await expect(bob.listen({ resourceSubscriptions: ['docs+test://docs/r/1'] })).rejects.toMatchObject({
+      code: -32034,
+    });
+    expect(docs.stats.requests['resources/subscribe'] ?? 0).toBe(subscribesBefore);
+    const allowed = await bob.listen({ resourceSubscriptions: ['docs+test://docs/r/2'] });
+    cleanup.add(() => allowed.close());
+    await expect
+      .poll(() => docs.stats.requests['resources/subscribe'] ?? 0, { timeout: 5_000 })
+      .toBe(subscribesBefore + 1);
   });
 
   it('refuses to start on invalid rules, naming the option (exit code 2)', async () => {
