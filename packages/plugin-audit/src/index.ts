@@ -1,0 +1,106 @@
+import {
+  definePlugin,
+  GatewayError,
+  type Logger,
+  type Outcome,
+  type PluginGateway,
+  type RequestContext,
+  type RequestMiddleware,
+} from '@switchyard/core';
+import { type AuditOptions, type ResolvedAuditOptions, resolveAuditOptions } from './options.js';
+import { buildRecord } from './record.js';
+import { redact } from './redact.js';
+import { AuditWriter } from './writer.js';
+
+export { type AuditFileSystem, nodeFileSystem, rotatedName, shiftRotated } from './file-system.js';
+export {
+  type AuditOptions,
+  DEFAULT_INTERVAL_MS,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_FILES,
+  type FsyncPolicy,
+  type ResolvedAuditOptions,
+  resolveAuditOptions,
+} from './options.js';
+export { type AuditRecord, buildRecord, RECORD_FIELDS, requestUri } from './record.js';
+export { compileRedactions, REDACTED, type RedactionPath, redact } from './redact.js';
+export { encodedSize } from './size.js';
+export { AuditWriter, type AuditWriterOptions } from './writer.js';
+
+/**
+ * The audit log: one JSON line per downstream request, appended to `file` with a durability policy.
+ * List it first in `plugins` (outermost), so it sees every outcome, including the errors of the
+ * plugins inside it (forbidden, rate limited).
+ *
+ * @example
+ * // switchyard.json
+ * "plugins": [["@switchyard/plugin-audit", { "file": "./audit.jsonl", "fsync": "always", "redact": ["session"] }]]
+ */
+export default definePlugin<AuditOptions>({
+  name: '@switchyard/plugin-audit',
+  version: '0.1.0',
+  core: '^0.1.0',
+  setup(options, ctx) {
+    const resolved = resolveAuditOptions(options, ctx.baseDir);
+    const records = ctx.meter.createCounter('switchyard.audit.records', {
+      description: 'Audit records written to the audit file',
+    });
+    const writeErrors = ctx.meter.createCounter('switchyard.audit.write_errors', {
+      description: 'Audit writes, fdatasyncs or rotations that failed (the record goes to the gateway log)',
+    });
+    const writer = new AuditWriter({
+      ...resolved,
+      logger: ctx.logger,
+      onWritten: () => records.add(1),
+      onError: () => writeErrors.add(1),
+    });
+    ctx.logger.debug('audit log open', { file: resolved.file, fsync: resolved.fsync });
+    return {
+      request: auditMiddleware(resolved, writer, ctx.gateway, {
+        log: ctx.logger,
+        failed: () => writeErrors.add(1),
+      }),
+      close: () => writer.close(),
+    };
+  },
+});
+
+/** The request hook: runs the inner chain, then writes the request's record before answering. */
+function auditMiddleware(
+  options: ResolvedAuditOptions,
+  writer: AuditWriter,
+  gateway: PluginGateway,
+  report: { log: Logger; failed: () => void },
+): RequestMiddleware {
+  const route = (uri: string): string | undefined => {
+    try {
+      return gateway.route(uri)?.upstream;
+    } catch {
+      return undefined;
+    }
+  };
+  const record = (ctx: RequestContext, outcome: Outcome, startedAt: number, durationMs: number) => {
+    try {
+      const entry = redact(buildRecord({ ctx, outcome, startedAt, durationMs, route }), options.redact);
+      return writer.append(`${JSON.stringify(entry)}\n`);
+    } catch (error) {
+      // Building the record failed (it should not): say so, and answer anyway.
+      report.failed();
+      report.log.error('could not build an audit record', { method: ctx.method, error: String(error) });
+      return undefined;
+    }
+  };
+  return async function audit(ctx, next) {
+    const startedAt = Date.now();
+    const started = performance.now();
+    let outcome: Outcome;
+    try {
+      outcome = await next();
+    } catch (error) {
+      outcome = { ok: false, error: GatewayError.fromUnknown(error) };
+    }
+    const durable = record(ctx, outcome, startedAt, performance.now() - started);
+    if (durable) await durable;
+    return outcome;
+  };
+}
