@@ -200,6 +200,7 @@ export class Gateway {
   #pluginView(): PluginGateway {
     return {
       route: (exposedUri) => this.route(exposedUri),
+      completionTarget: (ref) => (isRecord(ref) ? this.#completionTarget(ref)?.upstream.name : undefined),
       exposeUri: (upstream, uri) => exposeUri(upstream, uri, this.#upstream(upstream).config.prefix),
       canSubscribe: (upstream) => {
         const u = this.#upstreams.get(upstream);

@@ -129,8 +129,8 @@ export class AccessGuard {
   }
 
   /**
-   * `ref/resource`: the template URI (canonicalized as a template) and the server routing gives it.
-   * `ref/prompt`: no URI; the server only when the name is prefixed (`server+prompt`) and routes there.
+   * `ref/resource`: the template URI (canonicalized as a template); `ref/prompt`: no URI. The server
+   * is the one the gateway will send the completion to (prefixed or not).
    */
   #completionTarget(ref: unknown): Target | undefined {
     if (typeof ref !== 'object' || ref === null) return undefined;
@@ -138,14 +138,12 @@ export class AccessGuard {
     if (type === 'ref/resource' && typeof uri === 'string' && uri.length > 0) {
       return {
         shown: uri,
-        server: this.#gateway.route(uri)?.upstream,
+        server: this.#gateway.completionTarget(ref),
         readings: uriReadings(uri, { template: true }),
       };
     }
     if (type === 'ref/prompt' && typeof name === 'string' && name.length > 0) {
-      const plus = name.indexOf('+');
-      const routed = plus > 0 ? this.#gateway.route(name)?.upstream : undefined;
-      return { shown: name, server: routed === name.slice(0, plus) ? routed : undefined, readings: [] };
+      return { shown: name, server: this.#gateway.completionTarget(ref), readings: [] };
     }
     return undefined;
   }

@@ -230,6 +230,24 @@ describe('reads, subscriptions and completions', () => {
       complete(aliceClient, { type: 'ref/resource', uri: 'docs+test://docs/items/{id}' }),
     ).rejects.toMatchObject(FORBIDDEN);
   });
+
+  it('applies server rules to completions of unprefixed prompts and templates, routed as the gateway routes them', async () => {
+    const { gateway } = await gatewayWith(
+      {
+        default: 'allow',
+        rules: [{ effect: 'deny', clients: ['bob'], servers: ['flat'], methods: ['completion/complete'] }],
+      },
+      [{ name: 'flat', prefix: false, options: { name: 'flat', resources: 1, fixture: 'conformance' } }],
+    );
+    const aliceClient = await connect(gateway, alice);
+    const bobClient = await connect(gateway, bob);
+    const prompt = { type: 'ref/prompt', name: 'test_prompt_with_arguments' };
+    const template = { type: 'ref/resource', uri: 'test://flat/items/{id}' };
+    await expect(complete(aliceClient, prompt)).resolves.toMatchObject({ completion: expect.any(Object) });
+    await expect(complete(aliceClient, template)).resolves.toMatchObject({ completion: expect.any(Object) });
+    await expect(complete(bobClient, prompt)).rejects.toMatchObject(FORBIDDEN);
+    await expect(complete(bobClient, template)).rejects.toMatchObject(FORBIDDEN);
+  });
 });
 
 describe('lists', () => {

@@ -16,6 +16,7 @@ const bob: Identity = { id: 'bob', groups: [], anonymous: false };
 
 const gatewayView: PluginGateway = {
   route: (uri) => ({ upstream: uri.slice(0, uri.indexOf('+')), uri: uri.slice(uri.indexOf('+') + 1) }),
+  completionTarget: () => undefined,
   exposeUri: (upstream, uri) => `${upstream}+${uri}`,
   canSubscribe: () => false,
   watch: () => Promise.reject(new Error('not used')),

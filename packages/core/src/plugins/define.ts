@@ -55,6 +55,11 @@ export interface ResourceRoute {
 export interface PluginGateway {
   /** The upstream that serves an exposed URI (exact unprefixed URIs, then `name+uri`, then templates). */
   route(exposedUri: string): ResourceRoute | undefined;
+  /**
+   * The upstream that answers a `completion/complete` for `ref` (a `ref/resource` template URI, or a
+   * `ref/prompt` name), exactly as the gateway will route it; undefined when none does.
+   */
+  completionTarget(ref: unknown): string | undefined;
   /** The URI clients see for an upstream's own URI (`name+uri`, or unchanged for `prefix: false`). */
   exposeUri(upstream: string, uri: string): string;
   /** Whether an upstream is connected and offers resource subscriptions. */

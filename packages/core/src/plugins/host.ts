@@ -61,6 +61,10 @@ export class GatewayPort implements PluginGateway {
     return this.#gateway().route(exposedUri);
   }
 
+  completionTarget(ref: unknown): string | undefined {
+    return this.#gateway().completionTarget(ref);
+  }
+
   exposeUri(upstream: string, uri: string): string {
     return this.#gateway().exposeUri(upstream, uri);
   }
