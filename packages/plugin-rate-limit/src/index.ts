@@ -69,7 +69,8 @@ function observeQueues(meter: Meter, queues: UpstreamQueues): () => void {
     description: 'Upstream calls waiting for a slot, by upstream',
   });
   const observe: GaugeCallback = (result) => {
-    for (const [upstream, waiting] of queues.waitingByUpstream()) result.observe(waiting, { upstream });
+    for (const [upstream, waiting] of queues.waitingByUpstream())
+      result.observe(waiting, { 'switchyard.upstream': upstream });
   };
   gauge.addCallback(observe);
   return () => gauge.removeCallback(observe);

@@ -66,7 +66,8 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
       { plugin: gate.plugin },
     ]);
     const client = await connectAs(cleanup, gateway, 'alice');
-    const queued = () => meter.observe(METRICS.queued).get(JSON.stringify({ upstream: 'docs' })) ?? 0;
+    const queued = () =>
+      meter.observe(METRICS.queued).get(JSON.stringify({ 'switchyard.upstream': 'docs' })) ?? 0;
     const first = read(client, 0);
     await waitFor(() => gate.entered === 1, 'the first read to reach the upstream');
     const waiting = [read(client, 1), read(client, 2)];
@@ -117,7 +118,8 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
       { plugin: gate.plugin },
     ]);
     const client = await connectAs(cleanup, gateway, 'alice');
-    const queued = () => meter.observe(METRICS.queued).get(JSON.stringify({ upstream: 'docs' })) ?? 0;
+    const queued = () =>
+      meter.observe(METRICS.queued).get(JSON.stringify({ 'switchyard.upstream': 'docs' })) ?? 0;
     const first = read(client, 0);
     await waitFor(() => gate.entered === 1, 'the first read to reach the upstream');
     const controller = new AbortController();
