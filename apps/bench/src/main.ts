@@ -19,9 +19,14 @@
  *    bounded by their summed CPU, not by the gateway; (b) I/O-bound upstreams (every page answered after a
  *    fixed latency, like remote servers), which measures the design property (round trips = the longest
  *    upstream's pages, fan-out concurrent).
- * 3. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
- *    enumeration scenarios) are printed next to the results, with the CPU floor that explains a CPU-bound
- *    miss; timing never changes the exit code (only errors and wrong counts do).
+ * 3. Plugins (plugins.ts): (a) cache hits through a gateway running `@switchyard/plugin-cache` vs reads
+ *    straight from an upstream that takes 5 ms per read (the upstream's own read counter must not move
+ *    during a gateway round, or the bench fails); (b) the cost of the full stack (audit → rate-limit →
+ *    access → cache) on cache misses vs a bare gateway, with the cache coherent (default) and not, every
+ *    read checked to be a miss (upstream counter and audit log).
+ * 4. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
+ *    enumeration scenarios, cache hit ≥ 5× direct) are printed next to the results, with the CPU floor
+ *    that explains a CPU-bound miss; timing never changes the exit code (only errors and wrong counts do).
  *
  * Output: a table on stdout, progress on stderr, JSON in apps/bench/results/latest.json (or --json PATH).
  * Every child process is registered and killed on exit, error or SIGINT (see procs.ts).
@@ -38,37 +43,93 @@ import {
   runEnumerateBenchmark,
   scenarioOf,
 } from './enumerate.js';
+import {
+  PLUGIN_PROFILE_DIRS,
+  type PluginsConfig,
+  type PluginsResult,
+  runCacheHitBenchmark,
+  runStackBenchmark,
+} from './plugins.js';
 import { childCrashed, isInterrupted, stopAll } from './procs.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { type ReadConfig, type ReadResult, runReadBenchmark } from './read.js';
 import { type Environment, evaluateTargets, renderTable } from './report.js';
 import { msSince } from './stats.js';
 
-const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate] [--cpu-prof DIR]
-                                     [--stock-fetch]
+const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins]
+                                     [--cpu-prof DIR] [--stock-fetch]
 
-  --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency)
+  --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
+                   a few hundred reads per plugin path)
   --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
-  --only WHAT      run only the read or the enumerate benchmark
+  --only WHAT      run only the read, the enumerate or the plugins benchmark
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR
   --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)`;
 
+type Sizes = { read: ReadConfig; enumerate: EnumerateConfig[]; plugins: PluginsConfig };
+
 /** Enumeration scenarios, in order: CPU-bound upstreams (no latency), then I/O-bound (latency per page). */
-const FULL: { read: ReadConfig; enumerate: EnumerateConfig[] } = {
+const FULL: Sizes = {
   read: { resources: 100, payloadBytes: 1024, warmup: 500, reads: 5000, concurrencies: [1, 16], rounds: 3 },
   enumerate: [
     { upstreams: 10, resourcesPerUpstream: 5000, pageSize: 100, latencyMs: 0, runs: 3 },
     { upstreams: 10, resourcesPerUpstream: 5000, pageSize: 100, latencyMs: 5, runs: 3 },
   ],
+  plugins: {
+    hit: {
+      resources: 100,
+      payloadBytes: 1024,
+      latencyMs: 5,
+      levels: [
+        { concurrency: 1, warmup: 50, reads: 600 },
+        { concurrency: 16, warmup: 200, reads: 3000 },
+      ],
+      rounds: 3,
+    },
+    stack: {
+      resources: 200,
+      payloadBytes: 1024,
+      cacheMaxBytes: 50 * 1024,
+      levels: [
+        { concurrency: 1, warmup: 100, reads: 1000 },
+        { concurrency: 16, warmup: 200, reads: 2000 },
+      ],
+      rounds: 3,
+    },
+  },
 };
 
-const QUICK: { read: ReadConfig; enumerate: EnumerateConfig[] } = {
+const QUICK: Sizes = {
   read: { resources: 100, payloadBytes: 1024, warmup: 50, reads: 300, concurrencies: [1, 16], rounds: 3 },
   enumerate: [
     { upstreams: 2, resourcesPerUpstream: 1000, pageSize: 100, latencyMs: 0, runs: 3 },
     { upstreams: 2, resourcesPerUpstream: 1000, pageSize: 100, latencyMs: 3, runs: 3 },
   ],
+  plugins: {
+    hit: {
+      resources: 100,
+      payloadBytes: 1024,
+      latencyMs: 5,
+      levels: [
+        { concurrency: 1, warmup: 5, reads: 40 },
+        { concurrency: 16, warmup: 32, reads: 192 },
+      ],
+      rounds: 3,
+    },
+    stack: {
+      resources: 200,
+      payloadBytes: 1024,
+      cacheMaxBytes: 50 * 1024,
+      levels: [
+        { concurrency: 1, warmup: 10, reads: 100 },
+        { concurrency: 16, warmup: 32, reads: 192 },
+      ],
+      rounds: 3,
+    },
+  },
 };
+
+const ONLY = ['read', 'enumerate', 'plugins'] as const;
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
 
@@ -119,8 +180,8 @@ async function main(): Promise<number> {
       strict: true,
       allowPositionals: false,
     }).values;
-    if (args.only !== undefined && args.only !== 'read' && args.only !== 'enumerate') {
-      throw new Error(`--only must be read or enumerate, got '${args.only}'`);
+    if (args.only !== undefined && !(ONLY as readonly string[]).includes(args.only)) {
+      throw new Error(`--only must be read, enumerate or plugins, got '${args.only}'`);
     }
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
@@ -143,19 +204,33 @@ async function main(): Promise<number> {
   const start = process.hrtime.bigint();
   log(`${mode} run, node ${env.node}, ${env.cpus} CPU(s)`);
 
+  const runs = (what: (typeof ONLY)[number]): boolean => args.only === undefined || args.only === what;
   let read: ReadResult | undefined;
   const enumerate: EnumerateResult[] = [];
+  let plugins: PluginsResult | undefined;
   try {
-    if (args.only !== 'enumerate') {
+    if (runs('read')) {
       read = await Promise.race([runReadBenchmark(sizes.read, log, profiled(options, 'read')), childCrashed]);
     }
-    if (args.only !== 'read') {
+    if (runs('enumerate')) {
       for (const config of sizes.enumerate) {
         const what = `enumerate-${scenarioOf(config)}`;
         enumerate.push(
           await Promise.race([runEnumerateBenchmark(config, log, profiled(options, what)), childCrashed]),
         );
       }
+    }
+    if (runs('plugins')) {
+      plugins = {};
+      const pluginOptions = profiled(options, 'plugins');
+      plugins.hit = await Promise.race([
+        runCacheHitBenchmark(sizes.plugins.hit, log, pluginOptions),
+        childCrashed,
+      ]);
+      plugins.stack = await Promise.race([
+        runStackBenchmark(sizes.plugins.stack, log, pluginOptions),
+        childCrashed,
+      ]);
     }
   } catch (error) {
     if (isInterrupted()) {
@@ -175,6 +250,7 @@ async function main(): Promise<number> {
       error: error instanceof Error ? error.message : String(error),
       read,
       enumerate,
+      plugins,
     }).catch(() => undefined);
     return 1;
   } finally {
@@ -182,13 +258,17 @@ async function main(): Promise<number> {
   }
 
   const durationMs = msSince(start);
-  const targets = evaluateTargets(read, enumerate);
+  const targets = evaluateTargets(read, enumerate, plugins);
   // Profiles are written when the gateways exit, i.e. after stopAll().
   const profiles: Record<string, ProfileSummary[]> = {};
   if (cpuProfDir) {
     const enumerated = sizes.enumerate.map((config) => `enumerate-${scenarioOf(config)}`);
-    for (const what of ['read', ...enumerated])
+    const pluginDirs = PLUGIN_PROFILE_DIRS.map((gateway) => join('plugins', gateway));
+    for (const what of [...(read ? ['read'] : []), ...(enumerate.length > 0 ? enumerated : [])])
       profiles[what] = await summarizeProfiles(join(cpuProfDir, what));
+    if (plugins) {
+      for (const what of pluginDirs) profiles[what] = await summarizeProfiles(join(cpuProfDir, what));
+    }
   }
   await writeJson(jsonPath, {
     ok: true,
@@ -199,12 +279,13 @@ async function main(): Promise<number> {
     clientFetch,
     read,
     enumerate,
+    plugins,
     targets,
     cpuProfDir,
     profiles: cpuProfDir ? profiles : undefined,
   });
   process.stdout.write(
-    `${renderTable({ mode, env, startedAt, durationMs, read, enumerate, targets, jsonPath, clientFetch })}\n`,
+    `${renderTable({ mode, env, startedAt, durationMs, read, enumerate, plugins, targets, jsonPath, clientFetch })}\n`,
   );
   for (const [what, summaries] of Object.entries(profiles)) {
     for (const summary of summaries) {

@@ -214,6 +214,18 @@ export function cpuTimeMs(proc: ManagedProcess): number | undefined {
   }
 }
 
+/** Resident set size (MiB) of a child, from /proc/PID/status (Linux); undefined elsewhere. */
+export function rssMiB(proc: ManagedProcess): number | undefined {
+  const pid = proc.child.pid;
+  if (pid === undefined || process.platform !== 'linux') return undefined;
+  try {
+    const kb = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb === undefined ? undefined : Number(kb) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
 function siblingCli(specifier: string, hint: string): string {
   let entry: string;
   try {
@@ -241,6 +253,8 @@ export interface Upstream {
   proc: ManagedProcess;
   name: string;
   url: string;
+  /** Base URL of the testkit's HTTP control API (`GET <controlUrl>/stats`: request counts per method). */
+  controlUrl?: string;
 }
 
 /** Starts a testkit server over Streamable HTTP in its own process; ready = its one JSON stdout line. */
@@ -256,21 +270,37 @@ export async function startUpstream(spec: UpstreamSpec): Promise<Upstream> {
     readyStream: 'stdout',
     ready: (line) => {
       if (!line.startsWith('{')) return undefined;
-      const parsed = JSON.parse(line) as { url?: unknown };
-      return typeof parsed.url === 'string' ? parsed.url : undefined;
+      const parsed = JSON.parse(line) as { url?: unknown; controlUrl?: unknown };
+      if (typeof parsed.url !== 'string') return undefined;
+      return {
+        url: parsed.url,
+        controlUrl: typeof parsed.controlUrl === 'string' ? parsed.controlUrl : undefined,
+      };
     },
   });
-  return { proc, name: spec.name, url: value };
+  return { proc, name: spec.name, ...value };
 }
 
 export interface Gateway {
   proc: ManagedProcess;
   url: string;
+  /**
+   * The gateway's temp dir (removed by `stopAll()`), holding its config file: relative paths in plugin
+   * options (e.g. the audit plugin's `file`) resolve from here.
+   */
+  dir: string;
 }
+
+/** One entry of the gateway config's `plugins`: `[package name or path, options]`; first = outermost. */
+export type PluginEntry = [specifier: string, options: Record<string, unknown>];
 
 export interface GatewayOptions {
   /** When set, the gateway runs under `node --cpu-prof` and writes its profile here on exit. */
   cpuProfDir?: string;
+  /** The config's `plugins`, in order (default none). */
+  plugins?: PluginEntry[];
+  /** Process name in progress and error messages (default `gateway`). */
+  name?: string;
 }
 
 /**
@@ -284,12 +314,13 @@ export async function startGateway(upstreams: Upstream[], options: GatewayOption
   const config = {
     listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
     mcpServers: Object.fromEntries(upstreams.map((u) => [u.name, { url: u.url }])),
+    ...(options.plugins?.length ? { plugins: options.plugins } : {}),
   };
   await writeFile(configPath, JSON.stringify(config, null, 2), 'utf8');
   if (options.cpuProfDir) await mkdir(options.cpuProfDir, { recursive: true });
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
   const { proc, value } = await spawnNode({
-    name: 'gateway',
+    name: options.name ?? 'gateway',
     script: gatewayCli(),
     args: ['--config', configPath],
     nodeArgs,
@@ -301,5 +332,5 @@ export async function startGateway(upstreams: Upstream[], options: GatewayOption
       return /listening on (http:\/\/\S+)/.exec(line)?.[1];
     },
   });
-  return { proc, url: value };
+  return { proc, url: value, dir };
 }

@@ -41,12 +41,18 @@ export interface ReadRun extends LatencySummary {
   cpuUsPerRead: CpuPerRead;
 }
 
-/** Samples the CPU time of this process and the children, to split a round's cost between them. */
-function cpuSampler(upstream: ManagedProcess, gateway: ManagedProcess): () => (reads: number) => CpuPerRead {
+/**
+ * Samples the CPU time of this process and the children, to split a round's cost between them (no
+ * gateway: `gateway` stays undefined in the result).
+ */
+export function cpuSampler(
+  upstream: ManagedProcess,
+  gateway: ManagedProcess | undefined,
+): () => (reads: number) => CpuPerRead {
   return () => {
     const client = process.cpuUsage();
     const up = cpuTimeMs(upstream);
-    const gw = cpuTimeMs(gateway);
+    const gw = gateway && cpuTimeMs(gateway);
     return (reads) => {
       const c = process.cpuUsage(client);
       const perRead = (before: number | undefined, after: number | undefined): number | undefined =>
@@ -54,7 +60,7 @@ function cpuSampler(upstream: ManagedProcess, gateway: ManagedProcess): () => (r
       return {
         client: (c.user + c.system) / reads,
         upstream: perRead(up, cpuTimeMs(upstream)),
-        gateway: perRead(gw, cpuTimeMs(gateway)),
+        gateway: gateway && perRead(gw, cpuTimeMs(gateway)),
       };
     };
   };
@@ -115,7 +121,7 @@ export async function readLoop(
   return { latencies, wallMs: msSince(start) };
 }
 
-async function listAll(client: Client): Promise<string[]> {
+export async function listAll(client: Client): Promise<string[]> {
   const uris: string[] = [];
   let cursor: string | undefined;
   do {
@@ -127,6 +133,28 @@ async function listAll(client: Client): Promise<string[]> {
     cursor = page.nextCursor;
   } while (cursor);
   return uris;
+}
+
+/**
+ * Discovers the URIs each way and checks the gateway exposes exactly the upstream's `resources`
+ * resources, prefixed with the upstream's name, in the same order.
+ */
+export async function checkedUris(
+  direct: Client,
+  viaGateway: Client,
+  upstreamName: string,
+  resources: number,
+): Promise<{ directUris: string[]; gatewayUris: string[] }> {
+  const directUris = await listAll(direct);
+  const gatewayUris = await listAll(viaGateway);
+  const expected = directUris.map((u) => `${upstreamName}+${u}`);
+  if (directUris.length !== resources || gatewayUris.join('\n') !== expected.join('\n')) {
+    throw new Error(
+      `gateway listing does not match the upstream: upstream ${directUris.length} resources, gateway ` +
+        `${gatewayUris.length} (first: ${gatewayUris.slice(0, 3).join(', ')})`,
+    );
+  }
+  return { directUris, gatewayUris };
 }
 
 export async function runReadBenchmark(
@@ -150,16 +178,12 @@ export async function runReadBenchmark(
     const viaGateway = await connectClient(gateway.url, 'bench-gateway', options);
     clients.push(viaGateway);
 
-    // Discover the URIs each way and check the gateway exposes exactly the upstream's, prefixed.
-    const directUris = await listAll(direct.client);
-    const gatewayUris = await listAll(viaGateway.client);
-    const expected = directUris.map((u) => `a+${u}`);
-    if (directUris.length !== config.resources || gatewayUris.join('\n') !== expected.join('\n')) {
-      throw new Error(
-        `gateway listing does not match the upstream: upstream ${directUris.length} resources, gateway ` +
-          `${gatewayUris.length} (first: ${gatewayUris.slice(0, 3).join(', ')})`,
-      );
-    }
+    const { directUris, gatewayUris } = await checkedUris(
+      direct.client,
+      viaGateway.client,
+      upstream.name,
+      config.resources,
+    );
     const targets: Record<Path, { client: Client; uris: string[] }> = {
       direct: { client: direct.client, uris: directUris },
       gateway: { client: viaGateway.client, uris: gatewayUris },
