@@ -90,11 +90,13 @@ export class Gateway {
       upstreams: () => this.#order.map((u) => ({ name: u.name, ready: u.state === 'ready' })),
     });
     const upstreamLog = this.#log.child('upstream');
+    // Telemetry off (no SDK registered): no wrappers on the hot path at all.
+    const instrumented = this.#telemetry.tracing || this.#telemetry.metering ? this.#telemetry : undefined;
     for (const config of options.upstreams) {
       if (this.#upstreams.has(config.name)) throw new Error(`Duplicate upstream name '${config.name}'`);
       this.#upstreams.set(
         config.name,
-        new UpstreamConnection(config, listener, upstreamLog, hooks.upstreamCall, this.#telemetry),
+        new UpstreamConnection(config, listener, upstreamLog, hooks.upstreamCall, instrumented),
       );
     }
     this.#order = [...this.#upstreams.values()];
@@ -179,6 +181,7 @@ export class Gateway {
 
   /** Runs one downstream request through the middleware chain to its upstream(s). */
   handle(ctx: RequestContext): Promise<Outcome> {
+    if (!this.#telemetry.tracing && !this.#telemetry.metering) return this.#run(ctx);
     const attributes: Record<string, string> = {
       'switchyard.session': ctx.session.id,
       'switchyard.identity': ctx.identity.id,

@@ -1,7 +1,9 @@
 import {
   type Attributes,
   type Counter,
+  createNoopMeter,
   type Histogram,
+  isSpanContextValid,
   type Meter,
   metrics,
   type Span,
@@ -42,11 +44,17 @@ export class GatewayTelemetry {
   readonly #requestDuration: Histogram;
   readonly #upstreamCalls: Counter;
   readonly #upstreamDuration: Histogram;
+  /** Whether an SDK is registered for traces / for metrics (decided once: providers come first). */
+  readonly tracing: boolean;
+  readonly metering: boolean;
 
   constructor(gauges: GaugeSources) {
     const { tracer, meter } = telemetryApi();
     this.tracer = tracer;
     this.meter = meter;
+    // A no-op tracer hands out spans with an invalid context; the probe is never ended, so an SDK never
+    // exports it.
+    this.tracing = isSpanContextValid(tracer.startSpan('switchyard.probe').spanContext());
     this.#requests = meter.createCounter('switchyard.requests', {
       description: 'Downstream requests handled, by method and outcome',
     });
@@ -61,6 +69,7 @@ export class GatewayTelemetry {
       description: 'Upstream call latency',
       unit: 'ms',
     });
+    this.metering = this.#requests.constructor !== createNoopMeter().createCounter('probe').constructor;
     meter
       .createObservableGauge('switchyard.sessions', { description: 'Open downstream sessions' })
       .addCallback((result) => result.observe(gauges.sessions()));
@@ -85,6 +94,7 @@ export class GatewayTelemetry {
     attributes: Attributes,
     run: () => Promise<T>,
   ): Promise<T> {
+    if (!this.tracing) return this.metering ? this.#measured(method, run) : run();
     const started = performance.now();
     return this.tracer.startActiveSpan(
       `mcp ${method}`,
@@ -113,8 +123,23 @@ export class GatewayTelemetry {
     );
   }
 
+  /** Metrics without spans (e.g. only a Prometheus endpoint is on). */
+  async #measured<T extends { ok: true } | { ok: false; error: GatewayError }>(
+    method: string,
+    run: () => Promise<T>,
+  ): Promise<T> {
+    const started = performance.now();
+    const outcome = await run();
+    const labels: Attributes = { 'mcp.method.name': method, outcome: outcome.ok ? 'ok' : 'error' };
+    if (!outcome.ok) labels['error.type'] = String(outcome.error.data?.reason ?? outcome.error.code);
+    this.#requests.add(1, labels);
+    this.#requestDuration.record(performance.now() - started, { 'mcp.method.name': method });
+    return outcome;
+  }
+
   /** Runs one upstream call inside a child span of the current request's span. */
   async upstreamCall<T>(upstream: string, method: string, run: () => Promise<T>): Promise<T> {
+    if (!this.tracing && !this.metering) return run();
     const started = performance.now();
     return this.tracer.startActiveSpan(
       `mcp ${method} ${upstream}`,
