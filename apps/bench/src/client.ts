@@ -1,4 +1,5 @@
 import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { RawMcpClient } from './raw-client.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -18,6 +19,11 @@ export interface BenchClient {
 }
 
 export interface ClientOptions {
+  /**
+   * `raw`: the lean measuring client (raw-client.ts) instead of the official SDK client, on every path
+   * alike, so the numbers show the servers' cost rather than the client's.
+   */
+  rawClient?: boolean;
   /**
    * Use the transport's default fetch unchanged. By default the bench client drops the transport-wide
    * AbortSignal from POSTs (see `postWithoutSharedSignal`), so the load generator itself stays cheap.
@@ -42,6 +48,12 @@ export async function connectClient(
   name: string,
   options: ClientOptions = {},
 ): Promise<BenchClient> {
+  if (options.rawClient) {
+    const raw = new RawMcpClient(url);
+    await raw.connect();
+    // Structurally the part of Client the benchmarks use (`request`), without its result validation.
+    return { client: raw as unknown as Client, url, close: () => raw.close() };
+  }
   const client = new Client({ name, version: '0.0.0' });
   const transport = new StreamableHTTPClientTransport(
     new URL(url),

@@ -57,14 +57,16 @@ import { type Environment, evaluateTargets, renderTable } from './report.js';
 import { msSince } from './stats.js';
 
 const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins]
-                                     [--cpu-prof DIR] [--stock-fetch]
+                                     [--cpu-prof DIR] [--stock-fetch] [--client sdk|raw]
 
   --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
                    a few hundred reads per plugin path)
   --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
   --only WHAT      run only the read, the enumerate or the plugins benchmark
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR
-  --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)`;
+  --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
+  --client WHICH   sdk (default): the official SDK client; raw: a lean JSON-RPC client (raw-client.ts) on every
+                   path, so results show the servers' cost rather than the client's`;
 
 type Sizes = { read: ReadConfig; enumerate: EnumerateConfig[]; plugins: PluginsConfig };
 
@@ -165,6 +167,7 @@ async function main(): Promise<number> {
     only?: string;
     'cpu-prof'?: string;
     'stock-fetch'?: boolean;
+    client?: string;
     help?: boolean;
   };
   try {
@@ -175,11 +178,15 @@ async function main(): Promise<number> {
         only: { type: 'string' },
         'cpu-prof': { type: 'string' },
         'stock-fetch': { type: 'boolean' },
+        client: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
       allowPositionals: false,
     }).values;
+    if (args.client !== undefined && args.client !== 'sdk' && args.client !== 'raw') {
+      throw new Error(`--client must be sdk or raw, got '${args.client}'`);
+    }
     if (args.only !== undefined && !(ONLY as readonly string[]).includes(args.only)) {
       throw new Error(`--only must be read, enumerate or plugins, got '${args.only}'`);
     }
@@ -197,8 +204,16 @@ async function main(): Promise<number> {
   const jsonPath = resolve(args.json ?? DEFAULT_JSON);
   const cpuProfDir = args['cpu-prof'] === undefined ? undefined : resolve(args['cpu-prof']);
   if (cpuProfDir) await mkdir(cpuProfDir, { recursive: true });
-  const options: RunOptions = { cpuProfDir, stockFetch: args['stock-fetch'] === true };
-  const clientFetch = options.stockFetch ? 'stock' : 'POSTs without the shared transport AbortSignal';
+  const options: RunOptions = {
+    cpuProfDir,
+    stockFetch: args['stock-fetch'] === true,
+    rawClient: args.client === 'raw',
+  };
+  const clientFetch = options.rawClient
+    ? 'raw: lean JSON-RPC over Streamable HTTP on node:http, no result validation (--client raw)'
+    : options.stockFetch
+      ? 'stock'
+      : 'POSTs without the shared transport AbortSignal';
   const env = environment();
   const startedAt = new Date().toISOString();
   const start = process.hrtime.bigint();

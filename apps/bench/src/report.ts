@@ -230,7 +230,9 @@ export function renderTable(options: {
     `Switchyard benchmark (${options.mode}) — ${options.startedAt}`,
     `node ${env.node}, ${env.platform}/${env.arch}, ${env.cpus} CPU(s) (${env.cpuModel}), ` +
       `load avg at start ${env.loadavg.map((l) => l.toFixed(2)).join(' ')}`,
-    `bench client: @modelcontextprotocol/client over Streamable HTTP, fetch: ${options.clientFetch}`,
+    options.clientFetch.startsWith('raw')
+      ? `bench client: ${options.clientFetch}`
+      : `bench client: @modelcontextprotocol/client over Streamable HTTP, fetch: ${options.clientFetch}`,
   );
   if (env.loadavg[0]! > env.cpus * 0.5) {
     out.push(
