@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
@@ -129,6 +130,46 @@ describe('@switchyard/plugin-access through the CLI', () => {
     await expect
       .poll(() => docs.stats.requests['resources/subscribe'] ?? 0, { timeout: 5_000 })
       .toBe(subscribesBefore + 1);
+  });
+
+  it('refuses a modern listen on a denied URI over stdio too (the stdio session is the anonymous identity)', async () => {
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 3 });
+    const config = await writeConfig(cleanup, {
+      mcpServers: { docs: { url: docs.url } },
+      anonymous: 'local',
+      plugins: [
+        [
+          '@switchyard/plugin-access',
+          {
+            default: 'allow',
+            rules: [{ effect: 'deny', clients: ['local'], uris: ['docs+test://docs/r/1'] }],
+          },
+        ],
+      ],
+    });
+    const client = new Client(
+      { name: 'modern-stdio', version: '1' },
+      { versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    );
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [GATEWAY_CLI, '--config', config],
+        stderr: 'ignore',
+      }),
+    );
+    cleanup.add(() => client.close());
+    await expect(client.listen({ resourceSubscriptions: ['docs+test://docs/r/1'] })).rejects.toMatchObject({
+      code: -32034,
+    });
+    expect(docs.server.stats.subscribeCalls).toBe(0);
+    const allowed = await client.listen({ resourceSubscriptions: ['docs+test://docs/r/2'] });
+    cleanup.add(() => allowed.close());
+    expect(docs.server.stats.subscribeCalls).toBe(1);
+    // The session keeps serving after a refused listen.
+    await expect(
+      client.request({ method: 'resources/read', params: { uri: 'docs+test://docs/r/0' } }),
+    ).resolves.toMatchObject({ contents: [expect.objectContaining({ uri: 'docs+test://docs/r/0' })] });
   });
 
   it('refuses to start on invalid rules, naming the option (exit code 2)', async () => {

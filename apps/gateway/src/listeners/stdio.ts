@@ -21,8 +21,11 @@ export class JsonLineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
-  /** Sees every decoded inbound message before it is dispatched. */
-  onInbound?: (message: unknown) => void;
+  /**
+   * Sees every decoded inbound message before it is dispatched. Returning a promise holds that message
+   * back until it settles, and delivers it only if it resolves to true (the hook answered it otherwise).
+   */
+  onInbound?: (message: unknown) => undefined | Promise<boolean>;
   /** Called once when the transport closes, whoever installed `onclose`. */
   onClosed?: () => void;
   #buffer = '';
@@ -62,8 +65,15 @@ export class JsonLineTransport implements Transport {
     if ('error' in decoded) void this.send(decoded.error as unknown as JSONRPCMessage);
     else {
       for (const item of decoded.messages) {
-        this.onInbound?.(item);
-        this.onmessage?.(item as JSONRPCMessage);
+        const gate = this.onInbound?.(item);
+        if (!gate) this.onmessage?.(item as JSONRPCMessage);
+        else
+          void gate.then(
+            (deliver) => {
+              if (deliver && !this.#closed) this.onmessage?.(item as JSONRPCMessage);
+            },
+            (error: Error) => this.onerror?.(error),
+          );
       }
     }
   }
@@ -99,7 +109,21 @@ export async function startStdioListener(
   const session = openSession(gateway, { transport: 'stdio', id: 'stdio', identity, current: () => current });
   const transport = new JsonLineTransport(process.stdin, process.stdout);
   const listens = new ListenTracker(gateway, session.sink, logger.child('stdio'));
-  transport.onInbound = (message) => listens.observe(message);
+  transport.onInbound = (message) => {
+    // A listen is served only once its subscriptions are held, and refused if one is forbidden.
+    const verdict = listens.observe(message);
+    if (!verdict) return undefined;
+    const id = (message as { id: string | number }).id;
+    return verdict.then(async (refused) => {
+      if (!refused) return listens.holding(id); // not if it was cancelled meanwhile
+      await transport.send({
+        jsonrpc: '2.0',
+        id,
+        error: { code: refused.code, message: refused.message, data: refused.data },
+      } as JSONRPCMessage);
+      return false;
+    });
+  };
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;

@@ -32,11 +32,14 @@ export class ListenTracker {
     this.#log = logger;
   }
 
-  /** Feed every inbound message of the session here, before the SDK sees it. */
-  observe(message: unknown): void {
+  /**
+   * Feed every inbound message of the session here, before the SDK sees it. For a listen it returns
+   * the verdict of {@link hold} (a `forbidden` error means: refuse the listen, do not serve it).
+   */
+  observe(message: unknown): Promise<GatewayError | undefined> | undefined {
     const m = message as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
     if (m.method === 'subscriptions/listen' && (typeof m.id === 'string' || typeof m.id === 'number')) {
-      void this.hold(m.id, listenedUris(m));
+      return this.hold(m.id, listenedUris(m));
     } else if (m.method === 'notifications/cancelled') {
       const id = m.params?.requestId;
       if (typeof id === 'string' || typeof id === 'number') this.release(id);
@@ -56,6 +59,11 @@ export class ListenTracker {
     const refused = errors.find((e) => e?.reason === 'forbidden');
     if (refused) this.release(key);
     return refused;
+  }
+
+  /** Whether a listen is held (false once released, e.g. cancelled while its subscriptions were set up). */
+  holding(key: ListenId): boolean {
+    return this.#byListen.has(key);
   }
 
   release(id: ListenId): void {
