@@ -17,7 +17,7 @@ import { definePlugin, GatewayError } from '@switchyard/core';
 export default definePlugin({
   name: '@acme/switchyard-read-quota',
   version: '0.0.0',
-  core: '^0.1.0',
+  core: '>=0.1.0 <1.0.0', // the core versions this plugin is tested with
   setup(options, { logger, meter }) {
     // Validate options at start-up: a bad value stops the gateway with PLUGIN_SETUP_FAILED (exit 2).
     const limit = options.bytesPerWindow;

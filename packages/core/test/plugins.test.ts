@@ -279,3 +279,14 @@ describe('plugins in the gateway', () => {
     await expect.poll(() => invalidated, { timeout: 10_000 }).toBe(true);
   });
 });
+
+describe('CORE_VERSION', () => {
+  it('is the package version (plugins are checked against it, so a release must bump both)', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const pkg = JSON.parse(await readFile(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string;
+    };
+    const { CORE_VERSION } = await import('../src/version.js');
+    expect(CORE_VERSION).toBe(pkg.version);
+  });
+});

@@ -43,7 +43,8 @@ const CACHE_PLUGIN = '@switchyard/plugin-cache';
 export default definePlugin<AccessOptions>({
   name: PLUGIN_NAME,
   version: '0.1.0',
-  core: '^0.1.0',
+  // Released in lockstep with @switchyard/core; the contract suite checks them together.
+  core: '>=0.1.0 <1.0.0',
   setup(options, ctx) {
     if (ctx.loaded.includes(CACHE_PLUGIN)) {
       throw new Error(

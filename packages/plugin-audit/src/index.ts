@@ -39,7 +39,8 @@ export { AuditWriter, type AuditWriterOptions } from './writer.js';
 export default definePlugin<AuditOptions>({
   name: '@switchyard/plugin-audit',
   version: '0.1.0',
-  core: '^0.1.0',
+  // Released in lockstep with @switchyard/core; the contract suite checks them together.
+  core: '>=0.1.0 <1.0.0',
   setup(options, ctx) {
     const resolved = resolveAuditOptions(options, ctx.baseDir);
     const records = ctx.meter.createCounter('switchyard.audit.records', {

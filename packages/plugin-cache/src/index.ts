@@ -29,7 +29,8 @@ export type { EvictionReason } from './resource-cache.js';
 export default definePlugin<CacheOptions>({
   name: '@switchyard/plugin-cache',
   version: '0.1.0',
-  core: '^0.1.0',
+  // Released in lockstep with @switchyard/core; the contract suite checks them together.
+  core: '>=0.1.0 <1.0.0',
   setup(options, ctx) {
     const resolved = resolveCacheOptions(options);
     const { gateway, logger } = ctx;

@@ -95,7 +95,8 @@ function limitsFor(options: ResolvedOptions) {
 export default definePlugin<RateLimitOptions>({
   name: PLUGIN_NAME,
   version: '0.1.0',
-  core: '^0.1.0',
+  // Released in lockstep with @switchyard/core; the contract suite checks them together.
+  core: '>=0.1.0 <1.0.0',
   setup(raw, { meter, logger }) {
     const options = parseOptions(raw);
     const rejected = meter.createCounter(METRICS.rejected, {
