@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import {
   Cleanup,
   connectHttp,
+  eventually,
   freePort,
   GATEWAY_CLI,
   httpUpstream,
@@ -47,7 +48,7 @@ async function gatewayWithClients(extra: Record<string, unknown> = {}, env: Node
     },
     { env: { ALICE_TOKEN: ALICE, CI_TOKEN: BOT, ...env }, args: ['--log-level', 'debug'] },
   );
-  return { gw, wsUrl: `ws://127.0.0.1:${wsPort}/mcp` };
+  return { gw, docs: docs.server, wsUrl: `ws://127.0.0.1:${wsPort}/mcp` };
 }
 
 async function whoami(
@@ -103,6 +104,41 @@ describe('client identities over HTTP', () => {
     cleanup.add(() => modern.close());
     expect(modern.getProtocolEra()).toBe('modern');
     expect((await whoami(modern)).identity).toMatchObject({ id: 'ci-bot' });
+  });
+
+  it('delivers each upstream update exactly once to the modern listens of several clients', async () => {
+    const { gw, docs } = await gatewayWithClients();
+    const received = { alice: [] as string[], bot: [] as string[] };
+    for (const [who, token] of [
+      ['alice', ALICE],
+      ['bot', BOT],
+    ] as const) {
+      const client = new Client({ name: who, version: '1' }, { versionNegotiation: { mode: 'auto' } });
+      await client.connect(
+        new StreamableHTTPClientTransport(new URL(gw.url), {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      );
+      cleanup.add(() => client.close());
+      client.setNotificationHandler('notifications/resources/updated', (n) => {
+        received[who].push(String(n.params.uri));
+      });
+      const listen = await client.listen({
+        resourceSubscriptions: ['docs+test://docs/r/0', 'docs+test://docs/r/1'],
+      });
+      cleanup.add(() => listen.close());
+    }
+    await docs.triggerUpdated('test://docs/r/0');
+    // Updates on one stream arrive in order: once r/1 is in, any duplicate of r/0 would be too.
+    await docs.triggerUpdated('test://docs/r/1');
+    await eventually(
+      () =>
+        (received.alice.includes('docs+test://docs/r/1') && received.bot.includes('docs+test://docs/r/1')) ||
+        undefined,
+      'both clients to see the second update',
+    );
+    expect(received.alice).toEqual(['docs+test://docs/r/0', 'docs+test://docs/r/1']);
+    expect(received.bot).toEqual(['docs+test://docs/r/0', 'docs+test://docs/r/1']);
   });
 
   it('binds a session to the client that opened it', async () => {
