@@ -2,10 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import {
   CORE_VERSION,
-  createDownstreamSession,
+  connectInMemoryClient,
   Gateway,
   type Identity,
   PluginError,
@@ -110,13 +110,8 @@ async function gatewayWith(url: string, plugins: Awaited<ReturnType<typeof setup
   });
   cleanup.add(() => gateway.close());
   await gateway.start();
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const session = createDownstreamSession(gateway, 'memory', { identity: ALICE });
-  cleanup.add(() => session.close());
-  await session.connect(serverSide);
-  const client = new Client({ name: 'contract', version: '1' });
-  cleanup.add(() => client.close());
-  await client.connect(clientSide);
+  const { client, close } = await connectInMemoryClient(gateway, { identity: ALICE, name: 'contract' });
+  cleanup.add(close);
   return { gateway, client };
 }
 

@@ -65,6 +65,7 @@ export {
 export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';
 export { type SubscriptionBackend, SubscriptionTable } from './subscriptions.js';
 export { GatewayTelemetry, type GaugeSources, TELEMETRY_SCOPE, telemetryApi } from './telemetry.js';
+export { connectInMemoryClient, type InMemoryClient } from './testing.js';
 export { backoffDelay } from './upstream/backoff.js';
 export { type RequestOrigin, UpstreamConnection, type UpstreamState } from './upstream/connection.js';
 export { HttpClientTransport } from './upstream/http-client-transport.js';

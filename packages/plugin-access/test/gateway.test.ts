@@ -1,6 +1,6 @@
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import {
-  createDownstreamSession,
+  connectInMemoryClient,
   Gateway,
   type Identity,
   type RequestContext,
@@ -61,13 +61,8 @@ async function gatewayWith(options: AccessOptions, specs: UpstreamSpec[] = [DOCS
 }
 
 async function connect(gateway: Gateway, identity: Identity): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const session = createDownstreamSession(gateway, 'memory', { identity });
-  cleanup.push(() => session.close());
-  await session.connect(serverSide);
-  const client = new Client({ name: identity.id, version: '1.0.0' });
-  cleanup.push(() => client.close());
-  await client.connect(clientSide);
+  const { client, close } = await connectInMemoryClient(gateway, { identity });
+  cleanup.push(close);
   return client;
 }
 

@@ -1,10 +1,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import {
   CACHE_STATUS_KEY,
-  createDownstreamSession,
+  connectInMemoryClient,
   definePlugin,
   Gateway,
   GatewayError,
@@ -74,13 +73,12 @@ async function auditedGateway(options: Partial<AuditOptions> = {}, upstreamOptio
   });
   cleanup.push(() => gateway.close());
   await gateway.start();
-  const session = createDownstreamSession(gateway, 'memory', { id: 'session-1', identity: ALICE });
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  await session.connect(serverSide);
-  cleanup.push(() => session.close());
-  const client = new Client({ name: 'audit-test', version: '1' });
-  await client.connect(clientSide);
-  cleanup.push(() => client.close());
+  const { client, close } = await connectInMemoryClient(gateway, {
+    sessionId: 'session-1',
+    identity: ALICE,
+    name: 'audit-test',
+  });
+  cleanup.push(close);
   const file = join(dir, 'audit.jsonl');
   const records = (): AuditRecord[] =>
     existsSync(file)

@@ -1,7 +1,7 @@
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import {
   CACHE_STATUS_KEY,
-  createDownstreamSession,
+  connectInMemoryClient,
   definePlugin,
   Gateway,
   GatewayPort,
@@ -186,13 +186,8 @@ export async function gatewayWith(
 
 /** An official SDK client on an in-memory session of `gateway`, acting as `who`. */
 export async function connect(cleanup: Cleanup, gateway: Gateway, who: Identity): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const session = createDownstreamSession(gateway, 'memory', { identity: who });
-  cleanup.add(() => session.close());
-  await session.connect(serverSide);
-  const client = new Client({ name: `client-${who.id}`, version: '1' });
-  cleanup.add(() => client.close());
-  await client.connect(clientSide);
+  const { client, close } = await connectInMemoryClient(gateway, { identity: who, name: `client-${who.id}` });
+  cleanup.add(close);
   return client;
 }
 

@@ -1,6 +1,6 @@
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import {
-  createDownstreamSession,
+  connectInMemoryClient,
   definePlugin,
   Gateway,
   type PluginSetupContext,
@@ -170,15 +170,10 @@ export async function startGateway(
 
 /** An official SDK client connected in-process to a gateway session acting as `identity`. */
 export async function connectAs(cleanup: Cleanup, gateway: Gateway, identity: string): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const session = createDownstreamSession(gateway, 'memory', {
+  const { client, close } = await connectInMemoryClient(gateway, {
     identity: { id: identity, groups: [], anonymous: false },
   });
-  cleanup.add(() => session.close());
-  await session.connect(serverSide);
-  const client = new Client({ name: identity, version: '1.0.0' });
-  cleanup.add(() => client.close());
-  await client.connect(clientSide);
+  cleanup.add(close);
   return client;
 }
 

@@ -1,9 +1,9 @@
 // How to test an in-house plugin: set it up with `setupPlugins`, put it in a real Gateway in front of a
 // real upstream (a testkit server over HTTP on loopback), and talk to it with the official SDK client,
 // once per identity.
-import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Client } from '@modelcontextprotocol/client';
 import {
-  createDownstreamSession,
+  connectInMemoryClient,
   Gateway,
   type Identity,
   PluginError,
@@ -42,13 +42,9 @@ async function gatewayWithQuota(options: Record<string, unknown>) {
 }
 
 async function clientAs(gateway: Gateway, identity: Identity): Promise<Client> {
-  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const session = createDownstreamSession(gateway, 'memory', { identity });
-  cleanup.push(() => session.close());
-  await session.connect(serverSide);
-  const client = new Client({ name: identity.id, version: '1' });
-  cleanup.push(() => client.close());
-  await client.connect(clientSide);
+  // An official SDK client on an in-process session of the gateway, acting as `identity`.
+  const { client, close } = await connectInMemoryClient(gateway, { identity });
+  cleanup.push(close);
   return client;
 }
 

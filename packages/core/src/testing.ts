@@ -1,0 +1,56 @@
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
+import type { Identity } from './context.js';
+import { createDownstreamSession } from './downstream/session-server.js';
+import type { Gateway } from './gateway.js';
+
+export interface InMemoryClient {
+  /** An official SDK client, connected and initialized. */
+  client: Client;
+  /** The gateway-side session id. */
+  sessionId: string;
+  /** Closes the client and the gateway session (releasing its subscriptions). Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Connects an official SDK client to `gateway` in-process, as `identity`: the way to test a plugin
+ * end to end without a listener (the identity is what a bearer token would have resolved to).
+ *
+ * @example
+ * const { client, close } = await connectInMemoryClient(gateway, { identity: { id: 'alice', groups: [], anonymous: false } });
+ * await client.request({ method: 'resources/read', params: { uri: 'docs+file:///a.md' } });
+ * await close();
+ */
+export async function connectInMemoryClient(
+  gateway: Gateway,
+  options: { identity?: Identity; sessionId?: string; name?: string } = {},
+): Promise<InMemoryClient> {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const session = createDownstreamSession(gateway, 'memory', {
+    id: options.sessionId,
+    identity: options.identity,
+  });
+  await session.connect(serverSide);
+  const client = new Client({
+    name: options.name ?? options.identity?.id ?? 'in-memory-client',
+    version: '1.0.0',
+  });
+  try {
+    await client.connect(clientSide);
+  } catch (error) {
+    await session.close();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    client,
+    sessionId: session.id,
+    close: () => {
+      closing ??= (async () => {
+        await client.close().catch(() => {});
+        await session.close();
+      })();
+      return closing;
+    },
+  };
+}
