@@ -512,11 +512,12 @@ function renderStack(stack: StackResult): string[] {
     '',
     table([...PLUGIN_HEADER, 'subs/read', 'rss MiB'], rows, 'rlrrrrrrrrrr'),
     '   …/bare rows: throughput ratio, then added p50 / p99 (stack − bare gateway, ms).',
-    '   subs/read: upstream resources/subscribe calls per read (the coherent cache subscribes before each ' +
-      'first-sight miss and releases the subscription when the entry leaves); rss: gateway RSS after the round.',
+    '   subs/read: upstream resources/subscribe calls per read (the coherent cache subscribes before the ' +
+      'first miss of a URI and keeps the subscription for lingerMs after its entry leaves); rss: gateway RSS ' +
+      'after the round.',
     `   checked: the upstream served exactly one resources/read per read issued on every path and round; audit ` +
       `logs: ${audit}; upstream subscriptions still held at the end: ${stack.upstreamSubscriptionsHeld} ` +
-      `(≤ ~${stack.cacheCapacityEntries} cached entries expected).`,
+      `(cached entries ≤ ~${stack.cacheCapacityEntries}, plus lingering watches of recently evicted URIs).`,
     '',
   ];
 }

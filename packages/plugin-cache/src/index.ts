@@ -38,6 +38,7 @@ export default definePlugin<CacheOptions>({
     const cache = new ResourceCache({
       maxBytes: resolved.maxBytes,
       maxEntries: resolved.maxEntries,
+      lingerMs: resolved.lingerMs,
       watcher: resolved.coherent ? watcherOf(gateway) : () => undefined,
       onEvict: (reason) => metrics?.evicted(reason),
       onWatchError: (uri, action, error) =>

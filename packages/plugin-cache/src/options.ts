@@ -14,6 +14,12 @@ export interface CacheOptions {
    * when coherent, one upstream subscription). Default 10000. Not part of the contract: an addition.
    */
   maxEntries?: number;
+  /**
+   * How long the upstream subscription of a URI is kept after its last entry left (capacity, TTL or an
+   * update), so that reading it again soon neither re-subscribes nor waits for the subscription; 0
+   * releases it at once. At most `maxEntries` URIs linger. Default 30000. Not part of the contract.
+   */
+  lingerMs?: number;
 }
 
 export type ResolvedCacheOptions = Required<CacheOptions>;
@@ -21,12 +27,13 @@ export type ResolvedCacheOptions = Required<CacheOptions>;
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_TTL_MS = 300_000;
 export const DEFAULT_MAX_ENTRIES = 10_000;
+export const DEFAULT_LINGER_MS = 30_000;
 /** Timers cannot wait longer (Node turns larger delays into 1 ms). */
 export const MAX_TTL_MS = 2_147_483_647;
 /** The LRU preallocates per-entry arrays: keep that allocation sane. */
 export const MAX_ENTRIES_LIMIT = 1_000_000;
 
-const KNOWN = ['maxBytes', 'ttlMs', 'coherent', 'maxEntries'] as const;
+const KNOWN = ['maxBytes', 'ttlMs', 'coherent', 'maxEntries', 'lingerMs'] as const;
 
 /**
  * Checks the options a config gave the plugin and applies the defaults. Throws an Error naming the
@@ -59,6 +66,14 @@ export function resolveCacheOptions(options: unknown): ResolvedCacheOptions {
     ttlMs: integer(record, 'ttlMs', DEFAULT_TTL_MS, MAX_TTL_MS, 'milliseconds, e.g. 300000 for 5 minutes'),
     coherent: boolean(record, 'coherent', true),
     maxEntries: integer(record, 'maxEntries', DEFAULT_MAX_ENTRIES, MAX_ENTRIES_LIMIT, 'entries, e.g. 10000'),
+    lingerMs: integer(
+      record,
+      'lingerMs',
+      DEFAULT_LINGER_MS,
+      MAX_TTL_MS,
+      'milliseconds, 0 to release at once',
+      0,
+    ),
   };
 }
 
@@ -68,12 +83,13 @@ function integer(
   fallback: number,
   max: number,
   unit: string,
+  min = 1,
 ): number {
   const value = record[key];
   if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > max) {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new Error(
-      `option "${key}" must be a whole number from 1 to ${max} (${unit}), got ${describe(value)}.`,
+      `option "${key}" must be a whole number from ${min} to ${max} (${unit}), got ${describe(value)}.`,
     );
   }
   return value;

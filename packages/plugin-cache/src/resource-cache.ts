@@ -19,6 +19,8 @@ export type Watcher = (uri: string, onInvalidate: () => void) => Promise<() => P
 export interface ResourceCacheOptions {
   maxBytes: number;
   maxEntries: number;
+  /** Keep a URI's watch this long after its last entry left (0 or absent: release at once). */
+  lingerMs?: number;
   watcher: Watcher;
   onEvict: (reason: EvictionReason) => void;
   /** A watch that could not be set up or released (the entry is then kept coherent by its TTL only). */
@@ -64,6 +66,8 @@ export class ResourceCache {
   readonly #uris = new Map<string, UriState>();
   readonly #options: ResourceCacheOptions;
   readonly #releases = new Set<Promise<void>>();
+  /** URIs with nothing cached whose watch is kept a while (bounded in count and time), for re-reads. */
+  readonly #lingering: LRUCache<string, UriState> | undefined;
   /** The reason of the explicit deletion under way (dispose cannot tell update from disconnect). */
   #deleting: EvictionReason | undefined;
   #closed = false;
@@ -78,6 +82,19 @@ export class ResourceCache {
       noDisposeOnSet: true,
       dispose: (read, key, reason) => this.#disposed(read, key, reason),
     });
+    const lingerMs = options.lingerMs ?? 0;
+    this.#lingering =
+      lingerMs > 0
+        ? new LRUCache<string, UriState>({
+            max: options.maxEntries,
+            ttl: lingerMs,
+            ttlAutopurge: true,
+            // Revived (read again) while lingering: keep it; otherwise its time is up.
+            dispose: (state) => {
+              if (state.reads === 0 && state.keys.size === 0) this.#drop(state);
+            },
+          })
+        : undefined;
   }
 
   /** Payload bytes cached. */
@@ -89,7 +106,7 @@ export class ResourceCache {
     return this.#lru.size;
   }
 
-  /** URIs with cached entries or reads in flight (each holds at most one watch). */
+  /** URIs with cached entries, reads in flight or a lingering watch (each holds at most one watch). */
   get uris(): number {
     return this.#uris.size;
   }
@@ -122,6 +139,7 @@ export class ResourceCache {
   begin(uri: string): ReadTicket {
     const state = this.#state(uri);
     state.reads += 1;
+    this.#lingering?.delete(uri);
     this.#ensureWatch(state);
     let generation: number | undefined;
     let ended = false;
@@ -168,6 +186,7 @@ export class ResourceCache {
     this.#closed = true;
     const states = [...this.#uris.values()];
     this.#lru.clear();
+    this.#lingering?.clear();
     for (const state of states) this.#drop(state);
     // A watch still being set up is released when it settles: wait for that too.
     await Promise.allSettled(states.map((state) => state.watch));
@@ -230,7 +249,11 @@ export class ResourceCache {
   }
 
   #dropIfUnused(state: UriState): void {
-    if (state.keys.size === 0 && state.reads === 0) this.#drop(state);
+    if (state.keys.size > 0 || state.reads > 0) return;
+    // Keep the watch a while: a URI read again soon then costs neither a subscribe nor its wait.
+    if (this.#lingering && state.watch && !this.#closed && !state.dropped)
+      this.#lingering.set(state.uri, state);
+    else this.#drop(state);
   }
 
   /** Forgets the URI and releases its watch, exactly once (now, or when a pending watch settles). */

@@ -268,7 +268,7 @@ describe('bounds', () => {
   it('keeps the cached bytes within maxBytes, evicting the least recently used entry', async () => {
     const up = await docs({ payloadBytes: 1000 });
     const maxBytes = 2500;
-    const h = await gatewayWith(cleanup, [{ name: 'docs', url: up.url }], { maxBytes });
+    const h = await gatewayWith(cleanup, [{ name: 'docs', url: up.url }], { maxBytes, lingerMs: 0 });
     const client = await connect(cleanup, h.gateway, alice);
     const bytes = () => h.meter.gauge(CACHE_METRICS.bytes);
     for (const uri of [R0, R1, R0, R2]) {
@@ -289,7 +289,7 @@ describe('bounds', () => {
 
   it('does not store an entry larger than maxBytes, nor keep its subscription', async () => {
     const up = await docs({ payloadBytes: 1000 });
-    const h = await gatewayWith(cleanup, [{ name: 'docs', url: up.url }], { maxBytes: 500 });
+    const h = await gatewayWith(cleanup, [{ name: 'docs', url: up.url }], { maxBytes: 500, lingerMs: 0 });
     const client = await connect(cleanup, h.gateway, alice);
     await readText(client, R0);
     await readText(client, R0);
@@ -300,7 +300,7 @@ describe('bounds', () => {
 
   it('expires entries after ttlMs and releases their subscription', async () => {
     const up = await docs();
-    const h = await gatewayWith(cleanup, [{ name: 'docs', url: up.url }], { ttlMs: 100 });
+    const h = await gatewayWith(cleanup, [{ name: 'docs', url: up.url }], { ttlMs: 100, lingerMs: 0 });
     const client = await connect(cleanup, h.gateway, alice);
     await readText(client, R0);
     expect(h.gateway.subscriptionCount).toBe(1);
@@ -363,5 +363,48 @@ describe('modern upstream hints', () => {
     expect((await leader).ok && again.ok && other.ok).toBe(true);
     expect(up.reads()).toBe(2);
     expect([...h.statuses].sort()).toEqual(['coalesced', 'miss', 'miss']);
+  });
+});
+
+describe('lingering watches', () => {
+  it('keeps a URI watched for lingerMs after its entry left, so a re-read neither re-subscribes nor goes stale', async () => {
+    const up = await docs({ payloadBytes: 1000 });
+    const h = await gatewayWith(cleanup, [{ name: 'docs', url: up.url }], {
+      maxBytes: 1500,
+      lingerMs: 60_000,
+    });
+    const client = await connect(cleanup, h.gateway, alice);
+    await readText(client, R0);
+    await readText(client, R1); // evicts r/0 (capacity): its watch lingers
+    expect(h.meter.count(CACHE_METRICS.evictions, { reason: 'capacity' })).toBe(1);
+    expect(h.gateway.subscriptionCount).toBe(2);
+    expect(up.server.stats.subscribeCalls).toBe(2);
+    // Still coherent while lingering: the update of r/0 is heard, and reading it again ends up caching
+    // the new content (a read that overlapped the update itself is not stored, and reads again).
+    up.server.setText('test://docs/r/0', 'v2');
+    await up.server.triggerUpdated('test://docs/r/0');
+    await eventually(
+      async () => ((await readText(client, R0)).startsWith('v2') && h.statuses.at(-1) === 'hit') || undefined,
+      'the new content served from cache',
+    );
+    expect(up.server.stats.subscribeCalls).toBe(2); // the lingering watch was reused, never re-subscribed
+  });
+
+  it('releases a lingering watch after lingerMs, not when its entry expires', async () => {
+    const up = await docs();
+    const h = await gatewayWith(cleanup, [{ name: 'docs', url: up.url }], { ttlMs: 50, lingerMs: 2_000 });
+    const client = await connect(cleanup, h.gateway, alice);
+    await readText(client, R0);
+    await eventually(
+      () => h.meter.count(CACHE_METRICS.evictions, { reason: 'ttl' }) === 1 || undefined,
+      'the entry to expire',
+    );
+    expect(h.gateway.subscriptionCount).toBe(1); // lingering
+    await eventually(
+      () => h.gateway.subscriptionCount === 0 || undefined,
+      'the lingering watch released',
+      10_000,
+    );
+    expect(up.server.stats.unsubscribeCalls).toBe(1);
   });
 });

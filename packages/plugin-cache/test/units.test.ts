@@ -17,14 +17,22 @@ describe('resolveCacheOptions', () => {
       ttlMs: DEFAULT_TTL_MS,
       coherent: true,
       maxEntries: DEFAULT_MAX_ENTRIES,
+      lingerMs: 30_000,
     });
+    expect(resolveCacheOptions({ lingerMs: 0 }).lingerMs).toBe(0);
+    expect(() => resolveCacheOptions({ lingerMs: -1 })).toThrow(
+      /option "lingerMs" must be a whole number from 0/,
+    );
     expect(DEFAULT_MAX_BYTES).toBe(64 * 1024 * 1024);
     expect(DEFAULT_TTL_MS).toBe(300_000);
-    expect(resolveCacheOptions({ maxBytes: 1024, ttlMs: 5, coherent: false, maxEntries: 3 })).toEqual({
+    expect(
+      resolveCacheOptions({ maxBytes: 1024, ttlMs: 5, coherent: false, maxEntries: 3, lingerMs: 7 }),
+    ).toEqual({
       maxBytes: 1024,
       ttlMs: 5,
       coherent: false,
       maxEntries: 3,
+      lingerMs: 7,
     });
   });
 
