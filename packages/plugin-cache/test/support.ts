@@ -16,43 +16,23 @@ import {
   telemetryApi,
   type UpstreamNotification,
 } from '@switchyard/core';
-import { TestServer, type TestServerOptions } from '@switchyard/testkit';
+import {
+  type Cleanup,
+  eventually as pollUntil,
+  TestServer,
+  type TestServerOptions,
+} from '@switchyard/testkit';
 import cachePlugin, { type CacheOptions } from '../src/index.js';
 
-/** Runs registered cleanups in reverse order, even when one fails. */
-export class Cleanup {
-  #tasks: (() => unknown)[] = [];
-
-  add(task: () => unknown): void {
-    this.#tasks.push(task);
-  }
-
-  async run(): Promise<void> {
-    const tasks = this.#tasks.reverse();
-    this.#tasks = [];
-    for (const task of tasks) {
-      try {
-        await task();
-      } catch {
-        // keep cleaning up
-      }
-    }
-  }
-}
+export { Cleanup } from '@switchyard/testkit';
 
 /** Polls `probe` until it returns something other than undefined/false, failing after `timeoutMs`. */
-export async function eventually<T>(
+export function eventually<T>(
   probe: () => T | undefined | false | Promise<T | undefined | false>,
   what: string,
   timeoutMs = 5_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const value = await probe();
-    if (value !== undefined && value !== false) return value;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+  return pollUntil(probe, what, timeoutMs);
 }
 
 export const identity = (id: string): Identity => ({ id, groups: [], anonymous: false });

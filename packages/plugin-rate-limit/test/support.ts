@@ -8,31 +8,14 @@ import {
   setupPlugins,
   silentLogger,
 } from '@switchyard/core';
-import { TestServer, type TestServerOptions } from '@switchyard/testkit';
+import { type Cleanup, TestServer, type TestServerOptions } from '@switchyard/testkit';
 import rateLimit, { type RateLimitOptions } from '../src/index.js';
 
 type Meter = PluginSetupContext['meter'];
 type GaugeCallback = Parameters<ReturnType<Meter['createObservableGauge']>['addCallback']>[0];
 type Attributes = Record<string, unknown>;
 
-/** Runs registered cleanups in reverse order, each even if an earlier one fails. */
-export class Cleanup {
-  #tasks: (() => unknown)[] = [];
-
-  add(task: () => unknown): void {
-    this.#tasks.push(task);
-  }
-
-  async run(): Promise<void> {
-    for (const task of this.#tasks.splice(0).reverse()) {
-      try {
-        await task();
-      } catch {
-        // keep cleaning up
-      }
-    }
-  }
-}
+export { Cleanup } from '@switchyard/testkit';
 
 /** Polls `probe` until it returns true, or fails after `timeoutMs` saying what it waited for. */
 export async function waitFor(probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {

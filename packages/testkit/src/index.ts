@@ -5,3 +5,4 @@ export type { HttpTestServer } from './http.js';
 export type { TestServerOptions } from './options.js';
 export type { TestServerStats } from './stats.js';
 export { TestServer } from './test-server.js';
+export { Cleanup, eventually } from './test-support.js';

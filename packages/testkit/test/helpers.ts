@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import type { Cleanup } from '../src/test-support.js';
 
 /** Rejects if `promise` does not settle within `ms`. */
 export async function within<T>(promise: Promise<T>, ms = 5000, what = 'operation'): Promise<T> {
@@ -31,20 +32,7 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   return { promise, resolve };
 }
 
-/** Tracks clients/closables so afterEach can close them all. */
-export class Cleanup {
-  #tasks: Array<() => Promise<unknown>> = [];
-
-  add(task: () => Promise<unknown>): void {
-    this.#tasks.push(task);
-  }
-
-  async run(): Promise<void> {
-    const tasks = this.#tasks.reverse();
-    this.#tasks = [];
-    for (const task of tasks) await task().catch(() => undefined);
-  }
-}
+export { Cleanup } from '../src/test-support.js';
 
 export async function httpClient(url: string, cleanup: Cleanup, name = 'test-client'): Promise<Client> {
   const client = new Client({ name, version: '1.0.0' });

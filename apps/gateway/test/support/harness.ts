@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { TestServer, type TestServerOptions } from '@switchyard/testkit';
+import { type Cleanup, eventually, TestServer, type TestServerOptions } from '@switchyard/testkit';
 import { expect } from 'vitest';
 
 export const GATEWAY_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -20,48 +20,7 @@ export const EVERYTHING_CLI = join(
   'index.js',
 );
 
-/** Runs registered cleanups in reverse order; use one per test file with afterEach(() => cleanup.run()). */
-export class Cleanup {
-  #tasks: (() => unknown)[] = [];
-
-  add(task: () => unknown): void {
-    this.#tasks.push(task);
-  }
-
-  async run(): Promise<void> {
-    const tasks = this.#tasks.reverse();
-    this.#tasks = [];
-    for (const task of tasks) {
-      try {
-        await task();
-      } catch {
-        // keep cleaning up
-      }
-    }
-  }
-}
-
-/** Polls `probe` until it returns a value other than undefined/false, or fails after `timeoutMs`. */
-export async function eventually<T>(
-  probe: () => T | undefined | false | Promise<T | undefined | false>,
-  what: string,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await probe();
-      if (value !== undefined && value !== false) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(
-    `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${String(last)})` : ''}`,
-  );
-}
+export { Cleanup, eventually } from '@switchyard/testkit';
 
 /** An in-process testkit upstream over Streamable HTTP on an ephemeral loopback port. */
 export async function httpUpstream(cleanup: Cleanup, options: TestServerOptions) {
