@@ -2,13 +2,13 @@
 import type { EnumerateResult } from './enumerate.js';
 import {
   type CacheHitResult,
-  type PluginRun,
   type PluginsResult,
   STACK_LABELS,
   type StackPath,
   type StackResult,
 } from './plugins.js';
 import type { ReadResult } from './read.js';
+import type { LatencySummary } from './stats.js';
 
 export interface Target {
   name: string;
@@ -253,19 +253,10 @@ export function renderTable(options: {
     );
     const rows: string[][] = [];
     for (const level of read.levels) {
-      const ofPath = (path: 'direct' | 'gateway') => level.rounds.filter((r) => r.path === path);
       for (const run of [level.direct, level.gateway]) {
         rows.push([
           run === level.direct ? String(level.concurrency) : '',
-          run.path,
-          int.format(run.rps),
-          run.p50.toFixed(3),
-          run.p99.toFixed(3),
-          run.max.toFixed(2),
-          range(ofPath(run.path)),
-          cpuCell(run.cpuUsPerRead.client),
-          cpuCell(run.cpuUsPerRead.upstream),
-          run.path === 'gateway' ? cpuCell(run.cpuUsPerRead.gateway) : '-',
+          ...runCells(run, run.path, level.rounds, run.path === 'gateway'),
         ]);
       }
       rows.push([
@@ -282,22 +273,7 @@ export function renderTable(options: {
       ]);
     }
     out.push(
-      table(
-        [
-          'conc',
-          'path',
-          'req/s',
-          'p50 ms',
-          'p99 ms',
-          'max ms',
-          'req/s range',
-          'cpu client',
-          'cpu up',
-          'cpu gw',
-        ],
-        rows,
-        'rlrrrrrrrr',
-      ),
+      table(RUN_HEADER, rows, 'rlrrrrrrrr'),
       '   gw/direct row: throughput ratio, then added p50 / p99 (gateway − direct, ms).',
       '   cpu columns: CPU time (user + system) per read, in µs, of the bench client, the upstream and the gateway.',
       '',
@@ -398,22 +374,8 @@ function levelsLine(levels: { concurrency: number; warmup: number; reads: number
     .join('; ');
 }
 
-/** One table row of a plugin run: req/s, latencies, the rounds' spread and the CPU per read. */
-function pluginRunCells(run: PluginRun, label: string, runs: PluginRun[]): string[] {
-  return [
-    label,
-    int.format(run.rps),
-    run.p50.toFixed(3),
-    run.p99.toFixed(3),
-    run.max.toFixed(2),
-    range(runs.filter((r) => r.path === run.path)),
-    cpuCell(run.cpuUsPerRead.client),
-    cpuCell(run.cpuUsPerRead.upstream),
-    run.cpuUsPerRead.gateway === undefined ? '-' : cpuCell(run.cpuUsPerRead.gateway),
-  ];
-}
-
-const PLUGIN_HEADER = [
+/** The columns of every per-run table: the path, then what `runCells` fills. */
+const RUN_HEADER = [
   'conc',
   'path',
   'req/s',
@@ -426,14 +388,41 @@ const PLUGIN_HEADER = [
   'cpu gw',
 ];
 
+/**
+ * One table row of a measured run: req/s, latencies, the spread of its path's rounds and the CPU per
+ * read (the gateway's only where `showGatewayCpu`: by default, when it was measured).
+ */
+function runCells(
+  run: LatencySummary & {
+    path: string;
+    rps: number;
+    cpuUsPerRead: { client: number; upstream?: number; gateway?: number };
+  },
+  label: string,
+  rounds: { path: string; rps: number }[],
+  showGatewayCpu = run.cpuUsPerRead.gateway !== undefined,
+): string[] {
+  return [
+    label,
+    int.format(run.rps),
+    run.p50.toFixed(3),
+    run.p99.toFixed(3),
+    run.max.toFixed(2),
+    range(rounds.filter((r) => r.path === run.path)),
+    cpuCell(run.cpuUsPerRead.client),
+    cpuCell(run.cpuUsPerRead.upstream),
+    showGatewayCpu ? cpuCell(run.cpuUsPerRead.gateway) : '-',
+  ];
+}
+
 function renderCacheHit(hit: CacheHitResult): string[] {
   const c = hit.config;
   const rows: string[][] = [];
   for (const level of hit.levels) {
     const direct = level.medians.direct!;
     const cache = level.medians.cache!;
-    rows.push([String(level.concurrency), ...pluginRunCells(direct, 'direct', level.rounds)]);
-    rows.push(['', ...pluginRunCells(cache, 'gateway + cache (hits)', level.rounds)]);
+    rows.push([String(level.concurrency), ...runCells(direct, 'direct', level.rounds)]);
+    rows.push(['', ...runCells(cache, 'gateway + cache (hits)', level.rounds)]);
     const vs = level.comparisons[0]!;
     rows.push([
       '',
@@ -454,7 +443,7 @@ function renderCacheHit(hit: CacheHitResult): string[] {
     `   reads per round: ${levelsLine(c.levels)}; ${c.rounds} interleaved rounds per path; median round ` +
       '(by req/s) shown',
     '',
-    table(PLUGIN_HEADER, rows, 'rlrrrrrrrr'),
+    table(RUN_HEADER, rows, 'rlrrrrrrrr'),
     '   cache/direct row: throughput ratio, then added p50 / p99 (gateway − direct, ms; negative = faster).',
     `   checked: warming read each of the ${c.resources} URIs once upstream (${hit.warmUpstreamReads} upstream ` +
       'reads, then a second pass with none); the upstream served 0 reads during every gateway round ' +
@@ -473,7 +462,7 @@ function renderStack(stack: StackResult): string[] {
       if (!run) continue;
       rows.push([
         i === 0 ? String(level.concurrency) : '',
-        ...pluginRunCells(run, label(path), level.rounds),
+        ...runCells(run, label(path), level.rounds),
         (run.upstreamSubscribes / run.readsIssued).toFixed(2),
         run.gatewayRssMiB === undefined ? 'n/a' : run.gatewayRssMiB.toFixed(0),
       ]);
@@ -510,7 +499,7 @@ function renderStack(stack: StackResult): string[] {
     `   reads per round: ${levelsLine(c.levels)}; ${c.rounds} interleaved rounds per path; median round ` +
       '(by req/s) shown',
     '',
-    table([...PLUGIN_HEADER, 'subs/read', 'rss MiB'], rows, 'rlrrrrrrrrrr'),
+    table([...RUN_HEADER, 'subs/read', 'rss MiB'], rows, 'rlrrrrrrrrrr'),
     '   …/bare rows: throughput ratio, then added p50 / p99 (stack − bare gateway, ms).',
     '   subs/read: upstream resources/subscribe calls per read (the coherent cache subscribes before the ' +
       'first miss of a URI and keeps the subscription for lingerMs after its entry leaves); rss: gateway RSS ' +
