@@ -67,7 +67,8 @@ export class Gateway {
   #closed = false;
   readonly #plugins: LoadedPlugin[];
   readonly #notifyPlugins: ReturnType<typeof pluginHooks>['notification'];
-  readonly #telemetry: GatewayTelemetry;
+  /** Telemetry, or undefined when no OpenTelemetry SDK is registered: then no wrappers at all. */
+  readonly #telemetry: GatewayTelemetry | undefined;
   /** Plugin watches (see PluginGateway.watch): pseudo-sessions in the subscription table. */
   readonly #watchers = new Map<string, { upstream: string; onInvalidate: () => void }>();
   #watchSeq = 0;
@@ -84,19 +85,18 @@ export class Gateway {
     this.#plugins = options.plugins ?? [];
     const hooks = pluginHooks(this.#plugins);
     this.#notifyPlugins = hooks.notification;
-    this.#telemetry = new GatewayTelemetry({
+    const telemetry = new GatewayTelemetry({
       sessions: () => this.#sessions.size,
       subscriptions: () => this.#subscriptions.size,
       upstreams: () => this.#order.map((u) => ({ name: u.name, ready: u.state === 'ready' })),
     });
+    this.#telemetry = telemetry.enabled ? telemetry : undefined;
     const upstreamLog = this.#log.child('upstream');
-    // Telemetry off (no SDK registered): no wrappers on the hot path at all.
-    const instrumented = this.#telemetry.tracing || this.#telemetry.metering ? this.#telemetry : undefined;
     for (const config of options.upstreams) {
       if (this.#upstreams.has(config.name)) throw new Error(`Duplicate upstream name '${config.name}'`);
       this.#upstreams.set(
         config.name,
-        new UpstreamConnection(config, listener, upstreamLog, hooks.upstreamCall, instrumented),
+        new UpstreamConnection(config, listener, upstreamLog, hooks.upstreamCall, this.#telemetry),
       );
     }
     this.#order = [...this.#upstreams.values()];
@@ -181,12 +181,15 @@ export class Gateway {
 
   /** Runs one downstream request through the middleware chain to its upstream(s). */
   handle(ctx: RequestContext): Promise<Outcome> {
-    if (!this.#telemetry.tracing && !this.#telemetry.metering) return this.#run(ctx);
-    const attributes: Record<string, string> = {
-      'switchyard.session': ctx.session.id,
-      'switchyard.identity': ctx.identity.id,
+    if (!this.#telemetry) return this.#run(ctx);
+    const attributes = () => {
+      const described: Record<string, string> = {
+        'switchyard.session': ctx.session.id,
+        'switchyard.identity': ctx.identity.id,
+      };
+      if (typeof ctx.params.uri === 'string') described['mcp.resource.uri'] = ctx.params.uri;
+      return described;
     };
-    if (typeof ctx.params.uri === 'string') attributes['mcp.resource.uri'] = ctx.params.uri;
     return this.#telemetry.request(ctx.method, attributes, () => this.#run(ctx));
   }
 
@@ -205,13 +208,10 @@ export class Gateway {
       route: (exposedUri) => this.route(exposedUri),
       completionTarget: (ref) => (isRecord(ref) ? this.#completionTarget(ref)?.upstream.name : undefined),
       exposeUri: (upstream, uri) => exposeUri(upstream, uri, this.#upstream(upstream).config.prefix),
-      canSubscribe: (upstream) => {
-        const u = this.#upstreams.get(upstream);
-        return u?.state === 'ready' && Boolean(u.capabilities?.resources?.subscribe);
-      },
+      canSubscribe: (upstream) => subscribable(this.#upstreams.get(upstream)),
       watch: async (exposedUri, onInvalidate) => {
         const { upstream, uri } = this.#route(exposedUri);
-        if (!upstream.capabilities?.resources?.subscribe || upstream.state !== 'ready') {
+        if (!subscribable(upstream)) {
           throw GatewayError.invalidParams(`Upstream '${upstream.name}' cannot subscribe to ${exposedUri}.`);
         }
         const id = `$watch:${++this.#watchSeq}`;
@@ -582,6 +582,11 @@ export class Gateway {
 
 function originOf(ctx: RequestContext): RequestOrigin {
   return { sessionId: ctx.session.id, notify: ctx.notifyRelated, context: ctx };
+}
+
+/** Connected, and offering resource subscriptions. */
+function subscribable(upstream: UpstreamConnection | undefined): boolean {
+  return upstream?.state === 'ready' && Boolean(upstream.capabilities?.resources?.subscribe);
 }
 
 function invalidate(watcher: { onInvalidate: () => void }, log: Logger): void {

@@ -88,17 +88,25 @@ export class GatewayTelemetry {
       });
   }
 
-  /** Runs a downstream request inside its span and records its metrics. */
+  /** Whether anything is collected at all (when not, callers skip the wrappers entirely). */
+  get enabled(): boolean {
+    return this.tracing || this.metering;
+  }
+
+  /**
+   * Runs a downstream request inside its span and records its metrics. `attributes` describes the span;
+   * it is called only when tracing is on.
+   */
   async request<T extends { ok: true } | { ok: false; error: GatewayError }>(
     method: string,
-    attributes: Attributes,
+    attributes: () => Attributes,
     run: () => Promise<T>,
   ): Promise<T> {
     if (!this.tracing) return this.metering ? this.#measured(method, run) : run();
     const started = performance.now();
     return this.tracer.startActiveSpan(
       `mcp ${method}`,
-      { kind: SpanKind.SERVER, attributes: { 'mcp.method.name': method, ...attributes } },
+      { kind: SpanKind.SERVER, attributes: { 'mcp.method.name': method, ...attributes() } },
       async (span) => {
         let outcome: T | undefined;
         try {
@@ -139,7 +147,7 @@ export class GatewayTelemetry {
 
   /** Runs one upstream call inside a child span of the current request's span. */
   async upstreamCall<T>(upstream: string, method: string, run: () => Promise<T>): Promise<T> {
-    if (!this.tracing && !this.metering) return run();
+    if (!this.enabled) return run();
     const started = performance.now();
     return this.tracer.startActiveSpan(
       `mcp ${method} ${upstream}`,

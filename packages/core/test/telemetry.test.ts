@@ -12,9 +12,21 @@ describe('GatewayTelemetry without an OpenTelemetry SDK', () => {
 
   it('still runs what it wraps and passes outcomes and errors through unchanged', async () => {
     const ok = { ok: true as const, result: { x: 1 } };
-    await expect(telemetry.request('resources/read', {}, async () => ok)).resolves.toBe(ok);
+    await expect(
+      telemetry.request(
+        'resources/read',
+        () => ({}),
+        async () => ok,
+      ),
+    ).resolves.toBe(ok);
     const failed = { ok: false as const, error: GatewayError.forbidden('no') };
-    await expect(telemetry.request('resources/read', {}, async () => failed)).resolves.toBe(failed);
+    await expect(
+      telemetry.request(
+        'resources/read',
+        () => ({}),
+        async () => failed,
+      ),
+    ).resolves.toBe(failed);
     await expect(telemetry.upstreamCall('a', 'resources/read', async () => 7)).resolves.toBe(7);
     await expect(
       telemetry.upstreamCall('a', 'resources/read', async () => {
