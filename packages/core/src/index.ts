@@ -10,7 +10,13 @@ export type {
   SessionSink,
 } from './context.js';
 export { MergedCursorCodec, type MergedCursorState } from './cursor.js';
-export { checkEnvelope, decodeFrame, type JsonRpcErrorResponse, parseError } from './downstream/jsonrpc.js';
+export {
+  checkEnvelope,
+  decodeFrame,
+  errorResponse,
+  type JsonRpcErrorResponse,
+  parseError,
+} from './downstream/jsonrpc.js';
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
 export {
   createDownstreamSession,

@@ -12,8 +12,8 @@ import {
   checkEnvelope,
   createDownstreamSession,
   type DownstreamSession,
+  errorResponse,
   type Gateway,
-  type GatewayError,
   type Identity,
   isLegacyVersion,
   ListenTracker,
@@ -272,7 +272,7 @@ class ModernEndpoint {
       // client may not follow refuses the whole stream.
       const key = randomUUID();
       const refused = await client.listens.hold(key, listenedUris(body));
-      if (refused) return sendJson(res, 200, rpcErrorFor(message.id, refused));
+      if (refused) return sendJson(res, 200, errorResponse(message.id, refused));
       if (res.destroyed || req.socket.destroyed) {
         client.listens.release(key);
         return;
@@ -326,14 +326,6 @@ class ModernEndpoint {
     }
     this.#clients.clear();
   }
-}
-
-function rpcErrorFor(id: unknown, error: GatewayError) {
-  return {
-    jsonrpc: '2.0',
-    id: id ?? null,
-    error: { code: error.code, message: error.message, data: error.data },
-  };
 }
 
 class BodyTooLarge extends Error {}

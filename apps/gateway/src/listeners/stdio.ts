@@ -2,6 +2,7 @@ import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/se
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import {
   decodeFrame,
+  errorResponse,
   type Gateway,
   type Identity,
   ListenTracker,
@@ -116,11 +117,7 @@ export async function startStdioListener(
     const id = (message as { id: string | number }).id;
     return verdict.then(async (refused) => {
       if (!refused) return listens.holding(id); // not if it was cancelled meanwhile
-      await transport.send({
-        jsonrpc: '2.0',
-        id,
-        error: { code: refused.code, message: refused.message, data: refused.data },
-      } as JSONRPCMessage);
+      await transport.send(errorResponse(id, refused) as unknown as JSONRPCMessage);
       return false;
     });
   };

@@ -1,10 +1,19 @@
-import { ErrorCode } from '../errors.js';
+import { ErrorCode, type GatewayError } from '../errors.js';
 
-/** A JSON-RPC error response for input that never reached a handler. */
+/** A JSON-RPC error response for input that never reached a handler (or was refused before one). */
 export interface JsonRpcErrorResponse {
   jsonrpc: '2.0';
   id: string | number | null;
-  error: { code: number; message: string };
+  error: { code: number; message: string; data?: unknown };
+}
+
+/** The error response a transport sends itself for request `id` (e.g. a listen refused before the SDK saw it). */
+export function errorResponse(id: unknown, error: GatewayError): JsonRpcErrorResponse {
+  return {
+    jsonrpc: '2.0',
+    id: typeof id === 'string' || typeof id === 'number' ? id : null,
+    error: { code: error.code, message: error.message, data: error.data },
+  };
 }
 
 /**
