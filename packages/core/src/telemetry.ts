@@ -114,18 +114,10 @@ export class GatewayTelemetry {
           outcome = result;
           return result;
         } finally {
-          const error = outcome && !outcome.ok ? outcome.error : undefined;
-          const labels: Attributes = { 'mcp.method.name': method, outcome: outcome?.ok ? 'ok' : 'error' };
-          if (error) {
-            labels['error.type'] = String(error.data?.reason ?? error.code);
-            endWithError(span, error.message, error.code);
-          } else if (!outcome) {
-            endWithError(span, 'request threw', -32603);
-          } else {
-            span.end();
-          }
-          this.#requests.add(1, labels);
-          this.#requestDuration.record(performance.now() - started, { 'mcp.method.name': method });
+          if (outcome && !outcome.ok) endWithError(span, outcome.error.message, outcome.error.code);
+          else if (!outcome) endWithError(span, 'request threw', -32603);
+          else span.end();
+          this.#recordRequest(method, outcome, started);
         }
       },
     );
@@ -138,11 +130,21 @@ export class GatewayTelemetry {
   ): Promise<T> {
     const started = performance.now();
     const outcome = await run();
-    const labels: Attributes = { 'mcp.method.name': method, outcome: outcome.ok ? 'ok' : 'error' };
-    if (!outcome.ok) labels['error.type'] = String(outcome.error.data?.reason ?? outcome.error.code);
+    this.#recordRequest(method, outcome, started);
+    return outcome;
+  }
+
+  /** Counts a request by method, outcome and error reason (undefined outcome: it threw) and its latency. */
+  #recordRequest(
+    method: string,
+    outcome: { ok: true } | { ok: false; error: GatewayError } | undefined,
+    started: number,
+  ): void {
+    const labels: Attributes = { 'mcp.method.name': method, outcome: outcome?.ok ? 'ok' : 'error' };
+    if (outcome && !outcome.ok)
+      labels['error.type'] = String(outcome.error.data?.reason ?? outcome.error.code);
     this.#requests.add(1, labels);
     this.#requestDuration.record(performance.now() - started, { 'mcp.method.name': method });
-    return outcome;
   }
 
   /** Runs one upstream call inside a child span of the current request's span. */
