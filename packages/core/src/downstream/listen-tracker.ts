@@ -20,8 +20,11 @@ export function listenedUris(message: unknown): string[] {
 export class ListenTracker {
   readonly #byListen = new Map<ListenId, string[]>();
   readonly #counts = new Map<string, number>();
-  /** The latest subscribe per URI, so a listen joining a URI waits for (and shares) its outcome. */
-  readonly #pending = new Map<string, Promise<GatewayError | undefined>>();
+  /**
+   * The latest subscribe or unsubscribe per URI (resolving to its error, if any): the next one waits for
+   * it, and a listen joining a followed URI shares its subscribe's verdict.
+   */
+  readonly #last = new Map<string, Promise<GatewayError | undefined>>();
   readonly #gateway: Gateway;
   readonly #sink: SessionSink;
   readonly #log: Logger;
@@ -73,18 +76,40 @@ export class ListenTracker {
     for (const uri of uris) void this.#adjust(uri, -1);
   }
 
-  /** Counts one more (or one fewer) listen on `uri`; the first subscribes upstream, the last unsubscribes. */
+  /**
+   * Counts one more (or one fewer) listen on `uri`; the first subscribes upstream, the last
+   * unsubscribes. A URI's subscribes and unsubscribes reach the gateway one after the other, in order,
+   * and an unsubscribe follows only a subscribe that succeeded (a refused one left nothing to undo, and
+   * must not show up to plugins as an unsubscribe).
+   */
   #adjust(uri: string, delta: 1 | -1): Promise<GatewayError | undefined> {
     const before = this.#counts.get(uri) ?? 0;
     const after = before + delta;
     if (after <= 0) this.#counts.delete(uri);
     else this.#counts.set(uri, after);
+    const previous = this.#last.get(uri) ?? Promise.resolve(undefined);
     if (!((before === 0 && after === 1) || (before === 1 && after === 0))) {
       // Joining a URI already followed: its subscribe may still be in flight; share its verdict.
-      return delta > 0 ? (this.#pending.get(uri) ?? Promise.resolve(undefined)) : Promise.resolve(undefined);
+      return delta > 0 ? previous : Promise.resolve(undefined);
     }
-    const method = delta > 0 ? 'resources/subscribe' : 'resources/unsubscribe';
-    const done = this.#gateway
+    const done =
+      delta > 0
+        ? previous.then(() => this.#send('resources/subscribe', uri))
+        : previous.then((failed) => (failed ? undefined : this.#send('resources/unsubscribe', uri)));
+    this.#last.set(uri, done);
+    if (delta < 0) {
+      void done.then(() => {
+        if (this.#last.get(uri) === done) this.#last.delete(uri);
+      });
+    }
+    return done;
+  }
+
+  #send(
+    method: 'resources/subscribe' | 'resources/unsubscribe',
+    uri: string,
+  ): Promise<GatewayError | undefined> {
+    return this.#gateway
       .handle({
         method,
         params: { uri },
@@ -99,8 +124,5 @@ export class ListenTracker {
         this.#log.warn('listen subscription failed', { uri, method, error: outcome.error.message });
         return outcome.error;
       });
-    if (delta > 0) this.#pending.set(uri, done);
-    else this.#pending.delete(uri);
-    return done;
   }
 }
