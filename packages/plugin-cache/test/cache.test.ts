@@ -405,6 +405,7 @@ describe('lingering watches', () => {
       'the lingering watch released',
       10_000,
     );
-    expect(up.server.stats.unsubscribeCalls).toBe(1);
+    // The table drops the watch at once; the upstream unsubscribe it sends is not awaited by anyone.
+    await eventually(() => up.server.stats.unsubscribeCalls === 1 || undefined, 'the upstream unsubscribe');
   });
 });
