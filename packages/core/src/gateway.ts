@@ -134,7 +134,7 @@ export class Gateway {
         ),
       ).then(async () => {
         for (const p of this.#plugins) {
-          await Promise.resolve(p.hooks.ready?.()).catch((error) =>
+          await settle(() => p.hooks.ready?.()).catch((error) =>
             this.#log.warn('plugin ready hook failed', { plugin: p.name, error: String(error) }),
           );
         }
@@ -238,7 +238,7 @@ export class Gateway {
     if (this.#listChangedTimer) clearTimeout(this.#listChangedTimer);
     this.#sessions.clear();
     for (const p of [...this.#plugins].reverse()) {
-      await Promise.resolve(p.hooks.close?.()).catch((error) =>
+      await settle(() => p.hooks.close?.()).catch((error) =>
         this.#log.warn('plugin close hook failed', { plugin: p.name, error: String(error) }),
       );
     }
@@ -613,4 +613,9 @@ function withoutProgressToken(params: Record<string, unknown>): Record<string, u
   if (Object.keys(rest).length > 0) copy._meta = rest;
   else delete copy._meta;
   return copy;
+}
+
+/** Runs a hook so that a synchronous throw becomes a rejection like an asynchronous one. */
+async function settle(hook: () => unknown): Promise<void> {
+  await hook();
 }

@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestContext, SessionSink } from '../src/context.js';
 import { GatewayError } from '../src/errors.js';
 import { Gateway } from '../src/gateway.js';
-import { silentLogger } from '../src/logger.js';
+import { type Logger, silentLogger } from '../src/logger.js';
 import { definePlugin } from '../src/plugins/define.js';
 import { PluginError, setupPlugins } from '../src/plugins/host.js';
 
@@ -70,7 +70,7 @@ describe('setupPlugins: metadata is checked at load, with coded errors', () => {
 });
 
 describe('plugins in the gateway', () => {
-  async function gatewayWith(plugins: Parameters<typeof setupPlugins>[0]) {
+  async function gatewayWith(plugins: Parameters<typeof setupPlugins>[0], logger: Logger = silentLogger) {
     const servers = ['one', 'two'].map((name) => new TestServer({ name, resources: 2 }));
     const urls = await Promise.all(servers.map(async (s) => (await s.listenHttp()).url));
     for (const s of servers) cleanup.push(() => s.close());
@@ -82,7 +82,7 @@ describe('plugins in the gateway', () => {
         transport: { kind: 'http' as const, url: urls[i]!, headers: {} },
       })),
       plugins: await setupPlugins(plugins, silentLogger),
-      logger: silentLogger,
+      logger,
     });
     cleanup.push(() => gateway.close());
     await gateway.start();
@@ -182,6 +182,48 @@ describe('plugins in the gateway', () => {
       .toEqual(['p1:two:notifications/resources/updated', 'p2:two:notifications/resources/updated']);
     await gateway.close();
     expect(lifecycle).toEqual(['ready:p1', 'ready:p2', 'close:p2', 'close:p1']);
+  });
+
+  it('logs a ready or close hook that throws, synchronously or not, and still runs the others', async () => {
+    const lifecycle: string[] = [];
+    const warnings: string[] = [];
+    const logger: Logger = {
+      ...silentLogger,
+      warn: (message, fields) => void warnings.push(`${message}: ${fields?.plugin} ${fields?.error}`),
+      child: () => logger,
+    };
+    const faulty = (name: string, fail: (hook: string) => Promise<void>) =>
+      definePlugin({ name, setup: () => ({ ready: () => fail('ready'), close: () => fail('close') }) });
+    const recording = (name: string) =>
+      definePlugin({
+        name,
+        setup: () => ({
+          ready: () => void lifecycle.push(`ready:${name}`),
+          close: () => void lifecycle.push(`close:${name}`),
+        }),
+      });
+    const { gateway } = await gatewayWith(
+      [
+        entry(recording('first')),
+        entry(
+          faulty('sync', (hook) => {
+            throw new Error(`sync ${hook}`);
+          }),
+        ),
+        entry(faulty('async', (hook) => Promise.reject(new Error(`async ${hook}`)))),
+        entry(recording('last')),
+      ],
+      logger,
+    );
+    expect(lifecycle).toEqual(['ready:first', 'ready:last']);
+    await gateway.close();
+    expect(lifecycle).toEqual(['ready:first', 'ready:last', 'close:last', 'close:first']);
+    expect(warnings).toEqual([
+      'plugin ready hook failed: sync Error: sync ready',
+      'plugin ready hook failed: async Error: async ready',
+      'plugin close hook failed: async Error: async close',
+      'plugin close hook failed: sync Error: sync close',
+    ]);
   });
 
   it('shows upstream-call middleware the downstream request, and lets it fetch following pages with next(params)', async () => {
