@@ -204,7 +204,9 @@ export class Gateway {
   }
 
   #pluginView(): PluginGateway {
+    const names = Object.freeze([...this.#upstreams.keys()]);
     return {
+      upstreams: () => names,
       route: (exposedUri) => this.route(exposedUri),
       completionTarget: (ref) => (isRecord(ref) ? this.#completionTarget(ref)?.upstream.name : undefined),
       exposeUri: (upstream, uri) => exposeUri(upstream, uri, this.#upstream(upstream).config.prefix),

@@ -67,6 +67,9 @@ export default definePlugin<AccessOptions>({
     return {
       request: (request, next) => guard.request(request, next),
       upstreamCall: (call, next) => guard.upstreamCall(call, next),
+      ready: () => {
+        for (const warning of policy.unknownServers(ctx.gateway.upstreams())) ctx.logger.warn(warning);
+      },
     };
   },
 });

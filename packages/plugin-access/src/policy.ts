@@ -129,6 +129,24 @@ export class AccessPolicy {
     );
   }
 
+  /**
+   * Rules naming a server that is not configured: such a rule never matches, which for a deny rule with a
+   * typo means it denies nothing.
+   */
+  unknownServers(configured: readonly string[]): string[] {
+    const known = new Set(configured);
+    const warnings: string[] = [];
+    for (const rule of this.#rules) {
+      for (const name of rule.servers ?? []) {
+        if (known.has(name)) continue;
+        warnings.push(
+          `rules[${rule.index}].servers names ${JSON.stringify(name)}, which is not a configured upstream (${[...known].join(', ') || 'none'}), so it never matches that server`,
+        );
+      }
+    }
+    return warnings;
+  }
+
   /** First matching rule's effect, else the default. */
   decide(subject: Subject): Decision {
     for (const rule of this.#rules) {

@@ -3,6 +3,7 @@ import {
   connectInMemoryClient,
   Gateway,
   type Identity,
+  type Logger,
   type RequestContext,
   setupPlugins,
   silentLogger,
@@ -36,7 +37,11 @@ const DOCS: UpstreamSpec = {
 };
 const WIKI: UpstreamSpec = { name: 'wiki', options: { name: 'wiki', resources: 5, templates: 1 } };
 
-async function gatewayWith(options: AccessOptions, specs: UpstreamSpec[] = [DOCS, WIKI]) {
+async function gatewayWith(
+  options: AccessOptions,
+  specs: UpstreamSpec[] = [DOCS, WIKI],
+  logger: Logger = silentLogger,
+) {
   const servers = new Map<string, TestServer>();
   const upstreams = await Promise.all(
     specs.map(async (spec) => {
@@ -52,7 +57,7 @@ async function gatewayWith(options: AccessOptions, specs: UpstreamSpec[] = [DOCS
       };
     }),
   );
-  const plugins = await setupPlugins([{ plugin: access, options, source: 'test' }], silentLogger);
+  const plugins = await setupPlugins([{ plugin: access, options, source: 'test' }], logger);
   const gateway = new Gateway({ upstreams, plugins, logger: silentLogger });
   cleanup.push(() => gateway.close());
   await gateway.start();
@@ -401,5 +406,35 @@ describe('freshness hints on filtered lists', () => {
     const outcome = await gateway.handle(context(alice));
     expect(outcome).toMatchObject({ ok: true, result: { cacheScope: 'public' } });
     expect(outcome.ok && (outcome.result.resources as unknown[]).length).toBe(2);
+  });
+});
+
+describe('configuration checks against the running gateway', () => {
+  it('warns at start about a rule naming a server that is not configured, and still enforces the rest', async () => {
+    const warnings: string[] = [];
+    const recording: Logger = {
+      ...silentLogger,
+      warn: (message) => void warnings.push(message),
+      child: () => recording,
+    };
+    const { gateway } = await gatewayWith(
+      {
+        default: 'allow',
+        rules: [
+          { effect: 'deny', servers: ['wikki'] },
+          { effect: 'deny', servers: ['docs'], uris: ['docs+test://docs/r/1'] },
+        ],
+      },
+      [DOCS, WIKI],
+      recording,
+    );
+    expect(warnings).toEqual([
+      'rules[0].servers names "wikki", which is not a configured upstream (docs, wiki), so it never matches that server',
+    ]);
+    const client = await connect(gateway, alice);
+    await expect(client.readResource({ uri: 'docs+test://docs/r/1' })).rejects.toMatchObject({
+      code: -32034,
+    });
+    expect((await client.readResource({ uri: 'wiki+test://wiki/r/1' })).contents).toHaveLength(1);
   });
 });

@@ -15,6 +15,7 @@ import { type AccessOptions, AccessPolicy } from '../src/index.js';
 const bob: Identity = { id: 'bob', groups: [], anonymous: false };
 
 const gatewayView: PluginGateway = {
+  upstreams: () => ['docs'],
   route: (uri) => ({ upstream: uri.slice(0, uri.indexOf('+')), uri: uri.slice(uri.indexOf('+') + 1) }),
   completionTarget: () => undefined,
   exposeUri: (upstream, uri) => `${upstream}+${uri}`,

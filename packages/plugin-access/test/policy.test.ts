@@ -248,6 +248,21 @@ describe('AccessPolicy.compile: validation names the option', () => {
     ).toEqual([]);
   });
 
+  it('names each rule that points at a server which is not configured', () => {
+    const policy = AccessPolicy.compile({
+      rules: [
+        { effect: 'deny', servers: ['secrets', 'docs'] },
+        { effect: 'allow', servers: ['docs'] },
+        { effect: 'allow', servers: ['wikki'], groups: ['x'] },
+      ],
+    });
+    expect(policy.unknownServers(['docs', 'wiki'])).toEqual([
+      'rules[0].servers names "secrets", which is not a configured upstream (docs, wiki), so it never matches that server',
+      'rules[2].servers names "wikki", which is not a configured upstream (docs, wiki), so it never matches that server',
+    ]);
+    expect(policy.unknownServers(['docs', 'wiki', 'secrets', 'wikki'])).toEqual([]);
+  });
+
   it('knows whether decisions depend on who asks', () => {
     expect(AccessPolicy.compile({ rules: [{ effect: 'deny', uris: ['**'] }] }).identityDependent).toBe(false);
     expect(AccessPolicy.compile({ rules: [{ effect: 'deny', groups: ['x'] }] }).identityDependent).toBe(true);

@@ -53,6 +53,8 @@ export interface ResourceRoute {
 
 /** What a plugin may ask of the gateway it runs in (usable from the first request on, not during setup). */
 export interface PluginGateway {
+  /** The configured upstream names, in config order, whether or not they are connected right now. */
+  upstreams(): readonly string[];
   /** The upstream that serves an exposed URI (exact unprefixed URIs, then `name+uri`, then templates). */
   route(exposedUri: string): ResourceRoute | undefined;
   /**

@@ -57,6 +57,10 @@ export class GatewayPort implements PluginGateway {
     return this.#target;
   }
 
+  upstreams(): readonly string[] {
+    return this.#gateway().upstreams();
+  }
+
   route(exposedUri: string): ResourceRoute | undefined {
     return this.#gateway().route(exposedUri);
   }
