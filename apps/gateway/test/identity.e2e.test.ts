@@ -8,7 +8,6 @@ import {
   Cleanup,
   connectHttp,
   eventually,
-  freePort,
   GATEWAY_CLI,
   httpUpstream,
   rawInitialize,
@@ -30,13 +29,12 @@ const BOT = 'ci-bot-token-0b1d4e8f';
 
 async function gatewayWithClients(extra: Record<string, unknown> = {}, env: NodeJS.ProcessEnv = {}) {
   const docs = await httpUpstream(cleanup, { name: 'docs', resources: 3 });
-  const wsPort = await freePort();
   const gw = await startGateway(
     cleanup,
     {
       listen: {
         http: { host: '127.0.0.1', port: 0, path: '/mcp' },
-        ws: { host: '127.0.0.1', port: wsPort, path: '/mcp' },
+        ws: { host: '127.0.0.1', port: 0, path: '/mcp' },
       },
       mcpServers: { docs: { url: docs.url } },
       clients: {
@@ -48,7 +46,9 @@ async function gatewayWithClients(extra: Record<string, unknown> = {}, env: Node
     },
     { env: { ALICE_TOKEN: ALICE, CI_TOKEN: BOT, ...env }, args: ['--log-level', 'debug'] },
   );
-  return { gw, docs: docs.server, wsUrl: `ws://127.0.0.1:${wsPort}/mcp` };
+  // startGateway returns once HTTP listens; the WebSocket listener starts after it.
+  const wsUrl = (await gw.waitForLog(/listening on (ws:\/\/\S+)/))[1]!;
+  return { gw, docs: docs.server, wsUrl };
 }
 
 async function whoami(
@@ -190,10 +190,10 @@ describe('client identities over HTTP', () => {
 describe('client identities over WebSocket and stdio', () => {
   it('checks the bearer token at the WebSocket upgrade', async () => {
     const { wsUrl } = await gatewayWithClients();
-    const status = await new Promise<number>((resolve) => {
+    const status = await new Promise<number>((resolve, reject) => {
       const ws = new WebSocket(wsUrl, ['mcp']);
       cleanup.add(() => ws.terminate());
-      ws.on('error', () => {});
+      ws.once('error', reject);
       ws.once('unexpected-response', (_req, res) => {
         resolve(res.statusCode ?? 0);
         res.resume();
