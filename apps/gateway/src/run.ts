@@ -53,18 +53,9 @@ export async function runGateway(
   let ws: WsListener | undefined;
   let stdio: Awaited<ReturnType<typeof startStdioListener>> | undefined;
   try {
-    if (config.listen.http) {
-      http = await startHttpListener(gateway, config.listen.http, logger, clients);
-      logger.info(`listening on ${http.url}`);
-    }
-    if (config.listen.ws) {
-      ws = await startWsListener(gateway, config.listen.ws, logger, clients);
-      logger.info(`listening on ${ws.url}`);
-    }
-    if (config.listen.stdio) {
-      stdio = await startStdioListener(gateway, logger, clients.anonymous);
-      logger.info('serving MCP on stdio');
-    }
+    if (config.listen.http) http = await startHttpListener(gateway, config.listen.http, logger, clients);
+    if (config.listen.ws) ws = await startWsListener(gateway, config.listen.ws, logger, clients);
+    if (config.listen.stdio) stdio = await startStdioListener(gateway, logger, clients.anonymous);
   } catch (error) {
     await ws?.close();
     await http?.close();
@@ -72,6 +63,10 @@ export async function runGateway(
     await telemetry.close();
     throw error;
   }
+  // Announced only once every listener is up: whoever waits for any of these lines can use them all.
+  if (http) logger.info(`listening on ${http.url}`);
+  if (ws) logger.info(`listening on ${ws.url}`);
+  if (stdio) logger.info('serving MCP on stdio');
   let closing: Promise<void> | undefined;
   return {
     gateway,

@@ -10,10 +10,12 @@ import {
   Cleanup,
   connectHttp,
   eventually,
+  freePort,
   GATEWAY_CLI,
   httpUpstream,
   listAll,
   nextNotification,
+  startGateway,
   stopProcess,
   watchProcess,
   writeConfig,
@@ -73,7 +75,8 @@ function upgrade(url: string, protocols: string[], headers: Record<string, strin
   cleanup.add(() => ws.terminate());
   ws.on('error', () => {});
   return within(
-    new Promise<Outcome>((resolve) => {
+    new Promise<Outcome>((resolve, reject) => {
+      ws.once('error', reject); // e.g. ECONNREFUSED: nothing listens there
       ws.once('unexpected-response', (_req, res) => {
         resolve({ status: res.statusCode ?? 0 });
         res.resume();
@@ -213,6 +216,20 @@ describe('gateway over WebSocket (listen.ws)', () => {
     await client.unsubscribeResource({ uri: `alpha+${uri}` });
     await eventually(() => alpha.server.stats.subscribed[uri] === 0, 'upstream unsubscribe');
     expect(alpha.server.stats.unsubscribeCalls).toBe(1);
+  });
+
+  it('announces "listening on" only once every listener accepts connections', async () => {
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 1 });
+    const wsPort = await freePort();
+    // startGateway returns at the first "listening on http://" line; the WebSocket listener opens after
+    // the HTTP one, so this upgrade right away proves the line waited for it.
+    await startGateway(cleanup, {
+      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' }, ws: { ...wsListen, port: wsPort } },
+      mcpServers: { docs: { url: docs.url } },
+    });
+    expect(await upgrade(`ws://127.0.0.1:${wsPort}/mcp`, [MCP_WS_SUBPROTOCOL])).toEqual({
+      opened: MCP_WS_SUBPROTOCOL,
+    });
   });
 
   it('gives every connection its own session and releases its subscriptions when it closes', async () => {
