@@ -334,7 +334,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('answers malformed input with the right JSON-RPC errors and keeps serving', async () => {
-    const { gw } = await threeUpstreams();
+    const { gw, beta } = await threeUpstreams();
     const { sessionId, protocolVersion } = await rawInitialize(gw.url);
     const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': protocolVersion };
     const parse = await rawPost(gw.url, '{"jsonrpc": "2.0", "id": 1, "method": ', headers);
@@ -353,6 +353,52 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
       headers,
     );
     expect(badParams.json, JSON.stringify(badParams.json)).toMatchObject({ id: 4, error: { code: -32602 } });
+    // Requests the SDK would not recognize as requests (and so never answer) are refused up front.
+    for (const [id, params] of [
+      [40, { _meta: null }],
+      [41, { _meta: { progressToken: {} } }],
+      [42, ['positional']],
+    ] as const) {
+      const res = await rawPost(
+        gw.url,
+        JSON.stringify({ jsonrpc: '2.0', id, method: 'ping', params }),
+        headers,
+      );
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({
+        id,
+        error: { code: -32602, message: expect.stringMatching(/params/) },
+      });
+    }
+    // Requests the SDK answers itself get -32602 for bad params, not its -32603.
+    const level = await rawPost(
+      gw.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 43, method: 'logging/setLevel', params: { level: 'loud' } }),
+      headers,
+    );
+    expect(level.json).toMatchObject({
+      id: 43,
+      error: { code: -32602, message: expect.stringContaining('params.level') },
+    });
+    // A completion is checked before it is routed: the upstream never sees a malformed argument.
+    for (const [id, extra] of [
+      [44, { argument: 'g' }],
+      [45, { argument: { name: 'id' } }],
+      [46, { argument: { name: 'id', value: 'g' }, context: { arguments: { other: 1 } } }],
+    ] as const) {
+      const res = await rawPost(
+        gw.url,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'completion/complete',
+          params: { ref: { type: 'ref/resource', uri: 'beta+test://beta/items/{id}' }, ...extra },
+        }),
+        headers,
+      );
+      expect(res.json, JSON.stringify(res.json)).toMatchObject({ id, error: { code: -32602 } });
+    }
+    expect(beta.server.stats.requests['completion/complete']).toBeUndefined();
     const badCursor = await rawPost(
       gw.url,
       JSON.stringify({

@@ -369,7 +369,7 @@ describe('stdio wire hygiene and lifecycle', () => {
     );
   });
 
-  it('refuses empty batches, non-objects and a wrong jsonrpc version with -32600 and keeps serving', async () => {
+  it('refuses empty batches, non-objects, a wrong jsonrpc version and a malformed _meta, and keeps serving', async () => {
     const { config } = await stdioSetup();
     const gw = spawnStdioGateway(cleanup, config);
     gw.send({
@@ -383,6 +383,7 @@ describe('stdio wire hygiene and lifecycle', () => {
     gw.send('[]');
     gw.send('42');
     gw.send({ jsonrpc: '1.0', id: 'old', method: 'ping' });
+    gw.send({ jsonrpc: '2.0', id: 'meta', method: 'ping', params: { _meta: 'x' } });
     gw.send({ jsonrpc: '2.0', id: 'last', method: 'ping' });
     await gw.waitForMessage((m) => m.id === 'last', 'the final ping');
     const errors = gw.lines
@@ -392,6 +393,7 @@ describe('stdio wire hygiene and lifecycle', () => {
       expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
       expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
       expect.objectContaining({ id: 'old', error: expect.objectContaining({ code: -32600 }) }),
+      expect.objectContaining({ id: 'meta', error: expect.objectContaining({ code: -32602 }) }),
     ]);
   });
 });

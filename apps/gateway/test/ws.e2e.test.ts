@@ -401,12 +401,14 @@ describe('WebSocket protocol errors', () => {
     expect(read.result).toMatchObject({ contents: [{ uri: 'alpha+test://alpha/r/0', text: 'resource 0' }] });
   });
 
-  it('answers a malformed envelope with -32600 carrying the request id', async () => {
+  it('answers a malformed envelope with -32600, and a request the SDK cannot take with -32602, carrying the request id', async () => {
     const { raw } = await openSession();
     raw.ws.send('{"jsonrpc":"2.0","id":5}');
     expect(await raw.response(5)).toMatchObject({ jsonrpc: '2.0', id: 5, error: { code: -32600 } });
     raw.ws.send('{"jsonrpc":"1.0","id":6,"method":"ping"}');
     expect(await raw.response(6)).toMatchObject({ id: 6, error: { code: -32600 } });
+    raw.ws.send('{"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":{"progressToken":null}}}');
+    expect(await raw.response(7)).toMatchObject({ id: 7, error: { code: -32602 } });
     expect(await raw.call('ping')).toMatchObject({ result: {} });
   });
 

@@ -408,6 +408,7 @@ export class Gateway {
         { ref },
       );
     }
+    checkCompletionArgument(ctx.params);
     const { upstream, ref: upstreamRef } = target;
     if (upstream.state === 'ready' && !upstream.capabilities?.completions) {
       return { completion: { values: [], hasMore: false } };
@@ -615,6 +616,28 @@ function withoutProgressToken(params: Record<string, unknown>): Record<string, u
   if (Object.keys(rest).length > 0) copy._meta = rest;
   else delete copy._meta;
   return copy;
+}
+
+/** The argument being completed, and the values of the others already chosen, as the spec shapes them. */
+function checkCompletionArgument(params: Record<string, unknown>): void {
+  const { argument, context } = params;
+  if (!isRecord(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+    throw GatewayError.invalidParams(
+      'completion/complete needs params.argument: {"name":<the argument being completed>,"value":<what was typed so far>}.',
+      { argument },
+    );
+  }
+  if (context === undefined) return;
+  const values = isRecord(context) ? context.arguments : undefined;
+  if (
+    !isRecord(context) ||
+    (values !== undefined && !(isRecord(values) && Object.values(values).every((v) => typeof v === 'string')))
+  ) {
+    throw GatewayError.invalidParams(
+      'completion/complete params.context, when given, must be {"arguments":{<name>:<value string>,…}}.',
+      { context },
+    );
+  }
 }
 
 /** Runs a hook so that a synchronous throw becomes a rejection like an asynchronous one. */

@@ -1,3 +1,4 @@
+import { isJSONRPCRequest, type StandardSchemaV1Sync, specTypeSchemas } from '@modelcontextprotocol/server';
 import { ErrorCode, type GatewayError } from '../errors.js';
 
 /** A JSON-RPC error response for input that never reached a handler (or was refused before one). */
@@ -43,6 +44,14 @@ export function checkEnvelope(message: unknown): JsonRpcErrorResponse | undefine
     if ('params' in m && (typeof m.params !== 'object' || m.params === null)) {
       return invalidRequest(id, '"params" must be an object or an array');
     }
+    // A request the SDK cannot recognize would be dropped by it, leaving the client waiting forever.
+    if ('id' in m && !isJSONRPCRequest(m)) return invalidParams(id, requestShapeProblem(m.params));
+    const schema = SDK_ANSWERED[m.method as string];
+    if (schema && 'id' in m) {
+      // The SDK answers these itself, and reports their bad params as -32603 internal errors.
+      const checked = schema['~standard'].validate(m);
+      if (checked.issues) return invalidParams(id, `${m.method}: ${firstIssue(checked.issues)}`);
+    }
     return undefined;
   }
   if ('result' in m || 'error' in m) return undefined;
@@ -57,6 +66,44 @@ export function parseError(detail: string): JsonRpcErrorResponse {
     jsonrpc: '2.0',
     id: null,
     error: { code: ErrorCode.ParseError, message: `Parse error: ${detail}` },
+  };
+}
+
+/** Requests the SDK `Server` validates and answers itself, by the spec schema it validates them with. */
+const SDK_ANSWERED: Readonly<Record<string, StandardSchemaV1Sync<unknown> | undefined>> = {
+  initialize: specTypeSchemas.InitializeRequest,
+  'logging/setLevel': specTypeSchemas.SetLevelRequest,
+};
+
+type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] | undefined };
+
+function firstIssue(issues: readonly Issue[]): string {
+  const issue = issues[0];
+  if (!issue) return 'the request does not match the MCP schema';
+  const path = (issue.path ?? []).map((p) => String(typeof p === 'object' ? p.key : p)).join('.');
+  return path ? `${path}: ${issue.message}` : issue.message;
+}
+
+/** Why a request with a valid JSON-RPC envelope still is not an MCP request. */
+function requestShapeProblem(params: unknown): string {
+  if (Array.isArray(params)) return '"params" must be an object: MCP requests take named parameters';
+  const meta = (params as Record<string, unknown> | undefined)?._meta;
+  if (meta !== undefined) {
+    if (typeof meta !== 'object' || meta === null || Array.isArray(meta))
+      return '"params._meta" must be an object';
+    const token = (meta as Record<string, unknown>).progressToken;
+    if (token !== undefined && typeof token !== 'string' && typeof token !== 'number') {
+      return '"params._meta.progressToken" must be a string or a number';
+    }
+  }
+  return 'the request does not match the MCP request schema';
+}
+
+function invalidParams(id: string | number | null, detail: string): JsonRpcErrorResponse {
+  return {
+    jsonrpc: '2.0',
+    id,
+    error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${detail}` },
   };
 }
 

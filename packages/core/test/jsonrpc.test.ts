@@ -1,0 +1,108 @@
+import { describe, expect, it } from 'vitest';
+import { checkEnvelope } from '../src/downstream/jsonrpc.js';
+
+describe('checkEnvelope', () => {
+  it('passes well-formed requests, notifications, responses and batches', () => {
+    for (const message of [
+      { jsonrpc: '2.0', id: 1, method: 'ping' },
+      {
+        jsonrpc: '2.0',
+        id: 'a',
+        method: 'resources/read',
+        params: { uri: 'x+y://z', _meta: { progressToken: 7 } },
+      },
+      { jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: { progressToken: 'p', other: [1] } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 3, result: {} },
+      [
+        { jsonrpc: '2.0', id: 4, method: 'ping' },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+      ],
+    ]) {
+      expect(checkEnvelope(message), JSON.stringify(message)).toBeUndefined();
+    }
+  });
+
+  it('refuses a broken envelope with -32600, carrying the id when there is one', () => {
+    expect(checkEnvelope([])).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(checkEnvelope(42)).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(checkEnvelope({ jsonrpc: '1.0', id: 1, method: 'ping' })).toMatchObject({
+      id: 1,
+      error: { code: -32600, message: expect.stringContaining('"jsonrpc" must be "2.0"') },
+    });
+    expect(checkEnvelope({ jsonrpc: '2.0', id: {}, method: 'ping' })).toMatchObject({
+      id: null,
+      error: { code: -32600 },
+    });
+    expect(checkEnvelope({ jsonrpc: '2.0', id: 5 })).toMatchObject({ id: 5, error: { code: -32600 } });
+  });
+
+  it('refuses, with -32602 and the id, a request the SDK would drop unanswered', () => {
+    const cases: [unknown, string][] = [
+      [['positional'], '"params" must be an object: MCP requests take named parameters'],
+      [{ _meta: null }, '"params._meta" must be an object'],
+      [{ _meta: 'x' }, '"params._meta" must be an object'],
+      [{ _meta: [] }, '"params._meta" must be an object'],
+      [{ _meta: { progressToken: null } }, '"params._meta.progressToken" must be a string or a number'],
+      [
+        { _meta: { progressToken: { nested: 1 } } },
+        '"params._meta.progressToken" must be a string or a number',
+      ],
+    ];
+    for (const [params, detail] of cases) {
+      expect(
+        checkEnvelope({ jsonrpc: '2.0', id: 9, method: 'ping', params }),
+        JSON.stringify(params),
+      ).toEqual({
+        jsonrpc: '2.0',
+        id: 9,
+        error: { code: -32602, message: `Invalid params: ${detail}` },
+      });
+    }
+    // In a batch, the first such request decides the answer.
+    expect(
+      checkEnvelope([
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: 0 } },
+      ]),
+    ).toMatchObject({ id: 2, error: { code: -32602 } });
+  });
+
+  it('refuses, with -32602, bad params of the requests the SDK answers itself (it would say -32603)', () => {
+    expect(
+      checkEnvelope({ jsonrpc: '2.0', id: 1, method: 'logging/setLevel', params: { level: 'loud' } }),
+    ).toMatchObject({
+      id: 1,
+      error: {
+        code: -32602,
+        message: expect.stringMatching(/^Invalid params: logging\/setLevel: params\.level: /),
+      },
+    });
+    expect(
+      checkEnvelope({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'initialize',
+        params: { protocolVersion: 5, capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+      }),
+    ).toMatchObject({
+      id: 2,
+      error: { code: -32602, message: expect.stringContaining('params.protocolVersion') },
+    });
+    expect(
+      checkEnvelope({ jsonrpc: '2.0', id: 3, method: 'logging/setLevel', params: { level: 'debug' } }),
+    ).toBeUndefined();
+    expect(
+      checkEnvelope({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2024-11-05',
+          capabilities: { roots: { listChanged: true }, sampling: {}, experimental: { x: {} } },
+          clientInfo: { name: 'x', version: '1', title: 'X' },
+        },
+      }),
+    ).toBeUndefined();
+  });
+});
