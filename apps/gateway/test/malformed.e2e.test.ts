@@ -116,7 +116,7 @@ it('answers every malformed request with a JSON-RPC error or result, never an in
       }
     }
     const answers = await Promise.all(cases.map(([, params]) => answer(method, params)));
-    answers.forEach((a, i) => check(`${method} ${cases[i]![0]}`, a));
+    for (const [i, a] of answers.entries()) check(`${method} ${cases[i]![0]}`, a);
     requests += cases.length;
   }
   expect(problems).toEqual([]);
