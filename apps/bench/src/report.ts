@@ -259,18 +259,7 @@ export function renderTable(options: {
           ...runCells(run, run.path, level.rounds, run.path === 'gateway'),
         ]);
       }
-      rows.push([
-        '',
-        'gw/direct',
-        `${level.throughputRatio.toFixed(2)}x`,
-        signed(level.addedP50Ms),
-        signed(level.addedP99Ms),
-        '',
-        '',
-        '',
-        '',
-        '',
-      ]);
+      rows.push(comparisonRow('gw/direct', level, RUN_HEADER.length));
     }
     out.push(
       table(RUN_HEADER, rows, 'rlrrrrrrrr'),
@@ -388,6 +377,25 @@ const RUN_HEADER = [
   'cpu gw',
 ];
 
+/** The stack table's columns: every run's, then upstream subscribes per read and the gateway's memory. */
+const STACK_HEADER = [...RUN_HEADER, 'subs/read', 'rss MiB'];
+
+/** The row under a level's runs comparing two paths: throughput ratio, then added p50 / p99, padded to `width` cells. */
+function comparisonRow(
+  label: string,
+  vs: { throughputRatio: number; addedP50Ms: number; addedP99Ms: number },
+  width: number,
+): string[] {
+  const cells = [
+    '',
+    label,
+    `${vs.throughputRatio.toFixed(2)}x`,
+    signed(vs.addedP50Ms),
+    signed(vs.addedP99Ms),
+  ];
+  return [...cells, ...Array<string>(width - cells.length).fill('')];
+}
+
 /**
  * One table row of a measured run: req/s, latencies, the spread of its path's rounds and the CPU per
  * read (the gateway's only where `showGatewayCpu`: by default, when it was measured).
@@ -423,19 +431,7 @@ function renderCacheHit(hit: CacheHitResult): string[] {
     const cache = level.medians.cache!;
     rows.push([String(level.concurrency), ...runCells(direct, 'direct', level.rounds)]);
     rows.push(['', ...runCells(cache, 'gateway + cache (hits)', level.rounds)]);
-    const vs = level.comparisons[0]!;
-    rows.push([
-      '',
-      'cache/direct',
-      `${vs.throughputRatio.toFixed(2)}x`,
-      signed(vs.addedP50Ms),
-      signed(vs.addedP99Ms),
-      '',
-      '',
-      '',
-      '',
-      '',
-    ]);
+    rows.push(comparisonRow('cache/direct', level.comparisons[0]!, RUN_HEADER.length));
   }
   return [
     `3a. Cache hits vs direct — 1 testkit upstream (${c.resources} resources, ${c.payloadBytes} B payload, ` +
@@ -468,20 +464,9 @@ function renderStack(stack: StackResult): string[] {
       ]);
     }
     for (const vs of level.comparisons) {
-      rows.push([
-        '',
-        `${STACK_LABELS[vs.path as StackPath].replace('stack, ', '')}/bare`,
-        `${vs.throughputRatio.toFixed(2)}x`,
-        signed(vs.addedP50Ms),
-        signed(vs.addedP99Ms),
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-        '',
-      ]);
+      rows.push(
+        comparisonRow(`${label(vs.path as StackPath).replace('stack, ', '')}/bare`, vs, STACK_HEADER.length),
+      );
     }
   }
   const audit = stack.audit
@@ -499,7 +484,7 @@ function renderStack(stack: StackResult): string[] {
     `   reads per round: ${levelsLine(c.levels)}; ${c.rounds} interleaved rounds per path; median round ` +
       '(by req/s) shown',
     '',
-    table([...RUN_HEADER, 'subs/read', 'rss MiB'], rows, 'rlrrrrrrrrrr'),
+    table(STACK_HEADER, rows, 'rlrrrrrrrrrr'),
     '   …/bare rows: throughput ratio, then added p50 / p99 (stack − bare gateway, ms).',
     '   subs/read: upstream resources/subscribe calls per read (the coherent cache subscribes before the ' +
       'first miss of a URI and keeps the subscription for lingerMs after its entry leaves); rss: gateway RSS ' +
