@@ -1,4 +1,5 @@
 import { PluginError, setupPlugins, silentLogger } from '@switchyard/core';
+import { eventually } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import rateLimit, { METRICS, PLUGIN_NAME } from '../src/index.js';
 import {
@@ -9,7 +10,6 @@ import {
   rateLimitRecording,
   read,
   startGateway,
-  waitFor,
 } from './support.js';
 
 // A real Gateway in process, in front of a testkit upstream over real HTTP, with official SDK clients
@@ -69,9 +69,9 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
     const queued = () =>
       meter.observe(METRICS.queued).get(JSON.stringify({ 'switchyard.upstream': 'docs' })) ?? 0;
     const first = read(client, 0);
-    await waitFor(() => gate.entered === 1, 'the first read to reach the upstream');
+    await eventually(() => gate.entered === 1, 'the first read to reach the upstream', 5_000);
     const waiting = [read(client, 1), read(client, 2)];
-    await waitFor(() => queued() === 2, 'two reads waiting');
+    await eventually(() => queued() === 2, 'two reads waiting', 5_000);
     // The fourth is refused while the first is still held upstream: it did not wait for a slot.
     await expect(read(client, 3)).rejects.toMatchObject({
       code: -32032,
@@ -103,7 +103,7 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
     );
     const clients = await Promise.all(['a', 'b', 'c'].map((id) => connectAs(cleanup, gateway, id)));
     const reads = Array.from({ length: 12 }, (_, i) => read(clients[i % 3]!, i % 10));
-    await waitFor(() => gate.entered === 2, 'two reads in flight');
+    await eventually(() => gate.entered === 2, 'two reads in flight', 5_000);
     gate.open();
     await expect(Promise.all(reads)).resolves.toHaveLength(12);
     expect(gate.maxInFlight).toBe(2);
@@ -121,16 +121,16 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
     const queued = () =>
       meter.observe(METRICS.queued).get(JSON.stringify({ 'switchyard.upstream': 'docs' })) ?? 0;
     const first = read(client, 0);
-    await waitFor(() => gate.entered === 1, 'the first read to reach the upstream');
+    await eventually(() => gate.entered === 1, 'the first read to reach the upstream', 5_000);
     const controller = new AbortController();
     const cancelled = read(client, 1, { signal: controller.signal });
-    await waitFor(() => queued() === 1, 'the second read to wait');
+    await eventually(() => queued() === 1, 'the second read to wait', 5_000);
     await expect(read(client, 2)).rejects.toMatchObject({ code: -32032 });
     controller.abort();
     await expect(cancelled).rejects.toThrow();
-    await waitFor(() => queued() === 0, 'the cancelled read to leave the queue');
+    await eventually(() => queued() === 0, 'the cancelled read to leave the queue', 5_000);
     const next = read(client, 3);
-    await waitFor(() => queued() === 1, 'the next read to take the freed place');
+    await eventually(() => queued() === 1, 'the next read to take the freed place', 5_000);
     gate.open();
     await expect(first).resolves.toBeDefined();
     await expect(next).resolves.toMatchObject({ contents: [{ uri: 'docs+test://docs/r/3' }] });
@@ -158,7 +158,7 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
     const wiki = (i: number) =>
       client.request({ method: 'resources/read', params: { uri: `wiki+test://wiki/r/${i}` } });
     const held = [read(client, 0), wiki(0), wiki(1)];
-    await waitFor(() => gate.entered === 3, 'one docs read and two wiki reads in flight');
+    await eventually(() => gate.entered === 3, 'one docs read and two wiki reads in flight', 5_000);
     await expect(read(client, 1)).rejects.toMatchObject({
       data: { reason: 'upstream_busy', upstream: 'docs' },
     });
@@ -176,9 +176,9 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
     ]);
     const client = await connectAs(cleanup, gateway, 'alice');
     const first = read(client, 0).catch((e: unknown) => e);
-    await waitFor(() => gate.entered === 1, 'the first read to reach the upstream');
+    await eventually(() => gate.entered === 1, 'the first read to reach the upstream', 5_000);
     const waiting = read(client, 1).catch((e: unknown) => e);
-    await waitFor(() => meter.observe(METRICS.queued).size === 1, 'the second read to wait');
+    await eventually(() => meter.observe(METRICS.queued).size === 1, 'the second read to wait', 5_000);
     const closing = gateway.close();
     gate.open();
     await closing;

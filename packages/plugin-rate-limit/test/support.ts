@@ -17,15 +17,6 @@ type Attributes = Record<string, unknown>;
 
 export { Cleanup } from '@switchyard/testkit';
 
-/** Polls `probe` until it returns true, or fails after `timeoutMs` saying what it waited for. */
-export async function waitFor(probe: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** Records what the plugin reports on its counters and gauges; everything else stays the real meter's. */
 export class RecordingMeter {
   readonly counted: { name: string; value: number; attributes: Attributes }[] = [];
