@@ -1,0 +1,57 @@
+import { type CacheHint, McpServer } from '@modelcontextprotocol/server';
+import { TESTKIT_VERSION } from '../server.js';
+import { registerPrompts } from './prompts.js';
+import { registerResources } from './resources.js';
+import type { FixtureState } from './state.js';
+import { registerBehaviourTools } from './tools-behaviour.js';
+import { registerClientInputTools } from './tools-client-input.js';
+import { registerContentTools } from './tools-content.js';
+import { registerMultiRoundTools } from './tools-multi-round.js';
+
+export type FixtureEra = 'legacy' | 'modern';
+
+/** Cache hints for the 2026-07-28 cacheable results (ignored on 2025 responses). */
+const CACHE_HINT: CacheHint = { ttlMs: 60_000, cacheScope: 'public' };
+
+/**
+ * Builds one instance of the conformance fixture: every tool, prompt and resource the official MCP
+ * conformance suite's server scenarios expect of a correct server, for either wire era. Instances of one
+ * fixture share `state` (list-change announcements, subscriptions, the requestState key).
+ *
+ * @example
+ * const state = new FixtureState();
+ * const server = createConformanceServer(state, 'legacy');
+ * await server.connect(transport);
+ */
+export function createConformanceServer(
+  state: FixtureState,
+  era: FixtureEra,
+  name = 'conformance-fixture',
+): McpServer {
+  const mcp = new McpServer(
+    { name, version: TESTKIT_VERSION },
+    {
+      capabilities: {
+        tools: { listChanged: true },
+        prompts: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
+        logging: {},
+      },
+      cacheHints: {
+        'tools/list': CACHE_HINT,
+        'prompts/list': CACHE_HINT,
+        'resources/list': CACHE_HINT,
+        'resources/templates/list': CACHE_HINT,
+        'resources/read': CACHE_HINT,
+      },
+      requestState: { verify: (value, ctx) => state.requestState.verify(value, ctx) },
+    },
+  );
+  registerContentTools(mcp);
+  registerBehaviourTools(mcp, state);
+  registerClientInputTools(mcp);
+  registerMultiRoundTools(mcp, state);
+  registerPrompts(mcp);
+  registerResources(mcp, state, era);
+  return mcp;
+}
