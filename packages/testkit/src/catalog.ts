@@ -32,7 +32,7 @@ export class ResourceCatalog {
     return this.#options.templates + this.#fixtures.templates.length;
   }
 
-  /** Prompts the server offers (only fixtures have any). */
+  /** The fixture's prompts (generated prompts live in the PromptCatalog). */
   get prompts(): readonly FixturePrompt[] {
     return this.#fixtures.prompts;
   }
@@ -125,6 +125,14 @@ export class ResourceCatalog {
     return undefined;
   }
 
+  /** Resource 0 (the first listed) and its contents, or undefined when there are no resources. */
+  first(): { resource: Resource; contents: TextResourceContents | BlobResourceContents } | undefined {
+    if (this.resourceCount === 0) return undefined;
+    const resource = this.resourceAt(0);
+    const contents = this.read(resource.uri);
+    return contents === undefined ? undefined : { resource, contents };
+  }
+
   /** Completion values for argument `value` of template `uriTemplate` (empty for unknown templates). */
   complete(uriTemplate: string, value: string): { values: string[]; total: number; hasMore: boolean } {
     let known = this.#fixtures.templates.some((t) => t.template.uriTemplate === uriTemplate);
@@ -132,12 +140,9 @@ export class ResourceCatalog {
     return this.#values(known, value);
   }
 
-  /** Completion values for an argument of prompt `name` (empty for unknown prompts). */
-  completePrompt(name: string, value: string): { values: string[]; total: number; hasMore: boolean } {
-    return this.#values(
-      this.#fixtures.prompts.some((p) => p.name === name),
-      value,
-    );
+  /** Completion values for `value` when the completed argument is `known`, else none. */
+  completeKnown(known: boolean, value: string): { values: string[]; total: number; hasMore: boolean } {
+    return this.#values(known, value);
   }
 
   #values(known: boolean, value: string): { values: string[]; total: number; hasMore: boolean } {
@@ -168,7 +173,7 @@ interface Fixtures {
 const NO_FIXTURES: Fixtures = { resources: [], templates: [], prompts: [] };
 
 /** A 1×1 transparent PNG. */
-const PNG_1X1 =
+export const PNG_1X1 =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=';
 
 /**

@@ -12,6 +12,10 @@ export interface ControlTarget {
   setText(uri: string, text: string): void;
   triggerUpdated(uri: string): Promise<void>;
   triggerListChanged(): Promise<void>;
+  setToolCount(n: number): Promise<void>;
+  setPromptCount(n: number): Promise<void>;
+  triggerToolsListChanged(): Promise<void>;
+  triggerPromptsListChanged(): Promise<void>;
 }
 
 /** A tiny typed client of the control API (global fetch). */
@@ -22,6 +26,12 @@ export interface ControlClient {
   clearFailures(): Promise<void>;
   latency(ms: number): Promise<void>;
   resources(count: number): Promise<void>;
+  /** Sets the number of generated tools; the server sends `notifications/tools/list_changed`. */
+  tools(count: number): Promise<void>;
+  /** Sets the number of generated prompts; the server sends `notifications/prompts/list_changed`. */
+  prompts(count: number): Promise<void>;
+  toolsListChanged(): Promise<void>;
+  promptsListChanged(): Promise<void>;
   text(uri: string, text: string): Promise<void>;
   stats(): Promise<TestServerStats>;
 }
@@ -123,6 +133,18 @@ export async function handleControl(
       case '/text':
         target.setText(stringField(body, 'uri'), stringField(body, 'text'));
         break;
+      case '/tools':
+        await target.setToolCount(countField(body, 'count'));
+        break;
+      case '/prompts':
+        await target.setPromptCount(countField(body, 'count'));
+        break;
+      case '/tools-list-changed':
+        await target.triggerToolsListChanged();
+        break;
+      case '/prompts-list-changed':
+        await target.triggerPromptsListChanged();
+        break;
       default:
         throw new HttpError(404, `unknown control route '${route}'`);
     }
@@ -166,6 +188,10 @@ export function controlClient(controlUrl: string): ControlClient {
     clearFailures: async () => void (await call('/clear-failures', {})),
     latency: async (ms) => void (await call('/latency', { ms })),
     resources: async (count) => void (await call('/resources', { count })),
+    tools: async (count) => void (await call('/tools', { count })),
+    prompts: async (count) => void (await call('/prompts', { count })),
+    toolsListChanged: async () => void (await call('/tools-list-changed', {})),
+    promptsListChanged: async () => void (await call('/prompts-list-changed', {})),
     text: async (uri, text) => void (await call('/text', { uri, text })),
     stats: async () => (await call('/stats')) as TestServerStats,
   };

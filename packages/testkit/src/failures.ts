@@ -18,6 +18,8 @@ export interface Failure {
   message?: string;
   /** Restrict the failure to requests whose `params.uri` equals this. */
   uri?: string;
+  /** Restrict the failure to requests whose `params.name` equals this (a `tools/call` or `prompts/get`). */
+  name?: string;
 }
 
 export const DEFAULT_FAILURE_CODE = -32603;
@@ -57,6 +59,10 @@ export function parseFailure(value: unknown): Failure {
     if (typeof v.uri !== 'string') throw new TypeError('failure.uri must be a string');
     failure.uri = v.uri;
   }
+  if (v.name !== undefined) {
+    if (typeof v.name !== 'string') throw new TypeError('failure.name must be a string');
+    failure.name = v.name;
+  }
   return failure;
 }
 
@@ -80,9 +86,12 @@ export class FailureQueue {
   }
 
   /** Consumes and returns the first failure matching this request, if any. */
-  take(method: string, uri: unknown): Failure | undefined {
+  take(method: string, uri: unknown, name?: unknown): Failure | undefined {
     const index = this.#armed.findIndex(
-      (a) => a.failure.method === method && (a.failure.uri === undefined || a.failure.uri === uri),
+      ({ failure }) =>
+        failure.method === method &&
+        (failure.uri === undefined || failure.uri === uri) &&
+        (failure.name === undefined || failure.name === name),
     );
     const armed = this.#armed[index];
     if (armed === undefined) return undefined;

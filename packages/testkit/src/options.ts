@@ -10,7 +10,8 @@ export interface TestServerOptions {
    */
   uriBase?: string;
   /**
-   * Page size of `resources/list` and `resources/templates/list`; default 0 = everything in one page.
+   * Page size of `resources/list`, `resources/templates/list`, `tools/list` and `prompts/list`; default 0 =
+   * everything in one page.
    * `nextCursor` is opaque; a malformed cursor answers -32602.
    */
   pageSize?: number;
@@ -30,7 +31,10 @@ export interface TestServerOptions {
   completions?: string[];
   /** Advertise (and serve) `resources/subscribe`; default true. `listChanged` is always advertised. */
   subscribe?: boolean;
-  /** Delay before answering list/read/templates/complete (cancellable); default 0. */
+  /**
+   * Delay before answering resource list/read/templates, complete, `tools/list`, calls of echo tools
+   * (generated, named, `echo`), `prompts/list` and `prompts/get` (cancellable); default 0.
+   */
   latencyMs?: number;
   /**
    * On `resources/read` carrying `_meta.progressToken`: send this many `notifications/progress` (1..n of n)
@@ -52,6 +56,45 @@ export interface TestServerOptions {
   cacheTtlMs?: number;
   /** `cacheScope` stamped like {@link cacheTtlMs}; default unset = the SDK default (`'private'`). */
   cacheScope?: 'public' | 'private';
+  /**
+   * Number of generated tools; default 0. Tool `i` is `tool_${i}` with title `Tool ${i}`, an `inputSchema`
+   * (object with a `text` string, `additionalProperties: true`), an `outputSchema` (`tool` string and
+   * `arguments` object), `annotations: { readOnlyHint: true }`, one data: URI icon and
+   * `_meta: { 'testkit/index': i }`. Calling it echoes: a text item with `JSON.stringify({ tool, arguments })`
+   * and the same object as `structuredContent`. `setToolCount` changes it live (and notifies).
+   */
+  tools?: number;
+  /**
+   * Extra echo tools (shaped like generated ones, without `_meta`) with exactly these names: dots, slashes,
+   * spaces, unicode, names over 64 characters. Listed after the generated tools. Duplicates, names of the
+   * form `tool_<n>`, and behaviour-tool names (with {@link behaviorTools}) are refused with a RangeError.
+   */
+  toolNames?: string[];
+  /**
+   * Add the fixed behaviour tools, listed last; default false:
+   * - `echo` — like a generated tool;
+   * - `slow` `{ ms, steps? }` — waits `ms` (stops on cancellation); with a progress token, sends `steps`
+   *   (default 4) `notifications/progress` spread over `ms`, one as each of `steps` equal slices starts;
+   * - `fail` — returns `isError: true`;
+   * - `throw` — answers JSON-RPC -32602 naming the tool (an upstream that judges the arguments invalid);
+   * - `link` — a `resource_link` to resource 0 and the same resource embedded (`type: 'resource'`);
+   * - `elicit` `{ message? }` — a form-mode elicitation (one string property `answer`), returns its result as
+   *   JSON text;
+   * - `sample` `{ prompt? }` — a `sampling/createMessage` (one user message, `maxTokens` 50), returns the
+   *   sampled text;
+   * - `roots` — a `roots/list`, returns the roots as JSON text;
+   * - `log` `{ message? }` — sends a request-related `notifications/message` (info, logger = name).
+   *
+   * `elicit`, `sample` and `roots` return an input-required result (2026-07-28 multi round-trip); on a
+   * 2025-era session the SDK's legacy shim turns it into a real server-to-client request related to the call.
+   */
+  behaviorTools?: boolean;
+  /**
+   * Number of generated prompts; default 0. Prompt `i` is `prompt_${i}` (title `Prompt ${i}`) with one optional
+   * argument `topic`. `prompts/get` returns a user text message naming the prompt and its arguments, plus —
+   * when there are resources — a user message embedding resource 0. `setPromptCount` changes it live.
+   */
+  prompts?: number;
 }
 
 /** Options that stay optional after resolution (unset = SDK default). */
@@ -62,6 +105,30 @@ export type ResolvedTestServerOptions = Required<Omit<TestServerOptions, UnsetBy
   Pick<TestServerOptions, UnsetByDefault>;
 
 export const DEFAULT_COMPLETIONS: readonly string[] = ['alpha', 'beta', 'gamma'];
+
+/** The fixed tools `behaviorTools: true` adds, in listing order. */
+export const BEHAVIOR_TOOL_NAMES = [
+  'echo',
+  'slow',
+  'fail',
+  'throw',
+  'link',
+  'elicit',
+  'sample',
+  'roots',
+  'log',
+] as const;
+
+export type BehaviorToolName = (typeof BEHAVIOR_TOOL_NAMES)[number];
+
+export function isBehaviorToolName(name: string): name is BehaviorToolName {
+  return (BEHAVIOR_TOOL_NAMES as readonly string[]).includes(name);
+}
+
+/** Whether `name` has the form of a generated tool's name (`tool_<n>`), whatever the current count. */
+export function isGeneratedToolName(name: string): boolean {
+  return /^tool_(0|[1-9]\d*)$/.test(name);
+}
 
 function count(value: number | undefined, fallback: number, field: string): number {
   const n = value ?? fallback;
@@ -89,7 +156,25 @@ export function resolveOptions(options: TestServerOptions = {}): ResolvedTestSer
     ...(options.modern === undefined ? {} : { modern: options.modern }),
     ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: count(options.cacheTtlMs, 0, 'cacheTtlMs') }),
     ...(options.cacheScope === undefined ? {} : { cacheScope: scope(options.cacheScope) }),
+    tools: count(options.tools, 0, 'tools'),
+    toolNames: toolNames(options.toolNames ?? [], options.behaviorTools ?? false),
+    behaviorTools: options.behaviorTools ?? false,
+    prompts: count(options.prompts, 0, 'prompts'),
   };
+}
+
+/** Validates `toolNames`: no duplicates, nothing a generated or behaviour tool could also be called. */
+function toolNames(names: readonly string[], behaviorTools: boolean): string[] {
+  const seen = new Set<string>();
+  for (const name of names) {
+    if (typeof name !== 'string') throw new RangeError(`toolNames must be strings, got ${String(name)}`);
+    if (seen.has(name)) throw new RangeError(`toolNames has '${name}' twice`);
+    if (isGeneratedToolName(name)) throw new RangeError(`toolNames: '${name}' is a generated tool's name`);
+    if (behaviorTools && isBehaviorToolName(name))
+      throw new RangeError(`toolNames: '${name}' is a behaviour tool's name`);
+    seen.add(name);
+  }
+  return [...names];
 }
 
 function scope(value: string): 'public' | 'private' {

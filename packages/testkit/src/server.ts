@@ -3,31 +3,26 @@ import {
   isJSONRPCRequest,
   type JSONRPCMessage,
   type MessageExtraInfo,
-  ProtocolError,
-  ResourceNotFoundError,
   Server,
   type ServerCapabilities,
   type ServerOptions,
   type Transport,
 } from '@modelcontextprotocol/server';
-import type { ResourceCatalog } from './catalog.js';
-import { DEFAULT_FAILURE_CODE, DEFAULT_FAILURE_MESSAGE, type FailureQueue } from './failures.js';
+import { DEFAULT_FAILURE_CODE, DEFAULT_FAILURE_MESSAGE } from './failures.js';
+import { registerCompletion } from './features/completion.js';
+import { registerPrompts } from './features/prompts.js';
+import { registerResources } from './features/resources.js';
+import { registerTools } from './features/tools.js';
 import type { ResolvedTestServerOptions } from './options.js';
-import { pageWindow } from './paging.js';
-import type { TestServerStats } from './stats.js';
+import type { SessionHost } from './session-host.js';
 
 export const TESTKIT_VERSION = '0.1.0';
 
-/** The shared state a session server reads and reports into (implemented by TestServer). */
-export interface SessionHost {
-  readonly options: ResolvedTestServerOptions;
-  readonly catalog: ResourceCatalog;
-  readonly failures: FailureQueue;
-  readonly stats: TestServerStats;
-  attach(session: TestkitServer): void;
-  detach(session: TestkitServer): void;
-  crash(): void;
-}
+// Kept importable from here for modules written before delay moved to its own file.
+export { delay } from './delay.js';
+
+/** The lists whose changes a session can announce with `notifications/<list>/list_changed`. */
+export type ListKind = 'resources' | 'tools' | 'prompts';
 
 /** Which wire era an instance serves, and whether it is a session (counted, notified) or one stateless exchange. */
 export interface TestkitServerMode {
@@ -46,29 +41,22 @@ function cacheHints(options: ResolvedTestServerOptions): ServerOptions['cacheHin
   return { 'resources/list': hint, 'resources/templates/list': hint, 'resources/read': hint };
 }
 
-/** Resolves after `ms`, or rejects with the abort reason as soon as `signal` aborts. */
-export function delay(ms: number, signal: AbortSignal): Promise<void> {
-  if (ms <= 0) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** `params[key]` of a request, when params is an object. */
+function param(message: { params?: unknown }, key: 'uri' | 'name'): unknown {
+  const params = message.params;
+  return typeof params === 'object' && params !== null ? (params as Record<string, unknown>)[key] : undefined;
 }
 
-function paramsUri(message: { params?: unknown }): unknown {
-  const params = message.params;
-  return typeof params === 'object' && params !== null ? (params as { uri?: unknown }).uri : undefined;
+/** The capabilities a new session advertises: tools and prompts only when it has any right now. */
+function capabilitiesOf(host: SessionHost): ServerCapabilities {
+  const { options } = host;
+  return {
+    resources: { listChanged: true, ...(options.subscribe ? { subscribe: true } : {}) },
+    logging: {},
+    ...(options.completions.length > 0 ? { completions: {} } : {}),
+    ...(host.prompts.count > 0 ? { prompts: { listChanged: true } } : {}),
+    ...(host.tools.count > 0 ? { tools: { listChanged: true } } : {}),
+  };
 }
 
 /**
@@ -91,22 +79,20 @@ export class TestkitServer extends Server {
   #attached = false;
 
   constructor(host: SessionHost, mode: TestkitServerMode = { era: 'legacy' }) {
-    const { options } = host;
-    const capabilities: ServerCapabilities = {
-      resources: { listChanged: true, ...(options.subscribe ? { subscribe: true } : {}) },
-      logging: {},
-      ...(options.completions.length > 0 ? { completions: {} } : {}),
-      ...(host.catalog.prompts.length > 0 ? { prompts: {} } : {}),
-    };
-    const hints = cacheHints(options);
+    const capabilities = capabilitiesOf(host);
+    const hints = cacheHints(host.options);
     super(
-      { name: options.name, version: TESTKIT_VERSION },
+      { name: host.options.name, version: TESTKIT_VERSION },
       { capabilities, ...(hints === undefined ? {} : { cacheHints: hints }) },
     );
     this.era = mode.era;
     this.#session = mode.session ?? true;
     this.#host = host;
-    this.#registerHandlers();
+    // Capabilities are fixed for the session's life: a session opened without tools never serves them.
+    registerResources(this, host, this.subscriptions);
+    if (capabilities.completions) registerCompletion(this, host);
+    if (capabilities.prompts) registerPrompts(this, host);
+    if (capabilities.tools) registerTools(this, host);
   }
 
   override async connect(transport: Transport): Promise<void> {
@@ -138,10 +124,17 @@ export class TestkitServer extends Server {
     return true;
   }
 
-  async notifyListChanged(): Promise<void> {
+  /**
+   * Sends `notifications/<list>/list_changed` (a modern stdio session's listen router delivers it to the matching
+   * `subscriptions/listen`). Skipped when this session never advertised that list (opened with no tools, say).
+   */
+  async notifyListChanged(list: ListKind = 'resources'): Promise<void> {
     if (this.transport === undefined) return;
+    if (this.getCapabilities()[list] === undefined) return;
     await this.beforeUnsolicited?.();
-    await this.sendResourceListChanged();
+    if (list === 'tools') await this.sendToolListChanged();
+    else if (list === 'prompts') await this.sendPromptListChanged();
+    else await this.sendResourceListChanged();
   }
 
   #detach(): void {
@@ -159,7 +152,12 @@ export class TestkitServer extends Server {
     }
     if (!isJSONRPCRequest(message)) return true;
     stats.requests[message.method] = (stats.requests[message.method] ?? 0) + 1;
-    const failure = failures.take(message.method, paramsUri(message));
+    const name = param(message, 'name');
+    if (typeof name === 'string') {
+      if (message.method === 'tools/call') stats.toolCalls[name] = (stats.toolCalls[name] ?? 0) + 1;
+      else if (message.method === 'prompts/get') stats.promptGets[name] = (stats.promptGets[name] ?? 0) + 1;
+    }
+    const failure = failures.take(message.method, param(message, 'uri'), name);
     if (failure === undefined) return true;
     switch (failure.mode) {
       case 'error': {
@@ -189,87 +187,6 @@ export class TestkitServer extends Server {
       case 'crash':
         this.#host.crash();
         return false;
-    }
-  }
-
-  #registerHandlers(): void {
-    const { options, catalog, stats } = this.#host;
-
-    this.setRequestHandler('resources/list', async (request, ctx) => {
-      const page = pageWindow(request.params?.cursor, catalog.resourceCount, options.pageSize);
-      await delay(options.latencyMs, ctx.mcpReq.signal);
-      const resources = [];
-      for (let i = page.start; i < page.end; i++) resources.push(catalog.resourceAt(i));
-      return page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor };
-    });
-
-    this.setRequestHandler('resources/templates/list', async (request, ctx) => {
-      const page = pageWindow(request.params?.cursor, catalog.templateCount, options.pageSize);
-      await delay(options.latencyMs, ctx.mcpReq.signal);
-      const resourceTemplates = [];
-      for (let j = page.start; j < page.end; j++) resourceTemplates.push(catalog.templateAt(j));
-      return page.nextCursor === undefined
-        ? { resourceTemplates }
-        : { resourceTemplates, nextCursor: page.nextCursor };
-    });
-
-    this.setRequestHandler('resources/read', async (request, ctx) => {
-      const { uri } = request.params;
-      await delay(options.latencyMs, ctx.mcpReq.signal);
-      const contents = catalog.read(uri);
-      if (contents === undefined) throw new ResourceNotFoundError(uri);
-      const progressToken = ctx.mcpReq._meta?.progressToken;
-      if (progressToken !== undefined && options.progress > 0) {
-        const total = options.progress;
-        for (let progress = 1; progress <= total; progress++) {
-          await ctx.mcpReq.notify({
-            method: 'notifications/progress',
-            params: { progressToken, progress, total },
-          });
-        }
-        await ctx.mcpReq.notify({
-          method: 'notifications/message',
-          params: { level: 'info', logger: options.name, data: `read ${uri}` },
-        });
-      }
-      return { contents: [contents] };
-    });
-
-    if (options.subscribe) {
-      this.setRequestHandler('resources/subscribe', (request) => {
-        const { uri } = request.params;
-        this.subscriptions.add(uri);
-        stats.subscribeCalls += 1;
-        stats.subscribed[uri] = (stats.subscribed[uri] ?? 0) + 1;
-        return {};
-      });
-      this.setRequestHandler('resources/unsubscribe', (request) => {
-        const { uri } = request.params;
-        this.subscriptions.delete(uri);
-        stats.unsubscribeCalls += 1;
-        stats.subscribed[uri] = (stats.subscribed[uri] ?? 0) - 1;
-        return {};
-      });
-    }
-
-    if (options.completions.length > 0) {
-      this.setRequestHandler('completion/complete', async (request, ctx) => {
-        const { ref, argument } = request.params;
-        await delay(options.latencyMs, ctx.mcpReq.signal);
-        if (ref.type === 'ref/prompt')
-          return { completion: catalog.completePrompt(ref.name, argument.value) };
-        return { completion: catalog.complete(ref.uri, argument.value) };
-      });
-    }
-
-    if (catalog.prompts.length > 0) {
-      this.setRequestHandler('prompts/list', () => ({ prompts: [...catalog.prompts] }));
-      this.setRequestHandler('prompts/get', (request) => {
-        const prompt = catalog.prompts.find((p) => p.name === request.params.name);
-        if (!prompt) throw new ProtocolError(-32602, `Unknown prompt: ${request.params.name}`);
-        const args = JSON.stringify(request.params.arguments ?? {});
-        return { messages: [{ role: 'user', content: { type: 'text', text: `${prompt.name} ${args}` } }] };
-      });
     }
   }
 }

@@ -12,6 +12,16 @@ export interface TestServerStats {
   sessions: number;
   /** Modern-era `subscriptions/listen` subscriptions currently open (HTTP listen streams and stdio). */
   listens: number;
+  /**
+   * `tools/call` requests received per tool name (like `requests`: unknown names and injected failures count
+   * too). A modern-era call that needs input (`elicit`, `sample`, `roots`) arrives twice: the first call and
+   * its retry; on a 2025-era session the SDK's shim re-enters the handler within the one request.
+   */
+  toolCalls: Record<string, number>;
+  /** `prompts/get` requests received per prompt name. */
+  promptGets: Record<string, number>;
+  /** `tools/call` handler runs in progress (a cancelled `slow` call leaves this count at once). */
+  activeToolCalls: number;
 }
 
 export function createStats(): TestServerStats {
@@ -23,10 +33,19 @@ export function createStats(): TestServerStats {
     cancelled: 0,
     sessions: 0,
     listens: 0,
+    toolCalls: {},
+    promptGets: {},
+    activeToolCalls: 0,
   };
 }
 
 /** A deep copy, safe to hand out (e.g. over the control API). */
 export function snapshotStats(stats: TestServerStats): TestServerStats {
-  return { ...stats, requests: { ...stats.requests }, subscribed: { ...stats.subscribed } };
+  return {
+    ...stats,
+    requests: { ...stats.requests },
+    subscribed: { ...stats.subscribed },
+    toolCalls: { ...stats.toolCalls },
+    promptGets: { ...stats.promptGets },
+  };
 }

@@ -1,51 +1,20 @@
-import type { Server, ServerEvent, ServerEventBus, Transport } from '@modelcontextprotocol/server';
+import type { Server, ServerEvent, Transport } from '@modelcontextprotocol/server';
 import { type StdioServerHandle, StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { ResourceCatalog } from './catalog.js';
+import { CountingEventBus } from './event-bus.js';
 import { type Failure, FailureQueue, parseFailure } from './failures.js';
 import { type HttpListener, type HttpListenOptions, type HttpTestServer, startHttpListener } from './http.js';
 import { ListenObservingTransport } from './observed-transport.js';
 import { type ResolvedTestServerOptions, resolveOptions, type TestServerOptions } from './options.js';
-import { type SessionHost, TestkitServer, type TestkitServerMode } from './server.js';
+import { PromptCatalog } from './prompt-catalog.js';
+import { type ListKind, TestkitServer, type TestkitServerMode } from './server.js';
+import type { SessionHost } from './session-host.js';
 import { createStats, type TestServerStats } from './stats.js';
+import { ToolCatalog } from './tool-catalog.js';
 
 function nonNegativeInteger(value: number, what: string): number {
   if (!Number.isInteger(value) || value < 0) throw new RangeError(`${what} must be a non-negative integer`);
   return value;
-}
-
-/** An in-process change-event bus that reports how many listen streams are subscribed to it. */
-class CountingEventBus implements ServerEventBus {
-  readonly #listeners = new Set<(event: ServerEvent) => void>();
-  readonly #changed: () => void;
-
-  constructor(changed: () => void) {
-    this.#changed = changed;
-  }
-
-  get size(): number {
-    return this.#listeners.size;
-  }
-
-  publish(event: ServerEvent): void {
-    for (const listener of [...this.#listeners]) {
-      try {
-        listener(event);
-      } catch {
-        // A failing stream must not stop delivery to the others.
-      }
-    }
-  }
-
-  subscribe(listener: (event: ServerEvent) => void): () => void {
-    // Wrap, so the same function registered twice still counts as two streams.
-    const entry = (event: ServerEvent): void => listener(event);
-    this.#listeners.add(entry);
-    this.#changed();
-    return () => {
-      if (!this.#listeners.delete(entry)) return;
-      this.#changed();
-    };
-  }
 }
 
 /** Options of {@link TestServer.serveStdio}. */
@@ -54,20 +23,32 @@ export interface StdioServeOptions {
   transport?: Transport;
 }
 
+/** The change event the modern listen streams get for each list. */
+const LIST_CHANGED_EVENTS: Record<ListKind, ServerEvent> = {
+  resources: { kind: 'resources_list_changed' },
+  tools: { kind: 'tools_list_changed' },
+  prompts: { kind: 'prompts_list_changed' },
+};
+
 /**
- * A programmable upstream MCP server for tests and benchmarks. Its state (resources, failures, latency,
- * stats) is shared by every session it serves, whether over HTTP ({@link listenHttp}), stdio
+ * A programmable upstream MCP server for tests and benchmarks. Its state (resources, tools, prompts, failures,
+ * latency, stats) is shared by every session it serves, whether over HTTP ({@link listenHttp}), stdio
  * ({@link serveStdio}) or any transport a test connects {@link createServer}'s result to.
  *
  * @example
- * const upstream = new TestServer({ name: 'docs', resources: 25, pageSize: 10 });
+ * const upstream = new TestServer({ name: 'docs', resources: 25, pageSize: 10, tools: 3, behaviorTools: true });
  * const http = await upstream.listenHttp();
  * upstream.failNext({ method: 'resources/read', mode: 'error', code: -32000 });
+ * upstream.failNext({ method: 'tools/call', name: 'tool_1', mode: 'hang' });
  * await upstream.triggerUpdated('test://docs/r/3');
+ * await upstream.setToolCount(5); // notifies tools/list_changed
  * await upstream.close();
  */
 export class TestServer {
-  /** The resolved options; `setLatency` and `setResourceCount` update `latencyMs` and `resources` live. */
+  /**
+   * The resolved options; `setLatency`, `setResourceCount`, `setToolCount` and `setPromptCount` update
+   * `latencyMs`, `resources`, `tools` and `prompts` live.
+   */
   readonly options: ResolvedTestServerOptions;
   /** Live counters (the same object is updated in place). */
   readonly stats: TestServerStats;
@@ -90,12 +71,16 @@ export class TestServer {
     this.options = resolveOptions(options);
     this.stats = createStats();
     this.#catalog = new ResourceCatalog(this.options);
+    const tools = new ToolCatalog(this.options);
+    const prompts = new PromptCatalog(this.options, this.#catalog);
     const sessions = this.#sessions;
     const stats = this.stats;
     this.#bus = new CountingEventBus(() => this.#countListens());
     this.#host = {
       options: this.options,
       catalog: this.#catalog,
+      tools,
+      prompts,
       failures: this.#failures,
       stats,
       attach(session) {
@@ -145,8 +130,37 @@ export class TestServer {
 
   /** Sends `notifications/resources/list_changed` to every legacy session and every modern listen stream. */
   async triggerListChanged(): Promise<void> {
-    this.#bus.publish({ kind: 'resources_list_changed' });
-    await Promise.allSettled([...this.#sessions].map((s) => s.notifyListChanged()));
+    await this.#listChanged('resources');
+  }
+
+  /**
+   * Changes the number of generated tools and sends `notifications/tools/list_changed` (see
+   * {@link triggerToolsListChanged}). Capabilities are fixed per session: a session opened while the server had
+   * no tool at all does not advertise tools, so it neither serves them nor hears of the change.
+   */
+  async setToolCount(n: number): Promise<void> {
+    this.options.tools = nonNegativeInteger(n, 'tool count');
+    await this.triggerToolsListChanged();
+  }
+
+  /** Changes the number of generated prompts and sends `notifications/prompts/list_changed` (as for tools). */
+  async setPromptCount(n: number): Promise<void> {
+    this.options.prompts = nonNegativeInteger(n, 'prompt count');
+    await this.triggerPromptsListChanged();
+  }
+
+  /**
+   * Sends `notifications/tools/list_changed` to every session that advertises tools, and publishes it to the
+   * modern `subscriptions/listen` streams whose filter has `toolsListChanged` (the SDK honours that filter
+   * only on streams opened while the server advertised tools).
+   */
+  async triggerToolsListChanged(): Promise<void> {
+    await this.#listChanged('tools');
+  }
+
+  /** Sends `notifications/prompts/list_changed` like {@link triggerToolsListChanged} (`promptsListChanged`). */
+  async triggerPromptsListChanged(): Promise<void> {
+    await this.#listChanged('prompts');
   }
 
   /** A new SDK Server (one per session/connection) wired to this shared state; connect it to any transport. */
@@ -224,6 +238,11 @@ export class TestServer {
     await Promise.allSettled([...this.#stdio].map((h) => h.close()));
     this.#stdio.clear();
     await Promise.allSettled([...this.#sessions].map((s) => s.close()));
+  }
+
+  async #listChanged(list: ListKind): Promise<void> {
+    this.#bus.publish(LIST_CHANGED_EVENTS[list]);
+    await Promise.allSettled([...this.#sessions].map((s) => s.notifyListChanged(list)));
   }
 
   #countListens(): void {

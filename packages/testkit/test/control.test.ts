@@ -71,6 +71,11 @@ describe('control API over HTTP', () => {
     await expect(control.fail({ method: 'x', mode: 'explode' as never })).rejects.toThrow(/400/);
     await expect(control.latency(-5)).rejects.toThrow(/400/);
     await expect(control.text('u', 7 as never)).rejects.toThrow(/400/);
+    await expect(control.tools(-1)).rejects.toThrow(/400/);
+    await expect(control.prompts(1.5)).rejects.toThrow(/400/);
+    await expect(control.fail({ method: 'tools/call', mode: 'error', name: 3 as never })).rejects.toThrow(
+      /400/,
+    );
     const unknown = await fetch(`${http.controlUrl}/nope`, { method: 'POST', body: '{}' });
     expect(unknown.status).toBe(404);
     const badJson = await fetch(`${http.controlUrl}/latency`, { method: 'POST', body: '{' });

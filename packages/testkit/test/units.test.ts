@@ -3,6 +3,8 @@ import { ResourceCatalog } from '../src/catalog.js';
 import { FailureQueue, parseFailure } from '../src/failures.js';
 import { resolveOptions } from '../src/options.js';
 import { decodeCursor, encodeCursor, pageWindow } from '../src/paging.js';
+import { PromptCatalog } from '../src/prompt-catalog.js';
+import { ToolCatalog } from '../src/tool-catalog.js';
 
 describe('options', () => {
   it('applies defaults', () => {
@@ -20,9 +22,53 @@ describe('options', () => {
       latencyMs: 0,
       progress: 0,
       fixture: 'none',
+      tools: 0,
+      toolNames: [],
+      behaviorTools: false,
+      prompts: 0,
     });
     expect(resolveOptions({ name: 'docs' }).uriBase).toBe('test://docs/');
     expect(() => resolveOptions({ resources: -1 })).toThrow(RangeError);
+    expect(() => resolveOptions({ tools: 1.5 })).toThrow(RangeError);
+  });
+
+  it('refuses tool names that would collide', () => {
+    expect(() => resolveOptions({ toolNames: ['a', 'a'] })).toThrow(/twice/);
+    expect(() => resolveOptions({ toolNames: ['tool_3'] })).toThrow(/generated/);
+    expect(() => resolveOptions({ toolNames: ['echo'], behaviorTools: true })).toThrow(/behaviour/);
+    expect(resolveOptions({ toolNames: ['echo', 'tool_x', 'a.b'] }).toolNames).toEqual([
+      'echo',
+      'tool_x',
+      'a.b',
+    ]);
+  });
+});
+
+describe('tool and prompt catalogs', () => {
+  it('list generated, named and behaviour tools in order and find them by name', () => {
+    const options = resolveOptions({ tools: 2, toolNames: ['n.1'], behaviorTools: true });
+    const tools = new ToolCatalog(options);
+    expect(tools.count).toBe(2 + 1 + 9);
+    expect([0, 1, 2, 3, 11].map((i) => tools.at(i).name)).toEqual(['tool_0', 'tool_1', 'n.1', 'echo', 'log']);
+    expect(tools.find('tool_1')?.behavior).toBe('echo');
+    expect(tools.find('n.1')?.tool._meta).toBeUndefined();
+    expect(tools.find('slow')?.behavior).toBe('slow');
+    expect(tools.find('tool_2')).toBeUndefined();
+    expect(tools.find('tool_01')).toBeUndefined();
+    options.tools = 3;
+    expect(tools.find('tool_2')?.tool._meta).toEqual({ 'testkit/index': 2 });
+  });
+
+  it('list generated then fixture prompts and answer prompts/get', () => {
+    const options = resolveOptions({ prompts: 2, resources: 1, fixture: 'conformance' });
+    const prompts = new PromptCatalog(options, new ResourceCatalog(options));
+    expect(prompts.count).toBe(3);
+    expect(prompts.at(2).name).toBe('test_prompt_with_arguments');
+    expect(prompts.has('prompt_1')).toBe(true);
+    expect(prompts.has('prompt_2')).toBe(false);
+    expect(prompts.get('prompt_0', { topic: 't' })?.messages).toHaveLength(2);
+    expect(prompts.get('test_prompt_with_arguments', undefined)?.messages).toHaveLength(1);
+    expect(prompts.get('nope', undefined)).toBeUndefined();
   });
 });
 
@@ -84,11 +130,15 @@ describe('failures', () => {
     for (let i = 0; i < 5; i++) expect(q.take('ping', undefined)?.mode).toBe('error');
     q.clear();
     expect(q.take('ping', undefined)).toBeUndefined();
+    q.add({ method: 'tools/call', mode: 'error', name: 'b' });
+    expect(q.take('tools/call', undefined, 'a')).toBeUndefined();
+    expect(q.take('tools/call', undefined, 'b')?.mode).toBe('error');
   });
 
   it('validates untrusted input', () => {
     expect(() => parseFailure({ method: 'x', mode: 'explode' })).toThrow(TypeError);
     expect(() => parseFailure(null)).toThrow(TypeError);
+    expect(() => parseFailure({ method: 'x', mode: 'error', name: 7 })).toThrow(TypeError);
     expect(parseFailure({ method: 'x', mode: 'error', code: -32000, times: 2 })).toEqual({
       method: 'x',
       mode: 'error',
