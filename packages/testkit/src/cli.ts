@@ -9,6 +9,7 @@ const USAGE = `usage: switchyard-testkit [--stdio | --http] [--port N] [--host H
   [--page-size N] [--templates N] [--blob-every N] [--payload-bytes N] [--latency-ms N] [--progress N]
   [--completions a,b,c] [--no-subscribe] [--fixture conformance] [--control-file PATH]
   [--modern] [--cache-ttl-ms N] [--cache-scope public|private]
+  [--tools N] [--tool-name NAME]... [--behavior-tools] [--prompts N]
 
   --stdio (default)  serve MCP on stdin/stdout (stdout carries only the protocol; logs go to stderr)
   --http             serve sessionful Streamable HTTP; prints {"url","controlUrl"} on one stdout line
@@ -16,6 +17,10 @@ const USAGE = `usage: switchyard-testkit [--stdio | --http] [--port N] [--host H
                      opening message picks the era
   --cache-ttl-ms N   ttlMs on modern list/templates/read results (default: SDK default)
   --cache-scope S    cacheScope (public|private) on those results (default: SDK default)
+  --tools N          generated echo tools tool_0 … tool_{N-1} (default 0)
+  --tool-name NAME   an extra echo tool with exactly this name (repeat the flag for more)
+  --behavior-tools   the fixed tools echo, slow, fail, throw, link, elicit, sample, roots, log
+  --prompts N        generated prompts prompt_0 … prompt_{N-1} (default 0)
   --control-file P   write the control API base URL to P (atomically) once listening; in stdio mode this
                      also starts the HTTP control API on 127.0.0.1 (ephemeral port)`;
 
@@ -62,6 +67,10 @@ function parse(argv: string[]): CliConfig | undefined {
       modern: { type: 'boolean' },
       'cache-ttl-ms': { type: 'string' },
       'cache-scope': { type: 'string' },
+      tools: { type: 'string' },
+      'tool-name': { type: 'string', multiple: true },
+      'behavior-tools': { type: 'boolean' },
+      prompts: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -101,6 +110,10 @@ function parse(argv: string[]): CliConfig | undefined {
     }
     options.cacheScope = scope;
   }
+  set('tools', integer(values.tools, '--tools'));
+  set('toolNames', values['tool-name']);
+  if (values['behavior-tools']) options.behaviorTools = true;
+  set('prompts', integer(values.prompts, '--prompts'));
   return {
     mode: values.http ? 'http' : 'stdio',
     host: values.host ?? '127.0.0.1',
