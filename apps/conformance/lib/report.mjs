@@ -1,0 +1,92 @@
+// Printing: one table per revision (scenario | direct | gateway), what was not run, failing checks, a summary.
+
+const NOTES = {
+  ok: '',
+  gap: 'known gap',
+  'gap-changed': 'GAP CHANGED: fails checks the baseline does not name',
+  'gap-closed': 'gap closed: remove it from gateway-gaps.json',
+  regression: 'REGRESSION: passes directly, fails through the gateway',
+  'fixture-bug': 'FIXTURE BUG: a required scenario fails directly',
+  'direct-fail': 'fails directly (not required at this revision)',
+};
+
+/** The outcomes that make `pnpm conformance` exit non-zero. */
+export const FAILING_OUTCOMES = new Set(['regression', 'gap-changed', 'fixture-bug']);
+
+/** PASS/FAIL with the passed/total check counts, and `Nw` for N warnings. */
+function cell(result) {
+  if (result === undefined) return '-';
+  if (result.status === 'skipped') return 'SKIPPED';
+  const word = result.status === 'pass' ? 'PASS' : 'FAIL';
+  const warnings = result.warnings > 0 ? ` ${result.warnings}w` : '';
+  return `${word} ${result.passed}/${result.total}${warnings}`;
+}
+
+function clip(text, max) {
+  const flat = String(text).replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** Prints the table, the not-run lines and the failing checks of one revision. */
+export function printRevision(revision, plan, rows, counts) {
+  const label = (r) => (r.required ? r.scenario : `${r.scenario} (not required)`);
+  const width = Math.max(30, ...rows.map((r) => label(r).length)) + 2;
+  console.log(`\n== ${revision.id}: ${revision.title}`);
+  console.log(`  ${'scenario'.padEnd(width)}${'direct'.padEnd(16)}gateway`);
+  for (const r of rows) {
+    const note = NOTES[r.outcome] ? ` ${NOTES[r.outcome]}` : '';
+    const line = `  ${label(r).padEnd(width)}${cell(r.direct).padEnd(16)}${cell(r.gateway).padEnd(16)}${note}`;
+    console.log(line.trimEnd());
+  }
+  const byWhy = new Map();
+  for (const n of plan.notRun) byWhy.set(n.why, [...(byWhy.get(n.why) ?? []), n.name]);
+  for (const [why, names] of byWhy) console.log(`  not run: ${why}: ${names.join(', ')}`);
+  const others = [];
+  if (counts.clientCount > 0) others.push(`${counts.clientCount} client scenarios`);
+  if (counts.authorizationCount > 0)
+    others.push(`${counts.authorizationCount} authorization-server scenarios`);
+  if (others.length > 0) {
+    console.log(
+      `  not run: ${others.join(' and ')} (they test MCP clients / OAuth authorization servers, not a server)`,
+    );
+  }
+
+  const failed = rows.flatMap((r) =>
+    [
+      ['direct', r.direct],
+      ['gateway', r.gateway],
+    ]
+      .filter(([, res]) => res?.status === 'fail')
+      .map(([target, res]) => ({ r, target, res })),
+  );
+  if (failed.length > 0) {
+    console.log('  failing checks:');
+    for (const { r, target, res } of failed) {
+      const note =
+        target === 'gateway' && r.outcome !== 'regression' ? ` (${NOTES[r.outcome] || r.outcome})` : '';
+      console.log(`    ${target} ${r.scenario}${note}`);
+      const seen = new Set();
+      for (const f of res.failures) {
+        const line = `${f.id}: ${clip(f.message, 220)}`;
+        if (seen.has(line)) continue;
+        seen.add(line);
+        console.log(`      - ${line}`);
+      }
+    }
+  }
+}
+
+/** One summary line for a revision. */
+export function summaryLine(revision, plan, rows) {
+  const count = (pred) => rows.filter(pred).length;
+  const directPass = count((r) => r.direct.status === 'pass');
+  const gatewayPass = count((r) => r.gateway.status === 'pass');
+  const outcome = (o) => count((r) => r.outcome === o);
+  return (
+    `${revision.id}: ${rows.length} run, ${plan.notRun.length} not run | ` +
+    `direct ${directPass} pass, ${rows.length - directPass} fail | ` +
+    `gateway ${gatewayPass} pass, ${rows.length - gatewayPass} fail ` +
+    `(${outcome('gap')} known gaps, ${outcome('regression')} regressions, ${outcome('gap-changed')} changed gaps, ` +
+    `${outcome('gap-closed')} closed gaps, ${outcome('fixture-bug')} fixture bugs)`
+  );
+}
