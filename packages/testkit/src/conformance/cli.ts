@@ -65,7 +65,7 @@ async function main(): Promise<void> {
     return;
   }
 
-  const state = new FixtureState();
+  const state = await FixtureState.create();
   let stop: (() => Promise<void>) | undefined;
   let stopping = false;
   const shutdown = (reason: string): void => {

@@ -16,10 +16,10 @@ const CACHE_HINT: CacheHint = { ttlMs: 60_000, cacheScope: 'public' };
 /**
  * Builds one instance of the conformance fixture: every tool, prompt and resource the official MCP
  * conformance suite's server scenarios expect of a correct server, for either wire era. Instances of one
- * fixture share `state` (list-change announcements, subscriptions, the requestState key).
+ * fixture share `state` (list-change announcements, subscriptions, the requestState key, the skills catalog).
  *
  * @example
- * const state = new FixtureState();
+ * const state = await FixtureState.create();
  * const server = createConformanceServer(state, 'legacy');
  * await server.connect(transport);
  */
@@ -53,5 +53,6 @@ export function createConformanceServer(
   registerMultiRoundTools(mcp, state);
   registerPrompts(mcp);
   registerResources(mcp, state, era);
+  state.skills?.attach(mcp);
   return mcp;
 }

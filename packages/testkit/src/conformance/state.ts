@@ -5,6 +5,8 @@ import {
   type McpServer,
   type RequestStateCodec,
 } from '@modelcontextprotocol/server';
+import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
+import { loadFixtureSkills } from './skills.js';
 
 /** What a multi-round tool keeps in its signed `requestState` between rounds. */
 export interface RoundState {
@@ -33,8 +35,19 @@ export class FixtureState {
     key: randomBytes(32),
     bind: (ctx) => ctx.mcpReq.method,
   });
+  /** The skills (SEP-2640 extension) every instance serves, when loaded. */
+  readonly skills: SkillsExtension | undefined;
   readonly #live = new Map<McpServer, 'legacy' | 'modern'>();
   readonly #subscriptions = new WeakMap<McpServer, Set<string>>();
+
+  constructor(options: { skills?: SkillsExtension } = {}) {
+    this.skills = options.skills;
+  }
+
+  /** A state with the fixture's skills catalog loaded (what the CLI serves). */
+  static async create(): Promise<FixtureState> {
+    return new FixtureState({ skills: await loadFixtureSkills() });
+  }
 
   /** Registers an instance that lives for a whole connection; it is forgotten when it closes. */
   attach(server: McpServer, era: 'legacy' | 'modern'): void {
