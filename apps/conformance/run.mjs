@@ -13,7 +13,7 @@ import { gapFor, judge, loadGaps, writeGaps } from './lib/gaps.mjs';
 import { mapLimit } from './lib/pool.mjs';
 import { startFixtureHttp, startGateway } from './lib/processes.mjs';
 import { FAILING_OUTCOMES, printRevision, summaryLine } from './lib/report.mjs';
-import { runSuite } from './lib/scenario.mjs';
+import { runSuite, withHiddenChecks } from './lib/scenario.mjs';
 import { listScenarios, planRevision, REVISIONS, readRequirements } from './lib/suites.mjs';
 
 const USAGE = `usage: node apps/conformance/run.mjs [--revision ID]... [--scenario NAME]... [--concurrency N] [--write-gaps]
@@ -120,6 +120,7 @@ try {
       url: batch.url,
       specVersion: batch.revision.specVersion,
       scenario,
+      force: scenario !== undefined && batch.plan.forced.has(scenario),
       workDir,
     });
   if (opts.scenario === undefined) {
@@ -129,7 +130,7 @@ try {
         if (batch.plan.run.includes(scenario))
           verdicts.set(key(batch.revision, batch.target, scenario), verdict);
       }
-      const missing = batch.plan.run.filter((s) => !results.has(s));
+      const missing = batch.plan.run.filter((s) => !results.has(s) && !batch.plan.forced.has(s));
       process.stderr.write(
         `conformance: ${batch.revision.id} ${batch.target}: ${results.size} scenarios` +
           (missing.length > 0 ? `; re-running ${missing.length} alone (${why})` : '') +
@@ -155,8 +156,9 @@ try {
         revision: revision.id,
         scenario,
         required: required.has(scenario),
+        extension: plan.forced.has(scenario),
         direct: find('direct'),
-        gateway: find('gateway'),
+        gateway: withHiddenChecks(find('direct'), find('gateway')),
         gap: gapFor(gaps, revision.id, scenario),
       };
       return { ...row, outcome: judge(row) };

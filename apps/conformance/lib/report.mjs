@@ -13,13 +13,14 @@ const NOTES = {
 /** The outcomes that make `pnpm conformance` exit non-zero. */
 export const FAILING_OUTCOMES = new Set(['regression', 'gap-changed', 'fixture-bug']);
 
-/** PASS/FAIL with the passed/total check counts, and `Nw` for N warnings. */
+/** PASS/FAIL with the passed/total check counts, `Nw` for N warnings and `Ns` for N skipped checks. */
 function cell(result) {
   if (result === undefined) return '-';
   if (result.status === 'skipped') return 'SKIPPED';
   const word = result.status === 'pass' ? 'PASS' : 'FAIL';
   const warnings = result.warnings > 0 ? ` ${result.warnings}w` : '';
-  return `${word} ${result.passed}/${result.total}${warnings}`;
+  const skipped = result.skipped > 0 ? ` ${result.skipped}s` : '';
+  return `${word} ${result.passed}/${result.total}${warnings}${skipped}`;
 }
 
 function clip(text, max) {
@@ -29,7 +30,8 @@ function clip(text, max) {
 
 /** Prints the table, the not-run lines and the failing checks of one revision. */
 export function printRevision(revision, plan, rows, counts) {
-  const label = (r) => (r.required ? r.scenario : `${r.scenario} (not required)`);
+  const label = (r) =>
+    r.required ? r.scenario : r.extension ? `${r.scenario} (extension)` : `${r.scenario} (not required)`;
   const width = Math.max(30, ...rows.map((r) => label(r).length)) + 2;
   console.log(`\n== ${revision.id}: ${revision.title}`);
   console.log(`  ${'scenario'.padEnd(width)}${'direct'.padEnd(16)}gateway`);

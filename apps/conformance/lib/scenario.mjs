@@ -35,8 +35,27 @@ export function verdict(checks) {
     passed: counted.filter((c) => c.status === 'SUCCESS').length,
     total: counted.length,
     warnings: checks.filter((c) => c.status === 'WARNING').length,
+    skipped: checks.filter((c) => c.status === 'SKIPPED').length,
     failures,
+    succeeded: new Set(checks.filter((c) => c.status === 'SUCCESS').map((c) => c.id)),
+    skippedIds: new Set(checks.filter((c) => c.status === 'SKIPPED').map((c) => c.id)),
   };
+}
+
+/**
+ * The gateway's verdict, failed for every check that succeeds directly but is SKIPPED through the gateway:
+ * a scenario that skips what the gateway does not expose (an extension it does not declare) would
+ * otherwise pass vacuously.
+ */
+export function withHiddenChecks(direct, gateway) {
+  if (direct?.succeeded === undefined || gateway?.skippedIds === undefined) return gateway;
+  const hidden = [...gateway.skippedIds].filter((id) => direct.succeeded.has(id));
+  if (hidden.length === 0) return gateway;
+  const failures = [
+    ...gateway.failures,
+    ...hidden.map((id) => ({ id, name: id, message: 'SKIPPED through the gateway, SUCCESS directly' })),
+  ];
+  return { ...gateway, status: 'fail', failures };
 }
 
 /** A failed verdict for a scenario that produced no checks.json. */
@@ -46,6 +65,7 @@ export function noResult(why) {
     passed: 0,
     total: 0,
     warnings: 0,
+    skipped: 0,
     failures: [{ id: '<no result>', name: 'NoResult', message: why }],
   };
 }
@@ -58,14 +78,15 @@ function tail(output) {
 /**
  * Runs the suite's server command against `url`: every scenario applicable at `specVersion` (`--suite
  * all`) in one process, which costs one Node start and one schema compile instead of one per scenario,
- * or only `scenario`. Resolves with a Map scenario → verdict (`skipped` when the suite declared a single
+ * or only `scenario` (`force`: even outside its revisions, as extensions are). Resolves with a Map scenario → verdict (`skipped` when the suite declared a single
  * scenario inapplicable), plus what the process printed last when something went wrong.
  */
-export function runSuite({ node, suiteCli, url, specVersion, scenario, workDir, onScenario }) {
+export function runSuite({ node, suiteCli, url, specVersion, scenario, force, workDir, onScenario }) {
   const outDir = mkdtempSync(join(workDir, 'run-'));
   const args = [suiteCli, 'server', '--url', url, '-o', outDir];
   args.push(...(scenario === undefined ? ['--suite', 'all'] : ['--scenario', scenario]));
   if (specVersion !== undefined) args.push('--spec-version', specVersion);
+  if (force) args.push('--force');
   const timeoutMs = scenario === undefined ? SUITE_TIMEOUT_MS : SCENARIO_TIMEOUT_MS;
   return new Promise((resolve) => {
     const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'] });
@@ -96,7 +117,14 @@ export function runSuite({ node, suiteCli, url, specVersion, scenario, workDir, 
       for (const [name, checks] of readResults(outDir)) results.set(name, verdict(checks));
       rmSync(outDir, { recursive: true, force: true });
       if (scenario !== undefined && /^SKIPPED: /m.test(output)) {
-        results.set(scenario, { status: 'skipped', passed: 0, total: 0, warnings: 0, failures: [] });
+        results.set(scenario, {
+          status: 'skipped',
+          passed: 0,
+          total: 0,
+          warnings: 0,
+          skipped: 0,
+          failures: [],
+        });
       }
       const why = timedOut
         ? `the suite was killed after ${timeoutMs / 1000} s`

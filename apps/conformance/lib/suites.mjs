@@ -32,10 +32,17 @@ export const REVISIONS = [
   },
 ];
 
-/** Extension scenarios by name prefix, and why the fixture does not serve them. */
+/**
+ * Extension scenarios by name prefix. Extensions are off the spec timeline (the suite runs them on the
+ * 2026-07-28 wire); the fixture implements skills, so those run there, forced, one at a time.
+ */
 const EXTENSIONS = [
   { prefix: 'tasks-', why: 'tasks extension (SEP-2663), not implemented by the fixture' },
-  { prefix: 'sep-2640-skills-', why: 'skills extension (SEP-2640), not implemented by the fixture' },
+  {
+    prefix: 'sep-2640-skills-',
+    why: 'skills extension (SEP-2640), run on the 2026-07-28 wire only',
+    runAt: '2026-07-28',
+  },
 ];
 
 /**
@@ -114,17 +121,27 @@ export function readRequirements(suiteDir, revision) {
   return { required, notScored };
 }
 
-/** Splits a suite's scenarios into those run at `revision` and those not run, with the reason. */
+/**
+ * Splits a suite's scenarios into those run at `revision` and those not run, with the reason. `forced`
+ * names the extension scenarios among `run`: the suite's `--suite all` skips them, so they run alone with
+ * `--force`.
+ */
 export function planRevision(revision, scenarios) {
   const run = [];
+  const forced = new Set();
   const notRun = [];
   for (const scenario of scenarios) {
     const extension = EXTENSIONS.find((e) => scenario.name.startsWith(e.prefix));
     if (scenario.tags.includes('extension') || extension) {
-      notRun.push({
-        name: scenario.name,
-        why: extension?.why ?? 'extension scenario, not implemented by the fixture',
-      });
+      if (extension?.runAt !== undefined && extension.runAt === revision.specVersion) {
+        run.push(scenario.name);
+        forced.add(scenario.name);
+      } else {
+        notRun.push({
+          name: scenario.name,
+          why: extension?.why ?? 'extension scenario, not implemented by the fixture',
+        });
+      }
     } else if (revision.specVersion !== undefined && !scenario.tags.includes(revision.specVersion)) {
       notRun.push({
         name: scenario.name,
@@ -134,5 +151,5 @@ export function planRevision(revision, scenarios) {
       run.push(scenario.name);
     }
   }
-  return { run, notRun };
+  return { run, forced, notRun };
 }
