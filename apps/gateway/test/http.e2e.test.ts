@@ -118,7 +118,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
     ).rejects.toMatchObject({ code: -32602 });
   });
 
-  it('routes prompt-argument completions by prompt name (unprefixed) and by name+prompt (prefixed)', async () => {
+  it('routes prompt-argument completions by prompt name (unprefixed) and by server__prompt (prefixed)', async () => {
     const flat = await upstream({ name: 'flat', resources: 0, templates: 0, fixture: 'conformance' });
     const named = await upstream({ name: 'named', resources: 0, templates: 0, fixture: 'conformance' });
     const gw = await startGateway(cleanup, {
@@ -132,7 +132,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
         params: { ref: { type: 'ref/prompt', name }, argument: { name: 'arg1', value } },
       });
     expect((await complete('test_prompt_with_arguments', 'b')).completion.values).toEqual(['beta']);
-    expect((await complete('named+test_prompt_with_arguments', 'g')).completion.values).toEqual(['gamma']);
+    expect((await complete('named__test_prompt_with_arguments', 'g')).completion.values).toEqual(['gamma']);
     expect(flat.server.stats.requests['completion/complete']).toBe(1);
     expect(named.server.stats.requests['completion/complete']).toBe(1);
     await expect(complete('no_such_prompt', '')).rejects.toMatchObject({ code: -32602 });
@@ -343,7 +343,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
     expect(invalid.json).toMatchObject({ error: { code: -32600 } });
     const unknown = await rawPost(
       gw.url,
-      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }),
+      JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tasks/list' }),
       headers,
     );
     expect(unknown.json).toMatchObject({ id: 3, error: { code: -32601 } });

@@ -5,13 +5,13 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@modelcontextprotocol/client';
 import {
   CORE_VERSION,
-  connectInMemoryClient,
   Gateway,
   type Identity,
   PluginError,
   setupPlugins,
   silentLogger,
 } from '@switchyard/core';
+import { connectInMemoryClient } from '@switchyard/core/testing';
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cleanup, connectHttp, listAll, startGateway } from './support/harness.js';

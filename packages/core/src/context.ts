@@ -42,6 +42,49 @@ export interface RequestContext {
   readonly notifyRelated: (method: string, params: Record<string, unknown>) => Promise<void>;
   /** Scratch space for middleware (e.g. a cache writing its status for an audit log). */
   readonly state: Map<string, unknown>;
+  /** The downstream client, for what a request may need to ask it (sampling, elicitation, roots). */
+  readonly client?: DownstreamClient;
+  /**
+   * What the request is routed to (one upstream, and the name or URI that upstream knows), set by the
+   * gateway before the plugins run; undefined for lists (they fan out) and for what routes nowhere.
+   */
+  target?: RequestTarget;
+}
+
+/** The upstream item a request addresses, as the gateway routes it. */
+export interface RequestTarget {
+  /** `resource` (read, subscribe), `template` (completion of a resource template), `tool`, `prompt`. */
+  readonly kind: 'resource' | 'template' | 'tool' | 'prompt';
+  readonly upstream: string;
+  /** The tool or prompt name as the upstream knows it. */
+  readonly name?: string;
+  /** The resource URI or template as the upstream knows it. */
+  readonly uri?: string;
+  /** The name or URI clients see (what the request carried). */
+  readonly exposed: string;
 }
 
 export type RequestMiddleware = (ctx: RequestContext, next: () => Promise<Outcome>) => Promise<Outcome>;
+
+/**
+ * The downstream client as one request sees it. In the legacy era the gateway can ask it things while
+ * the request runs (server-to-client requests on the request's own stream); in the modern era
+ * (2026-07-28) it cannot, and needs travel as an input-required result the client answers by retrying.
+ */
+export interface DownstreamClient {
+  readonly era: 'legacy' | 'modern';
+  /** What the client declared: at initialize (legacy), or in this request's envelope (modern). */
+  readonly capabilities: Readonly<Record<string, unknown>> | undefined;
+  /** Legacy era: sends a request to the client, related to this request. Undefined in the modern era. */
+  readonly request?: (
+    method: string,
+    params: Record<string, unknown>,
+    options: { signal?: AbortSignal },
+  ) => Promise<Record<string, unknown>>;
+  /** Modern era, a retried request: the client's answers to the previous input-required result. */
+  readonly inputResponses?: Readonly<Record<string, unknown>>;
+  /** Modern era, a retried request: the `requestState` the client echoes back. */
+  readonly requestState?: string;
+  /** The modern envelope's log level, when the client asked for log messages. */
+  readonly logLevel?: string;
+}

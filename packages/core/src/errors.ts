@@ -24,6 +24,8 @@ export type GatewayErrorReason =
   | 'rate_limited'
   | 'forbidden'
   | 'resource_not_found'
+  | 'tool_not_found'
+  | 'prompt_not_found'
   | 'invalid_cursor'
   | 'cancelled'
   | 'upstream_error'

@@ -1,5 +1,4 @@
 export { type CacheHints, mergeCacheHints } from './cache-hints.js';
-export { UnprefixedCatalog } from './catalog.js';
 export { DEFAULT_TIMEOUT_MS, type UpstreamConfig, type UpstreamTransportConfig } from './config.js';
 export type {
   DownstreamTransportKind,
@@ -10,6 +9,7 @@ export type {
   SessionSink,
 } from './context.js';
 export { MergedCursorCodec, type MergedCursorState } from './cursor.js';
+export { isLegacyVersion, withEraErrorCodes } from './downstream/era.js';
 export {
   checkEnvelope,
   decodeFrame,
@@ -18,14 +18,8 @@ export {
   parseError,
 } from './downstream/jsonrpc.js';
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
-export {
-  createDownstreamSession,
-  type DownstreamSession,
-  isLegacyVersion,
-  openSession,
-  SERVER_INFO,
-  withLegacyNotFound,
-} from './downstream/session-server.js';
+export { SERVER_INFO } from './downstream/server-adapter.js';
+export { type DownstreamSession, openSession, type SessionOptions } from './downstream/session.js';
 export {
   type WebSocketSessionOptions,
   WebSocketSessionTransport,
@@ -38,7 +32,7 @@ export {
   type GatewayErrorReason,
   isResourceNotFound,
 } from './errors.js';
-export { Gateway, type GatewayOptions, UNAVAILABLE_META_KEY, type UpstreamStatus } from './gateway.js';
+export { Gateway, type GatewayOptions, type UpstreamStatus } from './gateway.js';
 export {
   type Authentication,
   type ClientConfig,
@@ -46,9 +40,10 @@ export {
   type ClientsConfig,
   DEFAULT_ANONYMOUS_ID,
 } from './identity.js';
+export { UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { compose, type Middleware, type Outcome } from './middleware.js';
-export { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './namespace.js';
+export { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
 export {
   definePlugin,
   type PluginDefinition,
@@ -71,10 +66,10 @@ export {
 export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';
 export { type SubscriptionBackend, SubscriptionTable } from './subscriptions.js';
 export { GatewayTelemetry, type GaugeSources, TELEMETRY_SCOPE, telemetryApi } from './telemetry.js';
-export { connectInMemoryClient, type InMemoryClient } from './testing.js';
 export { backoffDelay } from './upstream/backoff.js';
-export { type RequestOrigin, UpstreamConnection, type UpstreamState } from './upstream/connection.js';
+export { UpstreamConnection, type UpstreamState } from './upstream/connection.js';
 export { HttpClientTransport } from './upstream/http-client-transport.js';
+export type { RequestOrigin } from './upstream/origin.js';
 export { type WebSocketClientOptions, WebSocketClientTransport } from './upstream/ws-client-transport.js';
 export { CORE_VERSION } from './version.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './websocket.js';

@@ -1,6 +1,6 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { Identity } from './context.js';
-import { createDownstreamSession } from './downstream/session-server.js';
+import { openSession } from './downstream/session.js';
 import type { Gateway } from './gateway.js';
 
 export interface InMemoryClient {
@@ -26,7 +26,8 @@ export async function connectInMemoryClient(
   options: { identity?: Identity; sessionId?: string; name?: string } = {},
 ): Promise<InMemoryClient> {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const session = createDownstreamSession(gateway, 'memory', {
+  const session = openSession(gateway, {
+    transport: 'memory',
     id: options.sessionId,
     identity: options.identity,
   });

@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import type { SessionSink } from '../src/context.js';
 import { MergedCursorCodec } from '../src/cursor.js';
-import { createDownstreamSession } from '../src/downstream/session-server.js';
+import { openSession } from '../src/downstream/session.js';
 import { WebSocketSessionTransport } from '../src/downstream/ws-session-transport.js';
 import { Gateway } from '../src/gateway.js';
 import { silentLogger } from '../src/logger.js';
@@ -139,7 +139,7 @@ describe('freshness hints on merged listings', () => {
     const gateway = await gatewayOver([{ name: 'a', pages: 1, ttlMs: 60_000, cacheScope: 'public' }]);
     expect(await list(gateway)).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const session = createDownstreamSession(gateway, 'memory');
+    const session = openSession(gateway, { transport: 'memory' });
     cleanup.push(() => session.close());
     await session.connect(serverSide);
     const client = new Client({ name: 'legacy', version: '1' });

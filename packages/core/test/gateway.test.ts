@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { UpstreamConfig } from '../src/config.js';
 import type { RequestMiddleware, SessionSink } from '../src/context.js';
 import type { GatewayError } from '../src/errors.js';
-import { Gateway, type GatewayOptions, UNAVAILABLE_META_KEY } from '../src/gateway.js';
+import { Gateway, type GatewayOptions } from '../src/gateway.js';
+import { UNAVAILABLE_META_KEY } from '../src/listing/merged.js';
 import { silentLogger } from '../src/logger.js';
 import type { Outcome } from '../src/middleware.js';
 
@@ -385,10 +386,11 @@ describe('Gateway: reads', () => {
       return outcome;
     };
     const gateway = await startGateway([config('a', a)], { middleware: [audit] });
-    const error = await failure(call(gateway, 'tools/list'));
+    const error = await failure(call(gateway, 'tasks/list'));
     expect(error.code).toBe(-32601);
+    expect(error.message).toContain('tools/call');
     await result(call(gateway, 'resources/read', { uri: 'a+test://a/r/0' }));
-    expect(seen).toEqual(['tools/list:-32601', 'resources/read:ok']);
+    expect(seen).toEqual(['tasks/list:-32601', 'resources/read:ok']);
   });
 });
 

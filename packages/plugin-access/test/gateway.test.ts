@@ -1,6 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
 import {
-  connectInMemoryClient,
   Gateway,
   type Identity,
   type Logger,
@@ -8,6 +7,7 @@ import {
   setupPlugins,
   silentLogger,
 } from '@switchyard/core';
+import { connectInMemoryClient } from '@switchyard/core/testing';
 import { TestServer, type TestServerOptions } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import access, { type AccessOptions } from '../src/index.js';
@@ -219,7 +219,7 @@ describe('reads, subscriptions and completions', () => {
       },
       [{ name: 'docs', options: { name: 'docs', resources: 1, fixture: 'conformance' } }],
     );
-    const prompt = { type: 'ref/prompt', name: 'docs+test_prompt_with_arguments' };
+    const prompt = { type: 'ref/prompt', name: 'docs__test_prompt_with_arguments' };
     const aliceClient = await connect(gateway, alice);
     const bobClient = await connect(gateway, bob);
     await expect(complete(aliceClient, prompt)).resolves.toMatchObject({

@@ -3,7 +3,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   CACHE_STATUS_KEY,
-  connectInMemoryClient,
   definePlugin,
   Gateway,
   GatewayError,
@@ -13,6 +12,7 @@ import {
   setupPlugins,
   silentLogger,
 } from '@switchyard/core';
+import { connectInMemoryClient } from '@switchyard/core/testing';
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import audit, { type AuditOptions, type AuditRecord } from '../src/index.js';
@@ -87,8 +87,12 @@ async function auditedGateway(options: Partial<AuditOptions> = {}, upstreamOptio
           .filter((l) => l.length > 0)
           .map((l) => JSON.parse(l) as AuditRecord)
       : [];
+  // Any result shape (unknown methods need an explicit schema with the v2 client).
+  const anyResult = {
+    '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) },
+  };
   const request = (method: string, params: Record<string, unknown>) =>
-    client.request({ method, params } as never);
+    client.request({ method, params } as never, anyResult as never);
   return { gateway, client, upstream, file, records, request };
 }
 
@@ -171,8 +175,8 @@ describe('audit plugin in the gateway', () => {
     const limited = await recordOf(gw, 'resources/read', { uri: 'docs+test://docs/limited' });
     expect(limited).toMatchObject({ outcome: 'error', errorCode: -32033, reason: 'rate_limited' });
     expect(gw.upstream.stats.requests['resources/read'] ?? 0).toBe(0); // none of them went upstream
-    const unknownMethod = await recordOf(gw, 'tools/list', {});
-    expect(unknownMethod).toMatchObject({ method: 'tools/list', outcome: 'error', errorCode: -32601 });
+    const unknownMethod = await recordOf(gw, 'tasks/list', {});
+    expect(unknownMethod).toMatchObject({ method: 'tasks/list', outcome: 'error', errorCode: -32601 });
   });
 
   it('records the cache status an inner plugin sets', async () => {

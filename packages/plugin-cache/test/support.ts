@@ -1,7 +1,6 @@
 import type { Client } from '@modelcontextprotocol/client';
 import {
   CACHE_STATUS_KEY,
-  connectInMemoryClient,
   definePlugin,
   Gateway,
   GatewayPort,
@@ -16,6 +15,7 @@ import {
   telemetryApi,
   type UpstreamNotification,
 } from '@switchyard/core';
+import { connectInMemoryClient } from '@switchyard/core/testing';
 import {
   type Cleanup,
   eventually as pollUntil,

@@ -1,6 +1,5 @@
 import type { Client } from '@modelcontextprotocol/client';
 import {
-  connectInMemoryClient,
   definePlugin,
   Gateway,
   type PluginSetupContext,
@@ -8,6 +7,7 @@ import {
   setupPlugins,
   silentLogger,
 } from '@switchyard/core';
+import { connectInMemoryClient } from '@switchyard/core/testing';
 import { type Cleanup, TestServer, type TestServerOptions } from '@switchyard/testkit';
 import rateLimit, { type RateLimitOptions } from '../src/index.js';
 

@@ -5,12 +5,12 @@ import {
   createMcpHandler,
   InMemoryServerEventBus,
   type JSONRPCMessage,
+  type ServerEvent,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/server';
 import {
   type ClientDirectory,
   checkEnvelope,
-  createDownstreamSession,
   type DownstreamSession,
   errorResponse,
   type Gateway,
@@ -176,7 +176,7 @@ export async function startHttpListener(
       );
     }
     const id = randomUUID();
-    const session = createDownstreamSession(gateway, 'http', { id, identity });
+    const session = openSession(gateway, { transport: 'http', id, identity });
     const entry: HttpSession = {
       session,
       identity,
@@ -289,7 +289,6 @@ class ModernEndpoint {
       transport: 'http',
       id: `http-modern-${identity.id}-${randomUUID()}`,
       identity,
-      current: () => undefined,
       deliver: async (method, params) => this.#publish(method, params),
     });
     const handler = createMcpHandler(() => session.build(), {
@@ -308,15 +307,13 @@ class ModernEndpoint {
   }
 
   #publish(method: string, params: Record<string, unknown>): void {
-    const updated = method === 'notifications/resources/updated' && typeof params.uri === 'string';
-    if (!updated && method !== 'notifications/resources/list_changed') return;
-    const key = updated ? `u:${params.uri}` : 'l';
+    const event = busEvent(method, params);
+    if (!event) return;
+    const key = event.kind === 'resource_updated' ? `u:${event.uri}` : event.kind;
     if (this.#published.has(key)) return;
     if (this.#published.size === 0) queueMicrotask(() => this.#published.clear());
     this.#published.add(key);
-    this.#bus.publish(
-      updated ? { kind: 'resource_updated', uri: params.uri as string } : { kind: 'resources_list_changed' },
-    );
+    this.#bus.publish(event);
   }
 
   async close(): Promise<void> {
@@ -325,6 +322,22 @@ class ModernEndpoint {
       await client.session.close();
     }
     this.#clients.clear();
+  }
+}
+
+/** The listen-stream event a gateway notification becomes (modern clients hear changes only on streams). */
+function busEvent(method: string, params: Record<string, unknown>): ServerEvent | undefined {
+  switch (method) {
+    case 'notifications/resources/updated':
+      return typeof params.uri === 'string' ? { kind: 'resource_updated', uri: params.uri } : undefined;
+    case 'notifications/resources/list_changed':
+      return { kind: 'resources_list_changed' };
+    case 'notifications/tools/list_changed':
+      return { kind: 'tools_list_changed' };
+    case 'notifications/prompts/list_changed':
+      return { kind: 'prompts_list_changed' };
+    default:
+      return undefined;
   }
 }
 

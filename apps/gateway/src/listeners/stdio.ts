@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, Server, Transport } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import {
   decodeFrame,
@@ -9,7 +9,6 @@ import {
   type Logger,
   openSession,
   parseError,
-  withLegacyNotFound,
 } from '@switchyard/core';
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -106,8 +105,7 @@ export async function startStdioListener(
   logger: Logger,
   identity: Identity,
 ): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
-  let current: Server | undefined;
-  const session = openSession(gateway, { transport: 'stdio', id: 'stdio', identity, current: () => current });
+  const session = openSession(gateway, { transport: 'stdio', id: 'stdio', identity });
   const transport = new JsonLineTransport(process.stdin, process.stdout);
   const listens = new ListenTracker(gateway, session.sink, logger.child('stdio'));
   transport.onInbound = (message) => {
@@ -128,15 +126,9 @@ export async function startStdioListener(
   transport.onClosed = () => {
     void session.close().finally(resolveClosed);
   };
-  const handle = serveStdio(
-    () => {
-      current = session.build();
-      return current;
-    },
-    {
-      transport: withLegacyNotFound(transport, () => current),
-      onerror: (error) => logger.debug('stdio session error', { error: error.message }),
-    },
-  );
+  const handle = serveStdio(session.build, {
+    transport: session.wrap(transport),
+    onerror: (error) => logger.debug('stdio session error', { error: error.message }),
+  });
   return { closed, close: () => handle.close() };
 }

@@ -1,11 +1,11 @@
 import { createServer } from 'node:http';
 import {
   type ClientDirectory,
-  createDownstreamSession,
   DEFAULT_MAX_MESSAGE_BYTES,
   type Gateway,
   type Logger,
   MCP_WS_SUBPROTOCOL,
+  openSession,
   WebSocketSessionTransport,
 } from '@switchyard/core';
 import { WebSocketServer } from 'ws';
@@ -66,7 +66,7 @@ export async function startWsListener(
     if (!auth.ok) return refuse(auth.status, 'Unauthorized', `WWW-Authenticate: ${auth.challenge}\r\n`);
     const identity = auth.identity;
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const session = createDownstreamSession(gateway, 'ws', { identity });
+      const session = openSession(gateway, { transport: 'ws', identity });
       const transport = new WebSocketSessionTransport(ws, config);
       transport.onclose = () => void session.close();
       session.connect(transport).catch((error) => {

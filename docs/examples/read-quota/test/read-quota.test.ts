@@ -2,14 +2,8 @@
 // real upstream (a testkit server over HTTP on loopback), and talk to it with the official SDK client,
 // once per identity.
 import type { Client } from '@modelcontextprotocol/client';
-import {
-  connectInMemoryClient,
-  Gateway,
-  type Identity,
-  PluginError,
-  setupPlugins,
-  silentLogger,
-} from '@switchyard/core';
+import { Gateway, type Identity, PluginError, setupPlugins, silentLogger } from '@switchyard/core';
+import { connectInMemoryClient } from '@switchyard/core/testing';
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import quota, { contentBytes } from '../index.js';

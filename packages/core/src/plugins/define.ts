@@ -51,12 +51,22 @@ export interface ResourceRoute {
   readonly uri: string;
 }
 
+/** A route: the upstream serving an exposed tool or prompt name, and the name that upstream knows. */
+export interface NamedRoute {
+  readonly upstream: string;
+  readonly name: string;
+}
+
 /** What a plugin may ask of the gateway it runs in (usable from the first request on, not during setup). */
 export interface PluginGateway {
   /** The configured upstream names, in config order, whether or not they are connected right now. */
   upstreams(): readonly string[];
   /** The upstream that serves an exposed URI (exact unprefixed URIs, then `name+uri`, then templates). */
   route(exposedUri: string): ResourceRoute | undefined;
+  /** The upstream tool an exposed tool name leads to (`<server>__<tool>`), or undefined when none does. */
+  tool(exposedName: string): NamedRoute | undefined;
+  /** The upstream prompt an exposed prompt name leads to, or undefined when none does. */
+  prompt(exposedName: string): NamedRoute | undefined;
   /**
    * The upstream that answers a `completion/complete` for `ref` (a `ref/resource` template URI, or a
    * `ref/prompt` name), exactly as the gateway will route it; undefined when none does.

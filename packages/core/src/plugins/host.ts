@@ -6,6 +6,7 @@ import { CORE_VERSION } from '../version.js';
 import {
   HOOK_NAMES,
   isPlugin,
+  type NamedRoute,
   type PluginGateway,
   type PluginHooks,
   type ResourceRoute,
@@ -63,6 +64,14 @@ export class GatewayPort implements PluginGateway {
 
   route(exposedUri: string): ResourceRoute | undefined {
     return this.#gateway().route(exposedUri);
+  }
+
+  tool(exposedName: string): NamedRoute | undefined {
+    return this.#gateway().tool(exposedName);
+  }
+
+  prompt(exposedName: string): NamedRoute | undefined {
+    return this.#gateway().prompt(exposedName);
   }
 
   completionTarget(ref: unknown): string | undefined {

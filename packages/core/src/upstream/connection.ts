@@ -1,36 +1,19 @@
-import type {
-  McpSubscription,
-  PriorDiscovery,
-  ServerCapabilities,
-  StandardSchemaV1,
-} from '@modelcontextprotocol/client';
-import { Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { PriorDiscovery, ServerCapabilities } from '@modelcontextprotocol/client';
+import { type Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
-import type { RequestContext } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import type { UpstreamCallMiddleware } from '../plugins/define.js';
-import type { GatewayTelemetry } from '../telemetry.js';
-import { CORE_VERSION } from '../version.js';
 import { backoffDelay } from './backoff.js';
+import { type CallChain, callChain } from './call-chain.js';
+import { describeDown, errorText } from './errors.js';
+import { ListenStreams } from './listen-streams.js';
+import type { RequestOrigin, UpstreamRequestOptions } from './origin.js';
+import { PASS_THROUGH, withoutEnvelope } from './pass-through.js';
+import { pipeLines } from './stderr.js';
 import { createUpstreamTransport, describeTransport } from './transport.js';
+import { createUpstreamClient } from './upstream-client.js';
 
 export type UpstreamState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
-
-/** Who caused an upstream request: used to route request-related notifications back. */
-export interface RequestOrigin {
-  sessionId: string;
-  /** Delivers a notification related to the originating downstream request. */
-  notify(method: string, params: Record<string, unknown>): Promise<void>;
-  /** The downstream request itself (shown to upstream-call middleware). */
-  context?: RequestContext;
-}
-
-export interface UpstreamRequestOptions {
-  signal?: AbortSignal;
-  origin?: RequestOrigin;
-  onProgress?: (progress: { progress: number; total?: number; message?: string }) => void;
-}
 
 export interface UpstreamListener {
   ready(upstream: UpstreamConnection): void;
@@ -45,24 +28,6 @@ export interface UpstreamListener {
   ): void;
 }
 
-const GATEWAY_INFO = { name: 'switchyard', version: CORE_VERSION };
-
-/**
- * Results are relayed, not consumed: the gateway reads only the few fields it routes on (and checks
- * those itself), and the downstream client validates what it receives. Skipping the SDK's per-method
- * result schema keeps a full schema parse off every hop.
- */
-const PASS_THROUGH: StandardSchemaV1<Record<string, unknown>> = {
-  '~standard': {
-    version: 1,
-    vendor: 'switchyard',
-    validate: (value) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { value: value as Record<string, unknown> }
-        : { issues: [{ message: 'result must be an object' }] },
-  },
-};
-
 /**
  * One upstream MCP server: connects (spawning it for stdio), learns its capabilities, keeps reconnecting
  * with backoff while it is down, and runs every request with the configured timeout.
@@ -75,30 +40,33 @@ export class UpstreamConnection {
   #attempt = 0;
   #timer: NodeJS.Timeout | undefined;
   #lastError: unknown;
-  #inflight = new Set<RequestOrigin>();
+  /** What the upstream offered when it was last connected (kept while it is down). */
+  #known: ServerCapabilities | undefined;
+  readonly #inflight = new Set<RequestOrigin>();
   /** The era learned at the first connection; later connections skip the probe. */
   #prior: PriorDiscovery | undefined;
-  /** Modern upstreams: one listen stream per subscribed URI (legacy ones use resources/subscribe). */
-  readonly #listens = new Map<string, McpSubscription | undefined>();
+  readonly #streams: ListenStreams;
   readonly #log: Logger;
   readonly #listener: UpstreamListener;
+  readonly #chain: CallChain;
 
-  readonly #around: readonly UpstreamCallMiddleware[];
-  readonly #telemetry: GatewayTelemetry | undefined;
-
-  constructor(
-    config: UpstreamConfig,
-    listener: UpstreamListener,
-    logger: Logger,
-    around: readonly UpstreamCallMiddleware[] = [],
-    telemetry?: GatewayTelemetry,
-  ) {
+  constructor(config: UpstreamConfig, listener: UpstreamListener, logger: Logger, chain = callChain()) {
     this.name = config.name;
     this.config = config;
     this.#listener = listener;
     this.#log = logger.child(config.name);
-    this.#around = around;
-    this.#telemetry = telemetry;
+    this.#chain = chain;
+    this.#streams = new ListenStreams(
+      {
+        name: this.name,
+        timeoutMs: config.timeoutMs,
+        current: () => (this.#state === 'ready' ? this.#client : undefined),
+        notify: (method, params) => this.#notify(method, params),
+        mapError: (error, method) => this.#mapError(error, method, undefined),
+        unavailable: () => this.#unavailable(),
+      },
+      this.#log,
+    );
   }
 
   get state(): UpstreamState {
@@ -112,6 +80,11 @@ export class UpstreamConnection {
 
   get capabilities(): ServerCapabilities | undefined {
     return this.#client?.getServerCapabilities();
+  }
+
+  /** The capabilities of the last connection, also while the upstream is down (undefined before the first). */
+  get knownCapabilities(): ServerCapabilities | undefined {
+    return this.#known;
   }
 
   get serverInfo() {
@@ -142,20 +115,9 @@ export class UpstreamConnection {
     this.#attempt += 1;
     const { transport, stderr } = createUpstreamTransport(this.config.transport);
     if (stderr) pipeLines(stderr, (line) => this.#log.info(line, { stream: 'stderr' }));
-    const client = new Client(GATEWAY_INFO, {
-      capabilities: {},
-      // Probe server/discover and speak modern to modern servers; anything else falls back to the
-      // legacy handshake. A silent stdio server counts as legacy after a short probe timeout.
-      versionNegotiation: {
-        mode: 'auto',
-        probe: { timeoutMs: Math.min(this.config.timeoutMs, PROBE_TIMEOUT_MS) },
-      },
-    });
-    client.setNotificationHandler('notifications/resources/updated', (n) => this.#notify(n.method, n.params));
-    client.setNotificationHandler('notifications/resources/list_changed', (n) =>
-      this.#notify(n.method, n.params),
-    );
-    client.setNotificationHandler('notifications/message', (n) => this.#notify(n.method, n.params));
+    const client = createUpstreamClient(this.config.timeoutMs);
+    for (const method of RELAYED_NOTIFICATIONS)
+      client.setNotificationHandler(method, (n) => this.#notify(n.method, n.params));
     client.onerror = (error) => this.#log.debug('transport error', { error: error.message });
     try {
       await client.connect(transport, { timeout: this.config.timeoutMs, prior: this.#prior });
@@ -175,6 +137,7 @@ export class UpstreamConnection {
     }
     this.#client = client;
     this.#state = 'ready';
+    this.#known = client.getServerCapabilities();
     const discover = client.getDiscoverResult();
     this.#prior =
       client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
@@ -187,33 +150,8 @@ export class UpstreamConnection {
       protocol: client.getNegotiatedProtocolVersion(),
       era: client.getProtocolEra(),
     });
-    if (client.getProtocolEra() === 'modern' && client.getServerCapabilities()?.resources?.listChanged) {
-      this.#openChangeStream(client);
-    }
+    if (client.getProtocolEra() === 'modern') this.#streams.openChangeStream(client, this.#known);
     this.#listener.ready(this);
-  }
-
-  /**
-   * A modern upstream announces list changes only on a listen stream that asks for them: keep one open
-   * for the life of the connection (re-opened if it drops), so its list_changed reaches the gateway.
-   */
-  #openChangeStream(client: Client): void {
-    client
-      .listen({ resourcesListChanged: true }, { timeout: this.config.timeoutMs })
-      .then((subscription) => {
-        if (this.#client !== client) {
-          void subscription.close();
-          return;
-        }
-        void subscription.closed.then((how) => {
-          if (how === 'local' || this.#client !== client || this.#state !== 'ready') return;
-          this.#log.debug('list-change stream ended; re-opening', { how });
-          setTimeout(() => {
-            if (this.#client === client && this.#state === 'ready') this.#openChangeStream(client);
-          }, STREAM_REOPEN_MS).unref();
-        });
-      })
-      .catch((error) => this.#log.warn('could not open the list-change stream', { error: errorText(error) }));
   }
 
   #onClosed(client: Client): void {
@@ -258,34 +196,18 @@ export class UpstreamConnection {
   }
 
   /**
-   * Sends one request upstream. Resolves with the raw result or rejects with a GatewayError: the
-   * upstream's own JSON-RPC error, `upstream_timeout` (after cancelling upstream) or `upstream_unavailable`.
+   * Sends one request upstream (through the upstream-call middleware and telemetry). Resolves with the
+   * raw result or rejects with a GatewayError: the upstream's own JSON-RPC error, `upstream_timeout`
+   * (after cancelling upstream) or `upstream_unavailable`.
    */
   request(
     method: string,
     params: Record<string, unknown> | undefined,
     options: UpstreamRequestOptions = {},
   ): Promise<Record<string, unknown>> {
-    const telemetry = this.#telemetry;
-    return telemetry
-      ? telemetry.upstreamCall(this.name, method, () => this.#through(method, params, options))
-      : this.#through(method, params, options);
-  }
-
-  /** Upstream-call middleware (plugins): the first is outermost, the innermost step sends. */
-  #through(
-    method: string,
-    params: Record<string, unknown> | undefined,
-    options: UpstreamRequestOptions,
-  ): Promise<Record<string, unknown>> {
-    if (this.#around.length === 0) return this.#send(method, params, options);
-    const step = (i: number, p: Record<string, unknown> | undefined): Promise<Record<string, unknown>> => {
-      const layer = this.#around[i];
-      if (!layer) return this.#send(method, p, options);
-      const call = { upstream: this.name, method, params: p, request: options.origin?.context };
-      return layer(call, (override) => step(i + 1, override ?? p));
-    };
-    return step(0, params);
+    return this.#chain(this.name, method, params, options.origin?.context, (p) =>
+      this.#send(method, p, options),
+    );
   }
 
   async #send(
@@ -294,20 +216,22 @@ export class UpstreamConnection {
     options: UpstreamRequestOptions,
   ): Promise<Record<string, unknown>> {
     const client = this.#client;
-    if (!client || this.#state !== 'ready') {
-      throw GatewayError.upstreamUnavailable(
-        this.name,
-        this.#state === 'closed' ? 'gateway shutting down' : describeDown(this.#lastError),
-      );
-    }
+    if (!client || this.#state !== 'ready') throw this.#unavailable();
     const origin = options.origin;
     if (origin) this.#inflight.add(origin);
     try {
-      const result = await client.request({ method, params } as never, PASS_THROUGH, {
-        timeout: this.config.timeoutMs,
-        signal: options.signal,
-        onprogress: options.onProgress,
-      });
+      const keepAlive = options.keepAliveOnProgress === true;
+      const result = await client.request(
+        { method, params: this.#withEnvelope(params, options) } as never,
+        PASS_THROUGH,
+        {
+          timeout: this.config.timeoutMs,
+          signal: options.signal,
+          onprogress: options.onProgress ?? (keepAlive ? ignoreProgress : undefined),
+          resetTimeoutOnProgress: keepAlive,
+          allowInputRequired: options.allowInputRequired,
+        },
+      );
       return withoutEnvelope(result as Record<string, unknown>);
     } catch (error) {
       throw this.#mapError(error, method, options.signal);
@@ -316,74 +240,35 @@ export class UpstreamConnection {
     }
   }
 
+  /** A modern upstream gets the caller's envelope keys (client capabilities, log level); a legacy one none. */
+  #withEnvelope(
+    params: Record<string, unknown> | undefined,
+    options: UpstreamRequestOptions,
+  ): Record<string, unknown> | undefined {
+    if (!options.envelope || this.era !== 'modern') return params;
+    const meta = params?._meta;
+    return { ...params, _meta: { ...options.envelope, ...(typeof meta === 'object' ? meta : {}) } };
+  }
+
   /**
    * Subscribes to `uri` upstream: `resources/subscribe` on a legacy server, a `subscriptions/listen`
    * stream (re-opened if it drops) on a modern one. Updates arrive as notifications either way.
    */
   async subscribe(uri: string, options: UpstreamRequestOptions = {}): Promise<void> {
-    if (this.era !== 'modern') {
-      await this.request('resources/subscribe', { uri }, options);
-      return;
-    }
-    this.#listens.set(uri, undefined);
-    try {
-      await this.#listen(uri);
-    } catch (error) {
-      this.#listens.delete(uri);
-      throw error;
-    }
+    if (this.era === 'modern') await this.#streams.subscribe(uri);
+    else await this.request('resources/subscribe', { uri }, options);
   }
 
   async unsubscribe(uri: string, options: UpstreamRequestOptions = {}): Promise<void> {
-    if (this.#listens.has(uri)) {
-      const subscription = this.#listens.get(uri);
-      this.#listens.delete(uri);
-      await subscription?.close();
-      return;
-    }
-    await this.request('resources/unsubscribe', { uri }, options);
+    if (this.#streams.has(uri)) await this.#streams.unsubscribe(uri);
+    else await this.request('resources/unsubscribe', { uri }, options);
   }
 
-  async #listen(uri: string): Promise<void> {
-    const client = this.#client;
-    if (!client || this.#state !== 'ready')
-      throw GatewayError.upstreamUnavailable(this.name, describeDown(this.#lastError));
-    let subscription: McpSubscription;
-    try {
-      subscription = await client.listen(
-        { resourceSubscriptions: [uri] },
-        { timeout: this.config.timeoutMs },
-      );
-    } catch (error) {
-      throw this.#mapError(error, 'subscriptions/listen', undefined);
-    }
-    if (!subscription.honoredFilter.resourceSubscriptions?.includes(uri)) {
-      await subscription.close();
-      throw GatewayError.invalidParams(`Upstream '${this.name}' did not accept a subscription to ${uri}.`, {
-        upstream: this.name,
-      });
-    }
-    if (!this.#listens.has(uri)) {
-      await subscription.close(); // unsubscribed while the stream was opening
-      return;
-    }
-    this.#listens.set(uri, subscription);
-    void subscription.closed.then((how) => {
-      if (how === 'local' || this.#listens.get(uri) !== subscription) return;
-      // The stream dropped while still wanted: open it again (a dead connection is handled by reconnect).
-      this.#listens.set(uri, undefined);
-      if (this.#client !== client || this.#state !== 'ready') return;
-      this.#log.debug('listen stream ended; re-opening', { uri, how });
-      setTimeout(() => {
-        if (this.#client !== client || !this.#listens.has(uri) || this.#listens.get(uri) !== undefined)
-          return;
-        this.#listen(uri).then(
-          // Updates sent while the stream was down are lost: say the resource may have changed.
-          () => this.#notify('notifications/resources/updated', { uri }),
-          (error) => this.#log.warn('could not re-open a listen stream', { uri, error: errorText(error) }),
-        );
-      }, STREAM_REOPEN_MS).unref();
-    });
+  #unavailable(): GatewayError {
+    return GatewayError.upstreamUnavailable(
+      this.name,
+      this.#state === 'closed' ? 'gateway shutting down' : describeDown(this.#lastError),
+    );
   }
 
   #mapError(error: unknown, method: string, signal: AbortSignal | undefined): GatewayError {
@@ -416,57 +301,13 @@ export class UpstreamConnection {
   }
 }
 
-const PROBE_TIMEOUT_MS = 10_000;
-/** Pause before re-opening a listen stream that ended, so a server that ends them at once is not hammered. */
-const STREAM_REOPEN_MS = 500;
-const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
+/** Upstream notifications the gateway relays (the SDK drops those without a handler). */
+const RELAYED_NOTIFICATIONS = [
+  'notifications/resources/updated',
+  'notifications/resources/list_changed',
+  'notifications/tools/list_changed',
+  'notifications/prompts/list_changed',
+  'notifications/message',
+] as const;
 
-/** Drops the upstream's reserved `_meta` envelope keys (its serverInfo etc.): the gateway is the server downstream. */
-function withoutEnvelope(result: Record<string, unknown>): Record<string, unknown> {
-  const meta = result._meta;
-  if (typeof meta !== 'object' || meta === null) return result;
-  const keys = Object.keys(meta);
-  if (!keys.some((k) => k.startsWith(ENVELOPE_PREFIX))) return result;
-  const kept = Object.fromEntries(Object.entries(meta).filter(([k]) => !k.startsWith(ENVELOPE_PREFIX)));
-  const copy = { ...result };
-  if (Object.keys(kept).length > 0) copy._meta = kept;
-  else delete copy._meta;
-  return copy;
-}
-
-function describeDown(error: unknown): string {
-  return error === undefined ? 'not connected yet' : `last error: ${errorText(error)}`;
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error && cause.message !== error.message
-      ? `${error.message}: ${cause.message}`
-      : error.message;
-  }
-  return String(error);
-}
-
-function pipeLines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  let buffered = '';
-  stream.setEncoding?.('utf8');
-  stream.on('data', (chunk: string | Buffer) => {
-    buffered += chunk.toString();
-    let nl = buffered.indexOf('\n');
-    while (nl >= 0) {
-      const line = buffered.slice(0, nl).replace(/\r$/, '');
-      if (line.length > 0) onLine(line);
-      buffered = buffered.slice(nl + 1);
-      nl = buffered.indexOf('\n');
-    }
-    if (buffered.length > 16_384) {
-      onLine(buffered);
-      buffered = '';
-    }
-  });
-  stream.on('end', () => {
-    if (buffered.length > 0) onLine(buffered);
-  });
-  stream.on('error', () => {});
-}
+function ignoreProgress(): void {}

@@ -1,18 +1,13 @@
 import { UriTemplate } from '@modelcontextprotocol/client';
-import type { Logger } from './logger.js';
-import { asRecords } from './payload.js';
-
-/** What the catalog needs from an upstream: a one-page list call. */
-export type ListMethod = 'resources/list' | 'resources/templates/list' | 'prompts/list';
-export type ListPage = (method: ListMethod, cursor: string | undefined) => Promise<Record<string, unknown>>;
+import { type ListPage, walk } from '../listing/walk.js';
+import type { Logger } from '../logger.js';
+import { asRecords } from '../payload.js';
+import { reportCollisions } from './collisions.js';
 
 interface ServerEntry {
   uris: Set<string>;
   templates: { raw: string; template: UriTemplate | undefined }[];
-  prompts: Set<string>;
 }
-
-const MAX_PAGES = 10_000;
 
 /**
  * Knows which URIs and templates the `"prefix": false` servers expose, so the router can send an
@@ -34,16 +29,12 @@ export class UnprefixedCatalog {
     return this.#order.includes(server);
   }
 
-  /**
-   * Re-reads one server's full resource and template lists (and its prompt names when it has prompts,
-   * so prompt-argument completions can be routed).
-   */
-  async refresh(server: string, list: ListPage, options: { prompts?: boolean } = {}): Promise<void> {
+  /** Re-reads one server's full resource and template lists. */
+  async refresh(server: string, list: ListPage): Promise<void> {
     const generation = (this.#generation.get(server) ?? 0) + 1;
     this.#generation.set(server, generation);
     const uris = new Set<string>();
     const templates: ServerEntry['templates'] = [];
-    const prompts = new Set<string>();
     await walk(list, 'resources/list', (page) => {
       for (const item of asRecords(page.resources)) if (typeof item?.uri === 'string') uris.add(item.uri);
     });
@@ -53,14 +44,8 @@ export class UnprefixedCatalog {
         templates.push({ raw: item.uriTemplate, template: parseTemplate(item.uriTemplate) });
       }
     }).catch((error) => this.#log.debug('template listing failed', { server, error: String(error) }));
-    if (options.prompts) {
-      await walk(list, 'prompts/list', (page) => {
-        for (const item of asRecords(page.prompts))
-          if (typeof item?.name === 'string') prompts.add(item.name);
-      }).catch((error) => this.#log.debug('prompt listing failed', { server, error: String(error) }));
-    }
     if (this.#generation.get(server) !== generation) return;
-    this.#servers.set(server, { uris, templates, prompts });
+    this.#servers.set(server, { uris, templates });
     this.#rebuild();
   }
 
@@ -86,11 +71,6 @@ export class UnprefixedCatalog {
       if (this.#servers.get(server)?.templates.some((t) => t.raw === uriTemplate)) return server;
     }
     return undefined;
-  }
-
-  /** The unprefixed server offering prompt `name` (for prompt-argument completion), config order first. */
-  resolvePrompt(name: string): string | undefined {
-    return this.#order.find((server) => this.#servers.get(server)?.prompts.has(name));
   }
 
   /** Owner of an exact URI, used to keep colliding URIs out of merged listings (config order wins). */
@@ -130,31 +110,6 @@ export class UnprefixedCatalog {
       'resource template collision between unprefixed servers; the first in config order wins',
       templateCollisions,
     );
-  }
-}
-
-const NAMED_COLLISIONS = 5;
-
-function reportCollisions(log: Logger, message: string, collisions: Record<string, string>[]): void {
-  for (const collision of collisions.slice(0, NAMED_COLLISIONS)) log.warn(message, collision);
-  if (collisions.length > NAMED_COLLISIONS) {
-    log.warn(`${collisions.length - NAMED_COLLISIONS} more collisions of this kind`, {
-      total: collisions.length,
-    });
-  }
-}
-
-async function walk(
-  list: ListPage,
-  method: ListMethod,
-  onPage: (page: Record<string, unknown>) => void,
-): Promise<void> {
-  let cursor: string | undefined;
-  for (let i = 0; i < MAX_PAGES; i++) {
-    const page = await list(method, cursor);
-    onPage(page);
-    cursor = typeof page.nextCursor === 'string' && page.nextCursor.length > 0 ? page.nextCursor : undefined;
-    if (cursor === undefined) return;
   }
 }
 

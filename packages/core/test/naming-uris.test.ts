@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from '../src/namespace.js';
+import { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from '../src/naming/uris.js';
 
 describe('exposeUri', () => {
   it('prefixes with server+ only when asked', () => {

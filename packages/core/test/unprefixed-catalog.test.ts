@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type ListPage, UnprefixedCatalog } from '../src/catalog.js';
+import type { ListPage } from '../src/listing/walk.js';
 import type { Logger } from '../src/logger.js';
+import { UnprefixedCatalog } from '../src/routing/unprefixed-catalog.js';
 
 type Method = Parameters<ListPage>[0];
 

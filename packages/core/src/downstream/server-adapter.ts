@@ -1,0 +1,88 @@
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  LOG_LEVEL_META_KEY,
+  Server,
+  type ServerContext,
+} from '@modelcontextprotocol/server';
+import type { DownstreamClient, ProgressUpdate, RequestContext, SessionSink } from '../context.js';
+import type { Gateway } from '../gateway.js';
+import { CORE_VERSION } from '../version.js';
+import { isLegacyVersion } from './era.js';
+
+export const SERVER_INFO = { name: 'switchyard', version: CORE_VERSION } as const;
+
+/** Fields only the modern era defines; legacy clients never see them. */
+const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
+
+/**
+ * An SDK `Server` for one downstream session: the SDK owns the handshake, discovery, ping, version
+ * negotiation and framing; every other method goes to the era-neutral Gateway as a plain request, raw
+ * (no per-method schema parsing on the hot path; the gateway's own checks give clear -32602s). A
+ * GatewayError leaves as is: its code, message and data are what the client gets.
+ */
+export function buildServer(gateway: Gateway, sink: SessionSink): Server {
+  const server = new Server(SERVER_INFO, {
+    capabilities: { ...gateway.capabilities(), logging: {} },
+    instructions:
+      'Switchyard gateway: the resources, tools and prompts of several MCP servers, namespaced as "<server>+<uri>" and "<server>__<name>".',
+  });
+  server.fallbackRequestHandler = async (request, ctx) => {
+    const progressToken = ctx.mcpReq._meta?.progressToken;
+    const onProgress =
+      progressToken === undefined
+        ? undefined
+        : (update: ProgressUpdate) => {
+            void ctx.mcpReq
+              .notify({ method: 'notifications/progress', params: { ...update, progressToken } })
+              .catch(() => {});
+          };
+    const version = server.getNegotiatedProtocolVersion();
+    const context: RequestContext = {
+      method: request.method,
+      params: (request.params ?? {}) as Record<string, unknown>,
+      session: sink,
+      identity: sink.identity,
+      signal: ctx.mcpReq.signal,
+      onProgress,
+      notifyRelated: (m, p) => ctx.mcpReq.notify({ method: m, params: p } as never),
+      state: new Map(),
+      client: downstreamClient(server, ctx, isLegacyVersion(version)),
+    };
+    const outcome = await gateway.handle(context);
+    if (!outcome.ok) throw outcome.error;
+    return forEra(outcome.result, version) as never;
+  };
+  return server;
+}
+
+function downstreamClient(server: Server, ctx: ServerContext, legacy: boolean): DownstreamClient {
+  if (legacy) {
+    return {
+      era: 'legacy',
+      capabilities: server.getClientCapabilities(),
+      request: (method, params, options) =>
+        ctx.mcpReq.send({ method, params } as never, { signal: options.signal }) as Promise<
+          Record<string, unknown>
+        >,
+    };
+  }
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const requestState = ctx.mcpReq.requestState();
+  const logLevel = envelope?.[LOG_LEVEL_META_KEY];
+  return {
+    era: 'modern',
+    capabilities:
+      (envelope?.[CLIENT_CAPABILITIES_META_KEY] as Record<string, unknown> | undefined) ??
+      server.getClientCapabilities(),
+    inputResponses: ctx.mcpReq.inputResponses,
+    requestState: typeof requestState === 'string' ? requestState : undefined,
+    logLevel: typeof logLevel === 'string' ? logLevel : undefined,
+  };
+}
+
+function forEra(result: Record<string, unknown>, version: string | undefined): Record<string, unknown> {
+  if (!isLegacyVersion(version) || !MODERN_ONLY_FIELDS.some((f) => f in result)) return result;
+  const legacy = { ...result };
+  for (const field of MODERN_ONLY_FIELDS) delete legacy[field];
+  return legacy;
+}

@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import type { Server, Transport } from '@modelcontextprotocol/server';
+import type { DownstreamTransportKind, Identity, SessionSink } from '../context.js';
+import type { Gateway } from '../gateway.js';
+import { DEFAULT_ANONYMOUS_ID } from '../identity.js';
+import { withEraErrorCodes } from './era.js';
+import { buildServer } from './server-adapter.js';
+
+export interface SessionOptions {
+  transport: DownstreamTransportKind;
+  /** Default: a random UUID. */
+  id?: string;
+  /** Who the session acts as (default: the anonymous identity). */
+  identity?: Identity;
+  /**
+   * Where the gateway's notifications for this session go; default: through the session's newest SDK
+   * `Server`. Stateless HTTP has no lasting instance and delivers to the SDK handler's event bus.
+   */
+  deliver?: SessionSink['notify'];
+}
+
+/**
+ * One downstream session: the gateway knows it (its subscriptions, its notifications) from `openSession`
+ * until `close`. Every listener opens sessions this one way, then either `connect`s a transport it owns
+ * (a legacy HTTP session, a WebSocket, an in-memory pair) or hands `build` to an SDK serving entry that
+ * builds instances per era (`serveStdio`, `createMcpHandler`) and `wrap`s its transport.
+ */
+export interface DownstreamSession {
+  readonly id: string;
+  readonly sink: SessionSink;
+  /** A new SDK `Server` for this session (the newest one receives its notifications). */
+  build(): Server;
+  /** The transport with the era adapter (legacy error codes) around it. */
+  wrap(transport: Transport): Transport;
+  /** Builds a Server and connects it to `transport` (wrapped). */
+  connect(transport: Transport): Promise<void>;
+  /** Releases the session's subscriptions; call when its transport closes. Idempotent. */
+  close(): Promise<void>;
+}
+
+const ANONYMOUS: Identity = Object.freeze({
+  id: DEFAULT_ANONYMOUS_ID,
+  groups: Object.freeze([]),
+  anonymous: true,
+});
+
+export function openSession(gateway: Gateway, options: SessionOptions): DownstreamSession {
+  const id = options.id ?? randomUUID();
+  let current: Server | undefined;
+  const sink: SessionSink = {
+    id,
+    transport: options.transport,
+    identity: options.identity ?? ANONYMOUS,
+    notify: options.deliver ?? ((method, params) => notifyThrough(current, method, params)),
+  };
+  gateway.openSession(sink);
+  let closed = false;
+  const build = () => {
+    current = buildServer(gateway, sink);
+    return current;
+  };
+  const wrap = (transport: Transport) =>
+    withEraErrorCodes(transport, () => current?.getNegotiatedProtocolVersion());
+  return {
+    id,
+    sink,
+    build,
+    wrap,
+    connect: (transport) => build().connect(wrap(transport)),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      await gateway.closeSession(id);
+    },
+  };
+}
+
+/** The dedicated senders are what the SDK routes onto modern `subscriptions/listen` streams. */
+async function notifyThrough(
+  server: Server | undefined,
+  method: string,
+  params: Record<string, unknown>,
+): Promise<void> {
+  if (!server) return;
+  switch (method) {
+    case 'notifications/resources/updated':
+      return server.sendResourceUpdated(params as { uri: string });
+    case 'notifications/resources/list_changed':
+      return server.sendResourceListChanged();
+    case 'notifications/tools/list_changed':
+      return server.sendToolListChanged();
+    case 'notifications/prompts/list_changed':
+      return server.sendPromptListChanged();
+    default:
+      return server.notification({ method, params } as never);
+  }
+}

@@ -1,0 +1,49 @@
+import type { RequestContext, RequestTarget } from '../context.js';
+import { ErrorCode, GatewayError } from '../errors.js';
+import type { Outcome } from '../middleware.js';
+import type { Feature, MethodHandler } from './feature.js';
+
+/**
+ * The terminal step of the request chain: sends each method to the feature that answers it. Errors
+ * leave as values, so every plugin sees every outcome.
+ */
+export class Dispatcher {
+  readonly #handlers = new Map<string, MethodHandler>();
+  readonly #features = new Map<string, Feature>();
+
+  constructor(features: readonly Feature[]) {
+    for (const feature of features) {
+      for (const [method, handler] of Object.entries(feature.handlers)) {
+        this.#handlers.set(method, handler);
+        this.#features.set(method, feature);
+      }
+    }
+  }
+
+  get methods(): string[] {
+    return [...this.#handlers.keys()];
+  }
+
+  /** Where a request will be routed (for plugins); undefined for lists and unroutable requests. */
+  target(ctx: RequestContext): RequestTarget | undefined {
+    return this.#features.get(ctx.method)?.target?.(ctx);
+  }
+
+  async dispatch(ctx: RequestContext): Promise<Outcome> {
+    const handler = this.#handlers.get(ctx.method);
+    if (!handler) {
+      return {
+        ok: false,
+        error: new GatewayError(
+          ErrorCode.MethodNotFound,
+          `Method not found: ${ctx.method}. Switchyard answers ping and ${this.methods.join(', ')}.`,
+        ),
+      };
+    }
+    try {
+      return { ok: true, result: await handler(ctx) };
+    } catch (error) {
+      return { ok: false, error: GatewayError.fromUnknown(error) };
+    }
+  }
+}

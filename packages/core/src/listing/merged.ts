@@ -1,0 +1,125 @@
+import { mergeCacheHints } from '../cache-hints.js';
+import type { RequestContext } from '../context.js';
+import { MergedCursorCodec, type MergedCursorState } from '../cursor.js';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { asRecords } from '../payload.js';
+import type { UpstreamConnection } from '../upstream/connection.js';
+import { originOf } from '../upstream/origin.js';
+import { offered, type UpstreamFeature, type UpstreamPool } from '../upstream/pool.js';
+import type { ListMethod } from './walk.js';
+
+/** Key under `_meta` of merged list results naming upstreams whose entries are missing from the page. */
+export const UNAVAILABLE_META_KEY = 'switchyard/unavailable';
+
+/** Cursor key carrying the cache scope an enumeration started with (not a valid server name). */
+const SCOPE_KEY = '$scope';
+
+/** One of the four merged list kinds: what to ask each upstream and how its items are exposed. */
+export interface ListKind {
+  readonly method: ListMethod;
+  /** The result field holding the items (`resources`, `resourceTemplates`, `tools`, `prompts`). */
+  readonly field: string;
+  /** Tags cursors, so a cursor of one kind is refused by another. */
+  readonly cursorKind: string;
+  /** The capability an upstream needs for this kind (upstreams without it are skipped). */
+  readonly feature: UpstreamFeature;
+  /** The item as clients see it (renamed, rewritten), or undefined to leave it out (curated, colliding). */
+  expose(upstream: UpstreamConnection, item: Record<string, unknown>): Record<string, unknown> | undefined;
+}
+
+/**
+ * The one merged-listing engine behind `resources/list`, `resources/templates/list`, `tools/list` and
+ * `prompts/list` (DESIGN §5): every upstream that still has a page is asked concurrently, one downstream
+ * page holds the next page of each, and the stateless cursor carries every upstream's own cursor under
+ * an HMAC. An upstream that fails is left out of the page and named in `_meta`.
+ */
+export class MergedListing {
+  readonly #pool: UpstreamPool;
+  readonly #cursors: MergedCursorCodec;
+  readonly #log: Logger;
+
+  constructor(pool: UpstreamPool, cursorSecret: string | undefined, logger: Logger) {
+    this.#pool = pool;
+    this.#log = logger;
+    this.#cursors = new MergedCursorCodec(
+      JSON.stringify([pool.ordered.map((u) => [u.name, u.config.prefix]), cursorSecret ?? '']),
+    );
+  }
+
+  async list(kind: ListKind, ctx: RequestContext): Promise<Record<string, unknown>> {
+    const { state, pinnedScope } = this.#start(kind, ctx.params.cursor);
+    const participants = this.#pool.ordered.filter((u) => u.name in state);
+    const origin = originOf(ctx);
+    const settled = await Promise.allSettled(
+      participants.map((u) => {
+        if (u.state === 'ready' && !offered(u.capabilities, kind.feature)) return Promise.resolve(undefined);
+        const upstreamCursor = state[u.name];
+        return u.request(kind.method, upstreamCursor === undefined ? {} : { cursor: upstreamCursor }, {
+          signal: ctx.signal,
+          origin,
+        });
+      }),
+    );
+    if (ctx.signal.aborted) throw GatewayError.cancelled(kind.method);
+    const items: unknown[] = [];
+    const next: MergedCursorState = {};
+    const unavailable: string[] = [];
+    const pages: Record<string, unknown>[] = [];
+    participants.forEach((u, i) => {
+      const outcome = settled[i]!;
+      if (outcome.status === 'rejected') {
+        unavailable.push(u.name);
+        this.#log.warn('upstream omitted from merged listing', {
+          upstream: u.name,
+          method: kind.method,
+          error: outcome.reason instanceof Error ? outcome.reason.message : String(outcome.reason),
+        });
+        return;
+      }
+      const page = outcome.value;
+      if (page === undefined) return;
+      pages.push(page);
+      for (const raw of asRecords(page[kind.field])) {
+        const item = kind.expose(u, raw);
+        if (item !== undefined) items.push(item);
+      }
+      if (typeof page.nextCursor === 'string' && page.nextCursor.length > 0) next[u.name] = page.nextCursor;
+    });
+    const result: Record<string, unknown> = { [kind.field]: items };
+    const hints = mergeCacheHints(pages);
+    if (hints || pinnedScope) {
+      // A page never widens the scope the enumeration started with; a private contribution narrows it.
+      const scope = hints?.cacheScope === 'public' && pinnedScope !== 'private' ? 'public' : 'private';
+      result.ttlMs = hints?.ttlMs ?? 0;
+      result.cacheScope = scope;
+      if (Object.keys(next).length > 0) next[SCOPE_KEY] = scope;
+    }
+    if (Object.keys(next).length > 0) result.nextCursor = this.#cursors.encode(kind.cursorKind, next);
+    if (unavailable.length > 0) result._meta = { [UNAVAILABLE_META_KEY]: unavailable };
+    return result;
+  }
+
+  /** The per-upstream state a page starts from: every upstream for the first page, else the cursor's. */
+  #start(
+    kind: ListKind,
+    cursor: unknown,
+  ): { state: Record<string, string | undefined>; pinnedScope: string | undefined } {
+    if (cursor === undefined || cursor === null) {
+      return {
+        state: Object.fromEntries(this.#pool.names.map((name) => [name, undefined])),
+        pinnedScope: undefined,
+      };
+    }
+    const state: Record<string, string | undefined> = this.#cursors.decode(kind.cursorKind, cursor);
+    // The spec requires one cacheScope for every page of a listing (modern era): the first page decides
+    // it and the cursor carries it. Upstream names cannot start with '$'.
+    const pinnedScope = state[SCOPE_KEY];
+    delete state[SCOPE_KEY];
+    if (pinnedScope !== undefined && pinnedScope !== 'public' && pinnedScope !== 'private') {
+      throw GatewayError.invalidCursor();
+    }
+    for (const name of Object.keys(state)) if (!this.#pool.get(name)) throw GatewayError.invalidCursor();
+    return { state, pinnedScope };
+  }
+}

@@ -1,0 +1,50 @@
+import type { SessionSink } from '../context.js';
+import type { Logger } from '../logger.js';
+
+/** The open downstream sessions, by id, and delivery of notifications to them. */
+export class SessionRegistry {
+  readonly #sessions = new Map<string, SessionSink>();
+  readonly #log: Logger;
+
+  constructor(logger: Logger) {
+    this.#log = logger;
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  ids(): IterableIterator<string> {
+    return this.#sessions.keys();
+  }
+
+  has(id: string): boolean {
+    return this.#sessions.has(id);
+  }
+
+  open(session: SessionSink): void {
+    this.#sessions.set(session.id, session);
+  }
+
+  /** Forgets a session; false when it was not open. */
+  close(id: string): boolean {
+    return this.#sessions.delete(id);
+  }
+
+  clear(): void {
+    this.#sessions.clear();
+  }
+
+  /** Sends a notification to one session (a closed session, or a failed delivery, is logged and skipped). */
+  send(id: string, method: string, params: Record<string, unknown>): void {
+    const session = this.#sessions.get(id);
+    if (!session) return;
+    session.notify(method, params).catch((error) => {
+      this.#log.debug('could not deliver notification', { session: id, method, error: String(error) });
+    });
+  }
+
+  broadcast(method: string, params: Record<string, unknown>): void {
+    for (const id of this.#sessions.keys()) this.send(id, method, params);
+  }
+}

@@ -1,0 +1,109 @@
+import type { ServerCapabilities } from '@modelcontextprotocol/client';
+import type { Logger } from '../logger.js';
+import type { NamedCatalog } from '../routing/named-catalog.js';
+import type { UnprefixedCatalog } from '../routing/unprefixed-catalog.js';
+import type { SubscriptionTable } from '../subscriptions.js';
+import type { UpstreamConnection, UpstreamListener } from '../upstream/connection.js';
+import type { RequestOrigin } from '../upstream/origin.js';
+import type { NotificationFanout } from './fanout.js';
+import type { ListChangedCoalescer, ListedKind } from './list-changed.js';
+import type { PluginWatches } from './watches.js';
+
+export interface UpstreamEventsDeps {
+  resources: UnprefixedCatalog;
+  tools: NamedCatalog;
+  prompts: NamedCatalog;
+  subscriptions: SubscriptionTable<RequestOrigin>;
+  watches: PluginWatches;
+  listChanged: ListChangedCoalescer;
+  fanout: NotificationFanout;
+  logger: Logger;
+}
+
+/**
+ * What the gateway does when an upstream connects or drops: it indexes what the upstream offers,
+ * re-establishes the subscriptions sessions hold on it, and tells sessions that the lists changed
+ * (DESIGN §7) — except for the first connection of a startup, which no session could have seen.
+ */
+export class UpstreamEvents implements UpstreamListener {
+  readonly #deps: UpstreamEventsDeps;
+  readonly #firstAttempt = new Map<string, () => void>();
+
+  constructor(deps: UpstreamEventsDeps) {
+    this.#deps = deps;
+  }
+
+  /** Resolves once each of `names` has connected (and been indexed) or failed its first attempt. */
+  settled(names: readonly string[]): Promise<void> {
+    return Promise.all(
+      names.map((name) => new Promise<void>((resolve) => this.#firstAttempt.set(name, resolve))),
+    ).then(() => {});
+  }
+
+  ready(u: UpstreamConnection): void {
+    const { resources, tools, prompts, subscriptions, logger } = this.#deps;
+    const tasks: Promise<unknown>[] = [tools.refresh(u), prompts.refresh(u)];
+    if (resources.has(u.name)) {
+      tasks.push(
+        resources
+          .refresh(u.name, (method, cursor) => u.request(method, cursor === undefined ? {} : { cursor }))
+          .catch((error) =>
+            logger.warn('could not index unprefixed server', { upstream: u.name, error: String(error) }),
+          ),
+      );
+    }
+    for (const uri of subscriptions.urisOf(u.name)) {
+      tasks.push(
+        u.subscribe(uri).catch((error) =>
+          logger.warn('could not re-establish subscription after reconnect', {
+            upstream: u.name,
+            uri,
+            error: String(error),
+          }),
+        ),
+      );
+    }
+    void Promise.all(tasks).then(() => {
+      const initial = this.#firstAttempt.has(u.name);
+      this.#attempted(u);
+      if (!initial) this.#announce(u.capabilities);
+    });
+  }
+
+  down(u: UpstreamConnection, error: unknown): void {
+    this.#deps.logger.warn('upstream disconnected', {
+      upstream: u.name,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    // Updates sent while it is down are lost: whatever plugins hold for it may be stale.
+    this.#deps.watches.upstreamDown(u.name);
+    this.#announce(u.knownCapabilities);
+  }
+
+  failed(u: UpstreamConnection, _error?: unknown): void {
+    this.#attempted(u);
+  }
+
+  /** start() settles once every upstream has connected or failed its first attempt. */
+  #attempted(u: UpstreamConnection): void {
+    this.#firstAttempt.get(u.name)?.();
+    this.#firstAttempt.delete(u.name);
+  }
+
+  notification(
+    u: UpstreamConnection,
+    method: string,
+    params: Record<string, unknown>,
+    origins: readonly RequestOrigin[],
+  ): void {
+    this.#deps.fanout.relay(u, method, params, origins);
+  }
+
+  /** An upstream's items appeared or vanished: every list it contributes to changed. */
+  #announce(capabilities: ServerCapabilities | undefined): void {
+    const kinds: ListedKind[] = ['resources'];
+    if (capabilities?.tools) kinds.push('tools');
+    if (capabilities?.prompts) kinds.push('prompts');
+    for (const kind of kinds) this.#deps.listChanged.schedule(kind);
+  }
+}

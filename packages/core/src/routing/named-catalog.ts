@@ -1,0 +1,91 @@
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { nameFilter } from '../naming/curation.js';
+import type { UpstreamConnection } from '../upstream/connection.js';
+import { offered, type UpstreamPool } from '../upstream/pool.js';
+import { type NamedKind, type NamedTarget, NameIndex } from './name-index.js';
+
+const NOUN = { tools: 'tool', prompts: 'prompt' } as const;
+const SUGGESTIONS = 8;
+
+/**
+ * The gateway's live knowledge of every upstream's tools (or prompts): the {@link NameIndex}, refreshed
+ * from each upstream's full listing when it connects and when it announces a change, and consulted to
+ * route a call by its exposed name.
+ */
+export class NamedCatalog {
+  readonly kind: NamedKind;
+  readonly index: NameIndex;
+  readonly #pool: UpstreamPool;
+  readonly #log: Logger;
+  /** Refreshes in flight, per upstream: concurrent misses share one listing. */
+  readonly #refreshing = new Map<string, Promise<void>>();
+
+  constructor(kind: NamedKind, pool: UpstreamPool, logger: Logger) {
+    this.kind = kind;
+    this.#pool = pool;
+    this.#log = logger;
+    this.index = new NameIndex(
+      kind,
+      pool.ordered.map((u) => ({
+        name: u.name,
+        prefix: u.config.prefix,
+        filter: nameFilter(kind === 'tools' ? u.config.tools : u.config.prompts),
+      })),
+      logger,
+    );
+  }
+
+  /** Re-reads `upstream`'s full listing of this kind (when it is connected and offers it). */
+  refresh(upstream: UpstreamConnection): Promise<void> {
+    const running = this.#refreshing.get(upstream.name);
+    if (running) return running;
+    if (upstream.state !== 'ready' || !offered(upstream.capabilities, this.kind)) return Promise.resolve();
+    const done = this.index
+      .refresh(upstream.name, (method, cursor) =>
+        upstream.request(method, cursor === undefined ? {} : { cursor }),
+      )
+      .catch((error) =>
+        this.#log.warn(`could not index the ${this.kind} of an upstream`, {
+          upstream: upstream.name,
+          error: String(error),
+        }),
+      )
+      .finally(() => this.#refreshing.delete(upstream.name));
+    this.#refreshing.set(upstream.name, done);
+    return done;
+  }
+
+  /**
+   * Where an exposed name leads. A name the index does not know yet sends the upstreams it could belong
+   * to for a fresh listing first (an upstream may add items without announcing it); still unknown, it
+   * is refused with the names that do exist.
+   */
+  async locate(exposed: string): Promise<NamedTarget> {
+    const known = this.index.resolve(exposed);
+    if (known) return known;
+    await Promise.all(
+      this.index
+        .candidates(exposed)
+        .map((name) => this.#pool.get(name))
+        .filter((u): u is UpstreamConnection => u !== undefined)
+        .map((u) => this.refresh(u)),
+    );
+    const found = this.index.resolve(exposed);
+    if (found) return found;
+    throw this.#unknown(exposed);
+  }
+
+  #unknown(exposed: string): GatewayError {
+    const noun = NOUN[this.kind];
+    const sample = this.index.sample(SUGGESTIONS);
+    const some =
+      sample.length === 0
+        ? `No upstream offers any ${this.kind} right now.`
+        : `Known ${this.kind} include ${sample.map((n) => `'${n}'`).join(', ')}${this.index.size > sample.length ? ', …' : ''}.`;
+    return GatewayError.invalidParams(
+      `Unknown ${noun} '${exposed}'. ${some} Names are exposed as <server>__<${noun}>; call ${this.kind}/list for the full list.`,
+      { reason: `${noun}_not_found`, name: exposed },
+    );
+  }
+}

@@ -1,0 +1,30 @@
+import type { ProgressUpdate, RequestContext } from '../context.js';
+
+/** Who caused an upstream request: used to route request-related notifications (and requests) back. */
+export interface RequestOrigin {
+  sessionId: string;
+  /** Delivers a notification related to the originating downstream request. */
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
+  /** The downstream request itself (shown to upstream-call middleware). */
+  context?: RequestContext;
+}
+
+export interface UpstreamRequestOptions {
+  signal?: AbortSignal;
+  origin?: RequestOrigin;
+  onProgress?: (progress: ProgressUpdate) => void;
+  /**
+   * Progress from the upstream restarts the timeout (a long tool call that reports progress stays
+   * alive); the upstream is asked for progress even when the downstream did not ask.
+   */
+  keepAliveOnProgress?: boolean;
+  /** Extra `_meta` envelope keys for a modern upstream (e.g. the downstream client's capabilities). */
+  envelope?: Record<string, unknown>;
+  /** Hand a modern upstream's input-required result back instead of failing (multi round-trip requests). */
+  allowInputRequired?: boolean;
+}
+
+/** The origin of a downstream request's upstream calls. */
+export function originOf(ctx: RequestContext): RequestOrigin {
+  return { sessionId: ctx.session.id, notify: ctx.notifyRelated, context: ctx };
+}
