@@ -99,11 +99,16 @@ function resolveConfig(
   for (const [name, server] of Object.entries(config.mcpServers)) {
     const at = joinPath('$.mcpServers', name);
     if (server.disabled) continue;
+    const exposure = {
+      name,
+      prefix: server.prefix,
+      timeoutMs: server.timeoutMs,
+      tools: server.tools,
+      prompts: server.prompts,
+    };
     if ('command' in server) {
       upstreams.push({
-        name,
-        prefix: server.prefix,
-        timeoutMs: server.timeoutMs,
+        ...exposure,
         transport: {
           kind: 'stdio',
           command: server.command,
@@ -132,12 +137,7 @@ function resolveConfig(
       });
       continue;
     }
-    upstreams.push({
-      name,
-      prefix: server.prefix,
-      timeoutMs: server.timeoutMs,
-      transport: { kind, url: server.url, headers: server.headers },
-    });
+    upstreams.push({ ...exposure, transport: { kind, url: server.url, headers: server.headers } });
   }
   const owners = new Map<string, string>();
   for (const [name, client] of Object.entries(config.clients ?? {})) {

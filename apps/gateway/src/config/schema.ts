@@ -7,14 +7,25 @@ const headers = z.record(z.string(), z.string());
 /** Keys other MCP hosts put in `mcpServers` entries that Switchyard accepts and ignores. */
 const hostKeys = { disabled: z.boolean().optional(), autoApprove: z.array(z.string()).optional() };
 
+/** Globs over the upstream's own tool (or prompt) names: `*` any run of characters, `?` one character. */
+const globs = z.array(z.string().min(1, 'must be a non-empty glob'));
+const curation = z.strictObject({ allow: globs.optional(), deny: globs.optional() }).optional();
+
+/** What every server entry may say besides how to reach it. */
+const exposure = {
+  prefix: z.boolean().default(true),
+  timeoutMs: timeoutMs.default(30_000),
+  tools: curation,
+  prompts: curation,
+};
+
 const stdioServer = z.strictObject({
   type: z.literal('stdio').optional(),
   command: z.string().min(1, 'must be a non-empty command'),
   args: z.array(z.string()).default([]),
   env: z.record(z.string(), z.string()).default({}),
   cwd: z.string().optional(),
-  prefix: z.boolean().default(true),
-  timeoutMs: timeoutMs.default(30_000),
+  ...exposure,
   ...hostKeys,
 });
 
@@ -23,8 +34,7 @@ const remoteServer = z.strictObject({
   transport: z.enum(['http', 'streamable-http', 'sse', 'ws']).optional(),
   url: z.string().refine((u) => URL.canParse(u), 'must be an absolute URL'),
   headers: headers.default({}),
-  prefix: z.boolean().default(true),
-  timeoutMs: timeoutMs.default(30_000),
+  ...exposure,
   ...hostKeys,
 });
 
