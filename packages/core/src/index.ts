@@ -1,11 +1,13 @@
 export { type CacheHints, mergeCacheHints } from './cache-hints.js';
 export { DEFAULT_TIMEOUT_MS, type UpstreamConfig, type UpstreamTransportConfig } from './config.js';
 export type {
+  DownstreamClient,
   DownstreamTransportKind,
   Identity,
   ProgressUpdate,
   RequestContext,
   RequestMiddleware,
+  RequestTarget,
   SessionSink,
 } from './context.js';
 export { MergedCursorCodec, type MergedCursorState } from './cursor.js';
@@ -43,9 +45,12 @@ export {
 export { UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export { compose, type Middleware, type Outcome } from './middleware.js';
+export { type CurationConfig, nameFilter } from './naming/curation.js';
+export { EXPOSED_NAME_PATTERN, exposeName, NAME_SEPARATOR, splitExposedName } from './naming/names.js';
 export { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
 export {
   definePlugin,
+  type NamedRoute,
   type PluginDefinition,
   type PluginGateway,
   type PluginHooks,

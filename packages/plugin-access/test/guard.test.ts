@@ -19,6 +19,7 @@ const gatewayView: PluginGateway = {
   route: (uri) => ({ upstream: uri.slice(0, uri.indexOf('+')), uri: uri.slice(uri.indexOf('+') + 1) }),
   tool: () => undefined,
   prompt: () => undefined,
+  exposeName: (_kind, upstream, name) => `${upstream}__${name}`,
   completionTarget: () => undefined,
   exposeUri: (upstream, uri) => `${upstream}+${uri}`,
   canSubscribe: () => false,

@@ -68,6 +68,11 @@ export interface PluginGateway {
   /** The upstream prompt an exposed prompt name leads to, or undefined when none does. */
   prompt(exposedName: string): NamedRoute | undefined;
   /**
+   * The name clients see for an upstream's own tool or prompt name (`server__name`, mapped to the
+   * allowed characters), or undefined when the server's curation hides it.
+   */
+  exposeName(kind: 'tools' | 'prompts', upstream: string, name: string): string | undefined;
+  /**
    * The upstream that answers a `completion/complete` for `ref` (a `ref/resource` template URI, or a
    * `ref/prompt` name), exactly as the gateway will route it; undefined when none does.
    */

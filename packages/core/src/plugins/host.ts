@@ -74,6 +74,10 @@ export class GatewayPort implements PluginGateway {
     return this.#gateway().prompt(exposedName);
   }
 
+  exposeName(kind: 'tools' | 'prompts', upstream: string, name: string): string | undefined {
+    return this.#gateway().exposeName(kind, upstream, name);
+  }
+
   completionTarget(ref: unknown): string | undefined {
     return this.#gateway().completionTarget(ref);
   }

@@ -34,6 +34,7 @@ export function pluginView({
     },
     tool: (exposedName) => tools.index.resolve(exposedName),
     prompt: (exposedName) => prompts.index.resolve(exposedName),
+    exposeName: (kind, upstream, name) => (kind === 'tools' ? tools : prompts).index.expose(upstream, name),
     completionTarget,
     exposeUri: (upstream, uri) => exposeUri(upstream, uri, pool.require(upstream).config.prefix),
     canSubscribe: (upstream) => subscribable(pool.get(upstream)),
