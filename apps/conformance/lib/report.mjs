@@ -67,12 +67,17 @@ export function printRevision(revision, plan, rows, counts) {
       const note =
         target === 'gateway' && r.outcome !== 'regression' ? ` (${NOTES[r.outcome] || r.outcome})` : '';
       console.log(`    ${target} ${r.scenario}${note}`);
-      const seen = new Set();
+      // Checks failing with one and the same message (e.g. all skipped for one reason) share a line.
+      const byMessage = new Map();
       for (const f of res.failures) {
-        const line = `${f.id}: ${clip(f.message, 220)}`;
-        if (seen.has(line)) continue;
-        seen.add(line);
-        console.log(`      - ${line}`);
+        const message = clip(f.message, 220);
+        const ids = byMessage.get(message) ?? new Set();
+        ids.add(f.id);
+        byMessage.set(message, ids);
+      }
+      for (const [message, ids] of byMessage) {
+        if (ids.size > 2) console.log(`      - ${message} (${ids.size} checks): ${[...ids].join(', ')}`);
+        else for (const id of ids) console.log(`      - ${id}: ${message}`);
       }
     }
   }
