@@ -6,47 +6,46 @@ import {
   type RequestContext,
   type UpstreamCall,
 } from '@switchyard/core';
+import { ListFilter } from './list-filter.js';
 import { uriReadings } from './normalize.js';
-import { type AccessPolicy, type Decision, LIST_METHODS } from './policy.js';
-
-/** Where list items live in a page, and which field names each item. */
-const LIST_FIELDS: Readonly<Record<string, { field: string; uriField: string; template: boolean }>> = {
-  'resources/list': { field: 'resources', uriField: 'uri', template: false },
-  'resources/templates/list': { field: 'resourceTemplates', uriField: 'uriTemplate', template: true },
-};
-
-/** What a guarded request targets. */
-interface Target {
-  /** The target as the client wrote it (for messages), if it has one. */
-  shown: string | undefined;
-  server: string | undefined;
-  /** Canonical readings; undefined = not canonicalizable (denied). Empty array = no URI (prompt refs). */
-  readings: readonly string[] | undefined;
-}
+import { LIST_METHODS } from './options.js';
+import type { AccessPolicy, Decision } from './policy.js';
+import { decideTarget, ITEM_METHOD, type Target, targetOf } from './targets.js';
+import { withholdResources } from './withhold.js';
 
 /** Counts what the plugin refuses and hides (OpenTelemetry counters, or no-ops). */
 export interface AccessMetrics {
   denied(method: string): void;
+  /** List items hidden, or resources withheld from a result, by the rules. */
   hidden(method: string, count: number): void;
 }
 
-const SHOWN_URI_LIMIT = 200;
+type Next = (params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+const SHOWN_LIMIT = 200;
+const NOT_FOUND: Readonly<Record<string, 'tools' | 'prompts'>> = {
+  tool_not_found: 'tools',
+  prompt_not_found: 'prompts',
+};
 
 /**
- * Applies an {@link AccessPolicy} to requests (read, subscribe, completion, list requests) and to the
- * upstream pages of list calls (filtering items the caller may not read).
+ * Applies an {@link AccessPolicy}: refuses denied requests (reads, subscriptions, tool calls, prompt
+ * gets, completions, list requests), filters the upstream pages of list calls, and keeps results and
+ * errors from revealing what the caller may not use.
  */
 export class AccessGuard {
   readonly #policy: AccessPolicy;
   readonly #gateway: PluginGateway;
   readonly #log: Logger;
   readonly #metrics: AccessMetrics;
+  readonly #lists: ListFilter;
 
   constructor(policy: AccessPolicy, gateway: PluginGateway, log: Logger, metrics: AccessMetrics) {
     this.#policy = policy;
     this.#gateway = gateway;
     this.#log = log;
     this.#metrics = metrics;
+    this.#lists = new ListFilter(policy, gateway, (method, count) => metrics.hidden(method, count));
   }
 
   /** Request middleware: refuses denied requests with `forbidden` before anything else sees them. */
@@ -55,124 +54,97 @@ export class AccessGuard {
       const decision = this.#policy.decideListRequest(ctx.identity, ctx.method);
       return decision.effect === 'allow' ? next() : this.#refuse(ctx, undefined, decision);
     }
-    const target = this.#targetOf(ctx);
-    if (target === undefined) return next();
-    const decision = this.#policy.decideReadings(
-      { identity: ctx.identity, method: ctx.method, server: target.server },
-      target.readings,
-    );
-    return decision.effect === 'allow' ? next() : this.#refuse(ctx, target, decision);
+    const target = targetOf(ctx, this.#gateway);
+    if (target !== undefined) {
+      const decision = decideTarget(this.#policy, ctx, target);
+      if (decision.effect === 'deny') return this.#refuse(ctx, target, decision);
+    }
+    return this.#screen(ctx, await next());
   }
 
   /**
-   * Upstream-call middleware: on list calls made for a client, keeps only the items that client may read,
-   * and fetches the upstream's following pages while filtering leaves a page empty, so a client never gets
-   * an empty page with a cursor because of filtering. Gateway-internal calls are left alone.
+   * Upstream-call middleware: filters the pages of list calls made for a client, and refuses a tool
+   * call, prompt get or prompt completion the caller may not make on the upstream it actually reaches
+   * (the last check before the upstream). Gateway-internal calls are left alone.
    */
-  async upstreamCall(
-    call: UpstreamCall,
-    next: (params?: Record<string, unknown>) => Promise<Record<string, unknown>>,
-  ): Promise<Record<string, unknown>> {
+  async upstreamCall(call: UpstreamCall, next: Next): Promise<Record<string, unknown>> {
     const request = call.request;
-    const kind = LIST_FIELDS[call.method];
-    if (request === undefined || kind === undefined) return next();
-    let page = await next();
-    for (let skipped = 0; ; skipped++) {
-      const items = Array.isArray(page[kind.field]) ? (page[kind.field] as unknown[]) : [];
-      const kept = items.filter((item) => this.#mayRead(request, call.upstream, item, kind));
-      if (kept.length < items.length) this.#metrics.hidden(call.method, items.length - kept.length);
-      const cursor = page.nextCursor;
-      const more = typeof cursor === 'string' && cursor.length > 0;
-      if (kept.length > 0 || !more || skipped >= this.#policy.maxSkippedPages) {
-        return this.#filtered(page, kind.field, kept);
+    if (request === undefined) return next();
+    if (this.#lists.handles(call.method)) return this.#lists.filter(call, request, next);
+    const target = targetOf(request, this.#gateway);
+    if (target !== undefined && target.kind !== 'resource' && call.method === request.method) {
+      const decision = decideTarget(this.#policy, request, { ...target, servers: [call.upstream] });
+      if (decision.effect === 'deny') {
+        const refused = this.#refuse(request, target, decision);
+        if (!refused.ok) throw refused.error;
       }
-      if (request.signal.aborted) throw GatewayError.cancelled(request.method);
-      page = await next({ ...call.params, cursor });
     }
-  }
-
-  #mayRead(
-    request: RequestContext,
-    upstream: string,
-    item: unknown,
-    kind: { uriField: string; template: boolean },
-  ): boolean {
-    if (typeof item !== 'object' || item === null) return false;
-    const raw = (item as Record<string, unknown>)[kind.uriField];
-    if (typeof raw !== 'string') return false;
-    const readings = uriReadings(this.#gateway.exposeUri(upstream, raw), { template: kind.template });
-    const subject = { identity: request.identity, method: 'resources/read', server: upstream };
-    return this.#policy.decideReadings(subject, readings).effect === 'allow';
-  }
-
-  /** The page with only `kept`; a page whose content depends on the caller must not be cached as public. */
-  #filtered(page: Record<string, unknown>, field: string, kept: unknown[]): Record<string, unknown> {
-    const result: Record<string, unknown> = { ...page, [field]: kept };
-    if (this.#policy.identityDependent && typeof page.cacheScope === 'string') result.cacheScope = 'private';
-    return result;
-  }
-
-  /** The target of a guarded method; undefined for what is not guarded or malformed (the gateway answers it). */
-  #targetOf(ctx: RequestContext): Target | undefined {
-    switch (ctx.method) {
-      case 'resources/read':
-      case 'resources/subscribe': {
-        const uri = ctx.params.uri;
-        if (typeof uri !== 'string' || uri.length === 0) return undefined;
-        return { shown: uri, server: this.#gateway.route(uri)?.upstream, readings: uriReadings(uri) };
-      }
-      case 'completion/complete':
-        return this.#completionTarget(ctx.params.ref);
-      default:
-        return undefined;
-    }
+    return next();
   }
 
   /**
-   * `ref/resource`: the template URI (canonicalized as a template); `ref/prompt`: no URI. The server
-   * is the one the gateway will send the completion to (prefixed or not).
+   * What an answered request may show: resources a tool result or prompt links or embeds are withheld
+   * when the caller may not read them, and an unknown tool or prompt is reported without the gateway's
+   * sample of existing names (some may be denied to this caller).
    */
-  #completionTarget(ref: unknown): Target | undefined {
-    if (typeof ref !== 'object' || ref === null) return undefined;
-    const { type, uri, name } = ref as Record<string, unknown>;
-    if (type === 'ref/resource' && typeof uri === 'string' && uri.length > 0) {
-      return {
-        shown: uri,
-        server: this.#gateway.completionTarget(ref),
-        readings: uriReadings(uri, { template: true }),
-      };
+  #screen(ctx: RequestContext, outcome: Outcome): Outcome {
+    if (!outcome.ok) {
+      const kind = NOT_FOUND[String(outcome.error.data?.reason)];
+      if (kind === undefined) return outcome;
+      const name = abbreviate(String(outcome.error.data?.name ?? ctx.params.name));
+      const noun = kind.slice(0, -1);
+      const error = new GatewayError(
+        outcome.error.code,
+        `Unknown ${noun} '${name}'. Call ${kind}/list for the ${kind} this client may use (names are exposed as <server>__<${noun}>).`,
+        { reason: outcome.error.data?.reason, name },
+      );
+      return { ok: false, error };
     }
-    if (type === 'ref/prompt' && typeof name === 'string' && name.length > 0) {
-      return { shown: name, server: this.#gateway.completionTarget(ref), readings: [] };
-    }
-    return undefined;
+    if (ctx.method !== 'tools/call' && ctx.method !== 'prompts/get') return outcome;
+    const { result, withheld } = withholdResources(ctx.method, outcome.result, (uri) =>
+      this.#mayRead(ctx, uri),
+    );
+    if (withheld === 0) return outcome;
+    this.#metrics.hidden(ctx.method, withheld);
+    return { ok: true, result };
+  }
+
+  #mayRead(ctx: RequestContext, exposedUri: string): boolean {
+    const subject = {
+      identity: ctx.identity,
+      method: ITEM_METHOD.resource,
+      server: this.#gateway.route(exposedUri)?.upstream,
+    };
+    return this.#policy.decideReadings(subject, uriReadings(exposedUri)).effect === 'allow';
   }
 
   #refuse(ctx: RequestContext, target: Target | undefined, decision: Decision): Outcome {
     this.#metrics.denied(ctx.method);
-    const shown = target?.shown === undefined ? undefined : abbreviate(target.shown);
+    const shown = target === undefined ? undefined : abbreviate(target.shown);
+    // The target as the client named it: `uri` for resources and templates, `name` for tools and prompts.
+    const named = shown === undefined ? {} : { [target?.kind === 'resource' ? 'uri' : 'name']: shown };
     this.#log.debug('access denied', {
       identity: ctx.identity.id,
       method: ctx.method,
-      uri: shown,
+      ...named,
       rule: decision.rule,
       description: this.#policy.describe(decision.rule),
     });
     const what = shown === undefined ? '' : ` on ${shown}`;
     const why =
-      target !== undefined && target.readings === undefined
+      target?.kind === 'resource' && target.readings === undefined
         ? ' The URI cannot be checked (it needs a scheme, well-formed percent-encoding and no control characters), so it is refused.'
         : '';
     return {
       ok: false,
       error: GatewayError.forbidden(
         `Forbidden: client '${ctx.identity.id}' may not call ${ctx.method}${what}.${why} Ask the gateway operator if you need access.`,
-        shown === undefined ? { method: ctx.method } : { method: ctx.method, uri: shown },
+        { method: ctx.method, ...named },
       ),
     };
   }
 }
 
 function abbreviate(text: string): string {
-  return text.length <= SHOWN_URI_LIMIT ? text : `${text.slice(0, SHOWN_URI_LIMIT)}…`;
+  return text.length <= SHOWN_LIMIT ? text : `${text.slice(0, SHOWN_LIMIT)}…`;
 }

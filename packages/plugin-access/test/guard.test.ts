@@ -1,54 +1,15 @@
-import {
-  type Identity,
-  type PluginGateway,
-  type RequestContext,
-  silentLogger,
-  type UpstreamCall,
-} from '@switchyard/core';
+import type { Identity, UpstreamCall } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
-import { AccessGuard } from '../src/guard.js';
-import { type AccessOptions, AccessPolicy } from '../src/index.js';
+import type { AccessOptions } from '../src/index.js';
+import { guardFor, requestOf } from './guard-support.js';
 
 // Edge cases of list filtering that a real upstream cannot easily produce (an endless or cancelled
 // listing): the upstream is a function answering pages, the gateway view a stub that prefixes names.
 
 const bob: Identity = { id: 'bob', groups: [], anonymous: false };
 
-const gatewayView: PluginGateway = {
-  upstreams: () => ['docs'],
-  route: (uri) => ({ upstream: uri.slice(0, uri.indexOf('+')), uri: uri.slice(uri.indexOf('+') + 1) }),
-  tool: () => undefined,
-  prompt: () => undefined,
-  exposeName: (_kind, upstream, name) => `${upstream}__${name}`,
-  completionTarget: () => undefined,
-  exposeUri: (upstream, uri) => `${upstream}+${uri}`,
-  canSubscribe: () => false,
-  watch: () => Promise.reject(new Error('not used')),
-};
-
-function guardFor(options: AccessOptions) {
-  const counts = { denied: 0, hidden: 0 };
-  const guard = new AccessGuard(AccessPolicy.compile(options), gatewayView, silentLogger, {
-    denied: () => {
-      counts.denied += 1;
-    },
-    hidden: (_method, n) => {
-      counts.hidden += n;
-    },
-  });
-  return { guard, counts };
-}
-
 function listCall(signal: AbortSignal = new AbortController().signal): UpstreamCall {
-  const request = {
-    method: 'resources/list',
-    params: {},
-    identity: bob,
-    session: { id: 's', transport: 'memory', identity: bob, notify: async () => {} },
-    signal,
-    notifyRelated: async () => {},
-    state: new Map(),
-  } satisfies RequestContext;
+  const request = requestOf(bob, 'resources/list', {}, signal);
   return { upstream: 'docs', method: 'resources/list', params: {}, request };
 }
 

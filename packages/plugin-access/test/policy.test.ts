@@ -1,6 +1,8 @@
 import { definePlugin, type Identity, PluginError, setupPlugins, silentLogger } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
-import access, { AccessPolicy, type Subject, uriReadings } from '../src/index.js';
+import access from '../src/index.js';
+import { uriReadings } from '../src/normalize.js';
+import { AccessPolicy, type Subject } from '../src/policy.js';
 
 const alice: Identity = { id: 'alice', groups: ['platform', 'docs-team'], anonymous: false };
 const bob: Identity = { id: 'bob', groups: ['contractors'], anonymous: false };
@@ -209,7 +211,7 @@ describe('AccessPolicy.compile: validation names the option', () => {
     [
       'bad glob',
       { rules: [{ effect: 'deny', uris: ['docs+**', 'private/**'] }] },
-      /rules\[0\]\.uris\[1\]: cannot read "private\/\*\*" as a URI pattern/,
+      /rules\[0\]\.uris\[1\] is not a URI pattern: cannot read "private\/\*\*" as a URI pattern/,
     ],
     [
       'bad encoding in glob',
@@ -239,7 +241,7 @@ describe('AccessPolicy.compile: validation names the option', () => {
     });
     expect(policy.warnings).toEqual([
       expect.stringMatching(
-        /rules\[0\] names only list methods together with servers or uris, so it never matches/,
+        /rules\[0\] names only list methods together with servers, uris, tools or prompts, so it never matches/,
       ),
       expect.stringMatching(/rules\[1\] matches every request, so the rules after it never apply/),
     ]);
@@ -279,7 +281,7 @@ describe('plugin setup', () => {
     expect(error).toBeInstanceOf(PluginError);
     expect(error).toMatchObject({ code: 'PLUGIN_SETUP_FAILED' });
     expect((error as Error).message).toMatch(
-      /@switchyard\/plugin-access failed to set up: rules\[0\]\.effect/,
+      /@switchyard\/plugin-access failed to set up: option rules\[0\]\.effect must be "allow" or "deny", got "nope"/,
     );
   });
 

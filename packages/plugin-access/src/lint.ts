@@ -1,0 +1,48 @@
+import { type CompiledRule, LIST_METHODS } from './options.js';
+
+/** The methods whose target each pattern field can select (list items are decided as these too). */
+const TARGET_METHODS = {
+  uris: ['resources/read', 'resources/subscribe', 'completion/complete'],
+  tools: ['tools/call'],
+  prompts: ['prompts/get', 'completion/complete'],
+} as const;
+
+type TargetField = keyof typeof TARGET_METHODS;
+
+/** Legal rule lists that cannot mean what they say, as warnings to log at start-up. */
+export function lint(rules: readonly CompiledRule[]): string[] {
+  const warnings: string[] = [];
+  for (const rule of rules) {
+    const warning = neverMatches(rule);
+    if (warning) warnings.push(`rules[${rule.index}] ${warning}`);
+  }
+  const catchAll = rules.find(
+    (r) =>
+      !r.clients &&
+      !r.groups &&
+      !r.servers &&
+      !r.uris &&
+      !r.tools &&
+      !r.prompts &&
+      !r.methods &&
+      r.index < rules.length - 1,
+  );
+  if (catchAll) {
+    warnings.push(`rules[${catchAll.index}] matches every request, so the rules after it never apply`);
+  }
+  return warnings;
+}
+
+/** Why a rule can never match any request, or undefined when it can. */
+function neverMatches(rule: CompiledRule): string | undefined {
+  const methods = rule.methods && [...rule.methods];
+  if (!methods) return undefined;
+  const fields = (Object.keys(TARGET_METHODS) as TargetField[]).filter((f) => rule[f] !== undefined);
+  if (methods.every((m) => LIST_METHODS.has(m)) && (fields.length > 0 || rule.servers)) {
+    return 'names only list methods together with servers, uris, tools or prompts, so it never matches: list items are decided as a resources/read, tools/call or prompts/get of each item';
+  }
+  if (fields.length === 0) return undefined;
+  const applicable = new Set<string>(fields.flatMap((f) => TARGET_METHODS[f]));
+  if (methods.some((m) => applicable.has(m))) return undefined;
+  return `names ${fields.join(' and ')} but none of its methods addresses such a target (${[...applicable].join(', ')}), so it never matches`;
+}

@@ -1,0 +1,102 @@
+import { GatewayError, type PluginGateway, type RequestContext, type UpstreamCall } from '@switchyard/core';
+import { uriReadings } from './normalize.js';
+import type { AccessPolicy } from './policy.js';
+import { ITEM_METHOD } from './targets.js';
+
+/** What filtering makes of one listed item: shown, hidden by the rules, or not exposed at all (curated). */
+type Verdict = 'allow' | 'deny' | 'unexposed';
+
+/** One list kind: where its items live in a page, and how one item is decided. */
+interface ListedKind {
+  readonly field: string;
+  decide(request: RequestContext, upstream: string, item: Record<string, unknown>): Verdict;
+}
+
+type Next = (params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/**
+ * Filters the upstream pages of the four list kinds down to what the caller may use: each resource and
+ * template is decided as a `resources/read` of it, each tool as a `tools/call`, each prompt as a
+ * `prompts/get`, on the upstream that listed it. One loop serves every kind.
+ */
+export class ListFilter {
+  readonly #policy: AccessPolicy;
+  readonly #kinds: Readonly<Record<string, ListedKind>>;
+  readonly #hidden: (method: string, count: number) => void;
+
+  constructor(policy: AccessPolicy, gateway: PluginGateway, hidden: (method: string, count: number) => void) {
+    this.#policy = policy;
+    this.#hidden = hidden;
+    const resource = (field: string, uriField: string, template: boolean): ListedKind => ({
+      field,
+      decide: (request, upstream, item) => {
+        const raw = item[uriField];
+        if (typeof raw !== 'string') return 'deny';
+        const readings = uriReadings(gateway.exposeUri(upstream, raw), { template });
+        const subject = { identity: request.identity, method: ITEM_METHOD.resource, server: upstream };
+        return policy.decideReadings(subject, readings).effect;
+      },
+    });
+    const named = (kind: 'tool' | 'prompt'): ListedKind => ({
+      field: `${kind}s`,
+      decide: (request, upstream, item) => {
+        if (typeof item.name !== 'string') return 'deny';
+        const exposed = gateway.exposeName(`${kind}s`, upstream, item.name);
+        if (exposed === undefined) return 'unexposed';
+        const subject = { identity: request.identity, method: ITEM_METHOD[kind], server: upstream };
+        return policy.decide({ ...subject, [kind]: exposed }).effect;
+      },
+    });
+    this.#kinds = {
+      'resources/list': resource('resources', 'uri', false),
+      'resources/templates/list': resource('resourceTemplates', 'uriTemplate', true),
+      'tools/list': named('tool'),
+      'prompts/list': named('prompt'),
+    };
+  }
+
+  /** Whether `method` is a list call this filter handles. */
+  handles(method: string): boolean {
+    return Object.hasOwn(this.#kinds, method);
+  }
+
+  /**
+   * Keeps only the items `request`'s caller may use, and fetches the upstream's following pages while
+   * filtering leaves a page empty, so a client never gets an empty page with a cursor because of
+   * filtering (up to `maxSkippedPages` further pages per call).
+   */
+  async filter(call: UpstreamCall, request: RequestContext, next: Next): Promise<Record<string, unknown>> {
+    const kind = this.#kinds[call.method];
+    if (kind === undefined) return next();
+    let page = await next();
+    for (let skipped = 0; ; skipped++) {
+      const items = Array.isArray(page[kind.field]) ? (page[kind.field] as unknown[]) : [];
+      const kept: unknown[] = [];
+      let hidden = 0;
+      for (const item of items) {
+        const verdict = isRecord(item) ? kind.decide(request, call.upstream, item) : 'deny';
+        if (verdict === 'allow') kept.push(item);
+        else if (verdict === 'deny') hidden += 1;
+      }
+      if (hidden > 0) this.#hidden(call.method, hidden);
+      const cursor = page.nextCursor;
+      const more = typeof cursor === 'string' && cursor.length > 0;
+      if (kept.length > 0 || !more || skipped >= this.#policy.maxSkippedPages) {
+        return this.#filtered(page, kind.field, kept);
+      }
+      if (request.signal.aborted) throw GatewayError.cancelled(request.method);
+      page = await next({ ...call.params, cursor });
+    }
+  }
+
+  /** The page with only `kept`; a page whose content depends on the caller must not be cached as public. */
+  #filtered(page: Record<string, unknown>, field: string, kept: unknown[]) {
+    const result: Record<string, unknown> = { ...page, [field]: kept };
+    if (this.#policy.identityDependent && typeof page.cacheScope === 'string') result.cacheScope = 'private';
+    return result;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}

@@ -1,0 +1,120 @@
+import { type PluginGateway, type RequestContext, splitExposedName } from '@switchyard/core';
+import { uriReadings } from './normalize.js';
+import type { AccessPolicy, Decision } from './policy.js';
+
+/** What a guarded request addresses, as the rules see it. */
+export interface Target {
+  readonly kind: 'resource' | 'tool' | 'prompt';
+  /** The URI (or template) or the exposed name, as the client wrote it. */
+  readonly shown: string;
+  /** Resources: the canonical readings; undefined = not canonicalizable (denied). */
+  readonly readings?: readonly string[] | undefined;
+  /**
+   * The upstreams the gateway may send it to: one when routed, every `"prefix": false` upstream for a
+   * name no upstream is known to serve, none when nothing could serve it.
+   */
+  readonly servers: readonly string[];
+}
+
+/** The method a list item is decided as: listing an item shows what a read, call or get would use. */
+export const ITEM_METHOD = { resource: 'resources/read', tool: 'tools/call', prompt: 'prompts/get' } as const;
+
+/**
+ * Decides a request for `target`: a resource on every canonical reading, a tool or prompt on every
+ * upstream it may go to (so a name's decision never depends on whether it exists).
+ */
+export function decideTarget(
+  policy: AccessPolicy,
+  request: Pick<RequestContext, 'identity' | 'method'>,
+  target: Target,
+): Decision {
+  const { identity, method } = request;
+  if (target.kind === 'resource') {
+    return policy.decideReadings({ identity, method, server: target.servers[0] }, target.readings);
+  }
+  return policy.decideServers({ identity, method, [target.kind]: target.shown }, target.servers);
+}
+
+/**
+ * The target of a guarded request; undefined for methods that are not guarded (unsubscribing, lists)
+ * and for malformed params (the gateway answers those itself).
+ */
+export function targetOf(ctx: RequestContext, gateway: PluginGateway): Target | undefined {
+  const { uri, name, ref } = ctx.params;
+  switch (ctx.method) {
+    case 'resources/read':
+    case 'resources/subscribe':
+      return nonEmpty(uri) ? resourceTarget(uri, gateway.route(uri)?.upstream, false) : undefined;
+    case 'tools/call':
+      return nonEmpty(name) ? namedTarget(ctx, gateway, 'tool', name) : undefined;
+    case 'prompts/get':
+      return nonEmpty(name) ? namedTarget(ctx, gateway, 'prompt', name) : undefined;
+    case 'completion/complete':
+      return completionTarget(ctx, gateway, ref);
+    default:
+      return undefined;
+  }
+}
+
+/** `ref/resource`: the template URI; `ref/prompt`: the prompt, named as `prompts/get` names it. */
+function completionTarget(ctx: RequestContext, gateway: PluginGateway, ref: unknown): Target | undefined {
+  if (typeof ref !== 'object' || ref === null) return undefined;
+  const { type, uri, name } = ref as Record<string, unknown>;
+  if (type === 'ref/resource' && nonEmpty(uri)) {
+    return resourceTarget(uri, gateway.completionTarget(ref), true);
+  }
+  if (type === 'ref/prompt' && nonEmpty(name)) return namedTarget(ctx, gateway, 'prompt', name);
+  return undefined;
+}
+
+function resourceTarget(uri: string, server: string | undefined, template: boolean): Target {
+  return {
+    kind: 'resource',
+    shown: uri,
+    readings: uriReadings(uri, { template }),
+    servers: server === undefined ? [] : [server],
+  };
+}
+
+function namedTarget(
+  ctx: RequestContext,
+  gateway: PluginGateway,
+  kind: 'tool' | 'prompt',
+  exposed: string,
+): Target {
+  return { kind, shown: exposed, servers: namedServers(ctx, gateway, kind, exposed) };
+}
+
+/**
+ * The upstreams an exposed tool or prompt name leads to, worked out the way the gateway routes it: the
+ * routed target; else the server a `<server>__` prefix names; else any unprefixed upstream (the
+ * gateway refreshes those before it gives up on a name).
+ */
+function namedServers(
+  ctx: RequestContext,
+  gateway: PluginGateway,
+  kind: 'tool' | 'prompt',
+  exposed: string,
+): string[] {
+  const routed = ctx.target;
+  if (routed?.kind === kind && routed.exposed === exposed) return [routed.upstream];
+  const route = kind === 'tool' ? gateway.tool(exposed) : gateway.prompt(exposed);
+  if (route) return [route.upstream];
+  const upstreams = gateway.upstreams();
+  const split = splitExposedName(exposed);
+  if (split && upstreams.includes(split.server) && prefixed(gateway, split.server)) return [split.server];
+  return upstreams.filter((u) => !prefixed(gateway, u));
+}
+
+/** Whether an upstream's names and URIs carry its prefix (`"prefix": false` exposes them unchanged). */
+function prefixed(gateway: PluginGateway, upstream: string): boolean {
+  try {
+    return gateway.exposeUri(upstream, 'x:') !== 'x:';
+  } catch {
+    return true;
+  }
+}
+
+function nonEmpty(value: unknown): value is string {
+  return typeof value === 'string' && value.length > 0;
+}

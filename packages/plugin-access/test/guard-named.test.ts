@@ -1,0 +1,99 @@
+import type { Identity, PluginGateway } from '@switchyard/core';
+import { describe, expect, it } from 'vitest';
+import { WITHHELD, withholdResources } from '../src/withhold.js';
+import { gatewayView, guardFor, requestOf } from './guard-support.js';
+
+// Tool and prompt cases a real gateway cannot easily produce: the last check on the upstream hop, and
+// curated items in upstream pages. The gateway view is a stub that prefixes names with their server.
+
+const bob: Identity = { id: 'bob', groups: [], anonymous: false };
+const denyDrop = { default: 'allow' as const, rules: [{ effect: 'deny' as const, tools: ['docs__drop*'] }] };
+
+describe('AccessGuard.upstreamCall on tools and prompts', () => {
+  it('refuses a denied tool call on the upstream it reaches, without sending it', async () => {
+    const { guard, counts } = guardFor(denyDrop);
+    const request = requestOf(bob, 'tools/call', { name: 'docs__drop_table' });
+    let sent = 0;
+    const send = async () => {
+      sent += 1;
+      return { content: [] };
+    };
+    const call = { upstream: 'docs', method: 'tools/call', params: { name: 'drop_table' }, request };
+    await expect(guard.upstreamCall(call, send)).rejects.toMatchObject({
+      code: -32034,
+      data: { reason: 'forbidden', name: 'docs__drop_table' },
+    });
+    expect(sent).toBe(0);
+    expect(counts.denied).toBe(1);
+    const allowed = { ...call, request: requestOf(bob, 'tools/call', { name: 'docs__select' }) };
+    await expect(guard.upstreamCall(allowed, send)).resolves.toEqual({ content: [] });
+    expect(sent).toBe(1);
+  });
+
+  it('decides on the upstream actually called, not only on the one the name suggests', async () => {
+    const { guard } = guardFor({ default: 'allow', rules: [{ effect: 'deny', servers: ['secrets'] }] });
+    const request = requestOf(bob, 'prompts/get', { name: 'summarize' });
+    const call = { upstream: 'secrets', method: 'prompts/get', params: { name: 'summarize' }, request };
+    await expect(guard.upstreamCall(call, async () => ({}))).rejects.toMatchObject({ code: -32034 });
+  });
+
+  it('filters tools/list pages by exposed name, drops curated items, and skips pages it emptied', async () => {
+    const curating: PluginGateway = {
+      ...gatewayView,
+      exposeName: (_kind, upstream, name) => (name.startsWith('hidden') ? undefined : `${upstream}__${name}`),
+    };
+    const { guard, counts } = guardFor(denyDrop, curating);
+    const pages = [
+      { tools: [{ name: 'drop_a' }, { name: 'hidden_x' }], nextCursor: 'p2' },
+      { tools: [{ name: 'drop_b' }, { name: 'select' }, { name: 'hidden_y' }], nextCursor: 'p3' },
+    ];
+    const seen: unknown[] = [];
+    const request = requestOf(bob, 'tools/list', {});
+    const result = await guard.upstreamCall(
+      { upstream: 'docs', method: 'tools/list', params: {}, request },
+      async (params) => {
+        seen.push(params);
+        return pages[seen.length - 1]!;
+      },
+    );
+    expect(seen).toEqual([undefined, { cursor: 'p2' }]);
+    expect(result).toEqual({ tools: [{ name: 'select' }], nextCursor: 'p3' });
+    expect(counts.hidden).toBe(2); // the denied ones; curated items are the gateway's business
+  });
+});
+
+describe('withholdResources', () => {
+  const mayRead = (uri: string) => !uri.includes('secret');
+
+  it('replaces denied links and embedded resources in tool content, and leaves the rest alone', () => {
+    const result = {
+      content: [
+        { type: 'text', text: 'see' },
+        { type: 'resource_link', uri: 'docs+file:///secret', name: 's' },
+        { type: 'resource', resource: { uri: 'docs+file:///secret', text: 'x' } },
+        { type: 'resource_link', uri: 'docs+file:///open', name: 'o' },
+      ],
+      structuredContent: { kept: true },
+    };
+    const out = withholdResources('tools/call', result, mayRead);
+    expect(out.withheld).toBe(2);
+    expect(out.result).toEqual({
+      content: [result.content[0], WITHHELD, WITHHELD, result.content[3]],
+      structuredContent: { kept: true },
+    });
+    const open = { content: [result.content[3]] };
+    expect(withholdResources('tools/call', open, mayRead)).toEqual({ result: open, withheld: 0 });
+  });
+
+  it('screens prompt messages, whose content is one item or a list', () => {
+    const result = {
+      messages: [
+        { role: 'user', content: { type: 'resource', resource: { uri: 'docs+file:///secret' } } },
+        { role: 'user', content: { type: 'text', text: 'hi' } },
+      ],
+    };
+    const out = withholdResources('prompts/get', result, mayRead);
+    expect(out.withheld).toBe(1);
+    expect(out.result).toEqual({ messages: [{ role: 'user', content: WITHHELD }, result.messages[1]] });
+  });
+});

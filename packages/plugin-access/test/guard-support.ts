@@ -1,0 +1,49 @@
+import { type Identity, type PluginGateway, type RequestContext, silentLogger } from '@switchyard/core';
+import { AccessGuard } from '../src/guard.js';
+import type { AccessOptions } from '../src/index.js';
+import { AccessPolicy } from '../src/policy.js';
+
+/** A gateway view stub: every name and URI is prefixed with its server (`docs+uri`, `docs__name`). */
+export const gatewayView: PluginGateway = {
+  upstreams: () => ['docs'],
+  route: (uri) => ({ upstream: uri.slice(0, uri.indexOf('+')), uri: uri.slice(uri.indexOf('+') + 1) }),
+  tool: () => undefined,
+  prompt: () => undefined,
+  exposeName: (_kind, upstream, name) => `${upstream}__${name}`,
+  completionTarget: () => undefined,
+  exposeUri: (upstream, uri) => `${upstream}+${uri}`,
+  canSubscribe: () => false,
+  watch: () => Promise.reject(new Error('not used')),
+};
+
+/** A guard over `options` on `view`, counting what it denies and hides. */
+export function guardFor(options: AccessOptions, view: PluginGateway = gatewayView) {
+  const counts = { denied: 0, hidden: 0 };
+  const guard = new AccessGuard(AccessPolicy.compile(options), view, silentLogger, {
+    denied: () => {
+      counts.denied += 1;
+    },
+    hidden: (_method, n) => {
+      counts.hidden += n;
+    },
+  });
+  return { guard, counts };
+}
+
+/** A request context of `identity` (no transport behind it). */
+export function requestOf(
+  identity: Identity,
+  method: string,
+  params: Record<string, unknown>,
+  signal: AbortSignal = new AbortController().signal,
+): RequestContext {
+  return {
+    method,
+    params,
+    identity,
+    session: { id: 's', transport: 'memory', identity, notify: async () => {} },
+    signal,
+    notifyRelated: async () => {},
+    state: new Map(),
+  };
+}
