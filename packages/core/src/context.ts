@@ -20,6 +20,8 @@ export interface SessionSink {
   readonly transport: DownstreamTransportKind;
   readonly identity: Identity;
   notify(method: string, params: Record<string, unknown>): Promise<void>;
+  /** The lowest log level the session wants (`logging/setLevel`); undefined: every level. */
+  logLevel?(): string | undefined;
 }
 
 export interface ProgressUpdate {

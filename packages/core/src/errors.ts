@@ -27,6 +27,7 @@ export type GatewayErrorReason =
   | 'tool_not_found'
   | 'prompt_not_found'
   | 'invalid_cursor'
+  | 'invalid_request_state'
   | 'cancelled'
   | 'upstream_error'
   | 'internal';

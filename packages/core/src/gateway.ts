@@ -5,7 +5,9 @@ import { Dispatcher } from './features/dispatch.js';
 import { promptsFeature } from './features/prompts.js';
 import { resourcesFeature } from './features/resources.js';
 import { toolsFeature } from './features/tools.js';
-import { callUpstream } from './features/upstream-caller.js';
+import { interactiveCaller } from './interaction/caller.js';
+import { INPUT_ROUND_TTL_MS, RequestStateSeal } from './interaction/request-state.js';
+import { SuspendedCalls } from './interaction/suspended-call.js';
 import { MergedListing } from './listing/merged.js';
 import { createLogger, type Logger } from './logger.js';
 import { compose, type Outcome } from './middleware.js';
@@ -60,6 +62,8 @@ export class Gateway {
   /** Telemetry, or undefined when no OpenTelemetry SDK is registered: then no wrappers at all. */
   readonly #telemetry: GatewayTelemetry | undefined;
   readonly #log: Logger;
+  /** Calls of legacy upstreams waiting for a modern client's answers (see interaction/). */
+  readonly #suspended: SuspendedCalls<RequestContext>;
   #settled: Promise<void> | undefined;
 
   constructor(options: GatewayOptions) {
@@ -128,7 +132,11 @@ export class Gateway {
       fanout,
       logger: log,
     });
-    const call = callUpstream;
+    this.#suspended = new SuspendedCalls(INPUT_ROUND_TTL_MS);
+    const call = interactiveCaller({
+      seal: new RequestStateSeal(options.cursorSecret),
+      suspended: this.#suspended,
+    });
     const completion = completionFeature({ pool, router, prompts });
     this.#dispatcher = new Dispatcher([
       resourcesFeature({
@@ -231,6 +239,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     this.#listChanged.close();
+    this.#suspended.close();
     this.#sessions.clear();
     for (const p of [...this.#plugins].reverse()) {
       await settle(() => p.hooks.close?.()).catch((error) =>

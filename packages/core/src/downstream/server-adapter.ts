@@ -20,11 +20,16 @@ const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
  * (no per-method schema parsing on the hot path; the gateway's own checks give clear -32602s). A
  * GatewayError leaves as is: its code, message and data are what the client gets.
  */
-export function buildServer(gateway: Gateway, sink: SessionSink): Server {
+export function buildServer(gateway: Gateway, sink: SessionSink, logging: LogLevelHolder): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { ...gateway.capabilities(), logging: {} },
     instructions:
       'Switchyard gateway: the resources, tools and prompts of several MCP servers, namespaced as "<server>+<uri>" and "<server>__<name>".',
+  });
+  // The level a legacy session sets applies to the upstream log messages relayed to it.
+  server.setRequestHandler('logging/setLevel', (request) => {
+    logging.level = request.params.level;
+    return {};
   });
   server.fallbackRequestHandler = async (request, ctx) => {
     const progressToken = ctx.mcpReq._meta?.progressToken;
@@ -46,7 +51,7 @@ export function buildServer(gateway: Gateway, sink: SessionSink): Server {
       onProgress,
       notifyRelated: (m, p) => ctx.mcpReq.notify({ method: m, params: p } as never),
       state: new Map(),
-      client: downstreamClient(server, ctx, isLegacyVersion(version)),
+      client: downstreamClient(server, ctx, isLegacyVersion(version), logging.level),
     };
     const outcome = await gateway.handle(context);
     if (!outcome.ok) throw outcome.error;
@@ -55,11 +60,22 @@ export function buildServer(gateway: Gateway, sink: SessionSink): Server {
   return server;
 }
 
-function downstreamClient(server: Server, ctx: ServerContext, legacy: boolean): DownstreamClient {
+/** A session's log level, as its client set it with `logging/setLevel` (legacy era). */
+export interface LogLevelHolder {
+  level: string | undefined;
+}
+
+function downstreamClient(
+  server: Server,
+  ctx: ServerContext,
+  legacy: boolean,
+  level: string | undefined,
+): DownstreamClient {
   if (legacy) {
     return {
       era: 'legacy',
       capabilities: server.getClientCapabilities(),
+      logLevel: level,
       request: (method, params, options) =>
         ctx.mcpReq.send({ method, params } as never, { signal: options.signal }) as Promise<
           Record<string, unknown>

@@ -4,7 +4,7 @@ import type { DownstreamTransportKind, Identity, SessionSink } from '../context.
 import type { Gateway } from '../gateway.js';
 import { DEFAULT_ANONYMOUS_ID } from '../identity.js';
 import { withEraErrorCodes } from './era.js';
-import { buildServer } from './server-adapter.js';
+import { buildServer, type LogLevelHolder } from './server-adapter.js';
 
 export interface SessionOptions {
   transport: DownstreamTransportKind;
@@ -47,16 +47,18 @@ const ANONYMOUS: Identity = Object.freeze({
 export function openSession(gateway: Gateway, options: SessionOptions): DownstreamSession {
   const id = options.id ?? randomUUID();
   let current: Server | undefined;
+  const logging: LogLevelHolder = { level: undefined };
   const sink: SessionSink = {
     id,
     transport: options.transport,
     identity: options.identity ?? ANONYMOUS,
     notify: options.deliver ?? ((method, params) => notifyThrough(current, method, params)),
+    logLevel: () => logging.level,
   };
   gateway.openSession(sink);
   let closed = false;
   const build = () => {
-    current = buildServer(gateway, sink);
+    current = buildServer(gateway, sink, logging);
     return current;
   };
   const wrap = (transport: Transport) =>

@@ -28,7 +28,7 @@ export function promptsFeature({ pool, catalog, listing, call }: PromptsDeps): F
         checkArguments(ctx.params, 'prompt');
         const target = await catalog.locate(exposed);
         const upstream = pool.require(target.upstream);
-        const result = await call(ctx, upstream, 'prompts/get', withUpstreamName(ctx, target.name));
+        const result = await call(ctx, upstream, withUpstreamName(ctx, target.name));
         return exposePromptMessages(upstream, result);
       },
     },

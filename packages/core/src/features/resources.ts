@@ -42,7 +42,7 @@ export function resourcesFeature(deps: ResourcesDeps): Feature {
     const exposed = requireUri(ctx.params);
     const { upstream, uri } = router.route(exposed);
     try {
-      const result = await call(ctx, upstream, 'resources/read', { ...ctx.params, uri });
+      const result = await call(ctx, upstream, { ...ctx.params, uri });
       return exposeReadContents(upstream, result);
     } catch (error) {
       throw notFoundAware(error, exposed);

@@ -29,7 +29,7 @@ export function toolsFeature({ pool, catalog, listing, call }: ToolsDeps): Featu
         checkArguments(ctx.params, 'tool');
         const target = await catalog.locate(exposed);
         const upstream = pool.require(target.upstream);
-        const result = await call(ctx, upstream, 'tools/call', withUpstreamName(ctx, target.name));
+        const result = await call(ctx, upstream, withUpstreamName(ctx, target.name));
         return exposeToolResult(upstream, result);
       },
     },

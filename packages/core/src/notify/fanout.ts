@@ -59,7 +59,7 @@ export class NotificationFanout {
         return;
       }
       const routed = { ...params, logger: typeof params.logger === 'string' ? params.logger : u.name };
-      for (const id of targets) sessions.send(id, method, routed);
+      for (const id of targets) if (sessions.wantsLog(id, params.level)) sessions.send(id, method, routed);
       return;
     }
     const kind = listChangedKind(method);

@@ -44,7 +44,21 @@ export class SessionRegistry {
     });
   }
 
+  /** Whether session `id` wants a log message of `level` (it set no level, or one at most as severe). */
+  wantsLog(id: string, level: unknown): boolean {
+    const wanted = this.#sessions.get(id)?.logLevel?.();
+    if (wanted === undefined || typeof level !== 'string') return true;
+    return severity(level) >= severity(wanted);
+  }
+
   broadcast(method: string, params: Record<string, unknown>): void {
     for (const id of this.#sessions.keys()) this.send(id, method, params);
   }
+}
+
+const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];
+
+function severity(level: string): number {
+  const at = LEVELS.indexOf(level);
+  return at < 0 ? LEVELS.length : at;
 }

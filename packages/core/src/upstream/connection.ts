@@ -1,17 +1,17 @@
-import type { PriorDiscovery, ServerCapabilities } from '@modelcontextprotocol/client';
-import { type Client, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import type { Client, PriorDiscovery, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { backoffDelay } from './backoff.js';
 import { type CallChain, callChain } from './call-chain.js';
-import { describeDown, errorText } from './errors.js';
+import { CallCorrelation } from './correlation.js';
+import { describeDown, errorText, mapUpstreamError } from './errors.js';
 import { ListenStreams } from './listen-streams.js';
 import type { RequestOrigin, UpstreamRequestOptions } from './origin.js';
-import { PASS_THROUGH, withoutEnvelope } from './pass-through.js';
+import { sendRequest } from './send.js';
 import { pipeLines } from './stderr.js';
 import { createUpstreamTransport, describeTransport } from './transport.js';
-import { createUpstreamClient } from './upstream-client.js';
+import { createUpstreamClient, RELAYED_REQUESTS } from './upstream-client.js';
 
 export type UpstreamState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
 
@@ -42,7 +42,8 @@ export class UpstreamConnection {
   #lastError: unknown;
   /** What the upstream offered when it was last connected (kept while it is down). */
   #known: ServerCapabilities | undefined;
-  readonly #inflight = new Set<RequestOrigin>();
+  /** Which downstream request each upstream request (and server-to-client request) belongs to. */
+  #correlation = new CallCorrelation();
   /** The era learned at the first connection; later connections skip the probe. */
   #prior: PriorDiscovery | undefined;
   readonly #streams: ListenStreams;
@@ -116,11 +117,27 @@ export class UpstreamConnection {
     const { transport, stderr } = createUpstreamTransport(this.config.transport);
     if (stderr) pipeLines(stderr, (line) => this.#log.info(line, { stream: 'stderr' }));
     const client = createUpstreamClient(this.config.timeoutMs);
+    const correlation = new CallCorrelation();
     for (const method of RELAYED_NOTIFICATIONS)
       client.setNotificationHandler(method, (n) => this.#notify(n.method, n.params));
+    for (const method of RELAYED_REQUESTS) {
+      client.setRequestHandler(
+        method,
+        (request, ctx) =>
+          correlation
+            .relay(method, request.params ?? {}, ctx.mcpReq.id, ctx.mcpReq.signal)
+            .catch((error: unknown) => {
+              this.#log.warn(`could not relay ${method}`, { error: errorText(error) });
+              throw error;
+            }) as never,
+      );
+    }
     client.onerror = (error) => this.#log.debug('transport error', { error: error.message });
     try {
-      await client.connect(transport, { timeout: this.config.timeoutMs, prior: this.#prior });
+      await client.connect(correlation.wrap(transport), {
+        timeout: this.config.timeoutMs,
+        prior: this.#prior,
+      });
     } catch (error) {
       this.#lastError = error;
       await client.close().catch(() => {});
@@ -136,6 +153,7 @@ export class UpstreamConnection {
       return;
     }
     this.#client = client;
+    this.#correlation = correlation;
     this.#state = 'ready';
     this.#known = client.getServerCapabilities();
     const discover = client.getDiscoverResult();
@@ -192,7 +210,7 @@ export class UpstreamConnection {
 
   #notify(method: string, params: unknown): void {
     const p = (params ?? {}) as Record<string, unknown>;
-    this.#listener.notification(this, method, p, [...this.#inflight]);
+    this.#listener.notification(this, method, p, this.#correlation.inflight);
   }
 
   /**
@@ -217,37 +235,13 @@ export class UpstreamConnection {
   ): Promise<Record<string, unknown>> {
     const client = this.#client;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
-    const origin = options.origin;
-    if (origin) this.#inflight.add(origin);
     try {
-      const keepAlive = options.keepAliveOnProgress === true;
-      const result = await client.request(
-        { method, params: this.#withEnvelope(params, options) } as never,
-        PASS_THROUGH,
-        {
-          timeout: this.config.timeoutMs,
-          signal: options.signal,
-          onprogress: options.onProgress ?? (keepAlive ? ignoreProgress : undefined),
-          resetTimeoutOnProgress: keepAlive,
-          allowInputRequired: options.allowInputRequired,
-        },
-      );
-      return withoutEnvelope(result as Record<string, unknown>);
+      return await sendRequest(client, this.#correlation, method, params, options, this.config.timeoutMs);
     } catch (error) {
+      if (options.deadline?.expired)
+        throw GatewayError.upstreamTimeout(this.name, method, this.config.timeoutMs);
       throw this.#mapError(error, method, options.signal);
-    } finally {
-      if (origin) this.#inflight.delete(origin);
     }
-  }
-
-  /** A modern upstream gets the caller's envelope keys (client capabilities, log level); a legacy one none. */
-  #withEnvelope(
-    params: Record<string, unknown> | undefined,
-    options: UpstreamRequestOptions,
-  ): Record<string, unknown> | undefined {
-    if (!options.envelope || this.era !== 'modern') return params;
-    const meta = params?._meta;
-    return { ...params, _meta: { ...options.envelope, ...(typeof meta === 'object' ? meta : {}) } };
   }
 
   /**
@@ -272,23 +266,14 @@ export class UpstreamConnection {
   }
 
   #mapError(error: unknown, method: string, signal: AbortSignal | undefined): GatewayError {
-    if (error instanceof GatewayError) return error;
-    if (signal?.aborted) return GatewayError.cancelled(method);
-    if (error instanceof ProtocolError) return GatewayError.fromUnknown(error, this.name);
-    if (error instanceof SdkError) {
-      if (error.code === SdkErrorCode.RequestTimeout) {
-        return GatewayError.upstreamTimeout(this.name, method, this.config.timeoutMs);
-      }
-      if (error.code === SdkErrorCode.CapabilityNotSupported) {
-        return GatewayError.invalidParams(`Upstream '${this.name}' does not support ${method}.`, {
-          upstream: this.name,
-        });
-      }
-      if (this.config.transport.kind !== 'stdio') this.#markBroken(error);
-      return GatewayError.upstreamUnavailable(this.name, error.message, error);
-    }
-    if (this.config.transport.kind !== 'stdio') this.#markBroken(error);
-    return GatewayError.upstreamUnavailable(this.name, errorText(error), error);
+    return mapUpstreamError(error, {
+      upstream: this.name,
+      method,
+      signal,
+      timeoutMs: this.config.timeoutMs,
+      // A broken HTTP-ish connection is dropped and reconnected; a stdio child reports its own death.
+      broken: this.config.transport.kind === 'stdio' ? undefined : (e) => this.#markBroken(e),
+    });
   }
 
   async close(): Promise<void> {
@@ -309,5 +294,3 @@ const RELAYED_NOTIFICATIONS = [
   'notifications/prompts/list_changed',
   'notifications/message',
 ] as const;
-
-function ignoreProgress(): void {}

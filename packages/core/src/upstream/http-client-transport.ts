@@ -42,6 +42,8 @@ export class HttpClientTransport implements Transport {
   #streamAttempt = 0;
   #streamTimer: NodeJS.Timeout | undefined;
   #closed = false;
+  /** Server-to-client requests that arrived on one of our requests' response streams, by their id. */
+  readonly #related = new Map<string | number, string | number>();
 
   constructor(url: URL, headers: Record<string, string> = {}) {
     this.#url = url;
@@ -57,8 +59,15 @@ export class HttpClientTransport implements Transport {
     this.#protocolVersion = version;
   }
 
+  /** Which of our requests an inbound request arrived with (it came on that request's response stream). */
+  relatedRequestOf(inboundId: string | number): string | number | undefined {
+    return this.#related.get(inboundId);
+  }
+
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#closed) throw new Error('transport closed');
+    const answered = (message as { id?: string | number; method?: unknown }).id;
+    if (answered !== undefined && !('method' in message)) this.#related.delete(answered);
     const modern = modernHeaders(message);
     const res = await this.#call('POST', JSON.stringify(message), modern, options?.requestSignal);
     const sessionId = res.headers['mcp-session-id'];
@@ -126,6 +135,8 @@ export class HttpClientTransport implements Transport {
         }
         if ('method' in message) {
           notified = true;
+          const inbound = (message as { id?: string | number }).id;
+          if (inbound !== undefined && awaitedId !== undefined) this.#related.set(inbound, awaitedId);
           this.#deliver(message);
           return;
         }

@@ -1,4 +1,5 @@
 import type { ProgressUpdate, RequestContext } from '../context.js';
+import type { Deadline } from './deadline.js';
 
 /** Who caused an upstream request: used to route request-related notifications (and requests) back. */
 export interface RequestOrigin {
@@ -7,6 +8,15 @@ export interface RequestOrigin {
   notify(method: string, params: Record<string, unknown>): Promise<void>;
   /** The downstream request itself (shown to upstream-call middleware). */
   context?: RequestContext;
+  /**
+   * Answers a server-to-client request (sampling, elicitation, roots) the upstream sends while serving
+   * this request; absent when nobody can be asked.
+   */
+  ask?(
+    method: string,
+    params: Record<string, unknown>,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>>;
 }
 
 export interface UpstreamRequestOptions {
@@ -22,6 +32,8 @@ export interface UpstreamRequestOptions {
   envelope?: Record<string, unknown>;
   /** Hand a modern upstream's input-required result back instead of failing (multi round-trip requests). */
   allowInputRequired?: boolean;
+  /** The request's timeout, when the caller pauses it (while the client answers) instead of a fixed one. */
+  deadline?: Deadline;
 }
 
 /** The origin of a downstream request's upstream calls. */

@@ -1,0 +1,220 @@
+import type { DownstreamClient, RequestContext } from '../context.js';
+import { ErrorCode, GatewayError } from '../errors.js';
+import { withoutProgressToken } from '../features/params.js';
+import type { UpstreamCaller } from '../features/upstream-caller.js';
+import type { UpstreamConnection } from '../upstream/connection.js';
+import { Deadline } from '../upstream/deadline.js';
+import { originOf, type RequestOrigin, type UpstreamRequestOptions } from '../upstream/origin.js';
+import { canBeAsked, missingCapability } from './capabilities.js';
+import { askClient, type InputRequests, roundsExceeded } from './fulfil.js';
+import { invalidState, type RequestStateSeal, type SealedState } from './request-state.js';
+import { SuspendedCall, type SuspendedCalls } from './suspended-call.js';
+
+/** How many input rounds one request may take (as many as the SDK's own legacy shim allows). */
+const MAX_ROUNDS = 8;
+/** Pause before retrying an upstream that returned only a requestState (the SDK shim paces the same). */
+const STATE_ONLY_PACING_MS = 250;
+
+export interface InteractionDeps {
+  seal: RequestStateSeal;
+  suspended: SuspendedCalls<RequestContext>;
+}
+
+/**
+ * The caller of the multi round-trip methods (`tools/call`, `prompts/get`, `resources/read`): whatever an
+ * upstream needs from the client (sampling, elicitation, roots) reaches exactly the downstream request
+ * that caused it, bridged between the eras (DESIGN §4b):
+ * - legacy upstream, legacy client: the upstream's requests are relayed on the request's own stream;
+ * - modern upstream, legacy client: each input-required result is answered by asking the client, and
+ *   the upstream is retried with the answers;
+ * - modern upstream, modern client: input-required results pass through with a sealed `requestState`;
+ * - legacy upstream, modern client: the upstream's requests become an input-required result, the
+ *   upstream call waits, and the client's retry answers it.
+ */
+export function interactiveCaller({ seal, suspended }: InteractionDeps): UpstreamCaller {
+  const bound = (
+    ctx: RequestContext,
+    upstream: UpstreamConnection,
+  ): Omit<SealedState, 'upstreamState' | 'pending'> => ({
+    upstream: upstream.name,
+    identity: ctx.identity.id,
+    target: `${ctx.method}\u0000${ctx.target?.exposed ?? ''}`,
+  });
+
+  /** Legacy upstream: the call runs once; what it asks meanwhile goes to the client. */
+  const legacy = (ctx: RequestContext, upstream: UpstreamConnection, params: Record<string, unknown>) => {
+    const client = ctx.client;
+    const deadline =
+      client?.request && canBeAsked(client.capabilities)
+        ? new Deadline(upstream.config.timeoutMs)
+        : undefined;
+    const origin: RequestOrigin = {
+      ...originOf(ctx),
+      ask: (method, p, signal) => askClient(client, method, p, signal, deadline),
+    };
+    return upstream.request(ctx.method, withoutProgressToken(params), callOptions(ctx, origin, deadline));
+  };
+
+  /** Modern upstream: each input-required result is answered (legacy client) or handed on (modern client). */
+  const modern = async (
+    ctx: RequestContext,
+    upstream: UpstreamConnection,
+    params: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> => {
+    const base = withoutProgressToken(params);
+    let next = base;
+    for (let round = 1; ; round++) {
+      const result = await upstream.request(ctx.method, next, {
+        ...callOptions(ctx, originOf(ctx)),
+        envelope: envelopeOf(ctx.client),
+        allowInputRequired: true,
+      });
+      if (result.resultType !== 'input_required') return result;
+      const inputRequests = (result.inputRequests ?? {}) as InputRequests;
+      const state = typeof result.requestState === 'string' ? result.requestState : undefined;
+      const client = ctx.client;
+      if (!client?.request) {
+        // A modern client answers by retrying; the state it echoes is bound to this upstream and caller.
+        return { ...result, requestState: seal.seal({ ...bound(ctx, upstream), upstreamState: state }) };
+      }
+      if (round >= MAX_ROUNDS) return roundsExceeded(ctx.method, MAX_ROUNDS);
+      const answers: Record<string, unknown> = {};
+      for (const [key, request] of Object.entries(inputRequests)) {
+        const missing = missingCapability(request.method, request.params, client.capabilities);
+        if (missing !== undefined) return cannotAsk(ctx.method, key, request.method, missing);
+      }
+      if (Object.keys(inputRequests).length === 0) await pace(ctx.signal);
+      await Promise.all(
+        Object.entries(inputRequests).map(async ([key, request]) => {
+          answers[key] = await askClient(client, request.method, request.params ?? {}, ctx.signal);
+        }),
+      );
+      next = { ...base, inputResponses: answers, ...(state === undefined ? {} : { requestState: state }) };
+    }
+  };
+
+  /** Legacy upstream, modern client: the call may span several downstream requests. */
+  const step = async (
+    ctx: RequestContext,
+    upstream: UpstreamConnection,
+    call: SuspendedCall<RequestContext>,
+  ) => {
+    call.onStep?.(ctx);
+    const next = await call.next(ctx.signal).catch((error: unknown) => {
+      call.cancel('the client cancelled its request');
+      throw error;
+    });
+    if ('done' in next) return next.done;
+    suspended.keep(call);
+    return {
+      resultType: 'input_required',
+      inputRequests: next.inputRequests,
+      requestState: seal.seal({ ...bound(ctx, upstream), pending: call.id }),
+    };
+  };
+
+  const suspendable = (
+    ctx: RequestContext,
+    upstream: UpstreamConnection,
+    params: Record<string, unknown>,
+  ) => {
+    const call = new SuspendedCall<RequestContext>();
+    // Notifications and progress go to whichever downstream request of the call is current.
+    let current = ctx;
+    call.onStep = (next) => {
+      current = next;
+    };
+    const deadline = new Deadline(upstream.config.timeoutMs);
+    const origin: RequestOrigin = {
+      sessionId: ctx.session.id,
+      context: ctx,
+      notify: (method, p) => current.notifyRelated(method, p),
+      ask: (method, p, signal) => {
+        const missing = missingCapability(method, p, current.client?.capabilities);
+        if (missing !== undefined) return Promise.reject(notDeclared(method, missing));
+        const release = deadline.hold();
+        return call.ask(method, p, signal).finally(release);
+      },
+    };
+    call.start(
+      upstream.request(ctx.method, withoutProgressToken(params), {
+        ...callOptions(ctx, origin, deadline),
+        signal: call.signal,
+        onProgress: (update) => current.onProgress?.(update),
+      }),
+    );
+    return step(ctx, upstream, call);
+  };
+
+  return async (ctx, upstream, params) => {
+    const client = ctx.client;
+    const raw = client?.era === 'modern' ? client.requestState : undefined;
+    if (raw !== undefined) {
+      const state = seal.open(raw, bound(ctx, upstream));
+      if (state.pending !== undefined) {
+        const call = suspended.take(state.pending);
+        if (!call)
+          throw invalidState(
+            'the call it continues is gone (it timed out, or began on another gateway instance)',
+          );
+        call.answer(client?.inputResponses);
+        return step(ctx, upstream, call);
+      }
+      const retry: Record<string, unknown> = { ...params };
+      if (client?.inputResponses) retry.inputResponses = client.inputResponses;
+      if (state.upstreamState !== undefined) retry.requestState = state.upstreamState;
+      return modern(ctx, upstream, retry);
+    }
+    if (upstream.era === 'modern') return modern(ctx, upstream, params);
+    if (client?.era === 'modern') return suspendable(ctx, upstream, params);
+    return legacy(ctx, upstream, params);
+  };
+}
+
+function callOptions(
+  ctx: RequestContext,
+  origin: RequestOrigin,
+  deadline?: Deadline,
+): UpstreamRequestOptions {
+  return {
+    signal: ctx.signal,
+    origin,
+    onProgress: ctx.onProgress,
+    keepAliveOnProgress: ctx.method === 'tools/call',
+    deadline,
+  };
+}
+
+/** The envelope keys a modern upstream gets: the real client's capabilities and log level. */
+function envelopeOf(client: DownstreamClient | undefined): Record<string, unknown> | undefined {
+  if (!client) return undefined;
+  const level = client.logLevel ?? (client.era === 'legacy' ? 'debug' : undefined);
+  return {
+    'io.modelcontextprotocol/clientCapabilities': client.capabilities ?? {},
+    ...(level === undefined ? {} : { 'io.modelcontextprotocol/logLevel': level }),
+  };
+}
+
+function pace(signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, STATE_ONLY_PACING_MS);
+    signal.addEventListener('abort', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}
+
+function notDeclared(method: string, missing: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.MethodNotFound,
+    `The client did not declare the '${missing}' capability, so Switchyard cannot ask it for ${method}.`,
+  );
+}
+
+/** Like the SDK's legacy shim: a tool call reports it as a tool error, other requests as an error. */
+function cannotAsk(method: string, key: string, asked: string, missing: string): Record<string, unknown> {
+  const message = `Cannot request input '${key}' (${asked}): the client did not declare the '${missing}' capability.`;
+  if (method === 'tools/call') return { content: [{ type: 'text', text: message }], isError: true };
+  throw new GatewayError(ErrorCode.InternalError, message);
+}

@@ -1,0 +1,100 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { GatewayError } from '../errors.js';
+
+/** How long a client has to answer an input-required result (the SDK's own legacy shim waits as long). */
+export const INPUT_ROUND_TTL_MS = 10 * 60_000;
+
+/** What a `requestState` the gateway hands out stands for. */
+export interface SealedState {
+  /** The upstream the multi round-trip request runs against. */
+  upstream: string;
+  /** The identity of the caller. */
+  identity: string;
+  /** The method and the exposed name or URI of the request. */
+  target: string;
+  /** The upstream's own `requestState`, to give back to it on the retry. */
+  upstreamState?: string;
+  /** A suspended upstream call waiting for the client's answers (legacy upstream, modern client). */
+  pending?: string;
+}
+
+interface Wire {
+  v: 1;
+  u: string;
+  i: string;
+  t: string;
+  s?: string;
+  p?: string;
+  /** Expiry, epoch ms. */
+  e: number;
+}
+
+/**
+ * Seals the `requestState` of multi round-trip requests (2026-07-28) passing through the gateway: an
+ * HMAC binds it to the upstream, the caller's identity and the request, and an expiry bounds it, so a
+ * state cannot be forged, or replayed against another upstream, caller or request. The key comes from
+ * `cursorSecret` when one is configured (replicas that share it accept each other's states), else it
+ * is random per process.
+ */
+export class RequestStateSeal {
+  readonly #key: Buffer;
+  readonly #now: () => number;
+
+  constructor(secret: string | undefined, now: () => number = Date.now) {
+    this.#key = createHmac('sha256', 'switchyard/request-state/v1')
+      .update(secret ?? randomBytes(32))
+      .digest();
+    this.#now = now;
+  }
+
+  seal(state: SealedState): string {
+    const wire: Wire = {
+      v: 1,
+      u: state.upstream,
+      i: state.identity,
+      t: state.target,
+      e: this.#now() + INPUT_ROUND_TTL_MS,
+    };
+    if (state.upstreamState !== undefined) wire.s = state.upstreamState;
+    if (state.pending !== undefined) wire.p = state.pending;
+    const body = Buffer.from(JSON.stringify(wire)).toString('base64url');
+    return `${body}.${this.#mac(body)}`;
+  }
+
+  /** The state `raw` stands for, if it is one this gateway sealed for this very upstream, caller and request. */
+  open(raw: string, expected: Omit<SealedState, 'upstreamState' | 'pending'>): SealedState {
+    const dot = raw.lastIndexOf('.');
+    if (dot <= 0 || raw.length > 65_536) throw invalidState();
+    const body = raw.slice(0, dot);
+    const mac = Buffer.from(raw.slice(dot + 1), 'utf8');
+    const wanted = Buffer.from(this.#mac(body), 'utf8');
+    if (mac.length !== wanted.length || !timingSafeEqual(mac, wanted)) throw invalidState();
+    let wire: Wire;
+    try {
+      wire = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Wire;
+    } catch {
+      throw invalidState();
+    }
+    if (
+      wire.v !== 1 ||
+      wire.u !== expected.upstream ||
+      wire.i !== expected.identity ||
+      wire.t !== expected.target ||
+      !(wire.e > this.#now())
+    ) {
+      throw invalidState();
+    }
+    return { ...expected, upstreamState: wire.s, pending: wire.p };
+  }
+
+  #mac(body: string): string {
+    return createHmac('sha256', this.#key).update(body).digest().subarray(0, 16).toString('base64url');
+  }
+}
+
+export function invalidState(detail?: string): GatewayError {
+  return GatewayError.invalidParams(
+    `Invalid or expired requestState${detail ? `: ${detail}` : ''}. Send the request again without requestState and inputResponses to start over.`,
+    { reason: 'invalid_request_state' },
+  );
+}

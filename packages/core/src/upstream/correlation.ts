@@ -1,0 +1,157 @@
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { ErrorCode, GatewayError } from '../errors.js';
+import type { RequestOrigin } from './origin.js';
+
+type RequestId = string | number;
+
+/** A transport that knows which of our requests an inbound request arrived with (Streamable HTTP). */
+export interface RelatingTransport {
+  relatedRequestOf(inboundId: RequestId): RequestId | undefined;
+}
+
+/**
+ * Works out which downstream request an upstream's server-to-client request (sampling, elicitation,
+ * roots) belongs to. Each outgoing request is noted with the origin that caused it; on Streamable HTTP
+ * the inbound request arrives on that request's own response stream, which names it exactly. On a
+ * single-channel transport (stdio, WebSocket, SSE) nothing on the wire relates them: then the request
+ * belongs to the one session with a request in flight, and is refused when several could have caused it.
+ */
+export class CallCorrelation {
+  readonly #byId = new Map<RequestId, RequestOrigin>();
+  readonly #inflight = new Set<RequestOrigin>();
+  #next: RequestOrigin | undefined;
+  #relating: RelatingTransport | undefined;
+
+  /** Origins with a request in flight (for routing request-related notifications). */
+  get inflight(): readonly RequestOrigin[] {
+    return [...this.#inflight];
+  }
+
+  /**
+   * Wraps the upstream transport: outgoing requests are noted with the origin `send()` was called for,
+   * responses forget them. Everything else reaches the transport untouched.
+   */
+  wrap(transport: Transport): Transport {
+    this.#relating =
+      typeof (transport as Partial<RelatingTransport>).relatedRequestOf === 'function'
+        ? (transport as unknown as RelatingTransport)
+        : undefined;
+    const send: Transport['send'] = (message, options) => {
+      const id = requestId(message);
+      if (id !== undefined && this.#next) this.#byId.set(id, this.#next);
+      return transport.send(message, options);
+    };
+    let onmessage: Transport['onmessage'];
+    // The SDK dispatches notifications a microtask later but responses at once: a response right behind
+    // a progress notification would retire the request (and its progress handler) before the progress is
+    // seen. Such a response waits a turn.
+    let notified = false;
+    const observe: NonNullable<Transport['onmessage']> = (message, extra) => {
+      const answered = responseId(message);
+      if (answered === undefined) {
+        if (!notified && isNotification(message)) {
+          notified = true;
+          setImmediate(() => {
+            notified = false;
+          });
+        }
+        onmessage?.(message, extra);
+        return;
+      }
+      this.#byId.delete(answered);
+      if (notified) setImmediate(() => onmessage?.(message, extra));
+      else onmessage?.(message, extra);
+    };
+    return new Proxy(transport, {
+      get(target, key) {
+        if (key === 'send') return send;
+        if (key === 'onmessage') return onmessage === undefined ? undefined : observe;
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+      set(target, key, value) {
+        if (key === 'onmessage') {
+          onmessage = value;
+          return Reflect.set(target, key, value === undefined ? undefined : observe, target);
+        }
+        return Reflect.set(target, key, value, target);
+      },
+    });
+  }
+
+  /**
+   * Runs `start`, which must hand its request to the transport synchronously (the SDK's `request()`
+   * does), noting that the request belongs to `origin`; `origin` counts as in flight until `settled`.
+   */
+  track<T extends Promise<unknown>>(origin: RequestOrigin, start: () => T): T {
+    this.#next = origin;
+    this.#inflight.add(origin);
+    let pending: T;
+    try {
+      pending = start();
+    } finally {
+      this.#next = undefined;
+    }
+    void pending.then(
+      () => this.#inflight.delete(origin),
+      () => this.#inflight.delete(origin),
+    );
+    return pending;
+  }
+
+  /**
+   * Answers a server-to-client request (sampling, elicitation, roots) through the downstream request
+   * that caused it; refuses with a clear error when that cannot be told or that client cannot be asked.
+   */
+  async relay(
+    method: string,
+    params: Record<string, unknown>,
+    inboundId: RequestId,
+    signal: AbortSignal,
+  ): Promise<Record<string, unknown>> {
+    const found = this.originOf(inboundId);
+    if (!found.origin) {
+      const why =
+        found.ambiguous > 1
+          ? `requests of ${found.ambiguous} client sessions are in flight on this upstream, and nothing on its transport says which one it belongs to`
+          : 'it arrived while no client request was in flight; such requests are answered by the client whose request caused them';
+      throw new GatewayError(ErrorCode.MethodNotFound, `Switchyard cannot relay ${method}: ${why}.`);
+    }
+    if (!found.origin.ask) {
+      throw new GatewayError(
+        ErrorCode.MethodNotFound,
+        `Switchyard cannot relay ${method}: the client request it belongs to cannot be asked anything.`,
+      );
+    }
+    return found.origin.ask(method, params, signal);
+  }
+
+  /** The origin an inbound request belongs to, or why it cannot be told. */
+  originOf(inboundId: RequestId): { origin: RequestOrigin } | { origin?: undefined; ambiguous: number } {
+    const related = this.#relating?.relatedRequestOf(inboundId);
+    const exact = related === undefined ? undefined : this.#byId.get(related);
+    if (exact) return { origin: exact };
+    const candidates = [...this.#inflight].filter((o) => o.ask !== undefined);
+    const sessions = new Set(candidates.map((o) => o.sessionId));
+    if (sessions.size === 1) return { origin: candidates[candidates.length - 1]! };
+    return { ambiguous: sessions.size };
+  }
+}
+
+function requestId(message: JSONRPCMessage): RequestId | undefined {
+  const m = message as { method?: unknown; id?: unknown };
+  return typeof m.method === 'string' && (typeof m.id === 'string' || typeof m.id === 'number')
+    ? m.id
+    : undefined;
+}
+
+function isNotification(message: JSONRPCMessage): boolean {
+  const m = message as { method?: unknown; id?: unknown };
+  return typeof m.method === 'string' && m.id === undefined;
+}
+
+function responseId(message: JSONRPCMessage): RequestId | undefined {
+  const m = message as { method?: unknown; id?: unknown };
+  if (m.method !== undefined) return undefined;
+  return typeof m.id === 'string' || typeof m.id === 'number' ? m.id : undefined;
+}

@@ -1,0 +1,69 @@
+import type { Client } from '@modelcontextprotocol/client';
+import type { CallCorrelation } from './correlation.js';
+import type { UpstreamRequestOptions } from './origin.js';
+import { PASS_THROUGH, withoutEnvelope } from './pass-through.js';
+
+/** Longer than any request lives: the SDK's own timer stays out of the way of a gateway deadline. */
+const NO_SDK_TIMEOUT = 2_147_483_647;
+
+/**
+ * Sends one request on a connected upstream client: noted with its origin (so what the upstream sends
+ * back about it finds its way), timed by the SDK or by the caller's pausable deadline, progress relayed
+ * (and restarting the deadline when asked), a modern upstream given the caller's envelope keys. Rejects
+ * with whatever the SDK throws; the connection maps that.
+ */
+export async function sendRequest(
+  client: Client,
+  correlation: CallCorrelation,
+  method: string,
+  params: Record<string, unknown> | undefined,
+  options: UpstreamRequestOptions,
+  timeoutMs: number,
+): Promise<Record<string, unknown>> {
+  const { origin, deadline } = options;
+  const keepAlive = options.keepAliveOnProgress === true;
+  const relay = options.onProgress ?? (keepAlive ? ignoreProgress : undefined);
+  const onprogress =
+    deadline && keepAlive && relay
+      ? (progress: Parameters<typeof relay>[0]) => {
+          deadline.touch();
+          relay(progress);
+        }
+      : relay;
+  const modern = client.getProtocolEra() === 'modern';
+  const start = () =>
+    client.request(
+      { method, params: modern ? withEnvelope(params, options.envelope) : params } as never,
+      PASS_THROUGH,
+      {
+        // With a deadline the gateway keeps time itself (it pauses while the client is asked something).
+        timeout: deadline ? NO_SDK_TIMEOUT : timeoutMs,
+        signal: deadline ? anySignal(options.signal, deadline.signal) : options.signal,
+        onprogress,
+        resetTimeoutOnProgress: keepAlive,
+        allowInputRequired: options.allowInputRequired,
+      },
+    );
+  try {
+    const result = await (origin ? correlation.track(origin, start) : start());
+    return withoutEnvelope(result as Record<string, unknown>);
+  } finally {
+    deadline?.finish();
+  }
+}
+
+/** A modern upstream gets the caller's envelope keys (client capabilities, log level). */
+function withEnvelope(
+  params: Record<string, unknown> | undefined,
+  envelope: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  if (!envelope) return params;
+  const meta = params?._meta;
+  return { ...params, _meta: { ...envelope, ...(typeof meta === 'object' ? meta : {}) } };
+}
+
+function ignoreProgress(): void {}
+
+function anySignal(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
+  return a ? AbortSignal.any([a, b]) : b;
+}
