@@ -8,24 +8,15 @@ import {
   type RequestMiddleware,
 } from '@switchyard/core';
 import { type AuditOptions, type ResolvedAuditOptions, resolveAuditOptions } from './options.js';
+import { PACKAGE } from './package-info.js';
 import { buildRecord } from './record.js';
 import { redact } from './redact.js';
+import { routedTarget } from './target.js';
 import { AuditWriter } from './writer.js';
 
-export { type AuditFileSystem, nodeFileSystem, rotatedName, shiftRotated } from './file-system.js';
-export {
-  type AuditOptions,
-  DEFAULT_INTERVAL_MS,
-  DEFAULT_MAX_BYTES,
-  DEFAULT_MAX_FILES,
-  type FsyncPolicy,
-  type ResolvedAuditOptions,
-  resolveAuditOptions,
-} from './options.js';
-export { type AuditRecord, buildRecord, RECORD_FIELDS, requestUri } from './record.js';
-export { compileRedactions, REDACTED, type RedactionPath, redact } from './redact.js';
-export { encodedSize } from './size.js';
-export { AuditWriter, type AuditWriterOptions } from './writer.js';
+export type { AuditOptions, FsyncPolicy } from './options.js';
+/** The shape of one line of the audit log (the log's format, for programs that read it). */
+export type { AuditRecord } from './record.js';
 
 /**
  * The audit log: one JSON line per downstream request, appended to `file` with a durability policy.
@@ -35,10 +26,12 @@ export { AuditWriter, type AuditWriterOptions } from './writer.js';
  * @example
  * // switchyard.json
  * "plugins": [["@switchyard/plugin-audit", { "file": "./audit.jsonl", "fsync": "always", "redact": ["session"] }]]
+ * // tool and prompt arguments too, without the password argument:
+ * "plugins": [["@switchyard/plugin-audit", { "file": "./audit.jsonl", "arguments": true, "redact": ["params.arguments.password"] }]]
  */
 export default definePlugin<AuditOptions>({
-  name: '@switchyard/plugin-audit',
-  version: '0.1.0',
+  name: PACKAGE.name,
+  version: PACKAGE.version,
   // Released in lockstep with @switchyard/core; the contract suite checks them together.
   core: '>=0.1.0 <1.0.0',
   setup(options, ctx) {
@@ -73,16 +66,11 @@ function auditMiddleware(
   gateway: PluginGateway,
   report: { log: Logger; failed: () => void },
 ): RequestMiddleware {
-  const route = (uri: string): string | undefined => {
-    try {
-      return gateway.route(uri)?.upstream;
-    } catch {
-      return undefined;
-    }
-  };
   const record = (ctx: RequestContext, outcome: Outcome, startedAt: number, durationMs: number) => {
     try {
-      const entry = redact(buildRecord({ ctx, outcome, startedAt, durationMs, route }), options.redact);
+      const target = routedTarget(ctx, gateway);
+      const observation = { ctx, outcome, startedAt, durationMs, target, withArguments: options.arguments };
+      const entry = redact(buildRecord(observation), options.redact);
       return writer.append(`${JSON.stringify(entry)}\n`);
     } catch (error) {
       // Building the record failed (it should not): say so, and answer anyway.

@@ -1,4 +1,5 @@
 import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
 import { compileRedactions, type RedactionPath } from './redact.js';
 
 /** When records reach the disk. */
@@ -19,8 +20,16 @@ export interface AuditOptions {
    * most that window). `always`: a response leaves only after its record is fdatasync'ed (group commit).
    */
   fsync?: FsyncPolicy;
-  /** Dotted record paths whose values are replaced by `"[REDACTED]"`, e.g. `uri`, `params.argument.value`. */
+  /**
+   * Dotted record paths whose values are replaced by `"[REDACTED]"`, e.g. `uri`,
+   * `params.argument.value`, `params.arguments.password`.
+   */
   redact?: readonly string[];
+  /**
+   * Record the `arguments` of tool calls and prompt gets as `params.arguments` (default false: they
+   * may hold anything a client sends). Redact single arguments with `params.arguments.<name>`.
+   */
+  arguments?: boolean;
   /** The fdatasync period of the `interval` policy, in ms; default 1000. */
   intervalMs?: number;
   /** Rotate before a write would make the file larger than this many bytes; default 100 MiB, 0 = never. */
@@ -34,6 +43,7 @@ export interface ResolvedAuditOptions {
   file: string;
   fsync: FsyncPolicy;
   redact: readonly RedactionPath[];
+  arguments: boolean;
   intervalMs: number;
   maxBytes: number;
   maxFiles: number;
@@ -43,69 +53,73 @@ export const DEFAULT_INTERVAL_MS = 1000;
 export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 5;
 
-const KNOWN = ['file', 'fsync', 'redact', 'intervalMs', 'maxBytes', 'maxFiles'] as const;
+const KNOWN = ['file', 'fsync', 'redact', 'arguments', 'intervalMs', 'maxBytes', 'maxFiles'];
 /** setInterval's largest delay. */
 const MAX_INTERVAL_MS = 2 ** 31 - 1;
 
+const FILE =
+  'the path of the JSON Lines file to append to, e.g. "./audit.jsonl" (relative paths resolve from the config file\'s folder)';
+
+const show = (value: unknown): string => JSON.stringify(value) ?? String(value);
+
+/** An optional integer option within [min, max], with one message for every way to get it wrong. */
+function integer(min: number, max: number, fallback: number) {
+  const error = (issue: { input?: unknown }) =>
+    `must be an integer from ${min} to ${max} (got ${show(issue.input)})`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback);
+}
+
+const schema = z.strictObject(
+  {
+    file: z
+      .string({ error: (issue) => (issue.input === undefined ? `is required: ${FILE}` : `must be ${FILE}`) })
+      .trim()
+      .min(1, { error: `must be ${FILE}` }),
+    fsync: z
+      .enum(['interval', 'always'], {
+        error: (issue) => `must be "interval" or "always" (got ${show(issue.input)})`,
+      })
+      .default('interval'),
+    redact: z
+      .array(z.string(), {
+        error: 'must be an array of dotted record paths, e.g. ["uri", "params.argument.value"]',
+      })
+      .default([])
+      .transform((paths, ctx): RedactionPath[] => {
+        try {
+          return compileRedactions(paths);
+        } catch (error) {
+          ctx.issues.push({ code: 'custom', input: paths, message: `is wrong: ${(error as Error).message}` });
+          return z.NEVER;
+        }
+      }),
+    arguments: z
+      .boolean({ error: (issue) => `must be true or false (got ${show(issue.input)})` })
+      .default(false),
+    intervalMs: integer(1, MAX_INTERVAL_MS, DEFAULT_INTERVAL_MS),
+    maxBytes: integer(0, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_BYTES),
+    maxFiles: integer(1, 1000, DEFAULT_MAX_FILES),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown option "${issue.keys[0]}" (known: ${KNOWN.join(', ')})`
+        : 'options must be an object such as { "file": "./audit.jsonl" }',
+  },
+);
+
 /**
  * Validates raw plugin options (from a JSON config) and applies the defaults. Throws an Error whose
- * message names the option and says what to write instead.
+ * message names each offending option and says what to write instead.
  */
 export function resolveAuditOptions(raw: unknown, baseDir: string): ResolvedAuditOptions {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
-    throw new Error('options must be an object such as { "file": "./audit.jsonl" }');
-  }
-  const options = raw as Record<string, unknown>;
-  for (const key of Object.keys(options)) {
-    if (!(KNOWN as readonly string[]).includes(key)) {
-      throw new Error(`unknown option "${key}" (known: ${KNOWN.join(', ')})`);
-    }
-  }
-  return {
-    file: resolveFile(options.file, baseDir),
-    fsync: fsyncPolicy(options.fsync),
-    redact: redactPaths(options.redact),
-    intervalMs: integer(options.intervalMs, 'intervalMs', DEFAULT_INTERVAL_MS, 1, MAX_INTERVAL_MS),
-    maxBytes: integer(options.maxBytes, 'maxBytes', DEFAULT_MAX_BYTES, 0, Number.MAX_SAFE_INTEGER),
-    maxFiles: integer(options.maxFiles, 'maxFiles', DEFAULT_MAX_FILES, 1, 1000),
-  };
-}
-
-function resolveFile(value: unknown, baseDir: string): string {
-  if (typeof value !== 'string' || value.trim() === '') {
-    throw new Error(
-      'option "file" is required: the path of the JSON Lines file to append to, e.g. "./audit.jsonl" (relative paths resolve from the config file\'s folder)',
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) =>
+      issue.path.length === 0 ? issue.message : `option ${z.core.toDotPath(issue.path)} ${issue.message}`,
     );
+    throw new Error(problems.join('; '));
   }
-  return isAbsolute(value) ? value : resolve(baseDir, value);
-}
-
-function fsyncPolicy(value: unknown): FsyncPolicy {
-  if (value === undefined) return 'interval';
-  if (value === 'interval' || value === 'always') return value;
-  throw new Error(`option "fsync" must be "interval" or "always" (got ${JSON.stringify(value)})`);
-}
-
-function redactPaths(value: unknown): readonly RedactionPath[] {
-  if (value === undefined) return [];
-  if (!Array.isArray(value) || value.some((p) => typeof p !== 'string')) {
-    throw new Error(
-      'option "redact" must be an array of dotted record paths, e.g. ["uri", "params.argument.value"]',
-    );
-  }
-  try {
-    return compileRedactions(value as string[]);
-  } catch (error) {
-    throw new Error(`option "redact": ${(error as Error).message}`);
-  }
-}
-
-function integer(value: unknown, name: string, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new Error(
-      `option "${name}" must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`,
-    );
-  }
-  return value;
+  const { file } = parsed.data;
+  return { ...parsed.data, file: isAbsolute(file) ? file : resolve(baseDir, file) };
 }

@@ -4,6 +4,7 @@ import {
   type DownstreamTransportKind,
   type Outcome,
   type RequestContext,
+  type RequestTarget,
 } from '@switchyard/core';
 import { encodedSize } from './size.js';
 
@@ -25,10 +26,21 @@ export interface AuditRecord {
   method: string;
   /** The exposed URI the request names (`params.uri`, or `params.ref.uri` for completions). */
   uri?: string;
-  /** The upstream that serves `uri`, when the gateway routes it. */
+  /** The exposed tool name a `tools/call` names. */
+  tool?: string;
+  /** The exposed prompt name a `prompts/get` (or a prompt completion, `params.ref.name`) names. */
+  prompt?: string;
+  /** The upstream the gateway routed the request to, when it routes it. */
   upstream?: string;
-  /** Small request parameters worth auditing: the completion `argument`. */
-  params?: { argument?: { name: string; value: string } };
+  /** The resource URI (or template) as that upstream knows it. */
+  upstreamUri?: string;
+  /** The tool or prompt name as that upstream knows it. */
+  upstreamName?: string;
+  /**
+   * Request parameters worth auditing: the completion `argument`, and — only with the `arguments`
+   * option — the `arguments` of a tool call or prompt get.
+   */
+  params?: { argument?: { name: string; value: string }; arguments?: Record<string, unknown> | string };
   outcome: 'ok' | 'error';
   /** The JSON-RPC error code, on error. */
   errorCode?: number;
@@ -51,7 +63,11 @@ export const RECORD_FIELDS = [
   'transport',
   'method',
   'uri',
+  'tool',
+  'prompt',
   'upstream',
+  'upstreamUri',
+  'upstreamName',
   'params',
   'outcome',
   'errorCode',
@@ -71,12 +87,15 @@ export interface Observation {
   /** Epoch ms when the request reached the plugin. */
   startedAt: number;
   durationMs: number;
-  /** Routes an exposed URI to its upstream's name. */
-  route: (uri: string) => string | undefined;
+  /** Where the gateway routed the request (`ctx.target`, or worked out after the fact). */
+  target: RequestTarget | undefined;
+  /** Record tool and prompt `arguments` (the `arguments` option). */
+  withArguments: boolean;
 }
 
 /** Builds the audit record of one answered request, its fields in the documented order. */
-export function buildRecord({ ctx, outcome, startedAt, durationMs, route }: Observation): AuditRecord {
+export function buildRecord(observation: Observation): AuditRecord {
+  const { ctx, outcome, startedAt, durationMs, target } = observation;
   const record: Partial<AuditRecord> = {
     time: new Date(startedAt).toISOString(),
     identity: ctx.identity.id,
@@ -86,13 +105,16 @@ export function buildRecord({ ctx, outcome, startedAt, durationMs, route }: Obse
   record.transport = ctx.session.transport;
   record.method = ctx.method;
   const uri = requestUri(ctx);
-  if (uri !== undefined) {
-    record.uri = clip(uri, MAX_URI_CHARS);
-    const upstream = route(uri);
-    if (upstream !== undefined) record.upstream = upstream;
+  if (uri !== undefined) record.uri = clip(uri, MAX_URI_CHARS);
+  const named = requestName(ctx);
+  if (named !== undefined) record[named.kind] = clip(named.name, MAX_NAME_CHARS);
+  if (target !== undefined) {
+    record.upstream = target.upstream;
+    if (target.uri !== undefined) record.upstreamUri = clip(target.uri, MAX_URI_CHARS);
+    if (target.name !== undefined) record.upstreamName = clip(target.name, MAX_NAME_CHARS);
   }
-  const argument = ctx.method === 'completion/complete' ? completionArgument(ctx.params.argument) : undefined;
-  if (argument !== undefined) record.params = { argument };
+  const params = requestParams(ctx, observation.withArguments);
+  if (params !== undefined) record.params = params;
   record.outcome = outcome.ok ? 'ok' : 'error';
   if (!outcome.ok) {
     record.errorCode = outcome.error.code;
@@ -117,10 +139,42 @@ export function requestUri(ctx: Pick<RequestContext, 'params'>): string | undefi
   return undefined;
 }
 
+/** The exposed tool or prompt name a request names (`params.name`, or `params.ref.name` of a prompt completion). */
+function requestName(ctx: Pick<RequestContext, 'method' | 'params'>) {
+  const { name, ref } = ctx.params;
+  if (ctx.method === 'tools/call' && typeof name === 'string') return { kind: 'tool' as const, name };
+  if (ctx.method === 'prompts/get' && typeof name === 'string') return { kind: 'prompt' as const, name };
+  if (isRecord(ref) && ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+    return { kind: 'prompt' as const, name: ref.name };
+  }
+  return undefined;
+}
+
+/** The completion argument, and the tool or prompt arguments when they are to be recorded. */
+function requestParams(ctx: Pick<RequestContext, 'method' | 'params'>, withArguments: boolean) {
+  if (ctx.method === 'completion/complete') {
+    const argument = completionArgument(ctx.params.argument);
+    return argument === undefined ? undefined : { argument };
+  }
+  const args = ctx.params.arguments;
+  if (!withArguments || (ctx.method !== 'tools/call' && ctx.method !== 'prompts/get') || !isRecord(args)) {
+    return undefined;
+  }
+  const bytes = encodedSize(args);
+  if (bytes !== undefined && bytes <= MAX_ARGUMENTS_BYTES) return { arguments: args };
+  return {
+    arguments: `[OMITTED: ${bytes === undefined ? 'not JSON' : `${bytes} bytes`}, over ${MAX_ARGUMENTS_BYTES}]`,
+  };
+}
+
 /** Longest URI recorded; longer ones are cut and end with `…` (a client must not be able to bloat the log). */
 export const MAX_URI_CHARS = 4096;
 /** Longest completion argument name or value recorded. */
 export const MAX_ARGUMENT_CHARS = 256;
+/** Longest tool or prompt name recorded (exposed names have at most 64 characters; clients may send more). */
+export const MAX_NAME_CHARS = 256;
+/** Largest `arguments` object recorded, in encoded bytes; a larger one is recorded as a short note. */
+export const MAX_ARGUMENTS_BYTES = 16 * 1024;
 
 function completionArgument(value: unknown): { name: string; value: string } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
@@ -132,4 +186,8 @@ function completionArgument(value: unknown): { name: string; value: string } | u
 /** `text`, cut to `max` characters (the last one becoming `…`) when longer. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

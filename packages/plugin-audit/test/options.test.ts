@@ -47,6 +47,7 @@ describe('resolveAuditOptions', () => {
       file: '/etc/switchyard/logs/audit.jsonl',
       fsync: 'interval',
       redact: [],
+      arguments: false,
       intervalMs: DEFAULT_INTERVAL_MS,
       maxBytes: DEFAULT_MAX_BYTES,
       maxFiles: DEFAULT_MAX_FILES,
@@ -61,14 +62,24 @@ describe('resolveAuditOptions', () => {
   it('refuses bad options with a message naming the option', () => {
     const bad = (options: unknown) => () => resolveAuditOptions(options, '/x');
     expect(bad(undefined)).toThrow(/options must be an object/);
-    expect(bad({})).toThrow(/option "file" is required/);
-    expect(bad({ file: 'a', fsync: 'sometimes' })).toThrow(/option "fsync" must be "interval" or "always"/);
-    expect(bad({ file: 'a', redact: 'uri' })).toThrow(/option "redact" must be an array/);
-    expect(bad({ file: 'a', redact: ['token'] })).toThrow(/option "redact": "token" names no record field/);
-    expect(bad({ file: 'a', intervalMs: 0 })).toThrow(/option "intervalMs" must be an integer from 1/);
-    expect(bad({ file: 'a', maxBytes: -1 })).toThrow(/option "maxBytes" must be an integer from 0/);
-    expect(bad({ file: 'a', maxFiles: 0 })).toThrow(/option "maxFiles" must be an integer from 1/);
+    expect(bad({})).toThrow(/option file is required: the path of the JSON Lines file/);
+    expect(bad({ file: ' ' })).toThrow(/option file must be the path of the JSON Lines file/);
+    expect(bad({ file: 'a', fsync: 'sometimes' })).toThrow(/option fsync must be "interval" or "always"/);
+    expect(bad({ file: 'a', redact: 'uri' })).toThrow(/option redact must be an array/);
+    expect(bad({ file: 'a', redact: ['token'] })).toThrow(
+      /option redact is wrong: "token" names no record field/,
+    );
+    expect(bad({ file: 'a', arguments: 'yes' })).toThrow(
+      /option arguments must be true or false \(got "yes"\)/,
+    );
+    expect(bad({ file: 'a', intervalMs: 0 })).toThrow(/option intervalMs must be an integer from 1/);
+    expect(bad({ file: 'a', maxBytes: -1 })).toThrow(/option maxBytes must be an integer from 0/);
+    expect(bad({ file: 'a', maxFiles: 1.5 })).toThrow(
+      /option maxFiles must be an integer from 1 to 1000 \(got 1.5\)/,
+    );
     expect(bad({ file: 'a', fsnyc: 'always' })).toThrow(/unknown option "fsnyc" \(known: file, fsync/);
+    // every problem at once
+    expect(bad({ fsync: 'sometimes' })).toThrow(/option file is required.*; option fsync must be/);
   });
 });
 

@@ -1,117 +1,17 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  CACHE_STATUS_KEY,
-  definePlugin,
-  Gateway,
-  GatewayError,
-  type Identity,
-  PluginError,
-  type PluginSetupContext,
-  setupPlugins,
-  silentLogger,
-} from '@switchyard/core';
-import { connectInMemoryClient } from '@switchyard/core/testing';
-import { TestServer } from '@switchyard/testkit';
+import { PluginError, type PluginSetupContext, setupPlugins, silentLogger } from '@switchyard/core';
+import { Cleanup } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import audit, { type AuditOptions, type AuditRecord } from '../src/index.js';
+import audit from '../src/index.js';
+import { ALICE, auditedGateway, recordOf, tempDir } from './support.js';
 
-const cleanup: Array<() => unknown> = [];
-afterEach(async () => {
-  for (const task of cleanup.splice(0).reverse()) {
-    try {
-      await task();
-    } catch {
-      // keep cleaning up
-    }
-  }
-});
-
-const ALICE: Identity = { id: 'alice', groups: ['platform'], anonymous: false };
-
-/** An inner policy plugin: denies "secret" URIs, rate-limits "limited" ones, and plays a cache for r/1. */
-const policy = definePlugin({
-  name: 'test-policy',
-  setup: () => ({
-    request: async (ctx, next) => {
-      const uri = typeof ctx.params.uri === 'string' ? ctx.params.uri : '';
-      if (uri.includes('secret')) return { ok: false, error: GatewayError.forbidden(`${uri} is off limits`) };
-      if (uri.includes('limited')) return { ok: false, error: GatewayError.rateLimited(1500) };
-      if (uri.endsWith('/r/1')) ctx.state.set(CACHE_STATUS_KEY, 'hit');
-      return next();
-    },
-  }),
-});
-
-function tempDir(): string {
-  const dir = mkdtempSync(join(tmpdir(), 'switchyard-audit-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  return dir;
-}
-
-/** Audit (outermost) + the test policy in front of a real testkit upstream over HTTP, and an SDK client. */
-async function auditedGateway(options: Partial<AuditOptions> = {}, upstreamOptions = {}) {
-  const dir = tempDir();
-  const upstream = new TestServer({ name: 'docs', resources: 3, ...upstreamOptions });
-  const { url } = await upstream.listenHttp();
-  cleanup.push(() => upstream.close());
-  const plugins = await setupPlugins(
-    [
-      { plugin: audit, options: { file: './audit.jsonl', ...options }, source: '@switchyard/plugin-audit' },
-      { plugin: policy, options: {}, source: './test-policy.js' },
-    ],
-    silentLogger,
-    { baseDir: dir },
-  );
-  const gateway = new Gateway({
-    upstreams: [
-      { name: 'docs', prefix: true, timeoutMs: 5_000, transport: { kind: 'http', url, headers: {} } },
-    ],
-    plugins,
-    logger: silentLogger,
-  });
-  cleanup.push(() => gateway.close());
-  await gateway.start();
-  const { client, close } = await connectInMemoryClient(gateway, {
-    sessionId: 'session-1',
-    identity: ALICE,
-    name: 'audit-test',
-  });
-  cleanup.push(close);
-  const file = join(dir, 'audit.jsonl');
-  const records = (): AuditRecord[] =>
-    existsSync(file)
-      ? readFileSync(file, 'utf8')
-          .split('\n')
-          .filter((l) => l.length > 0)
-          .map((l) => JSON.parse(l) as AuditRecord)
-      : [];
-  // Any result shape (unknown methods need an explicit schema with the v2 client).
-  const anyResult = {
-    '~standard': { version: 1, vendor: 'test', validate: (value: unknown) => ({ value }) },
-  };
-  const request = (method: string, params: Record<string, unknown>) =>
-    client.request({ method, params } as never, anyResult as never);
-  return { gateway, client, upstream, file, records, request };
-}
-
-/** Runs one request and returns the one record it added (fails if it added none or several). */
-async function recordOf(
-  gw: Awaited<ReturnType<typeof auditedGateway>>,
-  method: string,
-  params: Record<string, unknown>,
-): Promise<AuditRecord> {
-  const before = gw.records().length;
-  await gw.request(method, params).catch(() => undefined);
-  const after = gw.records();
-  expect(after).toHaveLength(before + 1); // written before the response reached the client
-  return after[after.length - 1]!;
-}
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
 
 describe('audit plugin in the gateway', () => {
   it('records a successful read with the design fields', async () => {
-    const gw = await auditedGateway();
+    const gw = await auditedGateway(cleanup);
     const started = Date.now();
     const record = await recordOf(gw, 'resources/read', { uri: 'docs+test://docs/r/0' });
     expect(record).toEqual({
@@ -123,6 +23,7 @@ describe('audit plugin in the gateway', () => {
       method: 'resources/read',
       uri: 'docs+test://docs/r/0',
       upstream: 'docs',
+      upstreamUri: 'test://docs/r/0',
       outcome: 'ok',
       durationMs: expect.any(Number),
       bytes: expect.any(Number),
@@ -138,6 +39,7 @@ describe('audit plugin in the gateway', () => {
       'method',
       'uri',
       'upstream',
+      'upstreamUri',
       'outcome',
       'durationMs',
       'bytes',
@@ -145,7 +47,7 @@ describe('audit plugin in the gateway', () => {
   });
 
   it('records a list without uri or upstream', async () => {
-    const gw = await auditedGateway();
+    const gw = await auditedGateway(cleanup);
     const record = await recordOf(gw, 'resources/list', {});
     expect(record).toMatchObject({ method: 'resources/list', outcome: 'ok', identity: 'alice' });
     expect(record).not.toHaveProperty('uri');
@@ -154,7 +56,7 @@ describe('audit plugin in the gateway', () => {
   });
 
   it('records errors: an unknown resource, a denial and a rate limit from an inner plugin', async () => {
-    const gw = await auditedGateway();
+    const gw = await auditedGateway(cleanup);
     const unknown = await recordOf(gw, 'resources/read', { uri: 'nowhere://x' });
     expect(unknown).toMatchObject({
       uri: 'nowhere://x',
@@ -180,7 +82,7 @@ describe('audit plugin in the gateway', () => {
   });
 
   it('records the cache status an inner plugin sets', async () => {
-    const gw = await auditedGateway();
+    const gw = await auditedGateway(cleanup);
     expect(await recordOf(gw, 'resources/read', { uri: 'docs+test://docs/r/1' })).toMatchObject({
       cache: 'hit',
     });
@@ -188,7 +90,10 @@ describe('audit plugin in the gateway', () => {
   });
 
   it('fsync "always": records completions with their argument, redacted as configured', async () => {
-    const gw = await auditedGateway({ fsync: 'always', redact: ['params.argument.value', 'session'] });
+    const gw = await auditedGateway(cleanup, {
+      fsync: 'always',
+      redact: ['params.argument.value', 'session'],
+    });
     const record = await recordOf(gw, 'completion/complete', {
       ref: { type: 'ref/resource', uri: 'docs+test://docs/items/{id}' },
       argument: { name: 'id', value: 'al' },
@@ -205,7 +110,7 @@ describe('audit plugin in the gateway', () => {
   });
 
   it('records a request that is still in flight when the gateway closes', async () => {
-    const gw = await auditedGateway();
+    const gw = await auditedGateway(cleanup);
     gw.upstream.failNext({ method: 'resources/read', mode: 'hang' });
     const pending = gw.request('resources/read', { uri: 'docs+test://docs/r/0' }).catch((e: unknown) => e);
     for (let i = 0; i < 500 && !gw.upstream.stats.requests['resources/read']; i++) {
@@ -229,7 +134,7 @@ describe('audit plugin in the gateway', () => {
         },
       ],
       silentLogger,
-      { baseDir: tempDir() },
+      { baseDir: tempDir(cleanup) },
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PluginError);
     expect((error as PluginError).code).toBe('PLUGIN_SETUP_FAILED');
@@ -247,7 +152,7 @@ describe('audit plugin metrics', () => {
         add: (n: number) => counts.set(name, (counts.get(name) ?? 0) + n),
       }),
     } as unknown as PluginSetupContext['meter'];
-    const dir = tempDir();
+    const dir = tempDir(cleanup);
     const hooks = await audit.setup(
       { file: join(dir, 'audit.jsonl') },
       {
@@ -259,7 +164,7 @@ describe('audit plugin metrics', () => {
         meter,
       },
     );
-    cleanup.push(() => hooks.close?.());
+    cleanup.add(() => hooks.close?.());
     const ctx = {
       method: 'resources/list',
       params: {},
