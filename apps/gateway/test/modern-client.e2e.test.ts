@@ -173,6 +173,38 @@ describe('modern clients over Streamable HTTP, beside legacy sessions at the sam
       },
     });
   });
+  it('answers methods the 2026-07-28 revision removed, and unknown ones, with HTTP 404 and -32601', async () => {
+    const { gw } = await modernClientOverHttp();
+    const call = (id: number, method: string, params: Record<string, unknown> = {}) =>
+      rawPost(
+        gw.url,
+        JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope } }),
+        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },
+      );
+    const removed = [
+      'initialize',
+      'ping',
+      'logging/setLevel',
+      'resources/subscribe',
+      'resources/unsubscribe',
+    ];
+    for (const [i, method] of [...removed, 'unknown/method'].entries()) {
+      const params =
+        method === 'initialize'
+          ? { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'x', version: '1' } }
+          : method === 'logging/setLevel'
+            ? { level: 'info' }
+            : method.startsWith('resources/')
+              ? { uri: 'old+test://old/r/1' }
+              : {};
+      const answer = await call(i + 1, method, params);
+      expect({ method, status: answer.status, json: answer.json }).toMatchObject({
+        method,
+        status: 404,
+        json: { id: i + 1, error: { code: -32601 } },
+      });
+    }
+  });
 });
 
 describe('modern listen streams, on both transports', () => {

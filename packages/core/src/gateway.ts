@@ -191,6 +191,11 @@ export class Gateway {
     return caps;
   }
 
+  /** The methods the gateway answers through its features (the SDK answers the protocol's own). */
+  get methods(): readonly string[] {
+    return this.#dispatcher.methods;
+  }
+
   status(): UpstreamStatus[] {
     return this.#pool.status();
   }

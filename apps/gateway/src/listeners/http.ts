@@ -265,8 +265,19 @@ class ModernEndpoint {
   }
 
   async serve(identity: Identity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const client = this.#client(identity);
     const message = body as { method?: unknown; id?: unknown };
+    if (message.id !== undefined && typeof message.method === 'string' && !this.#answers(message.method)) {
+      // The 2026-07-28 revision: a method the server does not implement is HTTP 404 with -32601.
+      return sendJson(res, 404, {
+        jsonrpc: '2.0',
+        id: message.id,
+        error: {
+          code: -32601,
+          message: `Method not found: ${message.method} (protocol revision 2026-07-28).`,
+        },
+      });
+    }
+    const client = this.#client(identity);
     if (message.method === 'subscriptions/listen') {
       // Hold the upstream subscriptions this stream asks for, until the client closes it; a URI this
       // client may not follow refuses the whole stream.
@@ -280,6 +291,10 @@ class ModernEndpoint {
       res.once('close', () => client.listens.release(key));
     }
     await client.serve(req, res, body);
+  }
+
+  #answers(method: string): boolean {
+    return MODERN_SDK_METHODS.has(method) || this.#gateway.methods.includes(method);
   }
 
   #client(identity: Identity) {
@@ -340,6 +355,9 @@ function busEvent(method: string, params: Record<string, unknown>): ServerEvent 
       return undefined;
   }
 }
+
+/** What the SDK's modern handler answers itself (everything else the gateway answers, or nobody does). */
+const MODERN_SDK_METHODS = new Set(['server/discover', 'subscriptions/listen']);
 
 class BodyTooLarge extends Error {}
 
