@@ -25,8 +25,9 @@
  *    access → cache) on cache misses vs a bare gateway, with the cache coherent (default) and not, every
  *    read checked to be a miss (upstream counter and audit log).
  * 4. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
- *    enumeration scenarios, cache hit ≥ 5× direct) are printed next to the results, with the CPU floor
- *    that explains a CPU-bound miss; timing never changes the exit code (only errors and wrong counts do).
+ *    enumeration scenarios, cache hit ≥ 5× direct) are printed next to
+ *    the results, with the CPU floor that explains a CPU-bound miss; timing never changes the exit code
+ *    (only errors and wrong counts do).
  *
  * Output: a table on stdout, progress on stderr, JSON in apps/bench/results/latest.json (or --json PATH).
  * Every child process is registered and killed on exit, error or SIGINT (see procs.ts).
@@ -35,103 +36,18 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
 import type { RunOptions } from './client.js';
-import {
-  type EnumerateConfig,
-  type EnumerateResult,
-  runEnumerateBenchmark,
-  scenarioOf,
-} from './enumerate.js';
-import {
-  PLUGIN_PROFILE_DIRS,
-  type PluginsConfig,
-  type PluginsResult,
-  runCacheHitBenchmark,
-  runStackBenchmark,
-} from './plugins.js';
+import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
+import { PLUGIN_PROFILE_DIRS, runCacheHitBenchmark, runStackBenchmark } from './plugins.js';
 import { childCrashed, isInterrupted, stopAll } from './procs.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
-import { type ReadConfig, type ReadResult, runReadBenchmark } from './read.js';
-import { type Environment, evaluateTargets, renderTable } from './report.js';
+import { runReadBenchmark } from './read.js';
+import { type Environment, renderTable } from './report/render.js';
+import { evaluateTargets } from './report/targets.js';
+import type { BenchResults } from './results.js';
+import { FULL, QUICK } from './sizes.js';
 import { msSince } from './stats.js';
-
-const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins]
-                                     [--cpu-prof DIR] [--stock-fetch] [--client sdk|raw]
-
-  --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
-                   a few hundred reads per plugin path)
-  --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
-  --only WHAT      run only the read, the enumerate or the plugins benchmark
-  --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR
-  --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
-  --client WHICH   sdk (default): the official SDK client; raw: a lean JSON-RPC client (raw-client.ts) on every
-                   path, so results show the servers' cost rather than the client's`;
-
-type Sizes = { read: ReadConfig; enumerate: EnumerateConfig[]; plugins: PluginsConfig };
-
-/** Enumeration scenarios, in order: CPU-bound upstreams (no latency), then I/O-bound (latency per page). */
-const FULL: Sizes = {
-  read: { resources: 100, payloadBytes: 1024, warmup: 500, reads: 5000, concurrencies: [1, 16], rounds: 3 },
-  enumerate: [
-    { upstreams: 10, resourcesPerUpstream: 5000, pageSize: 100, latencyMs: 0, runs: 3 },
-    { upstreams: 10, resourcesPerUpstream: 5000, pageSize: 100, latencyMs: 5, runs: 3 },
-  ],
-  plugins: {
-    hit: {
-      resources: 100,
-      payloadBytes: 1024,
-      latencyMs: 5,
-      levels: [
-        { concurrency: 1, warmup: 50, reads: 600 },
-        { concurrency: 16, warmup: 200, reads: 3000 },
-      ],
-      rounds: 3,
-    },
-    stack: {
-      resources: 200,
-      payloadBytes: 1024,
-      cacheMaxBytes: 50 * 1024,
-      levels: [
-        { concurrency: 1, warmup: 100, reads: 1000 },
-        { concurrency: 16, warmup: 200, reads: 2000 },
-      ],
-      rounds: 3,
-    },
-  },
-};
-
-const QUICK: Sizes = {
-  read: { resources: 100, payloadBytes: 1024, warmup: 50, reads: 300, concurrencies: [1, 16], rounds: 3 },
-  enumerate: [
-    { upstreams: 2, resourcesPerUpstream: 1000, pageSize: 100, latencyMs: 0, runs: 3 },
-    { upstreams: 2, resourcesPerUpstream: 1000, pageSize: 100, latencyMs: 3, runs: 3 },
-  ],
-  plugins: {
-    hit: {
-      resources: 100,
-      payloadBytes: 1024,
-      latencyMs: 5,
-      levels: [
-        { concurrency: 1, warmup: 5, reads: 40 },
-        { concurrency: 16, warmup: 32, reads: 192 },
-      ],
-      rounds: 3,
-    },
-    stack: {
-      resources: 200,
-      payloadBytes: 1024,
-      cacheMaxBytes: 50 * 1024,
-      levels: [
-        { concurrency: 1, warmup: 10, reads: 100 },
-        { concurrency: 16, warmup: 32, reads: 192 },
-      ],
-      rounds: 3,
-    },
-  },
-};
-
-const ONLY = ['read', 'enumerate', 'plugins'] as const;
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
 
@@ -150,46 +66,48 @@ function environment(): Environment {
   };
 }
 
-/** Each benchmark's gateway profiles go to their own subdirectory of --cpu-prof DIR. */
-function profiled(options: RunOptions, what: string): RunOptions {
-  return options.cpuProfDir ? { ...options, cpuProfDir: join(options.cpuProfDir, what) } : options;
-}
-
 async function writeJson(path: string, data: unknown): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
   await writeFile(path, `${JSON.stringify(data, null, 2)}\n`, 'utf8');
 }
 
+/** A benchmark raced against any child exiting on its own (see `childCrashed`). */
+function guarded<T>(benchmark: Promise<T>): Promise<T> {
+  return Promise.race([benchmark, childCrashed]);
+}
+
+/**
+ * Runs the selected sections into `results` (filled as they finish, so a failure keeps what was measured).
+ * `profiled(what)` gives a benchmark's options with its `--cpu-prof` subdirectory, and records it.
+ */
+async function runSections(
+  args: BenchArgs,
+  results: BenchResults,
+  profiled: (what: string, subdirs?: readonly string[]) => RunOptions,
+): Promise<void> {
+  const sizes = args.quick ? QUICK : FULL;
+  const runs = (section: Section): boolean => args.only === undefined || args.only === section;
+  if (runs('read')) results.read = await guarded(runReadBenchmark(sizes.read, log, profiled('read')));
+  if (runs('enumerate')) {
+    for (const config of sizes.enumerate) {
+      results.enumerate.push(
+        await guarded(runEnumerateBenchmark(config, log, profiled(profileDirOf(config)))),
+      );
+    }
+  }
+  if (runs('plugins')) {
+    const plugins: NonNullable<BenchResults['plugins']> = {};
+    results.plugins = plugins;
+    const options = profiled('plugins', PLUGIN_PROFILE_DIRS);
+    plugins.hit = await guarded(runCacheHitBenchmark(sizes.plugins.hit, log, options));
+    plugins.stack = await guarded(runStackBenchmark(sizes.plugins.stack, log, options));
+  }
+}
+
 async function main(): Promise<number> {
-  let args: {
-    quick?: boolean;
-    json?: string;
-    only?: string;
-    'cpu-prof'?: string;
-    'stock-fetch'?: boolean;
-    client?: string;
-    help?: boolean;
-  };
+  let args: BenchArgs;
   try {
-    args = parseArgs({
-      options: {
-        quick: { type: 'boolean' },
-        json: { type: 'string' },
-        only: { type: 'string' },
-        'cpu-prof': { type: 'string' },
-        'stock-fetch': { type: 'boolean' },
-        client: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-      allowPositionals: false,
-    }).values;
-    if (args.client !== undefined && args.client !== 'sdk' && args.client !== 'raw') {
-      throw new Error(`--client must be sdk or raw, got '${args.client}'`);
-    }
-    if (args.only !== undefined && !(ONLY as readonly string[]).includes(args.only)) {
-      throw new Error(`--only must be read, enumerate or plugins, got '${args.only}'`);
-    }
+    args = parseBenchArgs();
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;
@@ -200,15 +118,10 @@ async function main(): Promise<number> {
   }
 
   const mode = args.quick ? 'quick' : 'full';
-  const sizes = args.quick ? QUICK : FULL;
   const jsonPath = resolve(args.json ?? DEFAULT_JSON);
-  const cpuProfDir = args['cpu-prof'] === undefined ? undefined : resolve(args['cpu-prof']);
+  const cpuProfDir = args.cpuProf === undefined ? undefined : resolve(args.cpuProf);
   if (cpuProfDir) await mkdir(cpuProfDir, { recursive: true });
-  const options: RunOptions = {
-    cpuProfDir,
-    stockFetch: args['stock-fetch'] === true,
-    rawClient: args.client === 'raw',
-  };
+  const options: RunOptions = { cpuProfDir, stockFetch: args.stockFetch, rawClient: args.client === 'raw' };
   const clientFetch = options.rawClient
     ? 'raw: lean JSON-RPC over Streamable HTTP on node:http, no result validation (--client raw)'
     : options.stockFetch
@@ -219,41 +132,22 @@ async function main(): Promise<number> {
   const start = process.hrtime.bigint();
   log(`${mode} run, node ${env.node}, ${env.cpus} CPU(s)`);
 
-  const runs = (what: (typeof ONLY)[number]): boolean => args.only === undefined || args.only === what;
-  let read: ReadResult | undefined;
-  const enumerate: EnumerateResult[] = [];
-  let plugins: PluginsResult | undefined;
+  // Each benchmark's gateway profiles go to their own subdirectory of --cpu-prof DIR.
+  const profileDirs: string[] = [];
+  const profiled = (what: string, subdirs: readonly string[] = ['']): RunOptions => {
+    if (!cpuProfDir) return options;
+    for (const sub of subdirs) profileDirs.push(sub ? join(what, sub) : what);
+    return { ...options, cpuProfDir: join(cpuProfDir, what) };
+  };
+  const results: BenchResults = { enumerate: [] };
   try {
-    if (runs('read')) {
-      read = await Promise.race([runReadBenchmark(sizes.read, log, profiled(options, 'read')), childCrashed]);
-    }
-    if (runs('enumerate')) {
-      for (const config of sizes.enumerate) {
-        const what = `enumerate-${scenarioOf(config)}`;
-        enumerate.push(
-          await Promise.race([runEnumerateBenchmark(config, log, profiled(options, what)), childCrashed]),
-        );
-      }
-    }
-    if (runs('plugins')) {
-      plugins = {};
-      const pluginOptions = profiled(options, 'plugins');
-      plugins.hit = await Promise.race([
-        runCacheHitBenchmark(sizes.plugins.hit, log, pluginOptions),
-        childCrashed,
-      ]);
-      plugins.stack = await Promise.race([
-        runStackBenchmark(sizes.plugins.stack, log, pluginOptions),
-        childCrashed,
-      ]);
-    }
+    await runSections(args, results, profiled);
   } catch (error) {
     if (isInterrupted()) {
       await stopAll();
       return 130;
     }
-    const message = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    log(`FAILED: ${message}`);
+    log(`FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     await stopAll();
     await writeJson(jsonPath, {
       ok: false,
@@ -263,9 +157,7 @@ async function main(): Promise<number> {
       env,
       clientFetch,
       error: error instanceof Error ? error.message : String(error),
-      read,
-      enumerate,
-      plugins,
+      ...results,
     }).catch(() => undefined);
     return 1;
   } finally {
@@ -273,17 +165,11 @@ async function main(): Promise<number> {
   }
 
   const durationMs = msSince(start);
-  const targets = evaluateTargets(read, enumerate, plugins);
+  const targets = evaluateTargets(results);
   // Profiles are written when the gateways exit, i.e. after stopAll().
   const profiles: Record<string, ProfileSummary[]> = {};
-  if (cpuProfDir) {
-    const enumerated = sizes.enumerate.map((config) => `enumerate-${scenarioOf(config)}`);
-    const pluginDirs = PLUGIN_PROFILE_DIRS.map((gateway) => join('plugins', gateway));
-    for (const what of [...(read ? ['read'] : []), ...(enumerate.length > 0 ? enumerated : [])])
-      profiles[what] = await summarizeProfiles(join(cpuProfDir, what));
-    if (plugins) {
-      for (const what of pluginDirs) profiles[what] = await summarizeProfiles(join(cpuProfDir, what));
-    }
+  for (const what of cpuProfDir ? profileDirs : []) {
+    profiles[what] = await summarizeProfiles(join(cpuProfDir!, what));
   }
   await writeJson(jsonPath, {
     ok: true,
@@ -292,15 +178,13 @@ async function main(): Promise<number> {
     durationMs,
     env,
     clientFetch,
-    read,
-    enumerate,
-    plugins,
+    ...results,
     targets,
     cpuProfDir,
     profiles: cpuProfDir ? profiles : undefined,
   });
   process.stdout.write(
-    `${renderTable({ mode, env, startedAt, durationMs, read, enumerate, plugins, targets, jsonPath, clientFetch })}\n`,
+    `${renderTable({ mode, env, startedAt, durationMs, results, targets, jsonPath, clientFetch })}\n`,
   );
   for (const [what, summaries] of Object.entries(profiles)) {
     for (const summary of summaries) {

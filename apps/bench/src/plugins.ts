@@ -31,7 +31,8 @@ import {
   startUpstream,
   type Upstream,
 } from './procs.js';
-import { type CpuPerRead, checkedUris, cpuSampler, readLoop } from './read.js';
+import { checkedUris, readLoop } from './read.js';
+import { type CpuPerRead, cpuSampler } from './rounds.js';
 import { type LatencySummary, medianBy, summarize } from './stats.js';
 
 /** One concurrency level: warm-up reads, then timed reads, per round and path. */

@@ -244,6 +244,8 @@ export const gatewayCli = (): string => siblingCli('switchyard', 'gateway CLI');
 export interface UpstreamSpec {
   name: string;
   resources: number;
+  /** Generated echo tools `tool_0 … tool_{N-1}` (testkit `--tools`). */
+  tools?: number;
   pageSize?: number;
   payloadBytes?: number;
   latencyMs?: number;
@@ -260,6 +262,7 @@ export interface Upstream {
 /** Starts a testkit server over Streamable HTTP in its own process; ready = its one JSON stdout line. */
 export async function startUpstream(spec: UpstreamSpec): Promise<Upstream> {
   const args = ['--http', '--port', '0', '--name', spec.name, '--resources', String(spec.resources)];
+  if (spec.tools) args.push('--tools', String(spec.tools));
   if (spec.pageSize) args.push('--page-size', String(spec.pageSize));
   if (spec.payloadBytes) args.push('--payload-bytes', String(spec.payloadBytes));
   if (spec.latencyMs) args.push('--latency-ms', String(spec.latencyMs));

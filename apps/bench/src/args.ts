@@ -1,0 +1,61 @@
+/** The bench's command line. */
+import { parseArgs } from 'node:util';
+
+export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins]
+                                     [--cpu-prof DIR] [--stock-fetch] [--client sdk|raw]
+
+  --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
+                   a few hundred reads per plugin path)
+  --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
+  --only WHAT      run only the read, the enumerate or the plugins benchmark
+  --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR
+  --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
+  --client WHICH   sdk (default): the official SDK client; raw: a lean JSON-RPC client (raw-client.ts) on every
+                   path, so results show the servers' cost rather than the client's`;
+
+/** The benchmarks `--only` can pick, in the order a full run runs them. */
+export const SECTIONS = ['read', 'enumerate', 'plugins'] as const;
+export type Section = (typeof SECTIONS)[number];
+
+export interface BenchArgs {
+  quick: boolean;
+  json?: string;
+  only?: Section;
+  cpuProf?: string;
+  stockFetch: boolean;
+  client: 'sdk' | 'raw';
+  help: boolean;
+}
+
+/** Parses argv; throws with a message for the usage line on anything unknown or malformed. */
+export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchArgs {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      quick: { type: 'boolean' },
+      json: { type: 'string' },
+      only: { type: 'string' },
+      'cpu-prof': { type: 'string' },
+      'stock-fetch': { type: 'boolean' },
+      client: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.client !== undefined && values.client !== 'sdk' && values.client !== 'raw') {
+    throw new Error(`--client must be sdk or raw, got '${values.client}'`);
+  }
+  if (values.only !== undefined && !(SECTIONS as readonly string[]).includes(values.only)) {
+    throw new Error(`--only must be one of ${SECTIONS.join(', ')}, got '${values.only}'`);
+  }
+  return {
+    quick: values.quick === true,
+    json: values.json,
+    only: values.only as Section | undefined,
+    cpuProf: values['cpu-prof'],
+    stockFetch: values['stock-fetch'] === true,
+    client: values.client === 'raw' ? 'raw' : 'sdk',
+    help: values.help === true,
+  };
+}

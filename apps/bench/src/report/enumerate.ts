@@ -1,0 +1,77 @@
+/** One enumeration scenario's section (2a, 2b): the table, checks, CPU and floors. */
+import type { EnumerateResult } from '../enumerate-result.js';
+import { cpuMs, int, table } from './format.js';
+
+/** The enumeration floors as one line: the upstreams' CPU over the cores, latency × round trips, both. */
+function floors(e: EnumerateResult): string {
+  const { cpu, latency, lockStep } = e.floors;
+  const parts = [
+    cpu === undefined
+      ? 'upstream CPU n/a'
+      : `upstream CPU ${cpuMs(cpu.upstreamsCpuMs)} ms ÷ ${cpu.cores} cores = ${cpuMs(cpu.ms)} ms ` +
+        `(${cpu.ratio.toFixed(2)}x)`,
+  ];
+  if (e.config.latencyMs > 0) {
+    parts.push(
+      `latency ${e.expectedPages} round trips × ${e.config.latencyMs} ms = ${cpuMs(latency.ms)} ms ` +
+        `(${latency.ratio.toFixed(2)}x)`,
+    );
+  }
+  if (lockStep !== undefined) {
+    parts.push(
+      `lock step, latency + upstream CPU: ~${cpuMs(lockStep.ms)} ms (${lockStep.ratio.toFixed(2)}x)`,
+    );
+  }
+  return parts.join('; ');
+}
+
+/** `heading` is the section number, e.g. `2a`. */
+export function renderEnumeration(e: EnumerateResult, heading: string): string[] {
+  const c = e.config;
+  const noun = e.list;
+  const key = e.list === 'resources' ? 'URIs' : 'names';
+  const pagesNote = e.gatewayPages === e.expectedPages ? '' : '  (UNEXPECTED page count)';
+  return [
+    `${heading}. ${e.method} enumeration, ${e.label} — ${c.upstreams} testkit upstreams × ` +
+      `${int.format(c.itemsPerUpstream)} ${noun}, page size ${c.pageSize}; median of ${c.runs} runs ` +
+      '(after 1 checked warm-up)',
+    '',
+    table(
+      ['what', 'ms', 'pages', noun, 'vs slowest'],
+      [
+        [
+          'slowest single upstream, direct',
+          e.slowestSingleMs.toFixed(1),
+          String(e.directPages),
+          int.format(c.itemsPerUpstream),
+          '1.00x',
+        ],
+        [
+          'everything through the gateway',
+          e.gatewayMs.toFixed(1),
+          String(e.gatewayPages),
+          int.format(e.expectedTotal),
+          `${e.ratio.toFixed(2)}x`,
+        ],
+        [
+          `(ref) all ${c.upstreams} direct, concurrently`,
+          e.directConcurrentMs.toFixed(1),
+          `${c.upstreams}×${e.directPages}`,
+          int.format(e.expectedTotal),
+          `${(e.directConcurrentMs / e.slowestSingleMs).toFixed(2)}x`,
+        ],
+      ],
+      'lrrrr',
+    ),
+    `   checked every run: exactly the ${int.format(e.expectedTotal)} expected exposed ${key}, each once, ` +
+      `${int.format(c.itemsPerUpstream)} per upstream, none unavailable`,
+    `   gateway round trips: ${e.gatewayPages} (expected ${e.expectedPages})${pagesNote}; ` +
+      `gateway / all-direct-concurrently = ${e.ratioVsConcurrent.toFixed(2)}x`,
+    `   CPU ms per full enumeration (user + system): through the gateway: gateway ` +
+      `${cpuMs(e.cpuMs.gatewayWalk.gateway)}, upstreams ${cpuMs(e.cpuMs.gatewayWalk.upstreams)}, ` +
+      `client ${cpuMs(e.cpuMs.gatewayWalk.client)}; all direct concurrently: upstreams ` +
+      `${cpuMs(e.cpuMs.directConcurrent.upstreams)}, client ${cpuMs(e.cpuMs.directConcurrent.client)}`,
+    `   floors of the gateway walk (x = vs slowest single): ${floors(e)}`,
+    '',
+  ];
+}

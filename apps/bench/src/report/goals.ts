@@ -1,0 +1,10 @@
+/** The stated goals (informational: missing one never changes the exit code). */
+
+/** Gateway-vs-direct throughput goal of reads (every level). */
+export const THROUGHPUT_TARGET = 0.9;
+
+/** Enumeration goal, on every scenario: gateway ≤ this × the slowest single upstream alone. */
+export const ENUMERATION_TARGET = 1.2;
+
+/** Cache goal (issue requirement): cache hits through the gateway ≥ this × direct reads of a 5 ms upstream. */
+export const CACHE_HIT_TARGET = 5;

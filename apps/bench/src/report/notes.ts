@@ -1,0 +1,65 @@
+/**
+ * The notes printed under the targets: what the box's cores allow, so a missed target says whether the
+ * gateway or the machine decided it.
+ */
+import type { EnumerateResult } from '../enumerate-result.js';
+import type { CacheHitResult } from '../plugins.js';
+import { int } from './format.js';
+import { CACHE_HIT_TARGET, ENUMERATION_TARGET } from './goals.js';
+
+/**
+ * Why a cache-hit row missed: the most hits per second the box's cores can serve (client + gateway CPU
+ * per hit) against the direct path, when the CPU times are known.
+ */
+export function hitCeilingNote(hit: CacheHitResult, concurrency: number): string {
+  const label = `cache hit row, c=${concurrency}`;
+  const c = hit.ceilings.find((x) => x.concurrency === concurrency);
+  if (!c) return `${label}: CPU times unavailable (no /proc), no CPU ceiling computed.`;
+  const numbers =
+    `a hit costs ${int.format(c.clientUs)} µs of bench-client CPU + ${int.format(c.gatewayUs)} µs of ` +
+    `gateway CPU; on ${c.cores} core(s) that is at most ${int.format(c.rps)} req/s, ` +
+    `${c.ratio.toFixed(2)}x the direct path`;
+  return c.ratio < CACHE_HIT_TARGET
+    ? `${label}: cannot reach ${CACHE_HIT_TARGET.toFixed(2)}x on this box: ${numbers} (the client and the ` +
+        'gateway share the cores; the direct path spends its time waiting for the upstream instead).'
+    : `${label}: ${numbers}, so the CPU alone does not rule the target out here.`;
+}
+
+export function kindOf(e: EnumerateResult): string {
+  return e.scenario === 'cpu-bound' ? 'CPU-bound' : 'I/O-bound';
+}
+
+/**
+ * Whether the box alone rules the target out for this row: K upstreams on C cores take at least their
+ * summed CPU ÷ C of wall time, whatever the gateway does, while the single upstream alone had a core to
+ * itself. Always the case for the CPU-bound row on a small box. With latency, the rounds run in lock step
+ * (all upstreams wait, then all compute at once), so the latency only helps once it outweighs that CPU.
+ */
+export function cpuFloorNote(e: EnumerateResult): string {
+  const c = e.config;
+  const { cpu, latency, lockStep } = e.floors;
+  const label =
+    `${e.method} ${kindOf(e)} row (${c.upstreams} upstreams × ${int.format(c.itemsPerUpstream)} ${e.list}, ` +
+    `${c.latencyMs} ms/page)`;
+  if (cpu === undefined) return `${label}: upstream CPU time unavailable (no /proc), no CPU floor computed.`;
+  const target = `<= ${ENUMERATION_TARGET.toFixed(2)}x`;
+  const numbers =
+    `the ${c.upstreams} upstreams alone used ${int.format(cpu.upstreamsCpuMs)} ms of CPU per enumeration ` +
+    `through the gateway; on ${cpu.cores} core(s) that is >= ${int.format(cpu.ms)} ms of wall time, ` +
+    `${cpu.ratio.toFixed(2)}x the slowest single upstream's ${e.slowestSingleMs.toFixed(1)} ms`;
+  if (cpu.ratio > ENUMERATION_TARGET) {
+    return (
+      `${label}: cannot reach ${target} on this box: ${numbers} (before any gateway or client CPU), ` +
+      'so this row measures the box, not the gateway.'
+    );
+  }
+  if (lockStep !== undefined && lockStep.ratio > ENUMERATION_TARGET) {
+    return (
+      `${label}: ${numbers}, but the rounds run in lock step (all wait ${c.latencyMs} ms, then all ` +
+      `build their pages at once): ~${int.format(latency.ms)} + ${int.format(cpu.ms)} = ` +
+      `${int.format(lockStep.ms)} ms = ${lockStep.ratio.toFixed(2)}x before any gateway CPU, so ` +
+      `${target} is out of reach here; remote upstreams would spend that CPU on their own machines.`
+    );
+  }
+  return `${label}: ${numbers}, below the target, so the box does not rule it out.`;
+}

@@ -1,0 +1,71 @@
+/** The sizes of every benchmark: the full run, and the small `--quick` run of the CI smoke test. */
+import type { EnumerateConfig } from './enumerate.js';
+import type { PluginsConfig } from './plugins.js';
+import type { ReadConfig } from './read.js';
+
+export interface Sizes {
+  read: ReadConfig;
+  /** Resource enumeration scenarios, in order: CPU-bound upstreams (no latency), then I/O-bound. */
+  enumerate: EnumerateConfig[];
+  plugins: PluginsConfig;
+}
+
+export const FULL: Sizes = {
+  read: { resources: 100, payloadBytes: 1024, warmup: 500, reads: 5000, concurrencies: [1, 16], rounds: 3 },
+  enumerate: [
+    { list: 'resources', upstreams: 10, itemsPerUpstream: 5000, pageSize: 100, latencyMs: 0, runs: 3 },
+    { list: 'resources', upstreams: 10, itemsPerUpstream: 5000, pageSize: 100, latencyMs: 5, runs: 3 },
+  ],
+  plugins: {
+    hit: {
+      resources: 100,
+      payloadBytes: 1024,
+      latencyMs: 5,
+      levels: [
+        { concurrency: 1, warmup: 50, reads: 600 },
+        { concurrency: 16, warmup: 200, reads: 3000 },
+      ],
+      rounds: 3,
+    },
+    stack: {
+      resources: 200,
+      payloadBytes: 1024,
+      cacheMaxBytes: 50 * 1024,
+      levels: [
+        { concurrency: 1, warmup: 100, reads: 1000 },
+        { concurrency: 16, warmup: 200, reads: 2000 },
+      ],
+      rounds: 3,
+    },
+  },
+};
+
+export const QUICK: Sizes = {
+  read: { resources: 100, payloadBytes: 1024, warmup: 50, reads: 300, concurrencies: [1, 16], rounds: 3 },
+  enumerate: [
+    { list: 'resources', upstreams: 2, itemsPerUpstream: 1000, pageSize: 100, latencyMs: 0, runs: 3 },
+    { list: 'resources', upstreams: 2, itemsPerUpstream: 1000, pageSize: 100, latencyMs: 3, runs: 3 },
+  ],
+  plugins: {
+    hit: {
+      resources: 100,
+      payloadBytes: 1024,
+      latencyMs: 5,
+      levels: [
+        { concurrency: 1, warmup: 5, reads: 40 },
+        { concurrency: 16, warmup: 32, reads: 192 },
+      ],
+      rounds: 3,
+    },
+    stack: {
+      resources: 200,
+      payloadBytes: 1024,
+      cacheMaxBytes: 50 * 1024,
+      levels: [
+        { concurrency: 1, warmup: 10, reads: 100 },
+        { concurrency: 16, warmup: 32, reads: 192 },
+      ],
+      rounds: 3,
+    },
+  },
+};
