@@ -51,7 +51,7 @@ export interface EnumerateFloors {
 }
 
 export interface EnumerateResult {
-  /** The list enumerated (`config.list`). */
+  /** The list enumerated (`config.list`): resources (section 2) or tools (section 4). */
   list: ListName;
   method: string;
   scenario: EnumerateScenario;

@@ -1,6 +1,6 @@
 /**
- * Enumeration benchmark, one engine for every list kind (list-kinds.ts; `resources/list` in
- * section 2): walking the list to the end with explicit cursors, each of K upstreams alone (directly) vs
+ * Enumeration benchmark, one engine for every list kind (`resources/list` in section 2, `tools/list` in
+ * section 4): walking the list to the end with explicit cursors, each of K upstreams alone (directly) vs
  * all K merged through the gateway (one downstream page = the next page of every upstream, fetched in
  * parallel by the gateway).
  *

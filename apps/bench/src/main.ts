@@ -24,8 +24,12 @@
  *    during a gateway round, or the bench fails); (b) the cost of the full stack (audit → rate-limit →
  *    access → cache) on cache misses vs a bare gateway, with the cache coherent (default) and not, every
  *    read checked to be a miss (upstream counter and audit log).
- * 4. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
- *    enumeration scenarios, cache hit ≥ 5× direct) are printed next to
+ * 4. Tools (tools-call.ts, enumerate.ts): (a) `tools/call` of a handful of echo tools with a small argument
+ *    payload, direct vs through the gateway, with the read benchmark's method (rounds.ts), every answer
+ *    checked; (b, c) the `tools/list` enumeration of K upstreams × N tools through the gateway vs the slowest
+ *    upstream alone, with the enumeration engine of section 2, CPU-bound and I/O-bound.
+ * 5. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
+ *    enumeration scenarios, cache hit ≥ 5× direct, tools/call ≥ 0.9× direct at c=16) are printed next to
  *    the results, with the CPU floor that explains a CPU-bound miss; timing never changes the exit code
  *    (only errors and wrong counts do).
  *
@@ -48,6 +52,7 @@ import { evaluateTargets } from './report/targets.js';
 import type { BenchResults } from './results.js';
 import { FULL, QUICK } from './sizes.js';
 import { msSince } from './stats.js';
+import { runToolCallBenchmark } from './tools-call.js';
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
 
@@ -101,6 +106,14 @@ async function runSections(
     const options = profiled('plugins', PLUGIN_PROFILE_DIRS);
     plugins.hit = await guarded(runCacheHitBenchmark(sizes.plugins.hit, log, options));
     plugins.stack = await guarded(runStackBenchmark(sizes.plugins.stack, log, options));
+  }
+  if (runs('tools')) {
+    const tools: NonNullable<BenchResults['tools']> = { list: [] };
+    results.tools = tools;
+    tools.call = await guarded(runToolCallBenchmark(sizes.tools.call, log, profiled('tools-call')));
+    for (const config of sizes.tools.list) {
+      tools.list.push(await guarded(runEnumerateBenchmark(config, log, profiled(profileDirOf(config)))));
+    }
   }
 }
 

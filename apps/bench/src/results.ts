@@ -2,10 +2,18 @@
 import type { EnumerateResult } from './enumerate-result.js';
 import type { PluginsResult } from './plugins.js';
 import type { ReadResult } from './read.js';
+import type { ToolCallResult } from './tools-call.js';
+
+/** Section 4: `tools/call` through the gateway vs direct, and the `tools/list` enumeration scenarios. */
+export interface ToolsResult {
+  call?: ToolCallResult;
+  list: EnumerateResult[];
+}
 
 export interface BenchResults {
   read?: ReadResult;
   /** Section 2: the `resources/list` enumeration scenarios. */
   enumerate: EnumerateResult[];
   plugins?: PluginsResult;
+  tools?: ToolsResult;
 }

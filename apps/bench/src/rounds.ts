@@ -1,6 +1,6 @@
 /**
- * The gateway-vs-direct measuring method of `resources/read` (read.ts), kept apart from what
- * is requested so that other requests can be measured the same way: timed request loops (each request timed with hrtime, N workers sharing one client
+ * The gateway-vs-direct measuring method shared by `resources/read` (read.ts) and `tools/call`
+ * (tools-call.ts): timed request loops (each request timed with hrtime, N workers sharing one client
  * session), direct and gateway rounds interleaved (D G, G D, …) at every concurrency level, and the median
  * round (by req/s) of each path kept, because on a 2-core box the client, the gateway and the upstream share
  * the cores and a single round is noisy.
@@ -24,6 +24,7 @@ export interface ReadRun extends LatencySummary {
   concurrency: number;
   wallMs: number;
   rps: number;
+  /** Per request: a read in section 1, a call in section 4a. */
   cpuUsPerRead: CpuPerRead;
 }
 
@@ -96,7 +97,7 @@ export function cpuSampler(
 }
 
 export interface RoundsPlan {
-  /** Progress label, e.g. `read`. */
+  /** Progress label, e.g. `read` or `tools/call`. */
   what: string;
   warmup: number;
   /** Timed requests per round. */

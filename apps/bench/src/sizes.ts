@@ -2,12 +2,14 @@
 import type { EnumerateConfig } from './enumerate.js';
 import type { PluginsConfig } from './plugins.js';
 import type { ReadConfig } from './read.js';
+import type { ToolCallConfig } from './tools-call.js';
 
 export interface Sizes {
   read: ReadConfig;
   /** Resource enumeration scenarios, in order: CPU-bound upstreams (no latency), then I/O-bound. */
   enumerate: EnumerateConfig[];
   plugins: PluginsConfig;
+  tools: { call: ToolCallConfig; list: EnumerateConfig[] };
 }
 
 export const FULL: Sizes = {
@@ -38,6 +40,13 @@ export const FULL: Sizes = {
       rounds: 3,
     },
   },
+  tools: {
+    call: { tools: 5, argumentBytes: 64, warmup: 500, calls: 5000, concurrencies: [1, 16], rounds: 3 },
+    list: [
+      { list: 'tools', upstreams: 10, itemsPerUpstream: 500, pageSize: 50, latencyMs: 0, runs: 5 },
+      { list: 'tools', upstreams: 10, itemsPerUpstream: 500, pageSize: 50, latencyMs: 5, runs: 5 },
+    ],
+  },
 };
 
 export const QUICK: Sizes = {
@@ -67,5 +76,12 @@ export const QUICK: Sizes = {
       ],
       rounds: 3,
     },
+  },
+  tools: {
+    call: { tools: 5, argumentBytes: 64, warmup: 30, calls: 200, concurrencies: [1, 16], rounds: 3 },
+    list: [
+      { list: 'tools', upstreams: 2, itemsPerUpstream: 200, pageSize: 50, latencyMs: 0, runs: 3 },
+      { list: 'tools', upstreams: 2, itemsPerUpstream: 200, pageSize: 50, latencyMs: 3, runs: 3 },
+    ],
   },
 };

@@ -1,4 +1,4 @@
-/** One enumeration scenario's section (2a, 2b): the table, checks, CPU and floors. */
+/** One enumeration scenario's section (2a/2b for resources, 4b/4c for tools): the table, checks, CPU and floors. */
 import type { EnumerateResult } from '../enumerate-result.js';
 import { cpuMs, int, table } from './format.js';
 
@@ -25,7 +25,7 @@ function floors(e: EnumerateResult): string {
   return parts.join('; ');
 }
 
-/** `heading` is the section number, e.g. `2a`. */
+/** `heading` is the section number, e.g. `2a` or `4b`. */
 export function renderEnumeration(e: EnumerateResult, heading: string): string[] {
   const c = e.config;
   const noun = e.list;

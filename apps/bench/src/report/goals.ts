@@ -1,6 +1,6 @@
 /** The stated goals (informational: missing one never changes the exit code). */
 
-/** Gateway-vs-direct throughput goal of reads (every level). */
+/** Gateway-vs-direct throughput goal of reads (every level) and tool calls (c=16). */
 export const THROUGHPUT_TARGET = 0.9;
 
 /** Enumeration goal, on every scenario: gateway ≤ this × the slowest single upstream alone. */

@@ -1,4 +1,4 @@
-/** The gateway-vs-direct table of a rounds benchmark (section 1 reads). */
+/** The gateway-vs-direct table of a rounds benchmark (section 1 reads, section 4a tool calls). */
 import type { ReadLevel } from '../rounds.js';
 import { comparisonRow, RUN_HEADER, runCells, table } from './format.js';
 

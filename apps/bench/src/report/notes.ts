@@ -2,10 +2,12 @@
  * The notes printed under the targets: what the box's cores allow, so a missed target says whether the
  * gateway or the machine decided it.
  */
+import { availableParallelism } from 'node:os';
 import type { EnumerateResult } from '../enumerate-result.js';
 import type { CacheHitResult } from '../plugins.js';
+import type { ReadLevel } from '../rounds.js';
 import { int } from './format.js';
-import { CACHE_HIT_TARGET, ENUMERATION_TARGET } from './goals.js';
+import { CACHE_HIT_TARGET, ENUMERATION_TARGET, THROUGHPUT_TARGET } from './goals.js';
 
 /**
  * Why a cache-hit row missed: the most hits per second the box's cores can serve (client + gateway CPU
@@ -62,4 +64,35 @@ export function cpuFloorNote(e: EnumerateResult): string {
     );
   }
   return `${label}: ${numbers}, below the target, so the box does not rule it out.`;
+}
+
+/**
+ * Why a tools/call row missed, from the CPU per call of each path: when the cores are the limit, the
+ * throughput ratio is at most `direct CPU per call ÷ gateway-path CPU per call` (client + upstream [+ gateway]),
+ * so below the target the gateway's CPU per call decides it. The cores the direct path actually kept busy
+ * (req/s × its CPU per call) say whether the cores were the limit at all in that round.
+ */
+export function toolCallCpuNote(level: ReadLevel): string {
+  const label = `tools/call row, c=${level.concurrency}`;
+  const g = level.gateway.cpuUsPerRead;
+  const d = level.direct.cpuUsPerRead;
+  if (g.gateway === undefined || g.upstream === undefined || d.upstream === undefined) {
+    return `${label}: CPU times unavailable (no /proc), no CPU bound computed.`;
+  }
+  const cores = availableParallelism();
+  const direct = d.client + d.upstream;
+  const via = g.client + g.upstream + g.gateway;
+  const bound = direct / via;
+  const busy = (level.direct.rps * direct) / 1e6;
+  return (
+    `${label}: a call costs ${int.format(direct)} µs of CPU directly (client ${int.format(d.client)} + ` +
+    `upstream ${int.format(d.upstream)}) and ${int.format(via)} µs through the gateway (client ` +
+    `${int.format(g.client)} + upstream ${int.format(g.upstream)} + gateway ${int.format(g.gateway)}); with ` +
+    `the cores as the limit the gateway path reaches at most ${bound.toFixed(2)}x direct, ` +
+    (bound < THROUGHPUT_TARGET
+      ? `so the gateway's ${int.format(g.gateway)} µs per call decides the target on this box (--cpu-prof shows where it goes)`
+      : 'so CPU cost alone does not rule the target out') +
+    `; the direct rounds kept ${busy.toFixed(2)} of ${cores} cores busy` +
+    (busy < 0.8 * cores ? ' (so the cores were not its limit: latency, or other load on the box).' : '.')
+  );
 }

@@ -1,5 +1,6 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
 import type { BenchResults } from '../results.js';
+import type { ToolCallResult } from '../tools-call.js';
 import { renderEnumeration } from './enumerate.js';
 import { int, table } from './format.js';
 import { renderGatewayVsDirect } from './levels.js';
@@ -42,9 +43,25 @@ function header(options: {
   return [...out, ''];
 }
 
+function renderToolCall(call: ToolCallResult): string[] {
+  const c = call.config;
+  return [
+    `4a. tools/call over Streamable HTTP — 1 testkit upstream (${c.tools} echo tools, called round-robin, ` +
+      `${c.argumentBytes} B text argument + seq)`,
+    `   ${int.format(c.calls)} calls per round after ${int.format(c.warmup)} warm-up calls; ` +
+      `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
+    '',
+    ...renderGatewayVsDirect(call.levels, 'call'),
+    `   checked: every answer (warm-up and timed) echoed its own tool name and arguments as structuredContent ` +
+      `and text; the upstream served ${int.format(call.upstreamCalls.served)} tools/call for ` +
+      `${int.format(call.upstreamCalls.issued)} calls issued (one each, every round).`,
+    '',
+  ];
+}
+
 /** Gateway WARN/ERROR lines per benchmark, most frequent first. */
 function warnings(results: BenchResults): string[] {
-  const { read, enumerate, plugins } = results;
+  const { read, enumerate, plugins, tools } = results;
   const sections: [string, Record<string, number> | undefined][] = [
     ['read', read?.gatewayWarnings],
     ...enumerate.map((e): [string, Record<string, number>] => [
@@ -55,6 +72,11 @@ function warnings(results: BenchResults): string[] {
     ...Object.entries(plugins?.stack?.gatewayWarnings ?? {}).map(
       ([path, warnings]): [string, Record<string, number>] => [`plugins (${path})`, warnings],
     ),
+    ['tools/call', tools?.call?.gatewayWarnings],
+    ...(tools?.list ?? []).map((e): [string, Record<string, number>] => [
+      `tools/list enumeration (${e.scenario})`,
+      e.gatewayWarnings,
+    ]),
   ];
   const out: string[] = [];
   for (const [what, counts] of sections) {
@@ -82,7 +104,7 @@ export function renderTable(options: {
   clientFetch: string;
 }): string {
   const { results, targets } = options;
-  const { read, enumerate, plugins } = results;
+  const { read, enumerate, plugins, tools } = results;
   const out: string[] = header(options);
 
   if (read) {
@@ -100,6 +122,8 @@ export function renderTable(options: {
   for (const [i, e] of enumerate.entries()) out.push(...renderEnumeration(e, `2${letter(i)}`));
   if (plugins?.hit) out.push(...renderCacheHit(plugins.hit));
   if (plugins?.stack) out.push(...renderStack(plugins.stack));
+  if (tools?.call) out.push(...renderToolCall(tools.call));
+  for (const [i, e] of (tools?.list ?? []).entries()) out.push(...renderEnumeration(e, `4${letter(i + 1)}`));
 
   out.push(
     'Targets (informational, not asserted)',

@@ -1,9 +1,10 @@
 /** The stated goals, evaluated against the results (shared by the table and the JSON report). */
 import type { EnumerateResult } from '../enumerate-result.js';
 import type { BenchResults } from '../results.js';
+import type { ReadLevel } from '../rounds.js';
 import { signed } from './format.js';
 import { CACHE_HIT_TARGET, ENUMERATION_TARGET, THROUGHPUT_TARGET } from './goals.js';
-import { cpuFloorNote, hitCeilingNote, kindOf } from './notes.js';
+import { cpuFloorNote, hitCeilingNote, kindOf, toolCallCpuNote } from './notes.js';
 
 export interface Target {
   name: string;
@@ -19,7 +20,7 @@ export interface Target {
 
 /** The stated goals, evaluated against the results. Informational only: never changes the exit code. */
 export function evaluateTargets(results: BenchResults): Target[] {
-  const { read, enumerate, plugins } = results;
+  const { read, enumerate, plugins, tools } = results;
   const targets: Target[] = [];
   for (const level of read?.levels ?? []) {
     targets.push({
@@ -65,6 +66,8 @@ export function evaluateTargets(results: BenchResults): Target[] {
       });
     }
   }
+  for (const level of tools?.call?.levels ?? []) targets.push(toolCallTarget(level));
+  targets.push(...(tools?.list ?? []).map(enumerationTarget));
   return targets;
 }
 
@@ -76,5 +79,29 @@ function enumerationTarget(e: EnumerateResult): Target {
     value: e.ratio,
     met: e.ratio <= ENUMERATION_TARGET,
     note: cpuFloorNote(e),
+  };
+}
+
+/** The c=16 level carries the goal; the others report their ratio and added latency. */
+function toolCallTarget(level: ReadLevel): Target {
+  const ratio = `${level.throughputRatio.toFixed(2)}x`;
+  if (level.concurrency !== 16) {
+    return {
+      name: `tools/call throughput, c=${level.concurrency}`,
+      target: 'informational',
+      actual: `${ratio}, p50 ${signed(level.addedP50Ms)} / p99 ${signed(level.addedP99Ms)} ms`,
+      value: level.throughputRatio,
+      met: true,
+      informational: true,
+    };
+  }
+  const met = level.throughputRatio >= THROUGHPUT_TARGET;
+  return {
+    name: `tools/call throughput, c=${level.concurrency}`,
+    target: `>= ${THROUGHPUT_TARGET.toFixed(2)}x direct`,
+    actual: ratio,
+    value: level.throughputRatio,
+    met,
+    note: met ? undefined : toolCallCpuNote(level),
   };
 }

@@ -1,0 +1,165 @@
+/**
+ * `tools/call` benchmark: the read benchmark's method (rounds.ts: interleaved rounds, median round, c=1 and
+ * c=16) applied to tool calls, direct to one testkit upstream with a handful of echo tools vs through the
+ * gateway fronting it (which routes `a__tool_<k>` to the upstream's `tool_<k>` by its name index).
+ *
+ * Each call sends a small argument payload and a sequence number, and every answer is checked: the echo
+ * tool returns `{ tool, arguments }` as `structuredContent` and as its one text content, so a call answered
+ * by the wrong tool, with the wrong arguments or for another request fails the bench. The upstream's own
+ * `tools/call` counter (testkit control API) must also move by exactly one per call issued in every round.
+ */
+import type { Client } from '@modelcontextprotocol/client';
+import { controlClient } from '@switchyard/testkit';
+import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from './client.js';
+import { TOOLS } from './list-kinds.js';
+import { type Gateway, startGateway, startUpstream, type Upstream } from './procs.js';
+import { cpuSampler, interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
+import { walk } from './walk.js';
+
+export interface ToolCallConfig {
+  /** Echo tools on the upstream (`tool_0 … tool_{N-1}`), called round-robin. */
+  tools: number;
+  /** Length of the `text` argument of every call (plus a small `seq` number). */
+  argumentBytes: number;
+  warmup: number;
+  calls: number;
+  concurrencies: number[];
+  rounds: number;
+}
+
+export interface ToolCallResult {
+  config: ToolCallConfig;
+  levels: ReadLevel[];
+  /** Calls issued over every round (warm-ups included) and the upstream's `tools/call` count over them. */
+  upstreamCalls: { issued: number; served: number };
+  /** Warning kinds the gateway logged while measuring (digits masked) → count. */
+  gatewayWarnings: Record<string, number>;
+}
+
+const UPSTREAM = 'a';
+
+function filler(bytes: number): string {
+  return 'lorem ipsum dolor sit amet '.repeat(Math.ceil(bytes / 27)).slice(0, bytes);
+}
+
+/**
+ * `count` calls with `concurrency` workers over `names` (round-robin, exposed names through the gateway),
+ * each checked against what the echo tool `upstreamNames[k]` must answer.
+ */
+function callLoop(
+  client: Client,
+  names: readonly string[],
+  upstreamNames: readonly string[],
+  text: string,
+  count: number,
+  concurrency: number,
+): Promise<TimedLoop> {
+  return requestLoop(
+    count,
+    concurrency,
+    (i) =>
+      client.request(
+        { method: 'tools/call', params: { name: names[i % names.length]!, arguments: { text, seq: i } } },
+        REQUEST_OPTIONS,
+      ) as Promise<unknown> as Promise<Record<string, unknown>>,
+    (i, result) => {
+      const expected = JSON.stringify({ tool: upstreamNames[i % names.length], arguments: { text, seq: i } });
+      const content = result.content as { type?: string; text?: string }[] | undefined;
+      const ok =
+        result.isError !== true &&
+        JSON.stringify(result.structuredContent) === expected &&
+        content?.length === 1 &&
+        content[0]?.type === 'text' &&
+        content[0].text === expected;
+      if (!ok) {
+        throw new Error(
+          `tools/call ${names[i % names.length]} (seq ${i}): wrong result ${JSON.stringify(result).slice(0, 300)}; ` +
+            `expected structuredContent and text ${expected.slice(0, 120)}`,
+        );
+      }
+    },
+  );
+}
+
+/** Checks both listings: the upstream's `tool_0 … tool_{N-1}`, and the same as `a__tool_<k>` through the gateway. */
+async function checkedToolNames(direct: Client, viaGateway: Client, tools: number) {
+  const directNames = (await walk(direct, TOOLS)).items;
+  const gatewayNames = (await walk(viaGateway, TOOLS)).items;
+  const expectDirect = Array.from({ length: tools }, (_, i) => TOOLS.direct(UPSTREAM, i));
+  const expectGateway = Array.from({ length: tools }, (_, i) => TOOLS.exposed(UPSTREAM, i));
+  if (
+    directNames.join(',') !== expectDirect.join(',') ||
+    gatewayNames.join(',') !== expectGateway.join(',')
+  ) {
+    throw new Error(
+      `tools/list does not match: upstream [${directNames.join(', ')}], gateway [${gatewayNames.join(', ')}]; ` +
+        `expected [${expectDirect.join(', ')}] and [${expectGateway.join(', ')}]`,
+    );
+  }
+  return { directNames, gatewayNames };
+}
+
+export async function runToolCallBenchmark(
+  config: ToolCallConfig,
+  log: (message: string) => void,
+  options: RunOptions = {},
+): Promise<ToolCallResult> {
+  let upstream: Upstream | undefined;
+  let gateway: Gateway | undefined;
+  const clients: BenchClient[] = [];
+  try {
+    upstream = await startUpstream({ name: UPSTREAM, resources: 0, tools: config.tools });
+    if (!upstream.controlUrl)
+      throw new Error('the testkit upstream printed no controlUrl: cannot count calls');
+    const control = controlClient(upstream.controlUrl);
+    const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
+    gateway = await startGateway([upstream], options);
+    log(`tools/call: upstream ${upstream.url} (${config.tools} echo tools), gateway ${gateway.url}`);
+    const direct = await connectClient(upstream.url, 'bench-direct', options);
+    clients.push(direct);
+    const viaGateway = await connectClient(gateway.url, 'bench-gateway', options);
+    clients.push(viaGateway);
+    const { directNames, gatewayNames } = await checkedToolNames(
+      direct.client,
+      viaGateway.client,
+      config.tools,
+    );
+
+    const text = filler(config.argumentBytes);
+    const loop = (client: Client, names: string[]) => (count: number, concurrency: number) =>
+      callLoop(client, names, directNames, text, count, concurrency);
+    const upstreamCalls = { issued: 0, served: 0 };
+    let before = 0;
+    const levels = await interleavedRounds({
+      plan: {
+        what: 'tools/call',
+        warmup: config.warmup,
+        count: config.calls,
+        concurrencies: config.concurrencies,
+        rounds: config.rounds,
+      },
+      loops: { direct: loop(direct.client, directNames), gateway: loop(viaGateway.client, gatewayNames) },
+      sampleCpu: cpuSampler(upstream.proc, gateway.proc),
+      log,
+      beforeRound: async () => {
+        before = await served();
+      },
+      afterRound: async (run, issued) => {
+        const calls = (await served()) - before;
+        upstreamCalls.issued += issued;
+        upstreamCalls.served += calls;
+        if (calls !== issued) {
+          throw new Error(
+            `tools/call ${run.path} c=${run.concurrency} round ${run.round + 1}: the upstream served ${calls} ` +
+              `tools/call for ${issued} calls issued; expected exactly one each`,
+          );
+        }
+      },
+    });
+    return { config, levels, upstreamCalls, gatewayWarnings: Object.fromEntries(gateway.proc.warnings) };
+  } finally {
+    await closeAll(clients);
+    await gateway?.proc.stop();
+    await upstream?.proc.stop();
+  }
+}
