@@ -1,24 +1,16 @@
 import { definePlugin, type PluginGateway, type UpstreamNotification } from '@switchyard/core';
 import { CacheMetrics } from './metrics.js';
 import { type CacheOptions, resolveCacheOptions } from './options.js';
+import { PACKAGE } from './package-info.js';
 import { ReadThrough } from './read-through.js';
 import { ResourceCache, type Watcher } from './resource-cache.js';
 
-export { type Audience, copyResult, encodedBytes, type Freshness, freshnessOf } from './freshness.js';
-export { CACHE_METRICS } from './metrics.js';
-export {
-  type CacheOptions,
-  DEFAULT_MAX_BYTES,
-  DEFAULT_MAX_ENTRIES,
-  DEFAULT_TTL_MS,
-  type ResolvedCacheOptions,
-  resolveCacheOptions,
-} from './options.js';
-export type { EvictionReason } from './resource-cache.js';
+export type { CacheOptions } from './options.js';
 
 /**
  * `@switchyard/plugin-cache`: an LRU of `resources/read` results, bounded in bytes, that coalesces
- * concurrent identical reads and stays coherent through upstream subscriptions. List it after access
+ * concurrent identical reads and stays coherent through upstream subscriptions. Nothing else is cached:
+ * tool calls, prompt gets and multi round-trip (input-required) reads always reach their upstream. List it after access
  * control (a hit skips every plugin listed after the cache) and after the audit log (which reads the
  * cache status the cache leaves in `ctx.state`).
  *
@@ -27,8 +19,8 @@ export type { EvictionReason } from './resource-cache.js';
  * { "plugins": [["@switchyard/plugin-cache", { "maxBytes": 16777216, "ttlMs": 60000 }]] }
  */
 export default definePlugin<CacheOptions>({
-  name: '@switchyard/plugin-cache',
-  version: '0.1.0',
+  name: PACKAGE.name,
+  version: PACKAGE.version,
   // Released in lockstep with @switchyard/core; the contract suite checks them together.
   core: '>=0.1.0 <1.0.0',
   setup(options, ctx) {

@@ -8,6 +8,7 @@ import {
 import { type Audience, copyResult, encodedBytes, freshnessOf, privateKey, sharedKey } from './freshness.js';
 import type { CacheMetrics } from './metrics.js';
 import type { ReadTicket, ResourceCache } from './resource-cache.js';
+import { isRetry, needsInput } from './round-trips.js';
 
 /** A leader's upstream read that concurrent identical reads wait for instead of reading themselves. */
 interface Flight {
@@ -40,12 +41,16 @@ export class ReadThrough {
     this.#ttlMs = ttlMs;
   }
 
-  /** The request hook: only `resources/read` is cached; anything else passes through. */
+  /**
+   * The request hook: only `resources/read` is cached; anything else (tool calls, prompt gets, lists)
+   * passes through untouched. The retry of a multi round-trip read bypasses the cache.
+   */
   handle(ctx: RequestContext, next: () => Promise<Outcome>): Promise<Outcome> {
     const uri = ctx.params.uri;
     if (ctx.method !== 'resources/read' || this.#closed || typeof uri !== 'string' || uri.length === 0) {
       return next();
     }
+    if (isRetry(ctx)) return this.#bypass(ctx, next);
     const hit = this.#cache.lookup(uri, ctx.identity.id);
     if (hit) {
       const result = copyResult(hit.read.result);
@@ -54,6 +59,13 @@ export class ReadThrough {
       return Promise.resolve({ ok: true, result });
     }
     return this.#joinOrLead(ctx, next, uri, true);
+  }
+
+  /** Reads for this request alone: neither served from the cache, nor stored, nor shared. */
+  async #bypass(ctx: RequestContext, next: () => Promise<Outcome>): Promise<Outcome> {
+    const outcome = await next();
+    this.#record(ctx, 'bypass');
+    return outcome;
   }
 
   /** Stops caching new reads (reads in flight finish, but store nothing: the cache is closed too). */
@@ -137,6 +149,8 @@ export class ReadThrough {
 
   /** Stores a fresh result when its hints allow; returns what followers may reuse and the status. */
   #keep(ctx: RequestContext, uri: string, result: Record<string, unknown>, ticket: ReadTicket) {
+    // Input required: the result belongs to this request; its followers read for themselves.
+    if (needsInput(result)) return { shared: NOTHING, status: 'bypass' as const };
     const freshness = freshnessOf(result, this.#ttlMs);
     // One snapshot for the cache and the followers: the leader's own chain may change its object.
     const snapshot = copyResult(result);

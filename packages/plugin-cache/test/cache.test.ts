@@ -73,7 +73,10 @@ describe('read-through caching', () => {
     await expect(
       setupPlugins([{ plugin: cachePlugin, options: { maxBytes: '64MB' }, source: 'cache' }], silentLogger),
     ).rejects.toSatisfy(
-      (e) => e instanceof PluginError && e.code === 'PLUGIN_SETUP_FAILED' && /"maxBytes"/.test(e.message),
+      (e) =>
+        e instanceof PluginError &&
+        e.code === 'PLUGIN_SETUP_FAILED' &&
+        /option maxBytes must be a whole number/.test(e.message),
     );
     await expect(
       setupPlugins([{ plugin: cachePlugin, options: { ttl: 5 }, source: 'cache' }], silentLogger),

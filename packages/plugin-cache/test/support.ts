@@ -94,6 +94,13 @@ export interface Harness {
   notifications: UpstreamNotification[];
   /** When set, each read's upstream result waits for it before travelling back through the cache. */
   hold: { gate: Promise<void> | undefined; waiting: number };
+  /**
+   * Reads of these URIs come back (after their upstream read) as a modern input-required result, each
+   * with its own `requestState`, as an upstream that needs the client's input would answer.
+   */
+  inputRequired: Set<string>;
+  /** Requests that got past the cache to the inner plugin. */
+  passed: RequestContext[];
   meter: RecordingMeter;
 }
 
@@ -110,6 +117,8 @@ export async function gatewayWith(
   const statuses: unknown[] = [];
   const notifications: UpstreamNotification[] = [];
   const hold: Harness['hold'] = { gate: undefined, waiting: 0 };
+  const inputRequired = new Set<string>();
+  const passed: RequestContext[] = [];
   const recorder = definePlugin({
     name: 'status-recorder',
     setup: () => ({
@@ -124,13 +133,22 @@ export async function gatewayWith(
   const gate = definePlugin({
     name: 'gate',
     setup: () => ({
-      request: async (_ctx, next) => {
+      request: async (ctx, next) => {
+        passed.push(ctx);
         const outcome = await next();
         const gate = hold.gate;
         if (gate) {
           hold.waiting += 1;
           await gate;
           hold.waiting -= 1;
+        }
+        if (outcome.ok && inputRequired.has(String(ctx.params.uri))) {
+          const result = {
+            resultType: 'input_required',
+            inputRequests: {},
+            requestState: `state-${passed.length}`,
+          };
+          return { ok: true, result };
         }
         return outcome;
       },
@@ -161,7 +179,7 @@ export async function gatewayWith(
   });
   cleanup.add(() => gateway.close());
   await gateway.start();
-  return { gateway, statuses, notifications, hold, meter };
+  return { gateway, statuses, notifications, hold, inputRequired, passed, meter };
 }
 
 /** An official SDK client on an in-memory session of `gateway`, acting as `who`. */
@@ -185,6 +203,7 @@ export function handleRead(
   uri: string,
   who: Identity,
   signal: AbortSignal = new AbortController().signal,
+  client?: RequestContext['client'],
 ): Promise<Outcome> {
   const session: SessionSink = {
     id: `s-${who.id}`,
@@ -200,6 +219,7 @@ export function handleRead(
     signal,
     notifyRelated: async () => {},
     state: new Map(),
+    ...(client === undefined ? {} : { client }),
   };
   return gateway.handle(ctx);
 }

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { privateKey, sharedKey } from '../src/freshness.js';
+import { copyResult, freshnessOf, privateKey, sharedKey } from '../src/freshness.js';
 import {
-  copyResult,
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_ENTRIES,
   DEFAULT_TTL_MS,
-  freshnessOf,
   resolveCacheOptions,
-} from '../src/index.js';
+} from '../src/options.js';
 import { type CachedRead, type EvictionReason, ResourceCache } from '../src/resource-cache.js';
 
 describe('resolveCacheOptions', () => {
@@ -21,7 +19,7 @@ describe('resolveCacheOptions', () => {
     });
     expect(resolveCacheOptions({ lingerMs: 0 }).lingerMs).toBe(0);
     expect(() => resolveCacheOptions({ lingerMs: -1 })).toThrow(
-      /option "lingerMs" must be a whole number from 0/,
+      /option lingerMs must be a whole number from 0/,
     );
     expect(DEFAULT_MAX_BYTES).toBe(64 * 1024 * 1024);
     expect(DEFAULT_TTL_MS).toBe(300_000);
@@ -39,13 +37,13 @@ describe('resolveCacheOptions', () => {
   it.each([
     [[], /options must be an object/],
     ['64MB', /options must be an object/],
-    [{ maxBytes: '64MB' }, /option "maxBytes" must be a whole number.*got "64MB"/],
-    [{ maxBytes: 0 }, /option "maxBytes"/],
-    [{ maxBytes: 1.5 }, /option "maxBytes"/],
-    [{ ttlMs: -1 }, /option "ttlMs"/],
-    [{ ttlMs: 2 ** 31 }, /option "ttlMs" must be a whole number from 1 to 2147483647/],
-    [{ coherent: 'yes' }, /option "coherent" must be true or false, got "yes"/],
-    [{ maxEntries: 10_000_000 }, /option "maxEntries"/],
+    [{ maxBytes: '64MB' }, /option maxBytes must be a whole number.*got "64MB"/],
+    [{ maxBytes: 0 }, /option maxBytes/],
+    [{ maxBytes: 1.5 }, /option maxBytes/],
+    [{ ttlMs: -1 }, /option ttlMs/],
+    [{ ttlMs: 2 ** 31 }, /option ttlMs must be a whole number from 1 to 2147483647/],
+    [{ coherent: 'yes' }, /option coherent must be true or false, got "yes"/],
+    [{ maxEntries: 10_000_000 }, /option maxEntries/],
     [{ ttl: 1000 }, /unknown option "ttl": the cache accepts "maxBytes", "ttlMs", "coherent", "maxEntries"/],
   ])('refuses %j', (options, message) => {
     expect(() => resolveCacheOptions(options)).toThrow(message);
