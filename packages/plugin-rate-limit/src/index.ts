@@ -6,38 +6,22 @@ import {
   type RequestMiddleware,
   type UpstreamCallMiddleware,
 } from '@switchyard/core';
+import { METRICS } from './metrics.js';
 import { parseOptions, type RateLimitOptions, type ResolvedOptions } from './options.js';
+import { PACKAGE } from './package-info.js';
 import { TokenBuckets } from './token-buckets.js';
 import { UpstreamQueues } from './upstream-queues.js';
 
-export {
-  DEFAULT_MAX_CLIENTS,
-  type PerClientLimits,
-  type PerUpstreamLimits,
-  parseOptions,
-  type RateLimitOptions,
-  type ResolvedClientLimits,
-  type ResolvedOptions,
-  type ResolvedUpstreamLimits,
-} from './options.js';
-export { type TakeResult, TokenBuckets } from './token-buckets.js';
-export { type QueuedCall, type QueueSettings, queueSettings, UpstreamQueues } from './upstream-queues.js';
-
-export const PLUGIN_NAME = '@switchyard/plugin-rate-limit';
-
-/** Metric names this plugin reports through the gateway's OpenTelemetry meter. */
-export const METRICS = {
-  /** Counter of refused requests, attribute `kind`: `client` (rate_limited) or `upstream` (upstream_busy). */
-  rejected: 'switchyard.ratelimit.rejected',
-  /** Observable gauge of calls waiting for an upstream slot, attribute `upstream`. */
-  queued: 'switchyard.ratelimit.queued',
-} as const;
+export type { PerClientLimits, PerUpstreamLimits, RateLimitOptions } from './options.js';
 
 type Meter = PluginSetupContext['meter'];
 type Counter = ReturnType<Meter['createCounter']>;
 type GaugeCallback = Parameters<ReturnType<Meter['createObservableGauge']>['addCallback']>[0];
 
-/** Refuses a request whose identity's bucket is empty, before any later plugin or upstream sees it. */
+/**
+ * Refuses a request whose identity's bucket is empty, before any later plugin or upstream sees it.
+ * Every request the plugins see costs one token: reads, lists, tool calls, prompt gets alike.
+ */
 function clientLimiter(buckets: TokenBuckets, rejected: Counter): RequestMiddleware {
   return async function rateLimitClient(ctx, next) {
     const verdict = buckets.take(ctx.identity.id);
@@ -50,7 +34,10 @@ function clientLimiter(buckets: TokenBuckets, rejected: Counter): RequestMiddlew
   };
 }
 
-/** Sends each upstream call through its upstream's queue; the gateway's own calls are never refused. */
+/**
+ * Sends each upstream call through its upstream's queue (a tool call holds its slot until the tool
+ * answers); the gateway's own calls are never refused.
+ */
 function upstreamLimiter(queues: UpstreamQueues): UpstreamCallMiddleware {
   return function rateLimitUpstream(call, next) {
     const queued = {
@@ -93,8 +80,8 @@ function limitsFor(options: ResolvedOptions) {
  * }]]
  */
 export default definePlugin<RateLimitOptions>({
-  name: PLUGIN_NAME,
-  version: '0.1.0',
+  name: PACKAGE.name,
+  version: PACKAGE.version,
   // Released in lockstep with @switchyard/core; the contract suite checks them together.
   core: '>=0.1.0 <1.0.0',
   setup(raw, { meter, logger }) {

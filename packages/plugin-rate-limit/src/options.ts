@@ -1,4 +1,5 @@
 import { SERVER_NAME_PATTERN } from '@switchyard/core';
+import { z } from 'zod';
 
 /** Per-identity token bucket: `burst` requests at once, refilled at `requestsPerSecond`. */
 export interface PerClientLimits {
@@ -49,102 +50,136 @@ export interface ResolvedOptions {
 
 export const DEFAULT_MAX_CLIENTS = 10_000;
 
-const TOP_KEYS = ['perClient', 'perUpstream', 'upstreams'] as const;
-const CLIENT_KEYS = ['requestsPerSecond', 'burst', 'maxClients'] as const;
-const UPSTREAM_KEYS = ['concurrency', 'maxQueue', 'requestsPerSecond'] as const;
+const TOP_KEYS = ['perClient', 'perUpstream', 'upstreams'];
+const CLIENT_KEYS = ['requestsPerSecond', 'burst', 'maxClients'];
+const UPSTREAM_KEYS = ['concurrency', 'maxQueue', 'requestsPerSecond'];
 
-type Rule = 'positive' | 'count' | 'countFromZero';
+const show = (value: unknown): string => JSON.stringify(value) ?? String(value);
 
-const RULE_TEXT: Record<Rule, string> = {
-  positive: 'a number greater than 0',
-  count: 'an integer >= 1',
-  countFromZero: 'an integer >= 0',
-};
+/** A number check with one message for every way to get it wrong (`must be …, got <value>.`). */
+function numberRule(what: string) {
+  return (issue: { input?: unknown }) => `must be ${what}, got ${show(issue.input)}.`;
+}
+const positive = z
+  .number({ error: numberRule('a number greater than 0') })
+  .positive({ error: numberRule('a number greater than 0') })
+  .finite({ error: numberRule('a number greater than 0') });
+const count = z
+  .number({ error: numberRule('an integer >= 1') })
+  .int({ error: numberRule('an integer >= 1') })
+  .min(1, { error: numberRule('an integer >= 1') });
+const countFromZero = z
+  .number({ error: numberRule('an integer >= 0') })
+  .int({ error: numberRule('an integer >= 0') })
+  .min(0, { error: numberRule('an integer >= 0') });
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+/** An object with exactly `keys` (a typo is refused, naming the keys it may have). */
+function limits<T extends z.ZodRawShape>(shape: T, keys: readonly string[]) {
+  return z.strictObject(shape, {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `has unknown key "${issue.keys[0]}" (known: ${keys.join(', ')}).`
+        : `must be an object with ${keys.join(', ')}, got ${show(issue.input)}.`,
+  });
 }
 
-function fail(path: string, what: string, got: unknown): never {
-  throw new Error(`option ${path} must be ${what}, got ${JSON.stringify(got) ?? String(got)}.`);
-}
+const perClient = limits(
+  { requestsPerSecond: positive, burst: count.optional(), maxClients: count.optional() },
+  CLIENT_KEYS,
+);
+const perUpstream = limits(
+  { concurrency: count, maxQueue: countFromZero, requestsPerSecond: positive.optional() },
+  UPSTREAM_KEYS,
+);
+const override = limits(
+  {
+    concurrency: count.optional(),
+    maxQueue: countFromZero.optional(),
+    requestsPerSecond: positive.optional(),
+  },
+  UPSTREAM_KEYS,
+);
 
-function object(value: unknown, path: string, keys: readonly string[]): Record<string, unknown> {
-  if (!isObject(value)) fail(path, `an object with ${keys.join(', ')}`, value);
-  const unknown = Object.keys(value).filter((k) => !keys.includes(k));
-  if (unknown.length > 0) {
-    throw new Error(`option ${path} has unknown key "${unknown[0]}" (known: ${keys.join(', ')}).`);
-  }
-  return value;
-}
-
-function number(value: unknown, path: string, rule: Rule): number {
-  const ok =
-    typeof value === 'number' &&
-    Number.isFinite(value) &&
-    (rule === 'positive' ? value > 0 : Number.isInteger(value) && value >= (rule === 'count' ? 1 : 0));
-  if (!ok) fail(path, RULE_TEXT[rule], value);
-  return value as number;
-}
-
-function optional(value: unknown, path: string, rule: Rule): number | undefined {
-  return value === undefined ? undefined : number(value, path, rule);
-}
-
-function parseClient(value: unknown): ResolvedClientLimits {
-  const o = object(value, 'perClient', CLIENT_KEYS);
-  const requestsPerSecond = number(o.requestsPerSecond, 'perClient.requestsPerSecond', 'positive');
-  return {
-    requestsPerSecond,
-    burst: optional(o.burst, 'perClient.burst', 'count') ?? Math.max(1, Math.ceil(requestsPerSecond)),
-    maxClients: optional(o.maxClients, 'perClient.maxClients', 'count') ?? DEFAULT_MAX_CLIENTS,
-  };
-}
-
-function parseUpstream(
-  value: unknown,
-  path: string,
-  inherited: ResolvedUpstreamLimits | undefined,
-): ResolvedUpstreamLimits {
-  const o = object(value, path, UPSTREAM_KEYS);
-  const concurrency = optional(o.concurrency, `${path}.concurrency`, 'count') ?? inherited?.concurrency;
-  const maxQueue = optional(o.maxQueue, `${path}.maxQueue`, 'countFromZero') ?? inherited?.maxQueue;
-  if (concurrency === undefined) fail(`${path}.concurrency`, RULE_TEXT.count, undefined);
-  if (maxQueue === undefined) fail(`${path}.maxQueue`, RULE_TEXT.countFromZero, undefined);
-  const requestsPerSecond =
-    optional(o.requestsPerSecond, `${path}.requestsPerSecond`, 'positive') ?? inherited?.requestsPerSecond;
-  return { concurrency, maxQueue, requestsPerSecond };
-}
-
-function parseOverrides(
-  value: unknown,
-  inherited: ResolvedUpstreamLimits | undefined,
-): Map<string, ResolvedUpstreamLimits> {
-  const overrides = new Map<string, ResolvedUpstreamLimits>();
-  if (value === undefined) return overrides;
-  if (!isObject(value)) fail('upstreams', 'an object keyed by server name', value);
-  for (const [name, limits] of Object.entries(value)) {
-    if (!SERVER_NAME_PATTERN.test(name)) {
-      fail(`upstreams`, `keyed by server names (${SERVER_NAME_PATTERN.source})`, name);
+const schema = z
+  .strictObject(
+    {
+      perClient: perClient.optional(),
+      perUpstream: perUpstream.optional(),
+      upstreams: z
+        .record(z.string().regex(SERVER_NAME_PATTERN), override, {
+          error: (issue) =>
+            issue.code === 'invalid_key'
+              ? `is not a server name (${SERVER_NAME_PATTERN.source}): upstreams is keyed by server names.`
+              : `must be an object keyed by server name, got ${show(issue.input)}.`,
+        })
+        .optional(),
+    },
+    {
+      error: (issue) =>
+        issue.code === 'unrecognized_keys'
+          ? `unknown option "${issue.keys[0]}" (known: ${TOP_KEYS.join(', ')}).`
+          : `options must be an object with ${TOP_KEYS.join(', ')}, got ${show(issue.input)}.`,
+    },
+  )
+  .superRefine((options, ctx) => {
+    if (!options.perClient && !options.perUpstream && !options.upstreams) {
+      ctx.addIssue({
+        code: 'custom',
+        message:
+          'no limits configured: set perClient { requestsPerSecond, burst } and/or perUpstream { concurrency, maxQueue }.',
+      });
     }
-    overrides.set(name, parseUpstream(limits, `upstreams.${name}`, inherited));
-  }
-  return overrides;
-}
+    // An override needs every required field, from itself or from perUpstream.
+    for (const [name, own] of Object.entries(options.upstreams ?? {})) {
+      if (own.concurrency === undefined && options.perUpstream === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['upstreams', name, 'concurrency'],
+          message: numberRule('an integer >= 1')({}),
+        });
+      }
+      if (own.maxQueue === undefined && options.perUpstream === undefined) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['upstreams', name, 'maxQueue'],
+          message: numberRule('an integer >= 0')({}),
+        });
+      }
+    }
+  });
 
 /**
- * Validates the plugin's options and applies defaults; throws an Error naming the offending option
+ * Validates the plugin's options and applies defaults; throws an Error naming each offending option
  * (the gateway reports it as PLUGIN_SETUP_FAILED at start-up).
  */
 export function parseOptions(value: unknown): ResolvedOptions {
-  const o = object(value ?? {}, '(plugin options)', TOP_KEYS);
-  if (o.perClient === undefined && o.perUpstream === undefined && o.upstreams === undefined) {
-    throw new Error(
-      'no limits configured: set perClient { requestsPerSecond, burst } and/or perUpstream { concurrency, maxQueue }.',
+  const parsed = schema.safeParse(value ?? {});
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) =>
+      issue.path.length === 0 ? issue.message : `option ${z.core.toDotPath(issue.path)} ${issue.message}`,
     );
+    throw new Error(problems.join(' '));
   }
-  const perClient = o.perClient === undefined ? undefined : parseClient(o.perClient);
-  const perUpstream =
-    o.perUpstream === undefined ? undefined : parseUpstream(o.perUpstream, 'perUpstream', undefined);
-  return { perClient, perUpstream, upstreams: parseOverrides(o.upstreams, perUpstream) };
+  const options = parsed.data;
+  const client = options.perClient;
+  const base = options.perUpstream;
+  return {
+    perClient: client && {
+      requestsPerSecond: client.requestsPerSecond,
+      burst: client.burst ?? Math.max(1, Math.ceil(client.requestsPerSecond)),
+      maxClients: client.maxClients ?? DEFAULT_MAX_CLIENTS,
+    },
+    perUpstream: base && { ...base, requestsPerSecond: base.requestsPerSecond },
+    upstreams: new Map(
+      Object.entries(options.upstreams ?? {}).map(([name, own]) => [
+        name,
+        {
+          // Present: checked above (from the override itself or from perUpstream).
+          concurrency: own.concurrency ?? base?.concurrency ?? 1,
+          maxQueue: own.maxQueue ?? base?.maxQueue ?? 0,
+          requestsPerSecond: own.requestsPerSecond ?? base?.requestsPerSecond,
+        },
+      ]),
+    ),
+  };
 }

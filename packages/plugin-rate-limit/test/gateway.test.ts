@@ -1,7 +1,8 @@
 import { PluginError, setupPlugins, silentLogger } from '@switchyard/core';
 import { eventually } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import rateLimit, { METRICS, PLUGIN_NAME } from '../src/index.js';
+import rateLimit from '../src/index.js';
+import { METRICS } from '../src/metrics.js';
 import {
   Cleanup,
   connectAs,
@@ -190,22 +191,28 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
 describe('plugin setup', () => {
   it('refuses bad options at load with PLUGIN_SETUP_FAILED naming the option', async () => {
     const error = await setupPlugins(
-      [{ plugin: rateLimit, options: { perClient: { requestsPerSecond: -1 } }, source: PLUGIN_NAME }],
+      [{ plugin: rateLimit, options: { perClient: { requestsPerSecond: -1 } }, source: rateLimit.name }],
       silentLogger,
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PluginError);
-    expect(error).toMatchObject({ code: 'PLUGIN_SETUP_FAILED', plugin: PLUGIN_NAME });
+    expect(error).toMatchObject({ code: 'PLUGIN_SETUP_FAILED', plugin: rateLimit.name });
     expect((error as Error).message).toContain('perClient.requestsPerSecond must be a number greater than 0');
   });
 
   it('adds only the hooks its options need', async () => {
     const [clientOnly] = await setupPlugins(
-      [{ plugin: rateLimit, options: { perClient: { requestsPerSecond: 1 } }, source: PLUGIN_NAME }],
+      [{ plugin: rateLimit, options: { perClient: { requestsPerSecond: 1 } }, source: rateLimit.name }],
       silentLogger,
     );
     expect(Object.keys(clientOnly!.hooks).sort()).toEqual(['close', 'request']);
     const [upstreamOnly] = await setupPlugins(
-      [{ plugin: rateLimit, options: { perUpstream: { concurrency: 1, maxQueue: 1 } }, source: PLUGIN_NAME }],
+      [
+        {
+          plugin: rateLimit,
+          options: { perUpstream: { concurrency: 1, maxQueue: 1 } },
+          source: rateLimit.name,
+        },
+      ],
       silentLogger,
     );
     expect(Object.keys(upstreamOnly!.hooks).sort()).toEqual(['close', 'upstreamCall']);

@@ -37,8 +37,8 @@ describe('parseOptions', () => {
   it.each([
     [undefined, /no limits configured: set perClient/],
     [{}, /no limits configured/],
-    [[], /option \(plugin options\) must be an object/],
-    [{ perclient: {} }, /unknown key "perclient" \(known: perClient, perUpstream, upstreams\)/],
+    [[], /options must be an object with perClient, perUpstream, upstreams, got \[\]/],
+    [{ perclient: {} }, /unknown option "perclient" \(known: perClient, perUpstream, upstreams\)/],
     [{ perClient: {} }, /option perClient\.requestsPerSecond must be a number greater than 0, got undefined/],
     [
       { perClient: { requestsPerSecond: 0 } },
@@ -65,9 +65,13 @@ describe('parseOptions', () => {
     [{ upstreams: { docs: { maxQueue: 1 } } }, /upstreams\.docs\.concurrency must be an integer >= 1/],
     [
       { upstreams: { Docs: { concurrency: 1, maxQueue: 1 } } },
-      /option upstreams must be keyed by server names/,
+      /option upstreams\.Docs is not a server name .*: upstreams is keyed by server names/,
     ],
     [{ upstreams: [] }, /option upstreams must be an object keyed by server name/],
+    [
+      { perClient: { requestsPerSecond: 0 }, perUpstream: { concurrency: 0, maxQueue: 1 } },
+      /perClient\.requestsPerSecond must be .*got 0\. option perUpstream\.concurrency must be/,
+    ],
   ])('refuses %j with a message naming the option', (options, message) => {
     expect(() => parseOptions(options)).toThrow(message);
   });
