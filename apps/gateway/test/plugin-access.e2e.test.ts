@@ -62,6 +62,25 @@ const uris = async (client: Client, method?: 'resources/list' | 'resources/templ
 const read = (client: Client, uri: string) => client.request({ method: 'resources/read', params: { uri } });
 const range = (n: number, make: (i: number) => string) => Array.from({ length: n }, (_, i) => make(i));
 
+/** Walks tools/list or prompts/list with explicit cursors: the names of every page. */
+async function namePages(client: Client, method: 'tools/list' | 'prompts/list') {
+  const field = method === 'tools/list' ? 'tools' : 'prompts';
+  const pages: { names: string[]; more: boolean }[] = [];
+  let cursor: string | undefined;
+  do {
+    const page = (await client.request({ method, params: cursor ? { cursor } : {} })) as Record<
+      string,
+      unknown
+    >;
+    cursor = page.nextCursor as string | undefined;
+    pages.push({
+      names: (page[field] as { name: string }[]).map((item) => item.name),
+      more: Boolean(cursor),
+    });
+  } while (cursor && pages.length < 100);
+  return { pages, names: pages.flatMap((p) => p.names).sort() };
+}
+
 describe('@switchyard/plugin-access through the CLI', () => {
   it('shows each client its own list and refuses what it may not read', async () => {
     const { gw, docs } = await gatewayWithAccess();
@@ -172,10 +191,83 @@ describe('@switchyard/plugin-access through the CLI', () => {
     ).resolves.toMatchObject({ contents: [expect.objectContaining({ uri: 'docs+test://docs/r/0' })] });
   });
 
+  it('hides denied tools and prompts from each client and refuses their calls before the upstream', async () => {
+    const docs = await httpUpstream(cleanup, {
+      name: 'docs',
+      resources: 1,
+      tools: 24,
+      pageSize: 4,
+      prompts: 2,
+    });
+    const wiki = await httpUpstream(cleanup, { name: 'wiki', resources: 1, tools: 2, prompts: 1 });
+    const gw = await startGateway(
+      cleanup,
+      {
+        listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+        mcpServers: { docs: { url: docs.url }, wiki: { url: wiki.url } },
+        clients: { alice: { token: '${ALICE_TOKEN}', groups: ['platform'] }, bob: { token: '${BOB_TOKEN}' } },
+        plugins: [
+          [
+            '@switchyard/plugin-access',
+            {
+              default: 'allow',
+              rules: [
+                { effect: 'deny', clients: ['bob'], tools: range(18, (i) => `docs__tool_${i}`) },
+                { effect: 'deny', clients: ['bob'], prompts: ['wiki__*'] },
+              ],
+            },
+          ],
+        ],
+      },
+      { env: { ALICE_TOKEN: ALICE, BOB_TOKEN: BOB } },
+    );
+    const alice = await connectHttp(cleanup, gw.url, 'alice', { token: ALICE });
+    const bob = await connectHttp(cleanup, gw.url, 'bob', { token: BOB });
+    const docsTools = range(24, (i) => `docs__tool_${i}`);
+    const wikiTools = range(2, (i) => `wiki__tool_${i}`);
+
+    expect((await namePages(alice, 'tools/list')).names).toEqual([...docsTools, ...wikiTools].sort());
+    const listsBefore = docs.server.stats.requests['tools/list'] ?? 0;
+    const bobTools = await namePages(bob, 'tools/list');
+    expect(bobTools.names).toEqual([...docsTools.slice(18), ...wikiTools].sort());
+    // Four of docs' six pages are all denied: skipped inside the first page, never an empty page.
+    for (const page of bobTools.pages) if (page.more) expect(page.names.length).toBeGreaterThan(0);
+    expect(bobTools.pages).toHaveLength(2);
+    expect((docs.server.stats.requests['tools/list'] ?? 0) - listsBefore).toBe(6);
+    expect((await namePages(bob, 'prompts/list')).names).toEqual(['docs__prompt_0', 'docs__prompt_1']);
+
+    await expect(
+      bob.request({ method: 'tools/call', params: { name: 'docs__tool_3', arguments: {} } }),
+    ).rejects.toMatchObject(FORBIDDEN);
+    await expect(
+      bob.request({ method: 'prompts/get', params: { name: 'wiki__prompt_0' } }),
+    ).rejects.toMatchObject(FORBIDDEN);
+    expect(docs.server.stats.toolCalls).toEqual({});
+    expect(wiki.server.stats.promptGets).toEqual({});
+    await expect(
+      bob.request({ method: 'tools/call', params: { name: 'docs__tool_20', arguments: { text: 'x' } } }),
+    ).resolves.toMatchObject({ structuredContent: { tool: 'tool_20' } });
+    await expect(
+      alice.request({ method: 'tools/call', params: { name: 'docs__tool_3', arguments: {} } }),
+    ).resolves.toBeDefined();
+    expect(docs.server.stats.toolCalls).toEqual({ tool_20: 1, tool_3: 1 });
+  });
+
   it('refuses to start on invalid rules, naming the option (exit code 2)', async () => {
     const file = await writeConfig(cleanup, {
       mcpServers: {},
-      plugins: [['@switchyard/plugin-access', { rules: [{ effect: 'allow' }, { effect: 'permit' }] }]],
+      plugins: [
+        [
+          '@switchyard/plugin-access',
+          {
+            rules: [
+              { effect: 'allow' },
+              { effect: 'permit' },
+              { effect: 'deny', tools: ['gh__search.repos'] },
+            ],
+          },
+        ],
+      ],
     });
     const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -184,6 +276,7 @@ describe('@switchyard/plugin-access through the CLI', () => {
     const watched = watchProcess(proc);
     expect(await watched.exited).toBe(2);
     expect(watched.stderr()).toMatch(/PLUGIN_SETUP_FAILED/);
-    expect(watched.stderr()).toMatch(/rules\[1\]\.effect must be "allow" or "deny", got "permit"/);
+    expect(watched.stderr()).toMatch(/option rules\[1\]\.effect must be "allow" or "deny", got "permit"/);
+    expect(watched.stderr()).toMatch(/option rules\[2\]\.tools\[0\] "gh__search\.repos" can never match/);
   });
 });

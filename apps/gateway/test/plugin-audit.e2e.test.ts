@@ -35,7 +35,12 @@ interface Line {
   transport: string;
   method: string;
   uri?: string;
+  tool?: string;
+  prompt?: string;
   upstream?: string;
+  upstreamUri?: string;
+  upstreamName?: string;
+  params?: { arguments?: Record<string, unknown> };
   outcome: 'ok' | 'error';
   errorCode?: number;
   reason?: string;
@@ -53,7 +58,7 @@ function readLines(file: string): Line[] {
 
 /** A gateway in front of one testkit upstream (`docs`), the audit plugin outermost and the deny plugin inside it. */
 async function auditedGateway(audit: Record<string, unknown>, extra: Record<string, unknown> = {}, env = {}) {
-  const { url } = await httpUpstream(cleanup, { name: 'docs', resources: 3 });
+  const { url } = await httpUpstream(cleanup, { name: 'docs', resources: 3, tools: 2, prompts: 1 });
   return startGateway(
     cleanup,
     {
@@ -194,6 +199,50 @@ describe('audit plugin through the CLI', () => {
     expect(lines).toHaveLength(3); // the refused request never reached the plugins
     for (const line of lines) expect(line).toMatchObject({ identity: 'alice', groups: ['platform'] });
     expect(gw.stderr()).not.toContain(token);
+  });
+
+  it('records tool calls and prompt gets with their routed target, and their arguments only as configured', async () => {
+    const file = join(await tempDir(cleanup), 'audit.jsonl');
+    const gw = await auditedGateway({
+      file,
+      fsync: 'always',
+      arguments: true,
+      redact: ['params.arguments.apiKey'],
+    });
+    const client = await connectHttp(cleanup, gw.url);
+    await client.request({
+      method: 'tools/call',
+      params: { name: 'docs__tool_1', arguments: { text: 'find it', apiKey: 'sk-live-0a1b2c3d' } },
+    });
+    await client.request({
+      method: 'prompts/get',
+      params: { name: 'docs__prompt_0', arguments: { topic: 'audit' } },
+    });
+    const unknown = await client
+      .request({ method: 'tools/call', params: { name: 'docs__nothing', arguments: {} } })
+      .catch((e: { code?: number }) => e.code);
+    expect(unknown).toBe(-32602);
+    await sigterm(gw);
+    const lines = readLines(file);
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatchObject({
+      method: 'tools/call',
+      tool: 'docs__tool_1',
+      upstream: 'docs',
+      upstreamName: 'tool_1',
+      params: { arguments: { text: 'find it', apiKey: '[REDACTED]' } },
+      outcome: 'ok',
+    });
+    expect(lines[1]).toMatchObject({
+      method: 'prompts/get',
+      prompt: 'docs__prompt_0',
+      upstreamName: 'prompt_0',
+      params: { arguments: { topic: 'audit' } },
+    });
+    // No upstream has that tool: the line names what was asked for, and no route.
+    expect(lines[2]).toMatchObject({ tool: 'docs__nothing', outcome: 'error', reason: 'tool_not_found' });
+    expect(lines[2]).not.toHaveProperty('upstream');
+    expect(readFileSync(file, 'utf8')).not.toContain('sk-live-0a1b2c3d');
   });
 
   it('refuses to start, with exit code 2, when the audit file cannot be opened', async () => {

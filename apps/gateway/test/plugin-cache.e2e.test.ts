@@ -53,6 +53,25 @@ describe('@switchyard/plugin-cache in the gateway', () => {
     expect(reads()).toBe(2);
   });
 
+  it('never caches tool calls: each one reaches the upstream', async () => {
+    const up = await httpUpstream(cleanup, { name: 'docs', resources: 1, tools: 1 });
+    const gw = await startGateway(cleanup, {
+      listen,
+      mcpServers: { docs: { url: up.url } },
+      plugins: [['@switchyard/plugin-cache', {}]],
+    });
+    const client = await connectHttp(cleanup, gw.url);
+    for (let i = 0; i < 3; i++) {
+      await expect(
+        client.request({
+          method: 'tools/call',
+          params: { name: 'docs__tool_0', arguments: { text: 'same' } },
+        }),
+      ).resolves.toMatchObject({ structuredContent: { tool: 'tool_0', arguments: { text: 'same' } } });
+    }
+    expect(up.server.stats.toolCalls).toEqual({ tool_0: 3 });
+  });
+
   it('refuses to start on a bad option, naming it (exit code 2)', async () => {
     const file = await writeConfig(cleanup, {
       listen,
@@ -66,6 +85,6 @@ describe('@switchyard/plugin-cache in the gateway', () => {
     const watched = watchProcess(proc);
     expect(await watched.exited).toBe(2);
     expect(watched.stderr()).toMatch(/PLUGIN_SETUP_FAILED/);
-    expect(watched.stderr()).toMatch(/option "maxBytes" must be a whole number/);
+    expect(watched.stderr()).toMatch(/option maxBytes must be a whole number .*, got "64MB"/);
   });
 });

@@ -21,7 +21,8 @@ import { Cleanup, connectHttp, listAll, startGateway } from './support/harness.j
 //  1. default-export a definePlugin() whose core range accepts this core, and set up with its options;
 //  2. refuse bad options at start-up with PLUGIN_SETUP_FAILED and a message naming the option;
 //  3. when its policy permits everything, be invisible: the same results, errors (codes and reasons)
-//     and notifications as a gateway without it, for lists, templates, reads, subscriptions and completions;
+//     and notifications as a gateway without it, for lists, templates, reads, subscriptions, tools,
+//     prompts and completions;
 //  4. keep serving after a cancelled request, and close cleanly (twice is harmless);
 //  5. load from a config by package name or path, stacked with all the others, in the real CLI.
 
@@ -94,7 +95,15 @@ const CASES: ContractCase[] = [
 const ALICE: Identity = { id: 'alice', groups: ['platform'], anonymous: false };
 
 async function upstream(): Promise<{ url: string; server: TestServer }> {
-  const server = new TestServer({ name: 'docs', resources: 7, pageSize: 3, templates: 2 });
+  const server = new TestServer({
+    name: 'docs',
+    resources: 7,
+    pageSize: 3,
+    templates: 2,
+    tools: 4,
+    behaviorTools: true,
+    prompts: 2,
+  });
   const { url } = await server.listenHttp();
   cleanup.add(() => server.close());
   return { url, server };
@@ -144,6 +153,32 @@ async function script(client: Client, server: TestServer): Promise<unknown[]> {
   await record('completion/complete', {
     ref: { type: 'ref/resource', uri: 'docs+test://docs/items/{id}' },
     argument: { name: 'id', value: 'a' },
+  });
+  for (const [method, field] of [
+    ['tools/list', 'tools'],
+    ['prompts/list', 'prompts'],
+  ] as const) {
+    let next: string | undefined;
+    do {
+      const page = (await client.request({ method, params: next ? { cursor: next } : {} })) as Record<
+        string,
+        unknown
+      >;
+      next = page.nextCursor as string | undefined;
+      seen.push({ method, items: page[field], more: Boolean(next) });
+    } while (next);
+  }
+  await record('tools/call', { name: 'docs__tool_1', arguments: { text: 'x' } });
+  await record('tools/call', { name: 'docs__tool_1', arguments: { text: 'x' } });
+  await record('tools/call', { name: 'docs__link', arguments: {} });
+  await record('tools/call', { name: 'docs__fail', arguments: {} });
+  await record('tools/call', { name: 'docs__throw', arguments: {} });
+  await record('tools/call', { name: 'docs__missing', arguments: {} });
+  await record('prompts/get', { name: 'docs__prompt_1', arguments: { topic: 't' } });
+  await record('prompts/get', { name: 'docs__missing' });
+  await record('completion/complete', {
+    ref: { type: 'ref/prompt', name: 'docs__prompt_0' },
+    argument: { name: 'topic', value: '' },
   });
   const updated = new Promise<unknown>((resolve) =>
     client.setNotificationHandler('notifications/resources/updated', (n) => resolve(n.params)),
@@ -195,6 +230,16 @@ describe.each(CASES)('plugin contract: $name', (c) => {
     const plain = await upstream();
     const bare = await gatewayWith(plain.url, []);
     const expected = await script(bare.client, plain.server);
+    // The script reached tools, prompts and their errors (not only resources).
+    expect(expected).toContainEqual(
+      expect.objectContaining({ method: 'tools/call', reason: 'tool_not_found' }),
+    );
+    expect(expected).toContainEqual(
+      expect.objectContaining({
+        method: 'prompts/get',
+        result: expect.objectContaining({ messages: expect.any(Array) }),
+      }),
+    );
 
     const { url, server } = await upstream();
     const plugins = await setupPlugins(

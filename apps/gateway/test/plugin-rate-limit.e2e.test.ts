@@ -37,6 +37,28 @@ describe('@switchyard/plugin-rate-limit through the CLI', () => {
     expect(up.server.stats.requests['resources/read']).toBe(2);
   });
 
+  it('charges tool calls and prompt gets to the same bucket as reads', async () => {
+    const up = await httpUpstream(cleanup, { name: 'docs', resources: 5, tools: 2, prompts: 1 });
+    const gw = await startGateway(cleanup, {
+      listen: HTTP,
+      mcpServers: { docs: { url: up.url } },
+      plugins: [[PLUGIN, { perClient: { requestsPerSecond: 0.05, burst: 3 } }]],
+    });
+    const client = await connectHttp(cleanup, gw.url);
+    const call = (name: string) =>
+      client.request({ method: 'tools/call', params: { name, arguments: { text: 'x' } } });
+    await expect(call('docs__tool_0')).resolves.toMatchObject({ structuredContent: { tool: 'tool_0' } });
+    await expect(read(client, 0)).resolves.toBeDefined();
+    await expect(
+      client.request({ method: 'prompts/get', params: { name: 'docs__prompt_0' } }),
+    ).resolves.toBeDefined();
+    await expect(call('docs__tool_1')).rejects.toMatchObject({
+      code: -32033,
+      data: { reason: 'rate_limited' },
+    });
+    expect(up.server.stats.toolCalls).toEqual({ tool_0: 1 });
+  });
+
   it('keeps a separate bucket for each client token', async () => {
     const up = await httpUpstream(cleanup, { name: 'docs', resources: 5 });
     const gw = await startGateway(
