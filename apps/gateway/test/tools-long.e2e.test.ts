@@ -35,11 +35,15 @@ async function setup() {
     mod: { url: mod.url, timeoutMs: TIMEOUT_MS },
     local: { ...local.config, timeoutMs: TIMEOUT_MS },
   });
-  const control = await local.control();
+  // The short timeoutMs also bounds each connection handshake: on a busy machine a first attempt may time
+  // out and be retried (a stdio child is then spawned anew, with a new control URL).
+  for (const name of ['web', 'mod', 'local']) {
+    await gw.logs.waitFor(new RegExp(`\\[switchyard:upstream:${name}\\] connected`), 20_000);
+  }
   const upstreams: Record<string, () => Promise<TestServerStats>> = {
     web: async () => web.server.stats,
     mod: async () => mod.server.stats,
-    local: () => control.stats(),
+    local: async () => (await local.control()).stats(),
   };
   const clients: Record<string, Client> = {
     'HTTP legacy': await connectHttp(shared, gw.httpUrl),
