@@ -17,11 +17,16 @@ import {
   type EnumerateRun,
   summarizeEnumeration,
 } from './enumerate-result.js';
-import { checkDirect, checkGateway, expectedEnumeration } from './enumeration-checks.js';
+import {
+  checkDirect,
+  checkGateway,
+  type ExpectedEnumeration,
+  expectedEnumeration,
+} from './enumeration-checks.js';
 import { LIST_KINDS, type ListName } from './list-kinds.js';
 import { cpuTimeMs, type Gateway, startGateway, startUpstream, type Upstream } from './procs.js';
 import { msSince } from './stats.js';
-import { walk } from './walk.js';
+import { type Walk, walk } from './walk.js';
 
 export interface EnumerateConfig {
   /** What is enumerated: the upstreams' resources or their (generated echo) tools. */
@@ -75,6 +80,17 @@ function cpuSampler(gateway: Gateway, upstreams: Upstream[]): () => () => CpuSpl
   };
 }
 
+/** Checks a gateway walk; a failure carries the gateway's last WARN/ERROR lines (why an upstream was left out). */
+function checkGatewayWalk(w: Walk, expected: ExpectedEnumeration, gateway: Gateway): void {
+  try {
+    checkGateway(w, expected);
+  } catch (error) {
+    const said = gateway.proc.tail().filter((line) => /\b(WARN|ERROR)\b/.test(line));
+    const tail = said.length > 0 ? `\n  the gateway logged:\n    ${said.slice(-5).join('\n    ')}` : '';
+    throw new Error(`${(error as Error).message}${tail}`);
+  }
+}
+
 async function startUpstreams(config: EnumerateConfig, names: string[]): Promise<Upstream[]> {
   const kind = LIST_KINDS[config.list];
   const started = await Promise.allSettled(
@@ -121,7 +137,7 @@ export async function runEnumerateBenchmark(
 
     // Warm-up: one full, checked pass each way (JIT, connection pools, upstream sessions).
     for (const [i, c] of direct.entries()) checkDirect(await walk(c, kind), names[i]!, expected);
-    checkGateway(await walk(viaGateway, kind), expected);
+    checkGatewayWalk(await walk(viaGateway, kind), expected, gateway);
 
     const sampleCpu = cpuSampler(gateway, upstreams);
     const runs: EnumerateRun[] = [];
@@ -149,7 +165,7 @@ export async function runEnumerateBenchmark(
         const cpu = sampleCpu();
         const w = await walk(viaGateway, kind);
         entry.gatewayWalkCpuMs = cpu();
-        checkGateway(w, expected);
+        checkGatewayWalk(w, expected, gateway!);
         entry.gatewayMs = w.ms;
         entry.gatewayPages = w.pages;
       };
