@@ -32,6 +32,12 @@ export interface TestServerOptions {
   /** Advertise (and serve) `resources/subscribe`; default true. `listChanged` is always advertised. */
   subscribe?: boolean;
   /**
+   * Advertise resource subscriptions on the modern (2026-07-28) side too; default: as `subscribe`. False
+   * models a server reachable in both eras whose modern side cannot follow resources while its legacy
+   * session path can.
+   */
+  modernSubscribe?: boolean;
+  /**
    * Delay before answering resource list/read/templates, complete, `tools/list`, calls of echo tools
    * (generated, named, `echo`), `prompts/list` and `prompts/get` (cancellable); default 0.
    */
@@ -150,6 +156,7 @@ export function resolveOptions(options: TestServerOptions = {}): ResolvedTestSer
     templates: count(options.templates, 1, 'templates'),
     completions: [...(options.completions ?? DEFAULT_COMPLETIONS)],
     subscribe: options.subscribe ?? true,
+    modernSubscribe: options.modernSubscribe ?? options.subscribe ?? true,
     latencyMs: count(options.latencyMs, 0, 'latencyMs'),
     progress: count(options.progress, 0, 'progress'),
     fixture: options.fixture ?? 'none',

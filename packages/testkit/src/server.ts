@@ -48,10 +48,11 @@ function param(message: { params?: unknown }, key: 'uri' | 'name'): unknown {
 }
 
 /** The capabilities a new session advertises: tools and prompts only when it has any right now. */
-function capabilitiesOf(host: SessionHost): ServerCapabilities {
+function capabilitiesOf(host: SessionHost, era: 'legacy' | 'modern'): ServerCapabilities {
   const { options } = host;
+  const subscribe = era === 'modern' ? options.modernSubscribe : options.subscribe;
   return {
-    resources: { listChanged: true, ...(options.subscribe ? { subscribe: true } : {}) },
+    resources: { listChanged: true, ...(subscribe ? { subscribe: true } : {}) },
     logging: {},
     ...(options.completions.length > 0 ? { completions: {} } : {}),
     ...(host.prompts.count > 0 ? { prompts: { listChanged: true } } : {}),
@@ -79,7 +80,7 @@ export class TestkitServer extends Server {
   #attached = false;
 
   constructor(host: SessionHost, mode: TestkitServerMode = { era: 'legacy' }) {
-    const capabilities = capabilitiesOf(host);
+    const capabilities = capabilitiesOf(host, mode.era);
     const hints = cacheHints(host.options);
     super(
       { name: host.options.name, version: TESTKIT_VERSION },

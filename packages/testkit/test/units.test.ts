@@ -19,6 +19,7 @@ describe('options', () => {
       templates: 1,
       completions: ['alpha', 'beta', 'gamma'],
       subscribe: true,
+      modernSubscribe: true,
       latencyMs: 0,
       progress: 0,
       fixture: 'none',

@@ -6,8 +6,8 @@ import { backoffDelay } from './backoff.js';
 import { type CallChain, callChain } from './call-chain.js';
 import { CallCorrelation } from './correlation.js';
 import { describeDown, errorText, mapUpstreamError } from './errors.js';
-import { ListenStreams } from './listen-streams.js';
 import type { RequestOrigin, UpstreamRequestOptions } from './origin.js';
+import { ResourceFollower } from './resource-follower.js';
 import { sendRequest } from './send.js';
 import { pipeLines } from './stderr.js';
 import { createUpstreamTransport, describeTransport } from './transport.js';
@@ -46,7 +46,7 @@ export class UpstreamConnection {
   #correlation = new CallCorrelation();
   /** The era learned at the first connection; later connections skip the probe. */
   #prior: PriorDiscovery | undefined;
-  readonly #streams: ListenStreams;
+  readonly #follower: ResourceFollower;
   readonly #log: Logger;
   readonly #listener: UpstreamListener;
   readonly #chain: CallChain;
@@ -57,14 +57,16 @@ export class UpstreamConnection {
     this.#listener = listener;
     this.#log = logger.child(config.name);
     this.#chain = chain;
-    this.#streams = new ListenStreams(
+    this.#follower = new ResourceFollower(
       {
         name: this.name,
+        config,
         timeoutMs: config.timeoutMs,
         current: () => (this.#state === 'ready' ? this.#client : undefined),
         notify: (method, params) => this.#notify(method, params),
         mapError: (error, method) => this.#mapError(error, method, undefined),
         unavailable: () => this.#unavailable(),
+        request: (method, params, options) => this.request(method, params, options),
       },
       this.#log,
     );
@@ -80,7 +82,7 @@ export class UpstreamConnection {
   }
 
   get capabilities(): ServerCapabilities | undefined {
-    return this.#client?.getServerCapabilities();
+    return this.#client ? this.#known : undefined;
   }
 
   /** The capabilities of the last connection, also while the upstream is down (undefined before the first). */
@@ -148,14 +150,16 @@ export class UpstreamConnection {
       );
       return;
     }
+    const capabilities = await this.#follower.connected(client);
     if (this.#isClosed()) {
+      this.#follower.dropped();
       await client.close().catch(() => {});
       return;
     }
     this.#client = client;
     this.#correlation = correlation;
     this.#state = 'ready';
-    this.#known = client.getServerCapabilities();
+    this.#known = capabilities;
     const discover = client.getDiscoverResult();
     this.#prior =
       client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
@@ -168,13 +172,14 @@ export class UpstreamConnection {
       protocol: client.getNegotiatedProtocolVersion(),
       era: client.getProtocolEra(),
     });
-    if (client.getProtocolEra() === 'modern') this.#streams.openChangeStream(client, this.#known);
+    if (client.getProtocolEra() === 'modern') this.#follower.openChangeStream(client, capabilities);
     this.#listener.ready(this);
   }
 
   #onClosed(client: Client): void {
     if (this.#client !== client) return;
     this.#client = undefined;
+    this.#follower.dropped();
     if (this.#state === 'closed') return;
     const error = new Error('connection closed');
     this.#lastError = error;
@@ -201,6 +206,7 @@ export class UpstreamConnection {
     const client = this.#client;
     if (!client || this.#state !== 'ready') return;
     this.#client = undefined;
+    this.#follower.dropped();
     this.#lastError = error;
     this.#state = 'backoff';
     this.#listener.down(this, error);
@@ -248,14 +254,12 @@ export class UpstreamConnection {
    * Subscribes to `uri` upstream: `resources/subscribe` on a legacy server, a `subscriptions/listen`
    * stream (re-opened if it drops) on a modern one. Updates arrive as notifications either way.
    */
-  async subscribe(uri: string, options: UpstreamRequestOptions = {}): Promise<void> {
-    if (this.era === 'modern') await this.#streams.subscribe(uri);
-    else await this.request('resources/subscribe', { uri }, options);
+  subscribe(uri: string, options: UpstreamRequestOptions = {}): Promise<void> {
+    return this.#follower.subscribe(uri, options);
   }
 
-  async unsubscribe(uri: string, options: UpstreamRequestOptions = {}): Promise<void> {
-    if (this.#streams.has(uri)) await this.#streams.unsubscribe(uri);
-    else await this.request('resources/unsubscribe', { uri }, options);
+  unsubscribe(uri: string, options: UpstreamRequestOptions = {}): Promise<void> {
+    return this.#follower.unsubscribe(uri, options);
   }
 
   #unavailable(): GatewayError {
@@ -282,6 +286,7 @@ export class UpstreamConnection {
     this.#timer = undefined;
     const client = this.#client;
     this.#client = undefined;
+    this.#follower.dropped();
     if (client) await client.close().catch(() => {});
   }
 }
