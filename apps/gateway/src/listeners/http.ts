@@ -127,7 +127,7 @@ export async function startHttpListener(
         entry.openStreams -= 1;
         entry.lastSeen = Date.now();
       });
-      entry.transport.handleGet(res);
+      entry.transport.handleGet(res, { lastEventId: header(req, 'last-event-id'), protocolVersion: version });
       return;
     }
     if (req.method !== 'POST') {
@@ -162,7 +162,7 @@ export async function startHttpListener(
       if (!entry) return sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new session'));
       if (wrongClient(entry)) return;
       entry.lastSeen = Date.now();
-      entry.transport.handlePost(res, messages, acceptsSse);
+      entry.transport.handlePost(res, messages, acceptsSse, version);
       return;
     }
     if (!isInitialize(body)) {

@@ -1,133 +1,214 @@
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import { SessionEventStore, type StoredEvent, type StreamLog } from './event-store.js';
+import type { Exchange, Owner, SessionHttpTransportOptions } from './session-streams.js';
+import { expectsPriming, KEEP_ALIVE_MS, SseChannel } from './sse.js';
+import { cancelledRequest, isRequest, isResponse, type RequestId, refuse } from './wire.js';
 
-type RequestId = string | number;
+export type { SessionHttpTransportOptions } from './session-streams.js';
 
-const KEEP_ALIVE_MS = 25_000;
-
-interface PendingPost {
-  res: ServerResponse;
-  /** Ids of requests in this POST still waiting for their response. */
-  waiting: Set<RequestId>;
-  /** Responses collected while answering as JSON. */
-  responses: JSONRPCMessage[];
-  batch: boolean;
-  sse: boolean;
-  acceptsSse: boolean;
-}
+const DEFAULT_RETRY_MS = 1000;
 
 /**
  * The server side of one legacy Streamable HTTP session, on plain node:http.
  *
  * A POST is answered with `application/json` unless the server sends a notification related to one of
  * its requests first (progress, log messages): then that POST switches to `text/event-stream` and the
- * response follows as the stream's last event. Both forms are what the spec allows; the JSON form keeps
- * the hot path free of SSE framing. Unsolicited messages go to the session's GET stream (dropped, like
- * the SDK does, when none is open). The SDK `Server` on top owns all protocol semantics.
+ * response follows as the stream's last event. A `tools/call` from a 2025-11-25 client is a stream from
+ * the start (calls can be long). Unsolicited messages go to the session's GET stream (dropped when none is
+ * open). The JSON form keeps the hot path free of SSE framing; the SDK `Server` on top owns all protocol
+ * semantics.
+ *
+ * Every SSE event carries an id naming its stream, and 2025-11-25 clients get a priming event (id, empty
+ * data, `retry`) first. A stream whose connection drops keeps collecting its messages in the session's
+ * bounded event store: a GET with `Last-Event-ID` replays what followed that id, then continues live (a
+ * POST's stream until its requests are answered). An id the store cannot resume gets 400.
  */
 export class SessionHttpTransport implements Transport {
   readonly sessionId: string;
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
-  #pending = new Map<RequestId, PendingPost>();
-  #stream: ServerResponse | undefined;
+  readonly #store: SessionEventStore<Owner>;
+  readonly #retryMs: number;
+  readonly #keepAliveMs: number;
+  #pending = new Map<RequestId, Exchange>();
+  #standalone: StreamLog<Owner> | undefined;
+  #protocolVersion: string | undefined;
   #closed = false;
 
-  constructor(sessionId: string) {
+  constructor(sessionId: string, options: SessionHttpTransportOptions = {}) {
     this.sessionId = sessionId;
+    this.#store = new SessionEventStore(options.events);
+    this.#retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
+    this.#keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
   }
 
   async start(): Promise<void> {}
 
+  /** The SDK `Server` calls this with the version `initialize` negotiated. */
+  setProtocolVersion(version: string): void {
+    this.#protocolVersion = version;
+  }
+
   /** Takes the already-parsed, envelope-checked body of a POST to this session. */
-  handlePost(res: ServerResponse, body: JSONRPCMessage | JSONRPCMessage[], acceptsSse: boolean): void {
+  handlePost(
+    res: ServerResponse,
+    body: JSONRPCMessage | JSONRPCMessage[],
+    acceptsSse: boolean,
+    protocolVersion?: string,
+  ): void {
     const messages = Array.isArray(body) ? body : [body];
-    const requestIds = messages.filter(isRequest).map((m) => m.id);
-    if (requestIds.length === 0) {
+    for (const message of messages) {
+      const cancelled = cancelledRequest(message);
+      if (cancelled !== undefined) this.#cancelled(cancelled);
+    }
+    const requests = messages.filter(isRequest);
+    if (requests.length === 0) {
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
     } else {
-      const pending: PendingPost = {
-        res,
-        waiting: new Set(requestIds),
+      const exchange: Exchange = {
+        kind: 'post',
+        waiting: new Set(requests.map((r) => r.id)),
         responses: [],
         batch: Array.isArray(body),
-        sse: false,
+        answered: false,
         acceptsSse,
+        priming: expectsPriming(this.#protocolVersion ?? protocolVersion),
+        res,
       };
-      for (const id of requestIds) this.#pending.set(id, pending);
-      res.once('close', () => {
-        // The client went away before every answer was written: forget the slots.
-        for (const id of pending.waiting) if (this.#pending.get(id) === pending) this.#pending.delete(id);
-      });
+      for (const { id } of requests) this.#pending.set(id, exchange);
+      res.once('close', () => this.#postClosed(exchange));
+      // Tool calls can run long: answer them on a resumable stream from the start.
+      if (exchange.priming && acceptsSse && requests.some((r) => r.method === 'tools/call'))
+        this.#toSse(exchange);
     }
     for (const message of messages) this.onmessage?.(message);
   }
 
-  /** Opens the session's standalone notification stream (GET). */
-  handleGet(res: ServerResponse): void {
-    if (this.#stream && !this.#stream.writableEnded) {
-      res.writeHead(409, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: null,
-          error: {
-            code: -32000,
-            message: 'Conflict: a notification stream is already open for this session',
-          },
-        }),
-      );
+  /** Opens the session's standalone stream (GET), or resumes a stream with `Last-Event-ID`. */
+  handleGet(res: ServerResponse, request: { lastEventId?: string; protocolVersion?: string } = {}): void {
+    const priming = expectsPriming(this.#protocolVersion ?? request.protocolVersion);
+    if (request.lastEventId !== undefined) {
+      this.#resume(res, request.lastEventId, priming);
       return;
     }
-    res.writeHead(200, sseHeaders(this.sessionId));
-    res.flushHeaders();
-    this.#stream = res;
-    // A comment line now and then keeps proxies and idle timers from cutting a quiet stream.
-    const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
-    keepAlive.unref();
-    res.once('close', () => {
-      clearInterval(keepAlive);
-      if (this.#stream === res) this.#stream = undefined;
-    });
+    if (this.#standalone?.owner.channel?.open) {
+      refuse(res, 409, 'Conflict: a notification stream is already open for this session');
+      return;
+    }
+    // A GET without Last-Event-ID starts a new stream: what the old one still held is not replayed onto it.
+    if (this.#standalone) this.#store.drop(this.#standalone);
+    this.#standalone = this.#store.open('get', { kind: 'get' });
+    this.#attach(this.#standalone, res, priming);
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#closed) return;
     if (isResponse(message)) {
       const id = (message as { id: RequestId }).id;
-      const pending = this.#pending.get(id);
-      if (!pending) return;
+      const exchange = this.#pending.get(id);
+      if (!exchange) return;
       this.#pending.delete(id);
-      pending.waiting.delete(id);
-      if (pending.sse) writeEvent(pending.res, message);
-      else pending.responses.push(message);
-      if (pending.waiting.size === 0) this.#finish(pending);
+      exchange.waiting.delete(id);
+      exchange.answered = true;
+      if (exchange.log) this.#emit(exchange.log, message);
+      else exchange.responses.push(message);
+      if (exchange.waiting.size === 0) this.#finish(exchange);
       return;
     }
     const related = options?.relatedRequestId;
-    const pending = related === undefined ? undefined : this.#pending.get(related);
-    if (pending?.acceptsSse && !pending.res.writableEnded) {
-      if (!pending.sse) {
-        pending.sse = true;
-        pending.res.writeHead(200, sseHeaders(this.sessionId));
-        for (const earlier of pending.responses) writeEvent(pending.res, earlier);
-        pending.responses = [];
-      }
-      writeEvent(pending.res, message);
+    const exchange = related === undefined ? undefined : this.#pending.get(related);
+    if (exchange?.log) return this.#emit(exchange.log, message);
+    if (exchange?.acceptsSse && exchange.res) {
+      this.#emit(this.#toSse(exchange), message);
       return;
     }
-    if (this.#stream && !this.#stream.writableEnded) writeEvent(this.#stream, message);
+    if (this.#standalone && !this.#standalone.dropped) this.#emit(this.#standalone, message);
   }
 
-  #finish(pending: PendingPost): void {
-    const { res } = pending;
-    if (res.writableEnded || res.destroyed) return;
-    if (pending.sse) {
-      res.end();
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const exchange of new Set(this.#pending.values()))
+      if (!exchange.res?.writableEnded) exchange.res?.end();
+    for (const log of this.#store.streams()) log.owner.channel?.end();
+    this.#store.dispose();
+    this.#pending.clear();
+    this.#standalone = undefined;
+    this.onclose?.();
+  }
+
+  /** Turns a POST's answer into a resumable SSE stream on its own response. */
+  #toSse(exchange: Exchange): StreamLog<Owner> {
+    const log = this.#store.open('post', exchange);
+    exchange.log = log;
+    if (exchange.res) this.#attach(log, exchange.res, exchange.priming);
+    for (const earlier of exchange.responses) this.#emit(log, earlier);
+    exchange.responses = [];
+    return log;
+  }
+
+  /** Makes `res` the connection that reads `log` (the newest connection wins), priming it first. */
+  #attach(log: StreamLog<Owner>, res: ServerResponse, priming: boolean, resumedFrom?: string): SseChannel {
+    const owner = log.owner;
+    const previous = owner.channel;
+    const channel = new SseChannel(res, this.sessionId, this.#keepAliveMs);
+    owner.channel = channel;
+    previous?.end();
+    res.once('close', () => {
+      if (owner.channel !== channel) return;
+      owner.channel = undefined;
+      // A standalone stream nobody reads stays resumable for the grace period; a POST's stream until
+      // its requests are answered (then the grace period).
+      if (owner.kind === 'get') this.#store.settle(log);
+    });
+    // A resumed stream is primed with the client's own Last-Event-ID: an id after the replayed events
+    // would make a client that drops again skip them.
+    if (priming) channel.prime(resumedFrom ?? this.#store.mark(log), this.#retryMs);
+    return channel;
+  }
+
+  #resume(res: ServerResponse, lastEventId: string, priming: boolean): void {
+    const found = this.#store.replay(lastEventId);
+    if (!found) {
+      refuse(
+        res,
+        400,
+        `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 64))} names no stream this session ` +
+          'can resume (unknown, finished, or its events were dropped); open the stream again without Last-Event-ID',
+      );
       return;
     }
-    const payload = JSON.stringify(pending.batch ? pending.responses : pending.responses[0]);
+    const { log, events } = found;
+    if (log.kind === 'get') this.#store.revive(log);
+    const channel = this.#attach(log, res, priming, lastEventId);
+    replay(channel, events);
+    // A POST's stream ends once its requests are answered; the standalone stream goes on.
+    if (log.owner.kind === 'post' && log.owner.waiting.size === 0) channel.end();
+  }
+
+  #emit(log: StreamLog<Owner>, message: JSONRPCMessage): void {
+    const data = JSON.stringify(message);
+    const id = this.#store.append(log, data);
+    const channel = log.owner.channel;
+    if (channel?.open) channel.event(id, data);
+  }
+
+  #finish(exchange: Exchange): void {
+    if (exchange.log) {
+      this.#store.settle(exchange.log);
+      exchange.channel?.end();
+      return;
+    }
+    const { res } = exchange;
+    if (!res || res.writableEnded || res.destroyed) return;
+    if (exchange.responses.length === 0) {
+      // Every request was cancelled: the spec has no response for them.
+      res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
+      return;
+    }
+    const payload = JSON.stringify(exchange.batch ? exchange.responses : exchange.responses[0]);
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),
@@ -136,34 +217,28 @@ export class SessionHttpTransport implements Transport {
     res.end(payload);
   }
 
-  async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    for (const pending of new Set(this.#pending.values())) if (!pending.res.writableEnded) pending.res.end();
-    this.#pending.clear();
-    this.#stream?.end();
-    this.#stream = undefined;
-    this.onclose?.();
+  /** The POST's connection closed. An SSE answer outlives it (a GET can resume it); a JSON answer cannot. */
+  #postClosed(exchange: Exchange): void {
+    exchange.res = undefined;
+    if (exchange.log) return;
+    for (const id of exchange.waiting) if (this.#pending.get(id) === exchange) this.#pending.delete(id);
+  }
+
+  /**
+   * A cancelled request gets no response: stop waiting for it. A stream left with nothing the client
+   * still wants is forgotten at once, so a client resuming it hears 400 instead of polling an empty stream.
+   */
+  #cancelled(id: RequestId): void {
+    const exchange = this.#pending.get(id);
+    if (!exchange) return;
+    this.#pending.delete(id);
+    exchange.waiting.delete(id);
+    if (exchange.waiting.size > 0) return;
+    if (exchange.log && !exchange.answered) this.#store.drop(exchange.log);
+    this.#finish(exchange);
   }
 }
 
-function isRequest(message: JSONRPCMessage): message is JSONRPCMessage & { id: RequestId; method: string } {
-  return 'method' in message && 'id' in message && (message as { id?: unknown }).id !== undefined;
-}
-
-function isResponse(message: JSONRPCMessage): boolean {
-  return !('method' in message) && ('result' in message || 'error' in message);
-}
-
-function sseHeaders(sessionId: string) {
-  return {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache, no-transform',
-    connection: 'keep-alive',
-    'mcp-session-id': sessionId,
-  };
-}
-
-function writeEvent(res: ServerResponse, message: JSONRPCMessage): void {
-  if (!res.writableEnded) res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+function replay(channel: SseChannel, events: StoredEvent[]): void {
+  for (const event of events) channel.event(event.id, event.data);
 }
