@@ -69,9 +69,10 @@ describe.each(['legacy', 'modern'] as const)('server-everything tools for a %s c
     const elicited = await call(client, 'trigger-elicitation-request');
     expect(JSON.stringify(elicited.content)).toMatch(/forty-two|accept/);
     expect(inputs.elicitations).toHaveLength(1);
+    // server-everything keeps the roots it learned (per connection, and the gateway's connection is
+    // shared), so whether this call asks again depends on what ran before: the answer is what counts.
     const roots = await call(client, 'get-roots-list');
     expect(firstText(roots)).toMatch(/file:\/\/\/work\/project/);
-    expect(inputs.roots).toBeGreaterThanOrEqual(1);
   });
 
   it('gives resource links back as everything+uri, readable through the gateway', async () => {
