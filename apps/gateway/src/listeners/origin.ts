@@ -1,48 +1,44 @@
 import type { IncomingMessage } from 'node:http';
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1']);
+import {
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  validateHostHeader,
+  validateOriginHeader,
+} from '@modelcontextprotocol/server';
 
 /**
- * DNS-rebinding protection: the Host header must name this listener (a loopback name, the bound host,
- * or a configured allowed host), and a browser Origin, when present, must be loopback or allowed.
+ * DNS-rebinding protection with the SDK's validators: the Host header must name this listener (a
+ * loopback name, the bound host, or a configured allowed host), and a browser's Origin, when present,
+ * must be loopback or allowed (`allowedOrigins` may give origins or bare hostnames; matching is by
+ * hostname, port-agnostic, as the SDK does). Returns why a request is refused, or undefined.
  */
 export function createRequestGuard(options: {
   host: string;
   allowedHosts: string[];
   allowedOrigins: string[];
 }) {
-  const hosts = new Set([
-    ...LOOPBACK,
-    options.host.toLowerCase(),
-    ...options.allowedHosts.map((h) => h.toLowerCase()),
-  ]);
-  const origins = new Set(options.allowedOrigins.map((o) => o.toLowerCase().replace(/\/$/, '')));
+  const hosts = [...localhostAllowedHostnames(), options.host, ...options.allowedHosts].map(hostname);
+  const origins = [...localhostAllowedOrigins(), ...options.allowedOrigins.map(originHostname)];
   return (req: IncomingMessage): string | undefined => {
-    const host = req.headers.host;
-    if (!host) return 'Missing Host header';
-    const hostname = hostnameOf(host);
-    if (hostname === undefined || !hosts.has(hostname)) return `Host '${host}' is not allowed`;
-    const origin = req.headers.origin;
-    if (origin === undefined || origin === 'null')
-      return origin === 'null' ? "Origin 'null' is not allowed" : undefined;
-    const normalized = origin.toLowerCase().replace(/\/$/, '');
-    if (origins.has(normalized)) return undefined;
-    let parsed: URL;
-    try {
-      parsed = new URL(normalized);
-    } catch {
-      return `Origin '${origin}' is not allowed`;
-    }
-    return LOOPBACK.has(parsed.hostname) || origins.has(parsed.hostname)
-      ? undefined
-      : `Origin '${origin}' is not allowed`;
+    const host = validateHostHeader(req.headers.host, hosts);
+    if (!host.ok) return host.message;
+    if (req.headers.origin === undefined) return undefined;
+    const origin = validateOriginHeader(req.headers.origin, origins);
+    return origin.ok ? undefined : origin.message;
   };
 }
 
-function hostnameOf(hostHeader: string): string | undefined {
+/** A Host header's hostname as the SDK compares it: lower case, IPv6 in brackets. */
+function hostname(host: string): string {
+  const lower = host.toLowerCase();
+  return lower.includes(':') && !lower.startsWith('[') ? `[${lower}]` : lower;
+}
+
+/** `https://app.example.com` → `app.example.com`; a bare hostname stays as it is. */
+function originHostname(origin: string): string {
   try {
-    return new URL(`http://${hostHeader}`).hostname.toLowerCase();
+    return new URL(origin).hostname.toLowerCase();
   } catch {
-    return undefined;
+    return origin.toLowerCase();
   }
 }
