@@ -102,17 +102,8 @@ function namedServers(
   if (route) return [route.upstream];
   const upstreams = gateway.upstreams();
   const split = splitExposedName(exposed);
-  if (split && upstreams.includes(split.server) && prefixed(gateway, split.server)) return [split.server];
-  return upstreams.filter((u) => !prefixed(gateway, u));
-}
-
-/** Whether an upstream's names and URIs carry its prefix (`"prefix": false` exposes them unchanged). */
-function prefixed(gateway: PluginGateway, upstream: string): boolean {
-  try {
-    return gateway.exposeUri(upstream, 'x:') !== 'x:';
-  } catch {
-    return true;
-  }
+  if (split && upstreams.includes(split.server) && gateway.prefixed(split.server)) return [split.server];
+  return upstreams.filter((u) => !gateway.prefixed(u));
 }
 
 function nonEmpty(value: unknown): value is string {

@@ -11,6 +11,7 @@ export const gatewayView: PluginGateway = {
   prompt: () => undefined,
   exposeName: (_kind, upstream, name) => `${upstream}__${name}`,
   completionTarget: () => undefined,
+  prefixed: () => true,
   exposeUri: (upstream, uri) => `${upstream}+${uri}`,
   canSubscribe: () => false,
   watch: () => Promise.reject(new Error('not used')),

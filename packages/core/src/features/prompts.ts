@@ -27,6 +27,8 @@ export function promptsFeature({ pool, catalog, listing, call }: PromptsDeps): F
         const exposed = requireName(ctx.params, 'prompt');
         checkArguments(ctx.params, 'prompt');
         const target = await catalog.locate(exposed);
+        // A name indexed only now (the upstream added it unannounced) is routed all the same.
+        ctx.target ??= { kind: 'prompt', upstream: target.upstream, name: target.name, exposed };
         const upstream = pool.require(target.upstream);
         const result = await call(ctx, upstream, withUpstreamName(ctx, target.name));
         return exposePromptMessages(upstream, result);

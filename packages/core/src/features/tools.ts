@@ -28,6 +28,8 @@ export function toolsFeature({ pool, catalog, listing, call }: ToolsDeps): Featu
         const exposed = requireName(ctx.params, 'tool');
         checkArguments(ctx.params, 'tool');
         const target = await catalog.locate(exposed);
+        // A name indexed only now (the upstream added it unannounced) is routed all the same.
+        ctx.target ??= { kind: 'tool', upstream: target.upstream, name: target.name, exposed };
         const upstream = pool.require(target.upstream);
         const result = await call(ctx, upstream, withUpstreamName(ctx, target.name));
         return exposeToolResult(upstream, result);

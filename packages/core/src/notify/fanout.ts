@@ -7,7 +7,7 @@ import type { SubscriptionTable } from '../subscriptions.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import type { RequestOrigin } from '../upstream/origin.js';
 import { type ListChangedCoalescer, listChangedKind } from './list-changed.js';
-import type { SessionRegistry } from './sessions.js';
+import { atLeast, type SessionRegistry } from './sessions.js';
 import type { PluginWatches } from './watches.js';
 
 export interface FanoutDeps {
@@ -21,6 +21,16 @@ export interface FanoutDeps {
   /** The plugins' notification hooks. */
   plugins: (notification: UpstreamNotification) => void;
   logger: Logger;
+}
+
+/**
+ * Whether the client of a request wants a log message of `level`: a modern client only when its request
+ * asked for logs (the envelope's log level), a legacy one unless its session set a higher level.
+ */
+function wantsLog(origin: RequestOrigin, sessions: SessionRegistry, level: unknown): boolean {
+  const client = origin.context?.client;
+  if (client?.era === 'modern') return client.logLevel !== undefined && atLeast(level, client.logLevel);
+  return sessions.wantsLog(origin.sessionId, level);
 }
 
 /**
@@ -53,13 +63,24 @@ export class NotificationFanout {
       return;
     }
     if (method === 'notifications/message') {
-      const targets = new Set(origins.map((o) => o.sessionId));
-      if (targets.size === 0) {
+      // A log message belongs to a request in flight; on a single channel nothing says which one, so each
+      // session with one in flight hears it once, on its newest request's own stream.
+      const newest = new Map<string, RequestOrigin>();
+      for (const origin of origins) newest.set(origin.sessionId, origin);
+      if (newest.size === 0) {
         logger.debug('upstream log message not tied to a request', { upstream: u.name, data: params.data });
         return;
       }
       const routed = { ...params, logger: typeof params.logger === 'string' ? params.logger : u.name };
-      for (const id of targets) if (sessions.wantsLog(id, params.level)) sessions.send(id, method, routed);
+      for (const origin of newest.values()) {
+        if (!wantsLog(origin, sessions, params.level)) continue;
+        origin.notify(method, routed).catch((error) => {
+          logger.debug('could not deliver a log message', {
+            session: origin.sessionId,
+            error: String(error),
+          });
+        });
+      }
       return;
     }
     const kind = listChangedKind(method);

@@ -47,13 +47,17 @@ export class SessionRegistry {
   /** Whether session `id` wants a log message of `level` (it set no level, or one at most as severe). */
   wantsLog(id: string, level: unknown): boolean {
     const wanted = this.#sessions.get(id)?.logLevel?.();
-    if (wanted === undefined || typeof level !== 'string') return true;
-    return severity(level) >= severity(wanted);
+    return wanted === undefined || atLeast(level, wanted);
   }
 
   broadcast(method: string, params: Record<string, unknown>): void {
     for (const id of this.#sessions.keys()) this.send(id, method, params);
   }
+}
+
+/** Whether a message of `level` is at least as severe as `wanted` (an unknown level always is). */
+export function atLeast(level: unknown, wanted: string): boolean {
+  return typeof level !== 'string' || severity(level) >= severity(wanted);
 }
 
 const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'];

@@ -77,6 +77,8 @@ export interface PluginGateway {
    * `ref/prompt` name), exactly as the gateway will route it; undefined when none does.
    */
   completionTarget(ref: unknown): string | undefined;
+  /** Whether an upstream's names and URIs carry its prefix (`"prefix": false` exposes them unchanged). */
+  prefixed(upstream: string): boolean;
   /** The URI clients see for an upstream's own URI (`name+uri`, or unchanged for `prefix: false`). */
   exposeUri(upstream: string, uri: string): string;
   /** Whether an upstream is connected and offers resource subscriptions. */

@@ -82,6 +82,10 @@ export class GatewayPort implements PluginGateway {
     return this.#gateway().completionTarget(ref);
   }
 
+  prefixed(upstream: string): boolean {
+    return this.#gateway().prefixed(upstream);
+  }
+
   exposeUri(upstream: string, uri: string): string {
     return this.#gateway().exposeUri(upstream, uri);
   }

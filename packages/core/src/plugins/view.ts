@@ -36,6 +36,7 @@ export function pluginView({
     prompt: (exposedName) => prompts.index.resolve(exposedName),
     exposeName: (kind, upstream, name) => (kind === 'tools' ? tools : prompts).index.expose(upstream, name),
     completionTarget,
+    prefixed: (upstream) => pool.get(upstream)?.config.prefix ?? false,
     exposeUri: (upstream, uri) => exposeUri(upstream, uri, pool.require(upstream).config.prefix),
     canSubscribe: (upstream) => subscribable(pool.get(upstream)),
     watch: async (exposedUri, onInvalidate) => {

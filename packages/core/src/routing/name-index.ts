@@ -89,11 +89,6 @@ export class NameIndex {
     return this.#upstreams.filter((u) => !u.prefix).map((u) => u.name);
   }
 
-  /** A few exposed names, for an error message that says what exists. */
-  sample(limit: number): string[] {
-    return [...this.#owners.keys()].slice(0, limit);
-  }
-
   get size(): number {
     return this.#owners.size;
   }

@@ -6,7 +6,6 @@ import { offered, type UpstreamPool } from '../upstream/pool.js';
 import { type NamedKind, type NamedTarget, NameIndex } from './name-index.js';
 
 const NOUN = { tools: 'tool', prompts: 'prompt' } as const;
-const SUGGESTIONS = 8;
 
 /**
  * The gateway's live knowledge of every upstream's tools (or prompts): the {@link NameIndex}, refreshed
@@ -76,15 +75,11 @@ export class NamedCatalog {
     throw this.#unknown(exposed);
   }
 
+  /** Says how to find what exists, not what exists: a policy plugin may hide some names from this caller. */
   #unknown(exposed: string): GatewayError {
     const noun = NOUN[this.kind];
-    const sample = this.index.sample(SUGGESTIONS);
-    const some =
-      sample.length === 0
-        ? `No upstream offers any ${this.kind} right now.`
-        : `Known ${this.kind} include ${sample.map((n) => `'${n}'`).join(', ')}${this.index.size > sample.length ? ', …' : ''}.`;
     return GatewayError.invalidParams(
-      `Unknown ${noun} '${exposed}'. ${some} Names are exposed as <server>__<${noun}>; call ${this.kind}/list for the full list.`,
+      `Unknown ${noun} '${exposed}'. This gateway exposes ${this.kind} as <server>__<${noun}>; call ${this.kind}/list to see the ones you can use.`,
       { reason: `${noun}_not_found`, name: exposed },
     );
   }
