@@ -50,6 +50,13 @@ describe('prompts through the gateway', () => {
     expect(docs.server.stats.promptGets).toEqual({ prompt_2: 1 });
     expect(flat.server.stats.promptGets).toEqual({ prompt_0: 1 });
 
+    await expect(
+      client.request({
+        method: 'prompts/get',
+        params: { name: 'docs__prompt_1', arguments: { topic: 7 } },
+      } as never),
+    ).rejects.toMatchObject({ code: -32602, message: expect.stringContaining("argument 'topic'") });
+    expect(docs.server.stats.promptGets).toEqual({ prompt_2: 1 });
     await expect(client.getPrompt({ name: 'docs__nope' })).rejects.toMatchObject({
       code: -32602,
       message: expect.stringMatching(/Unknown prompt 'docs__nope'.*prompts\/list/),

@@ -21,13 +21,26 @@ export function requireName(params: Record<string, unknown>, noun: 'tool' | 'pro
   return name;
 }
 
-/** `params.arguments`, when given, is an object (the upstream judges its contents). */
+/**
+ * `params.arguments`, when given, is an object of named arguments (a prompt's are strings, as the spec
+ * shapes them); what they say is the upstream's to judge.
+ */
 export function checkArguments(params: Record<string, unknown>, noun: 'tool' | 'prompt'): void {
   const args = params.arguments;
-  if (args !== undefined && !isRecord(args)) {
+  if (args === undefined) return;
+  if (!isRecord(args)) {
     throw GatewayError.invalidParams(`params.arguments of a ${noun} must be an object of named arguments.`, {
       arguments: args,
     });
+  }
+  if (noun === 'prompt') {
+    const bad = Object.entries(args).find(([, value]) => typeof value !== 'string');
+    if (bad) {
+      throw GatewayError.invalidParams(
+        `params.arguments of a prompt are strings: argument '${bad[0]}' is ${JSON.stringify(bad[1])}.`,
+        { argument: bad[0] },
+      );
+    }
   }
 }
 

@@ -13,6 +13,8 @@ import { pipeLines } from './stderr.js';
 import { createUpstreamTransport, describeTransport } from './transport.js';
 import { createUpstreamClient, RELAYED_REQUESTS } from './upstream-client.js';
 
+const MIN_CONNECT_TIMEOUT_MS = 10_000;
+
 export type UpstreamState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
 
 export interface UpstreamListener {
@@ -137,7 +139,8 @@ export class UpstreamConnection {
     client.onerror = (error) => this.#log.debug('transport error', { error: error.message });
     try {
       await client.connect(correlation.wrap(transport), {
-        timeout: this.config.timeoutMs,
+        // The handshake of a slow-starting server is not bounded by a small per-request timeout.
+        timeout: Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS),
         prior: this.#prior,
       });
     } catch (error) {
