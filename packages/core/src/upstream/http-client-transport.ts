@@ -6,6 +6,8 @@ import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { createParser } from 'eventsource-parser';
 import { ErrorCode } from '../errors.js';
 
+/** Errors of a reused keep-alive socket the server had already closed. */
+const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
 const STREAM_RETRY_MS = [250, 1_000, 5_000, 15_000, 30_000];
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const UPSTREAM_UNAVAILABLE = ErrorCode.UpstreamUnavailable;
@@ -239,10 +241,19 @@ export class HttpClientTransport implements Transport {
         headers['content-type'] = 'application/json';
         headers['content-length'] = Buffer.byteLength(body);
       }
-      const req = this.#request(this.#url, { method, agent: this.#agent, headers, signal });
-      req.once('response', resolve);
-      req.once('error', reject);
-      req.end(body);
+      const send = (retried: boolean) => {
+        const req = this.#request(this.#url, { method, agent: this.#agent, headers, signal });
+        req.once('response', resolve);
+        req.once('error', (error: NodeJS.ErrnoException) => {
+          // A pooled socket the upstream closed just as we reused it: the request never reached it.
+          // Send it once more on a fresh socket (Node's documented pattern) instead of failing the call.
+          if (!retried && req.reusedSocket && STALE_SOCKET.has(error.code ?? '') && !signal?.aborted)
+            send(true);
+          else reject(error);
+        });
+        req.end(body);
+      };
+      send(false);
     });
   }
 
