@@ -96,15 +96,16 @@ const uri = (n: number) => `local+test://local/r/${n}`;
 describe('resumable legacy Streamable HTTP streams', () => {
   it('primes SSE answers with an id and retry for 2025-11-25 clients only; ids on every event', async () => {
     const current = await open('2025-11-25');
-    const echo = await new SseReader(await post(current, toolCall(1, 'echo', { x: 1 }))).rest();
-    expect(echo).toHaveLength(2);
-    expect(echo[0]).toEqual({ id: expect.any(String), retry: expect.any(Number), data: '' });
-    expect(echo[1]).toMatchObject({ id: expect.any(String), event: 'message' });
-    expect(echo[1]!.id).not.toBe(echo[0]!.id);
-    expect(messageOf(echo[1]!)).toMatchObject({
-      id: 1,
-      result: { structuredContent: { arguments: { x: 1 } } },
-    });
+    // A quick tool call keeps the plain JSON answer; one still running after 50 ms becomes a stream.
+    const quickCall = await post(current, toolCall(1, 'echo', { x: 1 }));
+    expect(quickCall.headers.get('content-type')).toMatch(/^application\/json/);
+    await quickCall.body?.cancel();
+    const long = await new SseReader(await post(current, toolCall(4, 'slow', { ms: 300 }))).rest();
+    expect(long).toHaveLength(2);
+    expect(long[0]).toEqual({ id: expect.any(String), retry: expect.any(Number), data: '' });
+    expect(long[1]).toMatchObject({ id: expect.any(String), event: 'message' });
+    expect(long[1]!.id).not.toBe(long[0]!.id);
+    expect(messageOf(long[1]!)).toMatchObject({ id: 4, result: { content: expect.any(Array) } });
     // The hot read path stays JSON.
     const read = await post(current, { id: 2, method: 'resources/read', params: { uri: uri(1) } });
     expect(read.headers.get('content-type')).toMatch(/^application\/json/);

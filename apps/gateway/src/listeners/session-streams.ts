@@ -14,6 +14,11 @@ export interface SessionHttpTransportOptions {
   retryMs?: number;
   /** Interval of keep-alive comments on open SSE connections (default 25 s). */
   keepAliveMs?: number;
+  /**
+   * A `tools/call` (2025-11-25 clients that accept SSE) still unanswered after this long becomes a
+   * resumable stream (default 50 ms): quick calls keep the plain JSON answer, long ones can be resumed.
+   */
+  streamToolCallsAfterMs?: number;
 }
 
 /** The requests of one POST, and how their answers reach the client. */
@@ -35,6 +40,8 @@ export interface Exchange {
   log?: StreamLog<Owner>;
   /** The connection reading the stream now: the POST's response, or a GET that resumed it. */
   channel?: SseChannel;
+  /** Turns a still-unanswered tool call into a stream. */
+  streamTimer?: NodeJS.Timeout;
 }
 
 /** The session's standalone (GET) stream: unsolicited messages. */

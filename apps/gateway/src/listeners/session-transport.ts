@@ -8,14 +8,16 @@ import { cancelledRequest, isRequest, isResponse, type RequestId, refuse } from 
 export type { SessionHttpTransportOptions } from './session-streams.js';
 
 const DEFAULT_RETRY_MS = 1000;
+const DEFAULT_STREAM_TOOL_CALLS_AFTER_MS = 50;
 
 /**
  * The server side of one legacy Streamable HTTP session, on plain node:http.
  *
  * A POST is answered with `application/json` unless the server sends a notification related to one of
  * its requests first (progress, log messages): then that POST switches to `text/event-stream` and the
- * response follows as the stream's last event. A `tools/call` from a 2025-11-25 client is a stream from
- * the start (calls can be long). Unsolicited messages go to the session's GET stream (dropped when none is
+ * response follows as the stream's last event. A `tools/call` from a 2025-11-25 client that has not
+ * answered within `streamToolCallsAfterMs` becomes a stream too (long calls must survive a lost
+ * connection; quick ones keep the cheaper JSON answer). Unsolicited messages go to the session's GET stream (dropped when none is
  * open). The JSON form keeps the hot path free of SSE framing; the SDK `Server` on top owns all protocol
  * semantics.
  *
@@ -32,6 +34,7 @@ export class SessionHttpTransport implements Transport {
   readonly #store: SessionEventStore<Owner>;
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
+  readonly #streamToolCallsAfterMs: number;
   #pending = new Map<RequestId, Exchange>();
   #standalone: StreamLog<Owner> | undefined;
   #protocolVersion: string | undefined;
@@ -42,6 +45,7 @@ export class SessionHttpTransport implements Transport {
     this.#store = new SessionEventStore(options.events);
     this.#retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
     this.#keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
+    this.#streamToolCallsAfterMs = options.streamToolCallsAfterMs ?? DEFAULT_STREAM_TOOL_CALLS_AFTER_MS;
   }
 
   async start(): Promise<void> {}
@@ -79,9 +83,13 @@ export class SessionHttpTransport implements Transport {
       };
       for (const { id } of requests) this.#pending.set(id, exchange);
       res.once('close', () => this.#postClosed(exchange));
-      // Tool calls can run long: answer them on a resumable stream from the start.
-      if (exchange.priming && acceptsSse && requests.some((r) => r.method === 'tools/call'))
-        this.#toSse(exchange);
+      // A tool call that runs long is answered on a resumable stream.
+      if (exchange.priming && acceptsSse && requests.some((r) => r.method === 'tools/call')) {
+        exchange.streamTimer = setTimeout(() => {
+          if (!exchange.log && exchange.res && exchange.waiting.size > 0) this.#toSse(exchange);
+        }, this.#streamToolCallsAfterMs);
+        exchange.streamTimer.unref();
+      }
     }
     for (const message of messages) this.onmessage?.(message);
   }
@@ -196,6 +204,7 @@ export class SessionHttpTransport implements Transport {
   }
 
   #finish(exchange: Exchange): void {
+    clearTimeout(exchange.streamTimer);
     if (exchange.log) {
       this.#store.settle(exchange.log);
       exchange.channel?.end();
@@ -220,6 +229,7 @@ export class SessionHttpTransport implements Transport {
   /** The POST's connection closed. An SSE answer outlives it (a GET can resume it); a JSON answer cannot. */
   #postClosed(exchange: Exchange): void {
     exchange.res = undefined;
+    clearTimeout(exchange.streamTimer);
     if (exchange.log) return;
     for (const id of exchange.waiting) if (this.#pending.get(id) === exchange) this.#pending.delete(id);
   }
