@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toNodeHandler } from '@modelcontextprotocol/node';
+import { createMcpHandler, InMemoryServerEventBus, type ServerEvent } from '@modelcontextprotocol/server';
+import {
+  errorResponse,
+  type Gateway,
+  type Identity,
+  ListenTracker,
+  type Logger,
+  listenedUris,
+  openSession,
+} from '@switchyard/core';
+import { sendJson } from './http-io.js';
+
+/**
+ * Modern-era (2026-07-28) requests are stateless: the SDK's handler serves them, one Server instance per
+ * request, and serves subscriptions/listen streams from its event bus. One gateway session per client
+ * identity stands for all of that client's modern requests (so plugins see who is calling); what the
+ * gateway tells those sessions (updates, list changes) goes onto the one bus, which delivers each event
+ * to the listen streams whose filter asks for it.
+ */
+export class ModernEndpoint {
+  readonly #bus = new InMemoryServerEventBus();
+  readonly #clients = new Map<
+    string,
+    {
+      session: ReturnType<typeof openSession>;
+      listens: ListenTracker;
+      handler: ReturnType<typeof createMcpHandler>;
+      serve: ReturnType<typeof toNodeHandler>;
+    }
+  >();
+  /** Events published in the current turn: several identities' sessions relay the same upstream event. */
+  readonly #published = new Set<string>();
+  readonly #gateway: Gateway;
+  readonly #log: Logger;
+
+  constructor(gateway: Gateway, log: Logger) {
+    this.#gateway = gateway;
+    this.#log = log;
+  }
+
+  async serve(identity: Identity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const message = body as { method?: unknown; id?: unknown };
+    if (message.id !== undefined && typeof message.method === 'string' && !this.#answers(message.method)) {
+      // The 2026-07-28 revision: a method the server does not implement is HTTP 404 with -32601.
+      return sendJson(res, 404, {
+        jsonrpc: '2.0',
+        id: message.id,
+        error: {
+          code: -32601,
+          message: `Method not found: ${message.method} (protocol revision 2026-07-28).`,
+        },
+      });
+    }
+    const client = this.#client(identity);
+    if (message.method === 'subscriptions/listen') {
+      // Hold the upstream subscriptions this stream asks for, until the client closes it; a URI this
+      // client may not follow refuses the whole stream.
+      const key = randomUUID();
+      const refused = await client.listens.hold(key, listenedUris(body));
+      if (refused) return sendJson(res, 200, errorResponse(message.id, refused));
+      if (res.destroyed || req.socket.destroyed) {
+        client.listens.release(key);
+        return;
+      }
+      res.once('close', () => client.listens.release(key));
+    }
+    await client.serve(req, res, body);
+  }
+
+  #answers(method: string): boolean {
+    return MODERN_SDK_METHODS.has(method) || this.#gateway.methods.includes(method);
+  }
+
+  #client(identity: Identity) {
+    const existing = this.#clients.get(identity.id);
+    if (existing) return existing;
+    const session = openSession(this.#gateway, {
+      transport: 'http',
+      id: `http-modern-${identity.id}-${randomUUID()}`,
+      identity,
+      deliver: async (method, params) => this.#publish(method, params),
+    });
+    const handler = createMcpHandler(() => session.build(), {
+      legacy: 'reject',
+      bus: this.#bus,
+      onerror: (error) => this.#log.debug('modern request failed', { error: error.message }),
+    });
+    const created = {
+      session,
+      listens: new ListenTracker(this.#gateway, session.sink, this.#log),
+      handler,
+      serve: toNodeHandler(handler),
+    };
+    this.#clients.set(identity.id, created);
+    return created;
+  }
+
+  #publish(method: string, params: Record<string, unknown>): void {
+    const event = busEvent(method, params);
+    if (!event) return;
+    const key = event.kind === 'resource_updated' ? `u:${event.uri}` : event.kind;
+    if (this.#published.has(key)) return;
+    if (this.#published.size === 0) queueMicrotask(() => this.#published.clear());
+    this.#published.add(key);
+    this.#bus.publish(event);
+  }
+
+  async close(): Promise<void> {
+    for (const client of this.#clients.values()) {
+      await client.handler.close();
+      await client.session.close();
+    }
+    this.#clients.clear();
+  }
+}
+
+/** The listen-stream event a gateway notification becomes (modern clients hear changes only on streams). */
+function busEvent(method: string, params: Record<string, unknown>): ServerEvent | undefined {
+  switch (method) {
+    case 'notifications/resources/updated':
+      return typeof params.uri === 'string' ? { kind: 'resource_updated', uri: params.uri } : undefined;
+    case 'notifications/resources/list_changed':
+      return { kind: 'resources_list_changed' };
+    case 'notifications/tools/list_changed':
+      return { kind: 'tools_list_changed' };
+    case 'notifications/prompts/list_changed':
+      return { kind: 'prompts_list_changed' };
+    default:
+      return undefined;
+  }
+}
+
+/** What the SDK's modern handler answers itself (everything else the gateway answers, or nobody does). */
+const MODERN_SDK_METHODS = new Set(['server/discover', 'subscriptions/listen']);
