@@ -1,0 +1,69 @@
+import type { IncomingMessage } from 'node:http';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+
+// The HTTP shapes the upstream Streamable HTTP transport reads and writes.
+
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+/** Which params field the modern era's `Mcp-Name` header mirrors, per method. */
+const MCP_NAME_SOURCE: Record<string, string> = {
+  'resources/read': 'uri',
+  'tools/call': 'name',
+  'prompts/get': 'name',
+};
+
+/** The modern era's body-derived headers, or undefined for a message without the envelope claim. */
+export function modernHeaders(message: JSONRPCMessage): Record<string, string> | undefined {
+  const m = message as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
+  if (typeof m.method !== 'string' || m.id === undefined) return undefined;
+  const version = (m.params?._meta as Record<string, unknown> | undefined)?.[PROTOCOL_VERSION_META_KEY];
+  if (typeof version !== 'string') return undefined;
+  const headers: Record<string, string> = { 'mcp-protocol-version': version, 'mcp-method': m.method };
+  const field = MCP_NAME_SOURCE[m.method];
+  const name = field === undefined ? undefined : m.params?.[field];
+  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
+  return headers;
+}
+
+/** Header-safe as is (visible ASCII, no edge whitespace), else `=?base64?…?=` as the spec says. */
+function encodeHeaderValue(value: string): string {
+  const plain =
+    value.length > 0 &&
+    value === value.trim() &&
+    /^[\t\x20-\x7e]*$/.test(value) &&
+    !value.startsWith('=?base64?');
+  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+}
+
+export function parseErrorFor(text: string, id: unknown): JSONRPCMessage | undefined {
+  try {
+    const parsed = JSON.parse(text) as { jsonrpc?: unknown; id?: unknown; error?: unknown };
+    return parsed.jsonrpc === '2.0' && parsed.id === id && typeof parsed.error === 'object'
+      ? (parsed as JSONRPCMessage)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function isEventStream(res: IncomingMessage): boolean {
+  return String(res.headers['content-type'] ?? '').includes('text/event-stream');
+}
+
+export function readBody(res: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_RESPONSE_BYTES) {
+        res.destroy();
+        reject(new Error(`upstream response exceeds ${MAX_RESPONSE_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.once('error', reject);
+  });
+}
