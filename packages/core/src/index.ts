@@ -1,4 +1,5 @@
-export { type CacheHints, mergeCacheHints } from './cache-hints.js';
+// The public API of @switchyard/core: what plugin authors and embedders (the switchyard app) use. Test
+// helpers live at @switchyard/core/testing; everything else is internal.
 export { DEFAULT_TIMEOUT_MS, type UpstreamConfig, type UpstreamTransportConfig } from './config.js';
 export type {
   DownstreamClient,
@@ -10,8 +11,7 @@ export type {
   RequestTarget,
   SessionSink,
 } from './context.js';
-export { MergedCursorCodec, type MergedCursorState } from './cursor.js';
-export { isLegacyVersion, withEraErrorCodes } from './downstream/era.js';
+export { isLegacyVersion } from './downstream/era.js';
 export {
   checkEnvelope,
   decodeFrame,
@@ -20,7 +20,6 @@ export {
   parseError,
 } from './downstream/jsonrpc.js';
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
-export { SERVER_INFO } from './downstream/server-adapter.js';
 export { type DownstreamSession, openSession, type SessionOptions } from './downstream/session.js';
 export {
   type WebSocketSessionOptions,
@@ -44,7 +43,7 @@ export {
 } from './identity.js';
 export { UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
-export { compose, type Middleware, type Outcome } from './middleware.js';
+export type { Outcome } from './middleware.js';
 export { type CurationConfig, nameFilter } from './naming/curation.js';
 export { EXPOSED_NAME_PATTERN, exposeName, NAME_SEPARATOR, splitExposedName } from './naming/names.js';
 export { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
@@ -62,19 +61,12 @@ export {
   type UpstreamNotification,
 } from './plugins/define.js';
 export {
-  GatewayPort,
   type LoadedPlugin,
   PluginError,
   type PluginErrorCode,
   setupPlugins,
 } from './plugins/host.js';
 export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';
-export { type SubscriptionBackend, SubscriptionTable } from './subscriptions.js';
-export { GatewayTelemetry, type GaugeSources, TELEMETRY_SCOPE, telemetryApi } from './telemetry.js';
-export { backoffDelay } from './upstream/backoff.js';
-export { UpstreamConnection, type UpstreamState } from './upstream/connection.js';
-export { HttpClientTransport } from './upstream/http-client-transport.js';
-export type { RequestOrigin } from './upstream/origin.js';
 export { type WebSocketClientOptions, WebSocketClientTransport } from './upstream/ws-client-transport.js';
 export { CORE_VERSION } from './version.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './websocket.js';

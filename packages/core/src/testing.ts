@@ -55,3 +55,8 @@ export async function connectInMemoryClient(
     },
   };
 }
+
+/** The plugins' port to the gateway, for tests that set a plugin up by hand (e.g. with their own meter). */
+export { GatewayPort } from './plugins/host.js';
+/** The tracer and meter from the global OpenTelemetry API, as plugins get them in `setup`. */
+export { telemetryApi } from './telemetry.js';

@@ -3,7 +3,6 @@ import {
   CACHE_STATUS_KEY,
   definePlugin,
   Gateway,
-  GatewayPort,
   type Identity,
   type LoadedPlugin,
   type Outcome,
@@ -12,10 +11,9 @@ import {
   type SessionSink,
   setupPlugins,
   silentLogger,
-  telemetryApi,
   type UpstreamNotification,
 } from '@switchyard/core';
-import { connectInMemoryClient } from '@switchyard/core/testing';
+import { connectInMemoryClient, GatewayPort, telemetryApi } from '@switchyard/core/testing';
 import {
   type Cleanup,
   eventually as pollUntil,
