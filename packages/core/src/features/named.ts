@@ -1,14 +1,69 @@
-import type { RequestContext, RequestTarget } from '../context.js';
-import type { ListKind } from '../listing/merged.js';
+import type { RequestTarget } from '../context.js';
+import type { ListKind, MergedListing } from '../listing/merged.js';
 import type { NamedCatalog } from '../routing/named-catalog.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
+import type { UpstreamPool } from '../upstream/pool.js';
+import type { Feature } from './feature.js';
+import { checkArguments, requireName } from './params.js';
+import type { UpstreamCaller } from './upstream-caller.js';
+
+/** What a name-addressed feature (tools, prompts) is built from. */
+export interface NamedFeatureDeps {
+  pool: UpstreamPool;
+  catalog: NamedCatalog;
+  listing: MergedListing;
+  call: UpstreamCaller;
+}
+
+/** How one name-addressed feature differs from the other. */
+export interface NamedFeatureSpec {
+  /** `tool` or `prompt`. */
+  noun: 'tool' | 'prompt';
+  /** The method that uses one item by name (`tools/call`, `prompts/get`). */
+  use: string;
+  /** Tags the merged list's cursors. */
+  cursorKind: string;
+  /** The result as clients see it (resource URIs it carries exposed). */
+  expose(upstream: UpstreamConnection, result: Record<string, unknown>): Record<string, unknown>;
+}
 
 /**
- * The list kind of a name-addressed feature (tools, prompts): each item renamed to its exposed name,
- * curated items left out, and an item whose exposed name another upstream (or another of its own
- * names) owns left out too, so a collision never lists two items under one name.
+ * A feature addressed by exposed names: the merged `<kind>/list` of `<server>__<name>` items, and the
+ * use of one item routed by the name index to the upstream's own name. Arguments are the upstream's to
+ * judge; only their shape is checked here.
  */
-export function namedListKind(catalog: NamedCatalog, cursorKind: string): ListKind {
+export function namedFeature(deps: NamedFeatureDeps, spec: NamedFeatureSpec): Feature {
+  const { pool, catalog, listing, call } = deps;
+  const kind = namedListKind(catalog, spec.cursorKind);
+  const target = (exposed: unknown): RequestTarget | undefined => {
+    if (typeof exposed !== 'string') return undefined;
+    const found = catalog.index.resolve(exposed);
+    return found && { kind: spec.noun, upstream: found.upstream, name: found.name, exposed };
+  };
+  return {
+    handlers: {
+      [kind.method]: (ctx) => listing.list(kind, ctx),
+      [spec.use]: async (ctx) => {
+        const exposed = requireName(ctx.params, spec.noun);
+        checkArguments(ctx.params, spec.noun);
+        const found = await catalog.locate(exposed);
+        // A name indexed only now (the upstream added it unannounced) is routed all the same.
+        ctx.target ??= { kind: spec.noun, upstream: found.upstream, name: found.name, exposed };
+        const upstream = pool.require(found.upstream);
+        const result = await call(ctx, upstream, { ...ctx.params, name: found.name });
+        return spec.expose(upstream, result);
+      },
+    },
+    target: (ctx) => (ctx.method === spec.use ? target(ctx.params.name) : undefined),
+  };
+}
+
+/**
+ * The list kind of a name-addressed feature: each item renamed to its exposed name, curated items left
+ * out, and an item whose exposed name another upstream (or another of its own names) owns left out
+ * too, so a collision never lists two items under one name.
+ */
+function namedListKind(catalog: NamedCatalog, cursorKind: string): ListKind {
   const { kind, index } = catalog;
   return {
     method: `${kind}/list`,
@@ -22,20 +77,4 @@ export function namedListKind(catalog: NamedCatalog, cursorKind: string): ListKi
       return exposed === item.name ? item : { ...item, name: exposed };
     },
   };
-}
-
-/** Where a call naming a tool or prompt by its exposed name goes (as far as the index knows now). */
-export function namedTarget(
-  catalog: NamedCatalog,
-  kind: 'tool' | 'prompt',
-  exposed: unknown,
-): RequestTarget | undefined {
-  if (typeof exposed !== 'string') return undefined;
-  const target = catalog.index.resolve(exposed);
-  return target && { kind, upstream: target.upstream, name: target.name, exposed };
-}
-
-/** The params an upstream gets: the exposed name replaced by its own. */
-export function withUpstreamName(ctx: RequestContext, name: string): Record<string, unknown> {
-  return { ...ctx.params, name };
 }
