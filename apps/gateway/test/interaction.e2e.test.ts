@@ -1,6 +1,14 @@
 import type { Client } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Cleanup, httpUpstream, startGateway, TESTKIT_CLI } from './support/harness.js';
+import {
+  Cleanup,
+  GATEWAY_CLI,
+  httpUpstream,
+  startGateway,
+  TESTKIT_CLI,
+  writeConfig,
+} from './support/harness.js';
 import {
   CLIENT_ROOTS,
   type ClientEra,
@@ -13,6 +21,9 @@ import {
 // of legacy and modern (2026-07-28) upstreams and clients: `old` is a legacy-only upstream over HTTP,
 // `mod` a modern one (it answers input-required results), `local` a legacy upstream over stdio (nothing
 // on the wire relates its requests: the gateway works out which session asked).
+
+/** Probes in place instead of on a sibling process (the SDK does that for the base class only). */
+class InPlaceStdio extends StdioClientTransport {}
 
 const shared = new Cleanup();
 const cleanup = new Cleanup();
@@ -120,4 +131,33 @@ describe('requestState through the gateway (modern client, manual multi round-tr
       expect(stats[up as 'old' | 'mod']().elicit).toBeGreaterThanOrEqual(1);
     },
   );
+});
+
+describe.each(['legacy', 'modern'] as const)('a %s client over stdio', (era) => {
+  it('is asked what a legacy and a modern upstream need, and its answers go back', async () => {
+    const old = await httpUpstream(cleanup, { name: 'old', resources: 1, behaviorTools: true });
+    const mod = await httpUpstream(cleanup, { name: 'mod', resources: 1, behaviorTools: true, modern: true });
+    const config = await writeConfig(cleanup, {
+      mcpServers: { old: { url: old.url }, mod: { url: mod.url } },
+    });
+    const { client, inputs } = interactiveClient(era);
+    await client.connect(
+      new InPlaceStdio({
+        command: process.execPath,
+        args: [GATEWAY_CLI, '--config', config],
+        stderr: 'ignore',
+      }),
+    );
+    cleanup.add(() => client.close());
+    expect(client.getProtocolEra()).toBe(era);
+    const elicited = await call(client, 'old__elicit', { message: 'Over stdio?' });
+    expect(JSON.parse(firstText(elicited))).toEqual({ action: 'accept', content: { answer: 'forty-two' } });
+    expect(firstText(await call(client, 'mod__sample', { prompt: 'stdio' }))).toBe('sampled: stdio');
+    expect(JSON.parse(firstText(await call(client, 'mod__roots')))).toEqual(CLIENT_ROOTS);
+    expect(inputs).toMatchObject({
+      elicitations: [expect.any(Object)],
+      samplings: [expect.any(Object)],
+      roots: 1,
+    });
+  });
 });
