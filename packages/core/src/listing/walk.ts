@@ -1,7 +1,12 @@
 /** One page of an upstream list call (`cursor` undefined = the first page). */
 export type ListPage = (method: ListMethod, cursor: string | undefined) => Promise<Record<string, unknown>>;
 
-export type ListMethod = 'resources/list' | 'resources/templates/list' | 'tools/list' | 'prompts/list';
+export type ListMethod =
+  | 'resources/list'
+  | 'resources/templates/list'
+  | 'tools/list'
+  | 'prompts/list'
+  | 'skills/list';
 
 /** Guards against an upstream whose cursors never end. */
 const MAX_PAGES = 10_000;

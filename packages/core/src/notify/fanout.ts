@@ -94,7 +94,7 @@ export class NotificationFanout {
     else if (kind === 'prompts') await prompts.refresh(u);
     else if (resources.has(u.name)) {
       await resources
-        .refresh(u.name, (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }))
+        .refresh(u.name, (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }), u.capabilities)
         .catch(() => {});
     }
     listChanged.schedule(kind);

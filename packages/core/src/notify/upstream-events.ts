@@ -46,7 +46,11 @@ export class UpstreamEvents implements UpstreamListener {
     if (resources.has(u.name)) {
       tasks.push(
         resources
-          .refresh(u.name, (method, cursor) => u.request(method, cursor === undefined ? {} : { cursor }))
+          .refresh(
+            u.name,
+            (method, cursor) => u.request(method, cursor === undefined ? {} : { cursor }),
+            u.capabilities,
+          )
           .catch((error) =>
             logger.warn('could not index unprefixed server', { upstream: u.name, error: String(error) }),
           ),

@@ -12,8 +12,9 @@ export interface ResourceTarget {
 }
 
 /**
- * Resolves exposed resource URIs (DESIGN §4): unprefixed servers' exact URIs first, then `name+uri`,
- * then unprefixed templates; config order wins collisions.
+ * Resolves exposed resource URIs (DESIGN §4): unprefixed servers' exact URIs first, then the files of
+ * their skills, then `name+uri` (`skill://name/…` for skill URIs), then unprefixed templates; config
+ * order wins collisions.
  */
 export class ResourceRouter {
   readonly catalog: UnprefixedCatalog;
@@ -35,7 +36,7 @@ export class ResourceRouter {
   }
 
   find(exposed: string): ResourceTarget | undefined {
-    const exact = this.catalog.ownerOf(exposed);
+    const exact = this.catalog.ownerOf(exposed) ?? this.catalog.skills.ownerOf(exposed);
     if (exact) return { upstream: this.#pool.require(exact), uri: exposed };
     const split = splitExposedUri(exposed);
     if (split) {
@@ -45,6 +46,14 @@ export class ResourceRouter {
     const templated = this.catalog.resolve(exposed);
     if (templated) return { upstream: this.#pool.require(templated), uri: exposed };
     return undefined;
+  }
+
+  /**
+   * Whether an unprefixed URI's owner is known for certain (listed exactly, or inside a listed skill) rather
+   * than guessed from a template.
+   */
+  indexed(exposed: string): boolean {
+    return (this.catalog.ownerOf(exposed) ?? this.catalog.skills.ownerOf(exposed)) !== undefined;
   }
 
   /** The upstream serving an exposed resource template (for completions), and the template it knows. */

@@ -1,8 +1,10 @@
-import { UriTemplate } from '@modelcontextprotocol/client';
+import { type ServerCapabilities, UriTemplate } from '@modelcontextprotocol/client';
+import { declaresSkills } from '../features/skills-capability.js';
 import { type ListPage, walk } from '../listing/walk.js';
 import type { Logger } from '../logger.js';
 import { asRecords } from '../payload.js';
 import { reportCollisions } from './collisions.js';
+import { SkillRoots } from './skill-roots.js';
 
 interface ServerEntry {
   uris: Set<string>;
@@ -10,10 +12,13 @@ interface ServerEntry {
 }
 
 /**
- * Knows which URIs and templates the `"prefix": false` servers expose, so the router can send an
- * unprefixed URI to its owner: exact URIs first, then templates, config order winning collisions.
+ * Knows which URIs, skills and templates the `"prefix": false` servers expose, so the router can send an
+ * unprefixed URI to its owner: exact URIs first, then skills, then templates, config order winning
+ * collisions.
  */
 export class UnprefixedCatalog {
+  /** The skills (SEP-2640) each server lists, by root directory. */
+  readonly skills: SkillRoots;
   readonly #order: string[];
   readonly #servers = new Map<string, ServerEntry>();
   readonly #generation = new Map<string, number>();
@@ -23,14 +28,18 @@ export class UnprefixedCatalog {
   constructor(order: string[], logger: Logger) {
     this.#order = order;
     this.#log = logger;
+    this.skills = new SkillRoots(order, logger);
   }
 
   has(server: string): boolean {
     return this.#order.includes(server);
   }
 
-  /** Re-reads one server's full resource and template lists. */
-  async refresh(server: string, list: ListPage): Promise<void> {
+  /**
+   * Re-reads one server's full resource and template lists, and its skills when its `capabilities`
+   * declare the Skills extension.
+   */
+  async refresh(server: string, list: ListPage, capabilities?: ServerCapabilities): Promise<void> {
     const generation = (this.#generation.get(server) ?? 0) + 1;
     this.#generation.set(server, generation);
     const uris = new Set<string>();
@@ -44,14 +53,31 @@ export class UnprefixedCatalog {
         templates.push({ raw: item.uriTemplate, template: parseTemplate(item.uriTemplate) });
       }
     }).catch((error) => this.#log.debug('template listing failed', { server, error: String(error) }));
+    const skills = declaresSkills(capabilities) ? await this.#skillUris(server, list) : [];
     if (this.#generation.get(server) !== generation) return;
     this.#servers.set(server, { uris, templates });
     this.#rebuild();
+    if (skills) this.skills.set(server, skills);
   }
 
   forget(server: string): void {
     this.#generation.set(server, (this.#generation.get(server) ?? 0) + 1);
+    this.skills.forget(server);
     if (this.#servers.delete(server)) this.#rebuild();
+  }
+
+  /** The `SKILL.md` URIs of a full `skills/list`; undefined (keep what is known) when it fails. */
+  async #skillUris(server: string, list: ListPage): Promise<string[] | undefined> {
+    const uris: string[] = [];
+    try {
+      await walk(list, 'skills/list', (page) => {
+        for (const skill of asRecords(page.skills)) if (typeof skill?.uri === 'string') uris.push(skill.uri);
+      });
+      return uris;
+    } catch (error) {
+      this.#log.debug('skill listing failed', { server, error: String(error) });
+      return undefined;
+    }
   }
 
   /** The server that owns `uri` by exact match, then by template match. */
