@@ -1,3 +1,4 @@
+import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import { mergeCacheHints } from '../cache-hints.js';
 import type { RequestContext } from '../context.js';
 import { MergedCursorCodec, type MergedCursorState } from '../cursor.js';
@@ -15,24 +16,28 @@ export const UNAVAILABLE_META_KEY = 'switchyard/unavailable';
 /** Cursor key carrying the cache scope an enumeration started with (not a valid server name). */
 const SCOPE_KEY = '$scope';
 
-/** One of the four merged list kinds: what to ask each upstream and how its items are exposed. */
+/** One of the merged list kinds: what to ask each upstream and how its items are exposed. */
 export interface ListKind {
   readonly method: ListMethod;
-  /** The result field holding the items (`resources`, `resourceTemplates`, `tools`, `prompts`). */
+  /** The result field holding the items (`resources`, `resourceTemplates`, `tools`, `prompts`, `skills`). */
   readonly field: string;
   /** Tags cursors, so a cursor of one kind is refused by another. */
   readonly cursorKind: string;
-  /** The capability an upstream needs for this kind (upstreams without it are skipped). */
-  readonly feature: UpstreamFeature;
+  /**
+   * The capability an upstream needs for this kind (upstreams without it are skipped): a server feature,
+   * or a test of its capabilities (an extension such as skills).
+   */
+  readonly feature: UpstreamFeature | ((capabilities: ServerCapabilities | undefined) => boolean);
   /** The item as clients see it (renamed, rewritten), or undefined to leave it out (curated, colliding). */
   expose(upstream: UpstreamConnection, item: Record<string, unknown>): Record<string, unknown> | undefined;
 }
 
 /**
- * The one merged-listing engine behind `resources/list`, `resources/templates/list`, `tools/list` and
- * `prompts/list` (DESIGN §5): every upstream that still has a page is asked concurrently, one downstream
- * page holds the next page of each, and the stateless cursor carries every upstream's own cursor under
- * an HMAC. An upstream that fails is left out of the page and named in `_meta`.
+ * The one merged-listing engine behind `resources/list`, `resources/templates/list`, `tools/list`,
+ * `prompts/list` and `skills/list` (DESIGN §5): every upstream that still has a page is asked
+ * concurrently, one downstream page holds the next page of each, and the stateless cursor carries every
+ * upstream's own cursor under an HMAC. An upstream that fails is left out of the page and named in
+ * `_meta`.
  */
 export class MergedListing {
   readonly #pool: UpstreamPool;
@@ -53,7 +58,7 @@ export class MergedListing {
     const origin = originOf(ctx);
     const settled = await Promise.allSettled(
       participants.map((u) => {
-        if (u.state === 'ready' && !offered(u.capabilities, kind.feature)) return Promise.resolve(undefined);
+        if (u.state === 'ready' && !offersKind(kind, u.capabilities)) return Promise.resolve(undefined);
         const upstreamCursor = state[u.name];
         return u.request(kind.method, upstreamCursor === undefined ? {} : { cursor: upstreamCursor }, {
           signal: ctx.signal,
@@ -122,4 +127,10 @@ export class MergedListing {
     for (const name of Object.keys(state)) if (!this.#pool.get(name)) throw GatewayError.invalidCursor();
     return { state, pinnedScope };
   }
+}
+
+function offersKind(kind: ListKind, capabilities: ServerCapabilities | undefined): boolean {
+  return typeof kind.feature === 'function'
+    ? kind.feature(capabilities)
+    : offered(capabilities, kind.feature);
 }
