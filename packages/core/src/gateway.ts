@@ -4,6 +4,8 @@ import { completionFeature } from './features/completion.js';
 import { Dispatcher } from './features/dispatch.js';
 import { promptsFeature } from './features/prompts.js';
 import { resourcesFeature } from './features/resources.js';
+import { skillsFeature } from './features/skills.js';
+import { skillsExtensions } from './features/skills-capability.js';
 import { toolsFeature } from './features/tools.js';
 import { interactiveCaller } from './interaction/caller.js';
 import { INPUT_ROUND_TTL_MS, RequestStateSeal } from './interaction/request-state.js';
@@ -149,6 +151,7 @@ export class Gateway {
       toolsFeature({ pool, catalog: tools, listing, call }),
       promptsFeature({ pool, catalog: prompts, listing, call }),
       completion,
+      skillsFeature({ pool, router, listing, call }),
     ]);
     this.#run = compose([...hooks.request, ...(options.middleware ?? [])], (ctx) =>
       this.#dispatcher.dispatch(ctx),
@@ -180,14 +183,16 @@ export class Gateway {
   }
 
   /**
-   * Downstream capabilities: resources always; tools, prompts and completions when some upstream
-   * offers them (as of its last connection).
+   * Downstream capabilities: resources always; tools, prompts, completions and the skills extension when
+   * some upstream offers them (as of its last connection).
    */
   capabilities(): Record<string, unknown> {
     const caps: Record<string, unknown> = { resources: { subscribe: true, listChanged: true } };
     if (this.#pool.offers('tools')) caps.tools = { listChanged: true };
     if (this.#pool.offers('prompts')) caps.prompts = { listChanged: true };
     if (this.#pool.offers('completions')) caps.completions = {};
+    const extensions = skillsExtensions(this.#pool.ordered);
+    if (extensions) caps.extensions = extensions;
     return caps;
   }
 
