@@ -9,6 +9,8 @@ export const ErrorCode = {
   InternalError: -32603,
   /** Legacy-era "resource not found" (2024-11-05 … 2025-11-25); the modern era uses -32602. */
   ResourceNotFoundLegacy: -32002,
+  /** 2026-07-28 HTTP: request headers disagree with the body (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`). */
+  HeaderMismatch: -32020,
   UpstreamUnavailable: -32030,
   UpstreamTimeout: -32031,
   UpstreamBusy: -32032,

@@ -18,6 +18,7 @@ import { ListChangedCoalescer } from './notify/list-changed.js';
 import { SessionRegistry } from './notify/sessions.js';
 import { UpstreamEvents } from './notify/upstream-events.js';
 import { PluginWatches } from './notify/watches.js';
+import type { ParamHeaderDeclaration } from './param-headers/declarations.js';
 import type { PluginGateway, ResourceRoute } from './plugins/define.js';
 import { type LoadedPlugin, pluginHooks } from './plugins/host.js';
 import { pluginView } from './plugins/view.js';
@@ -61,6 +62,7 @@ export class Gateway {
   readonly #run: (ctx: RequestContext) => Promise<Outcome>;
   readonly #plugins: readonly LoadedPlugin[];
   readonly #router: ResourceRouter;
+  readonly #tools: NamedCatalog;
   /** Telemetry, or undefined when no OpenTelemetry SDK is registered: then no wrappers at all. */
   readonly #telemetry: GatewayTelemetry | undefined;
   readonly #log: Logger;
@@ -107,6 +109,7 @@ export class Gateway {
     const router = new ResourceRouter(pool, log.child('router'));
     this.#router = router;
     const tools = new NamedCatalog('tools', pool, log.child('tools'));
+    this.#tools = tools;
     const prompts = new NamedCatalog('prompts', pool, log.child('prompts'));
     const listing = new MergedListing(pool, options.cursorSecret, log);
     const watches = new PluginWatches(this.#subscriptions, log);
@@ -239,6 +242,15 @@ export class Gateway {
       return described;
     };
     return this.#telemetry.request(ctx.method, attributes, () => this.#run(ctx));
+  }
+
+  /**
+   * What the tool behind an exposed name declares for SEP-2243 `Mcp-Param-*` headers (`x-mcp-header` in
+   * its input schema), as its upstream last listed it; undefined when it declares none or is unknown.
+   */
+  toolHeaders(exposedName: string): readonly ParamHeaderDeclaration[] | undefined {
+    const target = this.#tools.index.resolve(exposedName);
+    return target && this.#pool.get(target.upstream)?.toolHeaders(target.name);
   }
 
   /** The resource an exposed URI names, or undefined when no upstream serves it. */

@@ -47,6 +47,8 @@ export type { Outcome } from './middleware.js';
 export { type CurationConfig, nameFilter } from './naming/curation.js';
 export { EXPOSED_NAME_PATTERN, exposeName, NAME_SEPARATOR, splitExposedName } from './naming/names.js';
 export { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
+export type { ParamHeaderDeclaration } from './param-headers/declarations.js';
+export { checkParamHeaders, type ParamHeaderMismatch } from './param-headers/values.js';
 export {
   definePlugin,
   type NamedRoute,

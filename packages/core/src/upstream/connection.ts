@@ -10,6 +10,7 @@ import type { RequestOrigin, UpstreamRequestOptions } from './origin.js';
 import { ResourceFollower } from './resource-follower.js';
 import { sendRequest } from './send.js';
 import { pipeLines } from './stderr.js';
+import { ToolHeaders } from './tool-headers.js';
 import { createUpstreamTransport, describeTransport } from './transport.js';
 import { createUpstreamClient, RELAYED_REQUESTS } from './upstream-client.js';
 
@@ -49,6 +50,8 @@ export class UpstreamConnection {
   /** The era learned at the first connection; later connections skip the probe. */
   #prior: PriorDiscovery | undefined;
   readonly #follower: ResourceFollower;
+  /** Its tools' `x-mcp-header` declarations (SEP-2243), from its own `tools/list` answers. */
+  readonly #tools: ToolHeaders;
   readonly #log: Logger;
   readonly #listener: UpstreamListener;
   readonly #chain: CallChain;
@@ -59,6 +62,7 @@ export class UpstreamConnection {
     this.#listener = listener;
     this.#log = logger.child(config.name);
     this.#chain = chain;
+    this.#tools = new ToolHeaders(config.transport.kind === 'http');
     this.#follower = new ResourceFollower(
       {
         name: this.name,
@@ -103,6 +107,11 @@ export class UpstreamConnection {
   /** 'modern' (2026-07-28+) or 'legacy', once connected. */
   get era(): 'modern' | 'legacy' | undefined {
     return this.#client?.getProtocolEra();
+  }
+
+  /** What the upstream's tool `name` declares for `Mcp-Param-*` headers, as far as it has been listed. */
+  toolHeaders(name: string) {
+    return this.#tools.of(name);
   }
 
   get lastError(): unknown {
@@ -245,7 +254,8 @@ export class UpstreamConnection {
     const client = this.#client;
     if (!client || this.#state !== 'ready') throw this.#unavailable();
     try {
-      return await sendRequest(client, this.#correlation, method, params, options, this.config.timeoutMs);
+      const { timeoutMs } = this.config;
+      return await sendRequest(client, this.#correlation, method, params, options, timeoutMs, this.#tools);
     } catch (error) {
       if (options.deadline?.expired)
         throw GatewayError.upstreamTimeout(this.name, method, this.config.timeoutMs);

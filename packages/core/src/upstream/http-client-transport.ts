@@ -5,7 +5,7 @@ import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcont
 import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { createParser } from 'eventsource-parser';
 import { ErrorCode } from '../errors.js';
-import { isEventStream, modernHeaders, parseErrorFor, readBody } from './http-wire.js';
+import { isEventStream, messageHeaders, modernHeaders, parseErrorFor, readBody } from './http-wire.js';
 
 /** Errors of a reused keep-alive socket the server had already closed. */
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
@@ -17,7 +17,8 @@ const UPSTREAM_UNAVAILABLE = ErrorCode.UpstreamUnavailable;
  * or event-stream answers. Legacy era (2024-11-05 … 2025-11-25): the session id, the session's GET
  * stream for server-initiated messages, DELETE on close. Modern era (2026-07-28, requests carrying the
  * protocol-version envelope): stateless POSTs with `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
- * derived from the body, and a per-request stream the SDK can close (subscriptions/listen). The SDK
+ * derived from the body, the sender's per-message headers (a tool call's `Mcp-Param-*`), and a
+ * per-request stream the SDK can close (subscriptions/listen). The SDK
  * `Client` on top owns all protocol semantics; this only moves bytes, without the web-streams
  * machinery of `fetch` on every hop.
  */
@@ -64,7 +65,8 @@ export class HttpClientTransport implements Transport {
     const answered = (message as { id?: string | number; method?: unknown }).id;
     if (answered !== undefined && !('method' in message)) this.#related.delete(answered);
     const modern = modernHeaders(message);
-    const res = await this.#call('POST', JSON.stringify(message), modern, options?.requestSignal);
+    const headers = messageHeaders(modern, options?.headers);
+    const res = await this.#call('POST', JSON.stringify(message), headers, options?.requestSignal);
     const sessionId = res.headers['mcp-session-id'];
     if (typeof sessionId === 'string' && this.sessionId === undefined) this.sessionId = sessionId;
     const status = res.statusCode ?? 0;
@@ -221,13 +223,13 @@ export class HttpClientTransport implements Transport {
   #call(
     method: 'POST' | 'DELETE',
     body?: string,
-    modern?: Record<string, string>,
+    extra?: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<IncomingMessage> {
     return new Promise((resolve, reject) => {
       const headers: Record<string, string | number> = {
         ...this.#sessionHeaders(),
-        ...modern,
+        ...extra,
         accept: 'application/json, text/event-stream',
       };
       if (body !== undefined) {

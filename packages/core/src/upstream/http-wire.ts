@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { encodeParamValue } from '../param-headers/values.js';
 
 // The HTTP shapes the upstream Streamable HTTP transport reads and writes.
 
@@ -21,18 +22,39 @@ export function modernHeaders(message: JSONRPCMessage): Record<string, string> |
   const headers: Record<string, string> = { 'mcp-protocol-version': version, 'mcp-method': m.method };
   const field = MCP_NAME_SOURCE[m.method];
   const name = field === undefined ? undefined : m.params?.[field];
-  if (typeof name === 'string') headers['mcp-name'] = encodeHeaderValue(name);
+  if (typeof name === 'string') headers['mcp-name'] = encodeParamValue(name);
   return headers;
 }
 
-/** Header-safe as is (visible ASCII, no edge whitespace), else `=?base64?…?=` as the spec says. */
-function encodeHeaderValue(value: string): string {
-  const plain =
-    value.length > 0 &&
-    value === value.trim() &&
-    /^[\t\x20-\x7e]*$/.test(value) &&
-    !value.startsWith('=?base64?');
-  return plain ? value : `=?base64?${Buffer.from(value, 'utf8').toString('base64')}?=`;
+/** Headers the transport writes itself: a caller's per-message headers never replace them (as in the SDK). */
+const RESERVED_HEADERS = new Set([
+  'authorization',
+  'dpop',
+  'content-type',
+  'content-length',
+  'accept',
+  'mcp-protocol-version',
+  'mcp-method',
+  'mcp-name',
+  'mcp-session-id',
+]);
+
+/**
+ * The headers one POST adds to the transport's own: the modern body-derived ones, and the caller's
+ * per-message headers (`TransportSendOptions.headers`: the SDK client's, and the gateway's, SEP-2243
+ * `Mcp-Param-*` headers of a tool call), reserved names left out.
+ */
+export function messageHeaders(
+  modern: Record<string, string> | undefined,
+  extra: Readonly<Record<string, string>> | undefined,
+): Record<string, string> | undefined {
+  if (extra === undefined) return modern;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(extra)) {
+    const lower = name.toLowerCase();
+    if (!RESERVED_HEADERS.has(lower)) headers[lower] = value;
+  }
+  return { ...headers, ...modern };
 }
 
 export function parseErrorFor(text: string, id: unknown): JSONRPCMessage | undefined {

@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import type { CallCorrelation } from './correlation.js';
 import type { UpstreamRequestOptions } from './origin.js';
 import { PASS_THROUGH, withoutEnvelope } from './pass-through.js';
+import type { ToolHeaders } from './tool-headers.js';
 
 /** Longer than any request lives: the SDK's own timer stays out of the way of a gateway deadline. */
 const NO_SDK_TIMEOUT = 2_147_483_647;
@@ -9,8 +10,9 @@ const NO_SDK_TIMEOUT = 2_147_483_647;
 /**
  * Sends one request on a connected upstream client: noted with its origin (so what the upstream sends
  * back about it finds its way), timed by the SDK or by the caller's pausable deadline, progress relayed
- * (and restarting the deadline when asked), a modern upstream given the caller's envelope keys. Rejects
- * with whatever the SDK throws; the connection maps that.
+ * (and restarting the deadline when asked), a modern upstream given the caller's envelope keys and, on
+ * a tool call, the `Mcp-Param-*` headers its tool declares (learned from its `tools/list` answers).
+ * Rejects with whatever the SDK throws; the connection maps that.
  */
 export async function sendRequest(
   client: Client,
@@ -19,6 +21,7 @@ export async function sendRequest(
   params: Record<string, unknown> | undefined,
   options: UpstreamRequestOptions,
   timeoutMs: number,
+  tools?: ToolHeaders,
 ): Promise<Record<string, unknown>> {
   const { origin, deadline } = options;
   const keepAlive = options.keepAliveOnProgress === true;
@@ -31,6 +34,7 @@ export async function sendRequest(
         }
       : relay;
   const modern = client.getProtocolEra() === 'modern';
+  const headers = modern && method === 'tools/call' ? tools?.forCall(params) : undefined;
   const start = () =>
     client.request(
       { method, params: modern ? withEnvelope(params, options.envelope) : params } as never,
@@ -42,11 +46,14 @@ export async function sendRequest(
         onprogress,
         resetTimeoutOnProgress: keepAlive,
         allowInputRequired: options.allowInputRequired,
+        headers,
       },
     );
   try {
-    const result = await (origin ? correlation.track(origin, start) : start());
-    return withoutEnvelope(result as Record<string, unknown>);
+    const answer = await (origin ? correlation.track(origin, start) : start());
+    const result = withoutEnvelope(answer as Record<string, unknown>);
+    if (method === 'tools/list') tools?.learn(result);
+    return result;
   } finally {
     deadline?.finish();
   }
