@@ -12,6 +12,7 @@ import {
   openSession,
 } from '@switchyard/core';
 import { sendJson } from './http-io.js';
+import { refuseParamHeaders } from './param-headers.js';
 
 /**
  * Modern-era (2026-07-28) requests are stateless: the SDK's handler serves them, one Server instance per
@@ -42,7 +43,7 @@ export class ModernEndpoint {
   }
 
   async serve(identity: Identity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const message = body as { method?: unknown; id?: unknown };
+    const message = body as { method?: unknown; id?: unknown; params?: unknown };
     if (message.id !== undefined && typeof message.method === 'string' && !this.#answers(message.method)) {
       // The 2026-07-28 revision: a method the server does not implement is HTTP 404 with -32601.
       return sendJson(res, 404, {
@@ -53,6 +54,13 @@ export class ModernEndpoint {
           message: `Method not found: ${message.method} (protocol revision 2026-07-28).`,
         },
       });
+    }
+    if (message.method === 'tools/call') {
+      const refused = refuseParamHeaders(this.#gateway, req, message);
+      if (refused) {
+        this.#log.debug('modern request refused', { error: refused.error.message });
+        return sendJson(res, 400, refused);
+      }
     }
     const client = this.#client(identity);
     if (message.method === 'subscriptions/listen') {

@@ -1,0 +1,41 @@
+import type { IncomingMessage } from 'node:http';
+import {
+  checkParamHeaders,
+  ErrorCode,
+  errorResponse,
+  type Gateway,
+  GatewayError,
+  type JsonRpcErrorResponse,
+} from '@switchyard/core';
+
+/**
+ * SEP-2243 on the 2026-07-28 HTTP wire: a `tools/call` carries in `Mcp-Param-<Name>` headers the
+ * arguments its tool marks with `x-mcp-header`, and a server refuses a missing, malformed or
+ * disagreeing one with HTTP 400 and -32020. The SDK's handler checks this only for tools of its own
+ * `McpServer`; the gateway's tools are its upstreams', so it checks them here, against what each
+ * upstream declared, before the call goes anywhere. Undefined when the call may go on.
+ */
+export function refuseParamHeaders(
+  gateway: Gateway,
+  req: IncomingMessage,
+  message: { id?: unknown; params?: unknown },
+): JsonRpcErrorResponse | undefined {
+  const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
+  if (typeof params?.name !== 'string') return undefined;
+  const declarations = gateway.toolHeaders(params.name);
+  if (declarations === undefined) return undefined;
+  const mismatch = checkParamHeaders(declarations, params.arguments, (name) => headerOf(req, name));
+  if (mismatch === undefined) return undefined;
+  const error = new GatewayError(
+    ErrorCode.HeaderMismatch,
+    `Bad Request: the request headers and body disagree: ${mismatch.body}`,
+    { mismatch },
+  );
+  return errorResponse(message.id, error);
+}
+
+/** One request header (node lower-cases names and joins repeated ones), undefined when absent. */
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}
