@@ -10,6 +10,7 @@ import { ListFilter } from './list-filter.js';
 import { uriReadings } from './normalize.js';
 import { LIST_METHODS } from './options.js';
 import type { AccessPolicy, Decision } from './policy.js';
+import { screenSkillResult } from './skills.js';
 import { decideTarget, ITEM_METHOD, type Target, targetOf } from './targets.js';
 import { withholdResources } from './withhold.js';
 
@@ -23,6 +24,8 @@ export interface AccessMetrics {
 type Next = (params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 const SHOWN_LIMIT = 200;
+/** A skill entry naming a file the caller may not read: refused whole, as a listing hides it. */
+const DENIED_BY_FILES: Decision = { effect: 'deny', rule: undefined };
 const NOT_FOUND: Readonly<Record<string, 'tools' | 'prompts'>> = {
   tool_not_found: 'tools',
   prompt_not_found: 'prompts',
@@ -84,8 +87,9 @@ export class AccessGuard {
 
   /**
    * What an answered request may show: resources a tool result or prompt links or embeds are withheld
-   * when the caller may not read them, and an unknown tool or prompt is reported without the gateway's
-   * sample of existing names (some may be denied to this caller).
+   * when the caller may not read them, a skill entry or directory child only when it may be read, and an
+   * unknown tool or prompt is reported without the gateway's sample of existing names (some may be
+   * denied to this caller).
    */
   #screen(ctx: RequestContext, outcome: Outcome): Outcome {
     if (!outcome.ok) {
@@ -99,6 +103,12 @@ export class AccessGuard {
         { reason: outcome.error.data?.reason, name },
       );
       return { ok: false, error };
+    }
+    if (ctx.method === 'skills/get' || ctx.method === 'resources/directory/read') {
+      const screened = screenSkillResult(ctx.method, outcome.result, (uri) => this.#mayRead(ctx, uri));
+      if (screened.refused) return this.#refuse(ctx, targetOf(ctx, this.#gateway), DENIED_BY_FILES);
+      if (screened.hidden > 0) this.#metrics.hidden(ctx.method, screened.hidden);
+      return { ok: true, result: screened.result };
     }
     if (ctx.method !== 'tools/call' && ctx.method !== 'prompts/get') return outcome;
     const { result, withheld } = withholdResources(ctx.method, outcome.result, (uri) =>

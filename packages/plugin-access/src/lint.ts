@@ -2,7 +2,13 @@ import { type CompiledRule, LIST_METHODS } from './options.js';
 
 /** The methods whose target each pattern field can select (list items are decided as these too). */
 const TARGET_METHODS = {
-  uris: ['resources/read', 'resources/subscribe', 'completion/complete'],
+  uris: [
+    'resources/read',
+    'resources/subscribe',
+    'completion/complete',
+    'skills/get',
+    'resources/directory/read',
+  ],
   tools: ['tools/call'],
   prompts: ['prompts/get', 'completion/complete'],
 } as const;

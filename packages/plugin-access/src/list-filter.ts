@@ -1,6 +1,7 @@
 import { GatewayError, type PluginGateway, type RequestContext, type UpstreamCall } from '@switchyard/core';
 import { uriReadings } from './normalize.js';
 import type { AccessPolicy } from './policy.js';
+import { skillFileUris } from './skills.js';
 import { ITEM_METHOD } from './targets.js';
 
 /** What filtering makes of one listed item: shown, hidden by the rules, or not exposed at all (curated). */
@@ -15,9 +16,10 @@ interface ListedKind {
 type Next = (params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 /**
- * Filters the upstream pages of the four list kinds down to what the caller may use: each resource and
+ * Filters the upstream pages of the list kinds down to what the caller may use: each resource and
  * template is decided as a `resources/read` of it, each tool as a `tools/call`, each prompt as a
- * `prompts/get`, on the upstream that listed it. One loop serves every kind.
+ * `prompts/get`, each skill as a `resources/read` of every file it names, on the upstream that listed
+ * it. One loop serves every kind.
  */
 export class ListFilter {
   readonly #policy: AccessPolicy;
@@ -47,11 +49,21 @@ export class ListFilter {
         return policy.decide({ ...subject, [kind]: exposed }).effect;
       },
     });
+    const read = resource('resources', 'uri', false);
+    // A skill entry names its SKILL.md and every file: shown only when the caller may read them all.
+    const skill: ListedKind = {
+      field: 'skills',
+      decide: (request, upstream, item) =>
+        skillFileUris(item).every((uri) => read.decide(request, upstream, { uri }) === 'allow')
+          ? 'allow'
+          : 'deny',
+    };
     this.#kinds = {
-      'resources/list': resource('resources', 'uri', false),
+      'resources/list': read,
       'resources/templates/list': resource('resourceTemplates', 'uriTemplate', true),
       'tools/list': named('tool'),
       'prompts/list': named('prompt'),
+      'skills/list': skill,
     };
   }
 

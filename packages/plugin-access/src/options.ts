@@ -53,6 +53,9 @@ export const RULE_METHODS = [
   'prompts/list',
   'prompts/get',
   'completion/complete',
+  'skills/list',
+  'skills/get',
+  'resources/directory/read',
 ] as const;
 
 /** List requests: their items are decided one by one (as a read, a call or a get of each). */
@@ -61,6 +64,7 @@ export const LIST_METHODS: ReadonlySet<string> = new Set([
   'resources/templates/list',
   'tools/list',
   'prompts/list',
+  'skills/list',
 ]);
 
 export const DEFAULT_MAX_SKIPPED_PAGES = 1000;

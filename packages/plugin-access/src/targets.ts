@@ -44,6 +44,8 @@ export function targetOf(ctx: RequestContext, gateway: PluginGateway): Target | 
   switch (ctx.method) {
     case 'resources/read':
     case 'resources/subscribe':
+    case 'skills/get':
+    case 'resources/directory/read':
       return nonEmpty(uri) ? resourceTarget(uri, gateway.route(uri)?.upstream, false) : undefined;
     case 'tools/call':
       return nonEmpty(name) ? namedTarget(ctx, gateway, 'tool', name) : undefined;
