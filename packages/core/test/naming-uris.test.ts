@@ -44,35 +44,3 @@ describe('splitExposedUri', () => {
     expect(SERVER_NAME_PATTERN.test('-a')).toBe(false);
   });
 });
-
-describe('skill:// URIs (SEP-2640)', () => {
-  it('are namespaced in the authority: the server becomes the first skill-path segment', () => {
-    expect(exposeUri('docs', 'skill://pdf-tools/SKILL.md', true)).toBe('skill://docs/pdf-tools/SKILL.md');
-    expect(exposeUri('docs', 'skill://acme/billing/refunds/examples/a.md', true)).toBe(
-      'skill://docs/acme/billing/refunds/examples/a.md',
-    );
-    expect(exposeUri('docs', 'skill://{+path}', true)).toBe('skill://docs/{+path}');
-    expect(exposeUri('docs', 'SKILL://x/SKILL.md', true)).toBe('SKILL://docs/x/SKILL.md');
-    expect(exposeUri('docs', 'skill://x/SKILL.md', false)).toBe('skill://x/SKILL.md');
-    // Other schemes of skills keep the name+ form, which leaves their path (and skill name) intact.
-    expect(exposeUri('docs', 'github://o/r/skills/x/SKILL.md', true)).toBe(
-      'docs+github://o/r/skills/x/SKILL.md',
-    );
-  });
-
-  it('split back at the authority, and only there', () => {
-    expect(splitExposedUri('skill://docs/pdf-tools/SKILL.md')).toEqual({
-      server: 'docs',
-      uri: 'skill://pdf-tools/SKILL.md',
-    });
-    for (const server of ['a', 'docs', 'git-hub']) {
-      for (const uri of ['skill://x/SKILL.md', 'skill://a/b/c/d.md', 'skill://x', 'skill://', 'skill:///x']) {
-        expect(splitExposedUri(exposeUri(server, uri, true)), `${server} ${uri}`).toEqual({ server, uri });
-      }
-    }
-    // No server-name authority, no namespace root of its own, and never the name+ spelling of a skill URI.
-    for (const uri of ['skill://Docs/x', 'skill://my_docs/x', 'skill://docs', 'docs+skill://x/SKILL.md']) {
-      expect(splitExposedUri(uri), uri).toBeUndefined();
-    }
-  });
-});

@@ -31,20 +31,20 @@ async function twoPrefixedUpstreams() {
   return startGateway(cleanup, [upstreamConfig('a', a), upstreamConfig('b', b)]);
 }
 
-// A prefixed upstream's skill URIs are namespaced in the authority, skill://<server>/<skill-path>/…: still
-// skill:// URIs whose last segments (the skill name, relative references) are the upstream's own.
+// A prefixed upstream's skill URIs are exposed like every resource URI, <server>+skill://… (DESIGN §4):
+// their skill paths (the skill name, relative references) stay the upstream's own.
 describe('skills of prefixed upstreams', () => {
-  it('merges both listings concurrently under skill://<server>/…, every entry still a valid skill entry', async () => {
+  it('merges both listings concurrently under <server>+skill://…, every entry still a valid skill entry', async () => {
     const gateway = await twoPrefixedUpstreams();
     const { pages } = await listSkills(gateway);
     // a has two pages, b three: as many round trips as the longest upstream.
     expect(pages.map((p) => (p.skills as unknown[]).length)).toEqual([2, 2, 1]);
     expect(skillUris(pages).sort()).toEqual([
-      'skill://a/conformance-greeting/SKILL.md',
-      'skill://a/conformance-summary/SKILL.md',
-      'skill://b/b-lint/SKILL.md',
-      'skill://b/b-notes/SKILL.md',
-      'skill://b/b-zeta/SKILL.md',
+      'a+skill://conformance-greeting/SKILL.md',
+      'a+skill://conformance-summary/SKILL.md',
+      'b+skill://b-lint/SKILL.md',
+      'b+skill://b-notes/SKILL.md',
+      'b+skill://b-zeta/SKILL.md',
     ]);
     for (const skill of pages.flatMap((p) => p.skills as Record<string, unknown>[])) {
       const uri = skill.uri as string;
@@ -72,35 +72,35 @@ describe('skills of prefixed upstreams', () => {
     expect((await skills.read(notes, 'templates/meeting.md')).text).toBe('# Meeting\n');
   });
 
-  it('routes skills/get and directory reads to the upstream the authority names', async () => {
+  it('routes skills/get and directory reads to the upstream the prefix names', async () => {
     const gateway = await twoPrefixedUpstreams();
-    const got = await handle(gateway, 'skills/get', { uri: 'skill://b/b-notes/SKILL.md' });
+    const got = await handle(gateway, 'skills/get', { uri: 'b+skill://b-notes/SKILL.md' });
     expect(got.skill).toMatchObject({
-      uri: 'skill://b/b-notes/SKILL.md',
-      resources: [{ uri: 'skill://b/b-notes/SKILL.md' }, { uri: 'skill://b/b-notes/templates/meeting.md' }],
+      uri: 'b+skill://b-notes/SKILL.md',
+      resources: [{ uri: 'b+skill://b-notes/SKILL.md' }, { uri: 'b+skill://b-notes/templates/meeting.md' }],
     });
     // The same skill path under the other upstream is not served: -32602, naming that upstream.
     const missing = await handleError(gateway, 'skills/get', {
-      uri: 'skill://b/conformance-summary/SKILL.md',
+      uri: 'b+skill://conformance-summary/SKILL.md',
     });
     expect(missing).toMatchObject({ code: ErrorCode.InvalidParams, data: { upstream: 'b' } });
 
-    expect(await readDirectory(gateway, 'skill://b/b-notes')).toEqual(
+    expect(await readDirectory(gateway, 'b+skill://b-notes')).toEqual(
       expect.arrayContaining([
-        expect.objectContaining({ uri: 'skill://b/b-notes/SKILL.md' }),
-        expect.objectContaining({ uri: 'skill://b/b-notes/templates', mimeType: 'inode/directory' }),
+        expect.objectContaining({ uri: 'b+skill://b-notes/SKILL.md' }),
+        expect.objectContaining({ uri: 'b+skill://b-notes/templates', mimeType: 'inode/directory' }),
       ]),
     );
-    expect(await readDirectory(gateway, 'skill://b/b-notes/templates')).toEqual([
-      expect.objectContaining({ uri: 'skill://b/b-notes/templates/meeting.md' }),
+    expect(await readDirectory(gateway, 'b+skill://b-notes/templates')).toEqual([
+      expect.objectContaining({ uri: 'b+skill://b-notes/templates/meeting.md' }),
     ]);
     const notDirectory = await handleError(gateway, 'resources/directory/read', {
-      uri: 'skill://a/conformance-greeting/SKILL.md',
+      uri: 'a+skill://conformance-greeting/SKILL.md',
     });
     expect(notDirectory).toMatchObject({ code: ErrorCode.InvalidParams, data: { upstream: 'a' } });
   });
 
-  it('exposes skill:// resources the same way in resources/list, templates and reads (one spelling)', async () => {
+  it('exposes skill:// resources as <server>+skill:// in lists, skills, templates and reads (one spelling)', async () => {
     const gateway = await twoPrefixedUpstreams();
     const client = await connect(cleanup, gateway);
     const resources: string[] = [];
@@ -110,20 +110,20 @@ describe('skills of prefixed upstreams', () => {
       resources.push(...page.resources.map((r) => r.uri));
       cursor = page.nextCursor;
     } while (cursor);
-    expect(resources).toContain('skill://a/conformance-greeting/SKILL.md');
-    expect(resources.filter((uri) => uri.includes('+skill:'))).toEqual([]);
+    expect(resources).toContain('a+skill://conformance-greeting/SKILL.md');
+    expect(resources.filter((uri) => uri.startsWith('skill:'))).toEqual([]);
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(
-      expect.arrayContaining(['skill://a/{+path}', 'skill://b/{+path}']),
+      expect.arrayContaining(['a+skill://{+path}', 'b+skill://{+path}']),
     );
 
-    const read = await client.readResource({ uri: 'skill://a/conformance-greeting/references/GUIDE.md' });
+    const read = await client.readResource({ uri: 'a+skill://conformance-greeting/references/GUIDE.md' });
     expect(read.contents).toEqual([
-      expect.objectContaining({ uri: 'skill://a/conformance-greeting/references/GUIDE.md' }),
+      expect.objectContaining({ uri: 'a+skill://conformance-greeting/references/GUIDE.md' }),
     ]);
-    // The scheme-prefixed spelling is not a second name for the same file.
+    // The upstream's own spelling names nothing through the gateway (one name per resource).
     await expect(
-      client.readResource({ uri: 'a+skill://conformance-greeting/references/GUIDE.md' }),
-    ).rejects.toThrow(/Resource not found: a\+skill:/);
+      client.readResource({ uri: 'skill://conformance-greeting/references/GUIDE.md' }),
+    ).rejects.toThrow(/Resource not found: skill:/);
   });
 });

@@ -10,9 +10,9 @@ import { alice, bob, connect, FORBIDDEN } from './support.js';
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const GREETING = 'skill://docs/conformance-greeting/SKILL.md';
-const SUMMARY = 'skill://docs/conformance-summary/SKILL.md';
-const REFERENCES = 'skill://docs/conformance-greeting/references';
+const GREETING = 'docs+skill://conformance-greeting/SKILL.md';
+const SUMMARY = 'docs+skill://conformance-summary/SKILL.md';
+const REFERENCES = 'docs+skill://conformance-greeting/references';
 
 /** The access plugin in front of the conformance fixture's skills (SEP-2640), as upstream `docs`. */
 async function gatewayWith(options: AccessOptions): Promise<Gateway> {
@@ -53,7 +53,7 @@ describe('skills under access rules', () => {
   it('hides and refuses a skill whose files the caller may not read, whatever method reaches it', async () => {
     const gateway = await gatewayWith({
       default: 'allow',
-      rules: [{ effect: 'deny', clients: ['bob'], uris: ['skill://docs/conformance-greeting/**'] }],
+      rules: [{ effect: 'deny', clients: ['bob'], uris: ['docs+skill://conformance-greeting/**'] }],
     });
     const [a, b] = [await as(gateway, alice), await as(gateway, bob)];
     expect((await listedSkills(a)).sort()).toEqual([GREETING, SUMMARY]);
@@ -80,7 +80,7 @@ describe('skills under access rules', () => {
     let cursor: string | undefined;
     do {
       const page = (await call(b, 'resources/directory/read', {
-        uri: 'skill://docs/conformance-greeting',
+        uri: 'docs+skill://conformance-greeting',
         ...(cursor ? { cursor } : {}),
       })) as { resources: { uri: string }[]; nextCursor?: string };
       children.push(...page.resources.map((r) => r.uri));

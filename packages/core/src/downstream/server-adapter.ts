@@ -24,7 +24,7 @@ export function buildServer(gateway: Gateway, sink: SessionSink, logging: LogLev
   const server = new Server(SERVER_INFO, {
     capabilities: { ...gateway.capabilities(), logging: {} },
     instructions:
-      'Switchyard gateway: the resources, tools, prompts and skills of several MCP servers, namespaced as "<server>+<uri>" ("skill://<server>/…" for skill URIs) and "<server>__<name>".',
+      'Switchyard gateway: the resources, tools, prompts and skills of several MCP servers, namespaced as "<server>+<uri>" and "<server>__<name>".',
   });
   // The level a legacy session sets applies to the upstream log messages relayed to it.
   server.setRequestHandler('logging/setLevel', (request) => {

@@ -4,7 +4,7 @@ import type { UpstreamConnection } from '../upstream/connection.js';
 
 /**
  * A skill entry (SEP-2640) as clients see it: the `SKILL.md` URI and every file URI of its `resources`
- * exposed like any resource URI of the upstream (`skill://<server>/…` for a prefixed one), so the entry
+ * exposed like any resource URI of the upstream (`<server>+skill://…` for a prefixed one), so the entry
  * still verifies against the files read through the gateway. Frontmatter, digests, sizes and `_meta`
  * pass through untouched; `"dynamic"` stays `"dynamic"`.
  */

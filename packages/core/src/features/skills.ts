@@ -24,7 +24,7 @@ type Declares = (capabilities: ServerCapabilities | undefined) => boolean;
 /**
  * The Skills extension (SEP-2640, `io.modelcontextprotocol/skills`): a merged `skills/list` over every
  * upstream that declares it, and `skills/get` and `resources/directory/read` routed by URI like a read.
- * A prefixed upstream's skill URIs are `skill://<server>/<skill-path>/…` (see naming/uris.ts). An
+ * A prefixed upstream's skill URIs are `<server>+skill://…` like its other resource URIs. An
  * unprefixed URI the index does not place (a skill no listing names) is asked of each unprefixed
  * upstream that serves skills, in config order, and the one that answers is remembered.
  */
