@@ -12,7 +12,7 @@ import { sendRequest } from './send.js';
 import { pipeLines } from './stderr.js';
 import { ToolHeaders } from './tool-headers.js';
 import { createUpstreamTransport, describeTransport } from './transport.js';
-import { createUpstreamClient, RELAYED_REQUESTS } from './upstream-client.js';
+import { createUpstreamClient } from './upstream-client.js';
 
 const MIN_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -129,22 +129,15 @@ export class UpstreamConnection {
     this.#attempt += 1;
     const { transport, stderr } = createUpstreamTransport(this.config.transport);
     if (stderr) pipeLines(stderr, (line) => this.#log.info(line, { stream: 'stderr' }));
-    const client = createUpstreamClient(this.config.timeoutMs);
     const correlation = new CallCorrelation();
-    for (const method of RELAYED_NOTIFICATIONS)
-      client.setNotificationHandler(method, (n) => this.#notify(n.method, n.params));
-    for (const method of RELAYED_REQUESTS) {
-      client.setRequestHandler(
-        method,
-        (request, ctx) =>
-          correlation
-            .relay(method, request.params ?? {}, ctx.mcpReq.id, ctx.mcpReq.signal)
-            .catch((error: unknown) => {
-              this.#log.warn(`could not relay ${method}`, { error: errorText(error) });
-              throw error;
-            }) as never,
-      );
-    }
+    const client = createUpstreamClient(this.config.timeoutMs, {
+      notify: (method, params) => this.#notify(method, params),
+      relay: (method, params, id, signal) =>
+        correlation.relay(method, params, id, signal).catch((error: unknown) => {
+          this.#log.warn(`could not relay ${method}`, { error: errorText(error) });
+          throw error;
+        }),
+    });
     client.onerror = (error) => this.#log.debug('transport error', { error: error.message });
     try {
       await client.connect(correlation.wrap(transport), {
@@ -303,12 +296,3 @@ export class UpstreamConnection {
     if (client) await client.close().catch(() => {});
   }
 }
-
-/** Upstream notifications the gateway relays (the SDK drops those without a handler). */
-const RELAYED_NOTIFICATIONS = [
-  'notifications/resources/updated',
-  'notifications/resources/list_changed',
-  'notifications/tools/list_changed',
-  'notifications/prompts/list_changed',
-  'notifications/message',
-] as const;
