@@ -41,6 +41,7 @@ export {
   type ClientsConfig,
   DEFAULT_ANONYMOUS_ID,
 } from './identity.js';
+export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
 export { UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export type { Outcome } from './middleware.js';
