@@ -43,7 +43,7 @@ import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
 import type { RunOptions } from './client.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
-import { PLUGIN_PROFILE_DIRS, runCacheHitBenchmark, runStackBenchmark } from './plugins.js';
+import { PLUGIN_PROFILE_DIRS, runCacheHitBenchmark, runStackBenchmark } from './plugins/index.js';
 import { childCrashed, isInterrupted, stopAll } from './procs.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { runReadBenchmark } from './read.js';

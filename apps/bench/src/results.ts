@@ -1,6 +1,6 @@
 /** Everything one bench run measured, as the JSON report and the table see it (a section not run is absent). */
 import type { EnumerateResult } from './enumerate-result.js';
-import type { PluginsResult } from './plugins.js';
+import type { PluginsResult } from './plugins/index.js';
 import type { ReadResult } from './read.js';
 import type { ToolCallResult } from './tools-call.js';
 

@@ -1,6 +1,6 @@
 /** The sizes of every benchmark: the full run, and the small `--quick` run of the CI smoke test. */
 import type { EnumerateConfig } from './enumerate.js';
-import type { PluginsConfig } from './plugins.js';
+import type { PluginsConfig } from './plugins/index.js';
 import type { ReadConfig } from './read.js';
 import type { ToolCallConfig } from './tools-call.js';
 

@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { EnumerateResult } from '../enumerate-result.js';
-import type { CacheHitResult } from '../plugins.js';
+import type { CacheHitResult } from '../plugins/index.js';
 import type { ReadLevel } from '../rounds.js';
 import { int } from './format.js';
 import { CACHE_HIT_TARGET, ENUMERATION_TARGET, THROUGHPUT_TARGET } from './goals.js';

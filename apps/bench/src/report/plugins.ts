@@ -1,5 +1,5 @@
 /** Sections 3a (cache hits vs direct) and 3b (the plugin stack on misses vs a bare gateway). */
-import { type CacheHitResult, STACK_LABELS, type StackPath, type StackResult } from '../plugins.js';
+import { type CacheHitResult, STACK_LABELS, type StackPath, type StackResult } from '../plugins/index.js';
 import { comparisonRow, int, levelsLine, RUN_HEADER, runCells, table } from './format.js';
 
 /** The stack table's columns: every run's, then upstream subscribes per read and the gateway's memory. */

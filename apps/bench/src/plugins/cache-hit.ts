@@ -1,0 +1,106 @@
+import { type BenchClient, closeAll, connectClient, type RunOptions } from '../client.js';
+import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../procs.js';
+import { checkedUris, readLoop } from '../read.js';
+import {
+  hitCeiling,
+  measure,
+  profiledAs,
+  statsOf,
+  summarizeLevel,
+  type Target,
+  upstreamCounters,
+} from './measure.js';
+import type { CacheHitConfig, CacheHitResult } from './model.js';
+
+/** a. Cache hits through the gateway vs reads straight from a slow upstream. */
+export async function runCacheHitBenchmark(
+  config: CacheHitConfig,
+  log: (message: string) => void,
+  options: RunOptions = {},
+): Promise<CacheHitResult> {
+  let upstream: Upstream | undefined;
+  let gateway: Gateway | undefined;
+  const clients: BenchClient[] = [];
+  const plugins: PluginEntry[] = [['@switchyard/plugin-cache', {}]];
+  try {
+    upstream = await startUpstream({
+      name: 'a',
+      resources: config.resources,
+      payloadBytes: config.payloadBytes,
+      latencyMs: config.latencyMs,
+    });
+    gateway = await startGateway([upstream], profiledAs(options, 'cache-hit', plugins));
+    log(
+      `plugins/cache-hit: upstream ${upstream.url} (${config.latencyMs} ms per read), gateway ${gateway.url}`,
+    );
+    const direct = await connectClient(upstream.url, 'bench-direct', options);
+    clients.push(direct);
+    const viaGateway = await connectClient(gateway.url, 'bench-cache', options);
+    clients.push(viaGateway);
+    const { directUris, gatewayUris } = await checkedUris(
+      direct.client,
+      viaGateway.client,
+      upstream.name,
+      config.resources,
+    );
+
+    // Warm: every URI once through the gateway (each a miss), then once more (each must be a hit).
+    const stats = statsOf(upstream);
+    const before = await upstreamCounters(stats);
+    await readLoop(viaGateway.client, gatewayUris, gatewayUris.length, 1, config.payloadBytes);
+    const warmed = await upstreamCounters(stats);
+    const warmUpstreamReads = warmed.reads - before.reads;
+    if (warmUpstreamReads !== config.resources) {
+      throw new Error(
+        `plugins/cache-hit: warming read ${config.resources} URIs once through the cache, but the upstream ` +
+          `served ${warmUpstreamReads} resources/read (expected ${config.resources})`,
+      );
+    }
+    await readLoop(viaGateway.client, gatewayUris, gatewayUris.length, 1, config.payloadBytes);
+    const rehit = (await upstreamCounters(stats)).reads - warmed.reads;
+    if (rehit !== 0) {
+      throw new Error(
+        `plugins/cache-hit: the cache is not hitting: re-reading the ${config.resources} warmed URIs ` +
+          `made the upstream serve ${rehit} resources/read (expected 0)`,
+      );
+    }
+    log(
+      `plugins/cache-hit: warmed ${config.resources} URIs (${warmUpstreamReads} upstream reads, ` +
+        `${warmed.subscribes - before.subscribes} subscriptions); a second pass was all hits`,
+    );
+
+    const targets: Target[] = [
+      { path: 'direct', client: direct.client, uris: directUris, upstreamReadsPerRead: 1, next: 0 },
+      {
+        path: 'cache',
+        client: viaGateway.client,
+        uris: gatewayUris,
+        gateway,
+        upstreamReadsPerRead: 0,
+        next: 0,
+      },
+    ];
+    const byLevel = await measure({
+      what: 'plugins/cache-hit',
+      targets,
+      levels: config.levels,
+      rounds: config.rounds,
+      payloadBytes: config.payloadBytes,
+      upstream,
+      log,
+    });
+    const levels = byLevel.map((runs, i) => summarizeLevel(config.levels[i]!.concurrency, runs, 'direct'));
+    return {
+      config,
+      plugins,
+      warmUpstreamReads,
+      levels,
+      ceilings: levels.flatMap((level) => hitCeiling(level) ?? []),
+      gatewayWarnings: Object.fromEntries(gateway.proc.warnings),
+    };
+  } finally {
+    await closeAll(clients);
+    await gateway?.proc.stop();
+    await upstream?.proc.stop();
+  }
+}

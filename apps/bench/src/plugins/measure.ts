@@ -1,0 +1,177 @@
+import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { controlClient, type TestServerStats } from '@switchyard/testkit';
+import type { RunOptions } from '../client.js';
+import { type Gateway, type GatewayOptions, type PluginEntry, rssMiB, type Upstream } from '../procs.js';
+import { readLoop } from '../read.js';
+import { cpuSampler } from '../rounds.js';
+import { medianBy, summarize } from '../stats.js';
+import type { HitCeiling, PluginLevel, PluginLevelConfig, PluginRun } from './model.js';
+
+/** A measured path: a client, its URIs and how many upstream reads each read must cause. */
+export interface Target {
+  path: string;
+  client: Client;
+  uris: string[];
+  gateway?: Gateway;
+  /** Upstream `resources/read` calls per read issued: 0 = every read is a cache hit, 1 = every read reaches it. */
+  upstreamReadsPerRead: 0 | 1;
+  /** Round-robin position, carried across loops so that a path's reads cycle through all its URIs. */
+  next: number;
+}
+
+export async function upstreamCounters(
+  stats: () => Promise<TestServerStats>,
+): Promise<{ reads: number; subscribes: number; unsubscribes: number; held: number }> {
+  const s = await stats();
+  let held = 0;
+  for (const n of Object.values(s.subscribed)) held += Math.max(0, n);
+  return {
+    reads: s.requests['resources/read'] ?? 0,
+    subscribes: s.subscribeCalls,
+    unsubscribes: s.unsubscribeCalls,
+    held,
+  };
+}
+
+export function statsOf(upstream: Upstream): () => Promise<TestServerStats> {
+  if (!upstream.controlUrl) {
+    throw new Error(`upstream ${upstream.name} printed no controlUrl: cannot count its reads`);
+  }
+  const control = controlClient(upstream.controlUrl);
+  return () => control.stats();
+}
+
+/** `uris` starting at `from` (wrapping), so a loop continues the round-robin where the last one stopped. */
+export function rotated(uris: readonly string[], from: number): string[] {
+  const k = from % uris.length;
+  return [...uris.slice(k), ...uris.slice(0, k)];
+}
+
+/** Runs `count` reads on a target, continuing its round-robin. */
+export async function loop(target: Target, count: number, concurrency: number, minBytes: number) {
+  const uris = rotated(target.uris, target.next);
+  target.next = (target.next + count) % target.uris.length;
+  return readLoop(target.client, uris, count, concurrency, minBytes);
+}
+
+/**
+ * Interleaved rounds over every level: in round r the paths run in the order of `targets` rotated by
+ * r (A B C, B C A, C A B…; A B, B A for two), so each path goes first equally often. Every round is
+ * checked against the upstream's read counter.
+ */
+export async function measure(options: {
+  what: string;
+  targets: Target[];
+  levels: PluginLevelConfig[];
+  rounds: number;
+  payloadBytes: number;
+  upstream: Upstream;
+  log: (message: string) => void;
+}): Promise<PluginRun[][]> {
+  const { targets, upstream, log } = options;
+  const stats = statsOf(upstream);
+  const byLevel: PluginRun[][] = [];
+  for (const level of options.levels) {
+    const runs: PluginRun[] = [];
+    for (let round = 0; round < options.rounds; round++) {
+      const k = round % targets.length;
+      for (const target of [...targets.slice(k), ...targets.slice(0, k)]) {
+        const before = await upstreamCounters(stats);
+        await loop(target, level.warmup, level.concurrency, options.payloadBytes);
+        const cpu = cpuSampler(upstream.proc, target.gateway?.proc)();
+        const { latencies, wallMs } = await loop(
+          target,
+          level.reads,
+          level.concurrency,
+          options.payloadBytes,
+        );
+        const cpuUsPerRead = cpu(level.reads);
+        const after = await upstreamCounters(stats);
+        const readsIssued = level.warmup + level.reads;
+        const run: PluginRun = {
+          path: target.path,
+          round,
+          concurrency: level.concurrency,
+          wallMs,
+          rps: (level.reads / wallMs) * 1000,
+          cpuUsPerRead,
+          readsIssued,
+          upstreamReads: after.reads - before.reads,
+          upstreamSubscribes: after.subscribes - before.subscribes,
+          upstreamUnsubscribes: after.unsubscribes - before.unsubscribes,
+          gatewayRssMiB: target.gateway && rssMiB(target.gateway.proc),
+          ...summarize(latencies),
+        };
+        runs.push(run);
+        log(
+          `${options.what} c=${level.concurrency} round ${round + 1}/${options.rounds} ${target.path.padEnd(16)} ` +
+            `${run.rps.toFixed(0)} req/s p50 ${run.p50.toFixed(3)} ms p99 ${run.p99.toFixed(3)} ms, ` +
+            `upstream reads ${run.upstreamReads}/${readsIssued}`,
+        );
+        const expected = target.upstreamReadsPerRead * readsIssued;
+        if (run.upstreamReads !== expected) {
+          throw new Error(
+            target.upstreamReadsPerRead === 0
+              ? `${options.what}: the cache is not hitting: the upstream served ${run.upstreamReads} ` +
+                  `resources/read during ${readsIssued} reads through the ${target.path} gateway ` +
+                  `(c=${level.concurrency}, round ${round + 1}); expected 0 after warming`
+              : `${options.what}: ${target.path} c=${level.concurrency} round ${round + 1}: the upstream ` +
+                  `served ${run.upstreamReads} resources/read for ${readsIssued} reads issued; expected ` +
+                  `exactly ${expected} (every read a miss)`,
+          );
+        }
+      }
+    }
+    byLevel.push(runs);
+  }
+  return byLevel;
+}
+
+/** The median round of each path and every path compared with `baseline`. */
+export function summarizeLevel(concurrency: number, runs: PluginRun[], baseline: string): PluginLevel {
+  const medians: Record<string, PluginRun> = {};
+  for (const path of new Set(runs.map((r) => r.path))) {
+    medians[path] = medianBy(
+      runs.filter((r) => r.path === path),
+      (r) => r.rps,
+    );
+  }
+  const base = medians[baseline]!;
+  const comparisons = Object.values(medians)
+    .filter((m) => m.path !== baseline)
+    .map((m) => ({
+      path: m.path,
+      baseline,
+      throughputRatio: m.rps / base.rps,
+      addedP50Ms: m.p50 - base.p50,
+      addedP99Ms: m.p99 - base.p99,
+    }));
+  return { concurrency, medians, comparisons, rounds: runs };
+}
+
+export function hitCeiling(level: PluginLevel): HitCeiling | undefined {
+  const hit = level.medians.cache;
+  const direct = level.medians.direct;
+  const gatewayUs = hit?.cpuUsPerRead.gateway;
+  if (!hit || !direct || gatewayUs === undefined) return undefined;
+  const cores = availableParallelism();
+  const rps = (cores * 1e6) / (hit.cpuUsPerRead.client + gatewayUs);
+  return {
+    concurrency: level.concurrency,
+    cores,
+    clientUs: hit.cpuUsPerRead.client,
+    gatewayUs,
+    rps,
+    ratio: rps / direct.rps,
+  };
+}
+
+export function profiledAs(options: RunOptions, name: string, plugins: PluginEntry[]): GatewayOptions {
+  return {
+    plugins,
+    name: `gateway (${name})`,
+    cpuProfDir: options.cpuProfDir && join(options.cpuProfDir, name),
+  };
+}
