@@ -24,7 +24,8 @@ import {
   expectedEnumeration,
 } from './enumeration-checks.js';
 import { LIST_KINDS, type ListName } from './list-kinds.js';
-import { cpuTimeMs, type Gateway, startGateway, startUpstream, type Upstream } from './procs.js';
+import { cpuTimeMs } from './procs.js';
+import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 import { msSince } from './stats.js';
 import { type Walk, walk } from './walk.js';
 

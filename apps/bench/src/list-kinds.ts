@@ -3,7 +3,7 @@
  * item, the testkit upstream that serves N of them, and exactly which items a full enumeration must return,
  * directly and through the gateway (the gateway exposes `<server>+<uri>` and `<server>__<tool>`).
  */
-import type { UpstreamSpec } from './procs.js';
+import type { UpstreamSpec } from './services.js';
 
 export type ListName = 'resources' | 'tools';
 

@@ -5,8 +5,8 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from './client.js';
 import { RESOURCES } from './list-kinds.js';
-import { type Gateway, startGateway, startUpstream, type Upstream } from './procs.js';
 import { cpuSampler, interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
+import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 import { walk } from './walk.js';
 
 export interface ReadConfig {

@@ -1,6 +1,6 @@
 import { type BenchClient, closeAll, connectClient, type RunOptions } from '../client.js';
-import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../procs.js';
 import { checkedUris, readLoop } from '../read.js';
+import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../services.js';
 import {
   hitCeiling,
   measure,

@@ -3,9 +3,10 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { controlClient, type TestServerStats } from '@switchyard/testkit';
 import type { RunOptions } from '../client.js';
-import { type Gateway, type GatewayOptions, type PluginEntry, rssMiB, type Upstream } from '../procs.js';
+import { rssMiB } from '../procs.js';
 import { readLoop } from '../read.js';
 import { cpuSampler } from '../rounds.js';
+import type { Gateway, GatewayOptions, PluginEntry, Upstream } from '../services.js';
 import { medianBy, summarize } from '../stats.js';
 import type { HitCeiling, PluginLevel, PluginLevelConfig, PluginRun } from './model.js';
 

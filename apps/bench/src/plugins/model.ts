@@ -1,5 +1,5 @@
-import type { PluginEntry } from '../procs.js';
 import type { CpuPerRead } from '../rounds.js';
+import type { PluginEntry } from '../services.js';
 import type { LatencySummary } from '../stats.js';
 
 /** One concurrency level: warm-up reads, then timed reads, per round and path. */

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from '../client.js';
-import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../procs.js';
 import { checkedUris } from '../read.js';
+import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../services.js';
 import { measure, profiledAs, statsOf, summarizeLevel, type Target, upstreamCounters } from './measure.js';
 import type { AuditCheck, StackConfig, StackPath, StackResult } from './model.js';
 

@@ -1,0 +1,120 @@
+/**
+ * The two kinds of child the benchmark runs, started through `spawnNode` (procs.ts): testkit upstreams
+ * and gateways (the built CLIs of the sibling packages), each waited for until it prints its ready line.
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type ManagedProcess, scratchDir, spawnNode } from './procs.js';
+
+function siblingCli(specifier: string, hint: string): string {
+  let entry: string;
+  try {
+    entry = import.meta.resolve(specifier);
+  } catch (error) {
+    throw new Error(`cannot resolve ${specifier} (${hint}): ${String(error)}`);
+  }
+  const cli = fileURLToPath(new URL('./cli.js', entry));
+  if (!existsSync(cli)) throw new Error(`${cli} not found: build first (pnpm build) — ${hint}`);
+  return cli;
+}
+
+export const testkitCli = (): string => siblingCli('@switchyard/testkit', 'testkit CLI');
+export const gatewayCli = (): string => siblingCli('switchyard', 'gateway CLI');
+
+export interface UpstreamSpec {
+  name: string;
+  resources: number;
+  /** Generated echo tools `tool_0 … tool_{N-1}` (testkit `--tools`). */
+  tools?: number;
+  pageSize?: number;
+  payloadBytes?: number;
+  latencyMs?: number;
+}
+
+export interface Upstream {
+  proc: ManagedProcess;
+  name: string;
+  url: string;
+  /** Base URL of the testkit's HTTP control API (`GET <controlUrl>/stats`: request counts per method). */
+  controlUrl?: string;
+}
+
+/** Starts a testkit server over Streamable HTTP in its own process; ready = its one JSON stdout line. */
+export async function startUpstream(spec: UpstreamSpec): Promise<Upstream> {
+  const args = ['--http', '--port', '0', '--name', spec.name, '--resources', String(spec.resources)];
+  if (spec.tools) args.push('--tools', String(spec.tools));
+  if (spec.pageSize) args.push('--page-size', String(spec.pageSize));
+  if (spec.payloadBytes) args.push('--payload-bytes', String(spec.payloadBytes));
+  if (spec.latencyMs) args.push('--latency-ms', String(spec.latencyMs));
+  const { proc, value } = await spawnNode({
+    name: `upstream ${spec.name}`,
+    script: testkitCli(),
+    args,
+    readyStream: 'stdout',
+    ready: (line) => {
+      if (!line.startsWith('{')) return undefined;
+      const parsed = JSON.parse(line) as { url?: unknown; controlUrl?: unknown };
+      if (typeof parsed.url !== 'string') return undefined;
+      return {
+        url: parsed.url,
+        controlUrl: typeof parsed.controlUrl === 'string' ? parsed.controlUrl : undefined,
+      };
+    },
+  });
+  return { proc, name: spec.name, ...value };
+}
+
+export interface Gateway {
+  proc: ManagedProcess;
+  url: string;
+  /**
+   * The gateway's temp dir (removed by `stopAll()`), holding its config file: relative paths in plugin
+   * options (e.g. the audit plugin's `file`) resolve from here.
+   */
+  dir: string;
+}
+
+/** One entry of the gateway config's `plugins`: `[package name or path, options]`; first = outermost. */
+export type PluginEntry = [specifier: string, options: Record<string, unknown>];
+
+export interface GatewayOptions {
+  /** When set, the gateway runs under `node --cpu-prof` and writes its profile here on exit. */
+  cpuProfDir?: string;
+  /** The config's `plugins`, in order (default none). */
+  plugins?: PluginEntry[];
+  /** Process name in progress and error messages (default `gateway`). */
+  name?: string;
+}
+
+/**
+ * Starts the gateway CLI fronting `upstreams` over Streamable HTTP, on an ephemeral port; ready = the
+ * `listening on http://…` log line. Fails if the gateway reports that some upstream did not connect.
+ */
+export async function startGateway(upstreams: Upstream[], options: GatewayOptions = {}): Promise<Gateway> {
+  const dir = await scratchDir();
+  const configPath = join(dir, 'switchyard.json');
+  const config = {
+    listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+    mcpServers: Object.fromEntries(upstreams.map((u) => [u.name, { url: u.url }])),
+    ...(options.plugins?.length ? { plugins: options.plugins } : {}),
+  };
+  await writeFile(configPath, JSON.stringify(config, null, 2), 'utf8');
+  if (options.cpuProfDir) await mkdir(options.cpuProfDir, { recursive: true });
+  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+  const { proc, value } = await spawnNode({
+    name: options.name ?? 'gateway',
+    script: gatewayCli(),
+    args: ['--config', configPath],
+    nodeArgs,
+    readyStream: 'stderr',
+    ready: (line) => {
+      if (line.includes('some upstreams are not connected')) {
+        throw new Error(`gateway could not connect every upstream: ${line}`);
+      }
+      return /listening on (http:\/\/\S+)/.exec(line)?.[1];
+    },
+  });
+  return { proc, url: value, dir };
+}
