@@ -11,6 +11,7 @@ import {
   type GatewayProcess,
   httpUpstream,
   listAll,
+  rawInitialize,
   rawPost,
   startGateway,
   stopProcess,
@@ -121,6 +122,26 @@ describe('audit plugin through the CLI', () => {
     });
     expect(lines[3]).toMatchObject({ uri: 'nowhere://x', outcome: 'error', reason: 'resource_not_found' });
     expect(new Set(lines.map((l) => l.session)).size).toBe(1);
+  });
+
+  it('records the error code the client received: -32002 for a legacy client reading an unknown resource', async () => {
+    const file = join(await tempDir(cleanup), 'audit.jsonl');
+    const gw = await auditedGateway({ file });
+    const { sessionId, protocolVersion } = await rawInitialize(gw.url);
+    const uri = 'docs+test://docs/missing';
+    const res = await rawPost(
+      gw.url,
+      JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'resources/read', params: { uri } }),
+      { 'mcp-session-id': sessionId, 'mcp-protocol-version': protocolVersion },
+    );
+    const wire = (res.json as { error: { code: number } }).error;
+    expect(wire).toMatchObject({ code: -32002, data: { reason: 'resource_not_found', uri } });
+    // Each record is written before its response leaves, so it is in the file already.
+    const lines = readLines(file);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ uri, upstream: 'docs', outcome: 'error', reason: 'resource_not_found' });
+    expect(lines[0]!.errorCode).toBe(wire.code);
+    await sigterm(gw);
   });
 
   it('fsync "interval": kill -9 right after the responses loses no record', async () => {

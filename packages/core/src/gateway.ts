@@ -1,5 +1,6 @@
 import type { UpstreamConfig } from './config.js';
 import type { RequestContext, RequestMiddleware, SessionSink } from './context.js';
+import { errorForEra } from './downstream/era.js';
 import { completionFeature } from './features/completion.js';
 import { Dispatcher } from './features/dispatch.js';
 import { promptsFeature } from './features/prompts.js';
@@ -156,8 +157,12 @@ export class Gateway {
       completion,
       skillsFeature({ pool, router, listing, call }),
     ]);
-    this.#run = compose([...hooks.request, ...(options.middleware ?? [])], (ctx) =>
-      this.#dispatcher.dispatch(ctx),
+    // An error takes the form the caller's era expects where it becomes an outcome: every plugin sees
+    // the code the client receives (DESIGN §9: -32002 or -32602 for a missing resource).
+    this.#run = compose(
+      [...hooks.request, ...(options.middleware ?? [])],
+      (ctx) => this.#dispatcher.dispatch(ctx),
+      (error, ctx) => errorForEra(error, ctx.client),
     );
     const view: PluginGateway = pluginView({
       pool,

@@ -47,7 +47,7 @@ export { createLogger, type Logger, type LogLevel, silentLogger } from './logger
 export type { Outcome } from './middleware.js';
 export { type CurationConfig, nameFilter } from './naming/curation.js';
 export { EXPOSED_NAME_PATTERN, exposeName, NAME_SEPARATOR, splitExposedName } from './naming/names.js';
-export { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
+export { expandUriTemplate, exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
 export type { ParamHeaderDeclaration } from './param-headers/declarations.js';
 export { checkParamHeaders, type ParamHeaderMismatch } from './param-headers/values.js';
 export {

@@ -8,23 +8,35 @@ export type Outcome<T = Record<string, unknown>> =
 export type Next = () => Promise<Outcome>;
 export type Middleware<C> = (ctx: C, next: Next) => Promise<Outcome>;
 
+/** Gives an error outcome its final form for one request (e.g. the code of the client's wire era). */
+export type ErrorForm<C> = (error: GatewayError, ctx: C) => GatewayError;
+
 /**
  * Composes middleware into an onion around `terminal`: the first middleware is outermost, `next()` may
- * be called at most once, and anything thrown becomes an error outcome the outer layers can read.
+ * be called at most once, and anything thrown becomes an error outcome the outer layers can read. Every
+ * error outcome, thrown or returned, passes through `errorForm` before the next layer out sees it, so
+ * what the outer layers see is what the client gets.
  */
-export function compose<C>(middleware: readonly Middleware<C>[], terminal: (ctx: C) => Promise<Outcome>) {
+export function compose<C>(
+  middleware: readonly Middleware<C>[],
+  terminal: (ctx: C) => Promise<Outcome>,
+  errorForm?: ErrorForm<C>,
+) {
   return function run(ctx: C): Promise<Outcome> {
     let index = -1;
     const dispatch = async (i: number): Promise<Outcome> => {
       if (i <= index) throw new Error('next() called more than once in one middleware');
       index = i;
       const layer = middleware[i];
+      let outcome: Outcome;
       try {
-        if (layer === undefined) return await terminal(ctx);
-        return await layer(ctx, () => dispatch(i + 1));
+        outcome = layer === undefined ? await terminal(ctx) : await layer(ctx, () => dispatch(i + 1));
       } catch (error) {
-        return { ok: false, error: GatewayError.fromUnknown(error) };
+        outcome = { ok: false, error: GatewayError.fromUnknown(error) };
       }
+      if (outcome.ok || errorForm === undefined) return outcome;
+      const error = errorForm(outcome.error, ctx);
+      return error === outcome.error ? outcome : { ok: false, error };
     };
     return dispatch(0);
   };

@@ -124,6 +124,40 @@ describe('compose', () => {
     expect(ctx.log).toEqual(['outer:in', 'outer:out:error']);
   });
 
+  it('gives every error outcome, thrown or returned, its form before the next layer out sees it', async () => {
+    const seen: number[] = [];
+    const observe: Middleware<Ctx> = async (_ctx, next) => {
+      const outcome = await next();
+      seen.push(errorOf(outcome).code);
+      return outcome;
+    };
+    const recode = (error: GatewayError, ctx: Ctx) => {
+      if (error.code === -32602) return new GatewayError(-32002, error.message, error.data);
+      ctx.log.push('kept');
+      return error;
+    };
+    const thrown = compose<Ctx>(
+      [observe],
+      async () => {
+        throw GatewayError.resourceNotFound('x://y');
+      },
+      recode,
+    );
+    expect(errorOf(await thrown({ log: [] })).code).toBe(-32002);
+    const returned = compose<Ctx>(
+      [observe, async () => ({ ok: false, error: GatewayError.resourceNotFound('x://y') })],
+      async () => ok(),
+      recode,
+    );
+    expect(errorOf(await returned({ log: [] })).code).toBe(-32002);
+    expect(seen).toEqual([-32002, -32002]);
+    const ctx: Ctx = { log: [] };
+    const other = GatewayError.forbidden('no');
+    const untouched = await compose<Ctx>([], async () => ({ ok: false, error: other }), recode)(ctx);
+    expect(errorOf(untouched)).toBe(other);
+    expect(ctx.log).toEqual(['kept']);
+  });
+
   it('lets an outer layer recover from an inner failure', async () => {
     const run = compose<Ctx>(
       [

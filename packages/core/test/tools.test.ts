@@ -196,6 +196,29 @@ describe('tools through the gateway', () => {
     await eventually(() => a.server.stats.activeToolCalls === 0 || undefined, 'upstream call cancelled');
   });
 
+  it("keeps an upstream log message from another caller's session: never across identities", async () => {
+    const a = await httpUpstream(cleanup, { name: 'a', resources: 0, behaviorTools: true });
+    const gateway = await startGateway(cleanup, [upstreamConfig('a', a.url)]);
+    const alice = await connect(cleanup, gateway, { id: 'alice', groups: [], anonymous: false });
+    const bob = await connect(cleanup, gateway, { id: 'bob', groups: [], anonymous: false });
+    const heard = { alice: [] as unknown[], bob: [] as unknown[] };
+    alice.setNotificationHandler('notifications/message', (n) => void heard.alice.push(n.params.data));
+    bob.setNotificationHandler('notifications/message', (n) => void heard.bob.push(n.params.data));
+    const log = (data: string) => alice.callTool({ name: 'a__log', arguments: { message: data } });
+
+    await log('alone');
+    await eventually(() => heard.alice.length === 1 || undefined, "alice's log message");
+    // Bob's call is in flight on the same upstream: nothing tells whose request alice's message is about.
+    const abort = new AbortController();
+    const slow = bob.callTool({ name: 'a__slow', arguments: { ms: 20_000 } }, { signal: abort.signal });
+    await eventually(() => a.server.stats.activeToolCalls === 1 || undefined, "bob's call running upstream");
+    await log('a+file:///alice/private.txt opened');
+    await bob.ping(); // anything relayed to bob before alice's answer arrives before this answer
+    abort.abort();
+    await expect(slow).rejects.toThrow();
+    expect(heard).toEqual({ alice: ['alone'], bob: [] });
+  });
+
   it('says when the upstream of a tool is down', async () => {
     const gateway = await startGateway(cleanup, [upstreamConfig('a', 'http://127.0.0.1:9/mcp')]);
     const client = await connect(cleanup, gateway);

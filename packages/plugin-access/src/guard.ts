@@ -6,13 +6,14 @@ import {
   type RequestContext,
   type UpstreamCall,
 } from '@switchyard/core';
+import { screenCompletion } from './completion.js';
 import { ListFilter } from './list-filter.js';
 import { uriReadings } from './normalize.js';
 import { LIST_METHODS } from './options.js';
 import type { AccessPolicy, Decision } from './policy.js';
 import { screenSkillResult } from './skills.js';
 import { decideTarget, ITEM_METHOD, type Target, targetOf } from './targets.js';
-import { withholdResources } from './withhold.js';
+import { type MayRead, type Screened, withholdReadContents, withholdResources } from './withhold.js';
 
 /** Counts what the plugin refuses and hides (OpenTelemetry counters, or no-ops). */
 export interface AccessMetrics {
@@ -30,6 +31,16 @@ const NOT_FOUND: Readonly<Record<string, 'tools' | 'prompts'>> = {
   tool_not_found: 'tools',
   prompt_not_found: 'prompts',
 };
+/** Results that may hold resources (or values naming them) the caller may not read, by method. */
+const RESULT_SCREENS = new Map<
+  string,
+  (ctx: RequestContext, result: Record<string, unknown>, mayRead: MayRead) => Screened
+>([
+  ['tools/call', (ctx, result, mayRead) => withholdResources(ctx.method, result, mayRead)],
+  ['prompts/get', (ctx, result, mayRead) => withholdResources(ctx.method, result, mayRead)],
+  ['resources/read', (ctx, result, mayRead) => withholdReadContents(ctx.params.uri, result, mayRead)],
+  ['completion/complete', (ctx, result, mayRead) => screenCompletion(ctx.params, result, mayRead)],
+]);
 
 /**
  * Applies an {@link AccessPolicy}: refuses denied requests (reads, subscriptions, tool calls, prompt
@@ -86,37 +97,42 @@ export class AccessGuard {
   }
 
   /**
-   * What an answered request may show: resources a tool result or prompt links or embeds are withheld
-   * when the caller may not read them, a skill entry or directory child only when it may be read, and an
-   * unknown tool or prompt is reported without the gateway's sample of existing names (some may be
-   * denied to this caller).
+   * What an answered request may show: resources a tool result or prompt links or embeds, and other
+   * resources' contents in a read, only when the caller may read them; completion values of a template
+   * only when they lead to a resource it may read; a skill entry or directory child only when it may be
+   * read; and an unknown tool or prompt is reported without the gateway's sample of existing names (some
+   * may be denied to this caller).
    */
   #screen(ctx: RequestContext, outcome: Outcome): Outcome {
-    if (!outcome.ok) {
-      const kind = NOT_FOUND[String(outcome.error.data?.reason)];
-      if (kind === undefined) return outcome;
-      const name = abbreviate(String(outcome.error.data?.name ?? ctx.params.name));
-      const noun = kind.slice(0, -1);
-      const error = new GatewayError(
-        outcome.error.code,
-        `Unknown ${noun} '${name}'. Call ${kind}/list for the ${kind} this client may use (names are exposed as <server>__<${noun}>).`,
-        { reason: outcome.error.data?.reason, name },
-      );
-      return { ok: false, error };
-    }
+    if (!outcome.ok) return this.#screenError(ctx, outcome);
     if (ctx.method === 'skills/get' || ctx.method === 'resources/directory/read') {
       const screened = screenSkillResult(ctx.method, outcome.result, (uri) => this.#mayRead(ctx, uri));
       if (screened.refused) return this.#refuse(ctx, targetOf(ctx, this.#gateway), DENIED_BY_FILES);
       if (screened.hidden > 0) this.#metrics.hidden(ctx.method, screened.hidden);
       return { ok: true, result: screened.result };
     }
-    if (ctx.method !== 'tools/call' && ctx.method !== 'prompts/get') return outcome;
-    const { result, withheld } = withholdResources(ctx.method, outcome.result, (uri) =>
-      this.#mayRead(ctx, uri),
+    const screen = RESULT_SCREENS.get(ctx.method);
+    if (screen === undefined) return outcome;
+    const { result, withheld } = screen(ctx, outcome.result, (uri) => this.#mayRead(ctx, uri));
+    if (withheld > 0) this.#metrics.hidden(ctx.method, withheld);
+    // When the rules depend on who asks, so does this answer: not for shared caches (as list pages).
+    if (this.#policy.identityDependent && result.cacheScope === 'public') {
+      return { ok: true, result: { ...result, cacheScope: 'private' } };
+    }
+    return withheld === 0 ? outcome : { ok: true, result };
+  }
+
+  #screenError(ctx: RequestContext, outcome: Outcome & { ok: false }): Outcome {
+    const kind = NOT_FOUND[String(outcome.error.data?.reason)];
+    if (kind === undefined) return outcome;
+    const name = abbreviate(String(outcome.error.data?.name ?? ctx.params.name));
+    const noun = kind.slice(0, -1);
+    const error = new GatewayError(
+      outcome.error.code,
+      `Unknown ${noun} '${name}'. Call ${kind}/list for the ${kind} this client may use (names are exposed as <server>__<${noun}>).`,
+      { reason: outcome.error.data?.reason, name },
     );
-    if (withheld === 0) return outcome;
-    this.#metrics.hidden(ctx.method, withheld);
-    return { ok: true, result };
+    return { ok: false, error };
   }
 
   #mayRead(ctx: RequestContext, exposedUri: string): boolean {

@@ -1,6 +1,5 @@
 import type { Identity, PluginGateway } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
-import { WITHHELD, withholdResources } from '../src/withhold.js';
 import { gatewayView, guardFor, requestOf } from './guard-support.js';
 
 // Tool and prompt cases a real gateway cannot easily produce: the last check on the upstream hop, and
@@ -59,41 +58,5 @@ describe('AccessGuard.upstreamCall on tools and prompts', () => {
     expect(seen).toEqual([undefined, { cursor: 'p2' }]);
     expect(result).toEqual({ tools: [{ name: 'select' }], nextCursor: 'p3' });
     expect(counts.hidden).toBe(2); // the denied ones; curated items are the gateway's business
-  });
-});
-
-describe('withholdResources', () => {
-  const mayRead = (uri: string) => !uri.includes('secret');
-
-  it('replaces denied links and embedded resources in tool content, and leaves the rest alone', () => {
-    const result = {
-      content: [
-        { type: 'text', text: 'see' },
-        { type: 'resource_link', uri: 'docs+file:///secret', name: 's' },
-        { type: 'resource', resource: { uri: 'docs+file:///secret', text: 'x' } },
-        { type: 'resource_link', uri: 'docs+file:///open', name: 'o' },
-      ],
-      structuredContent: { kept: true },
-    };
-    const out = withholdResources('tools/call', result, mayRead);
-    expect(out.withheld).toBe(2);
-    expect(out.result).toEqual({
-      content: [result.content[0], WITHHELD, WITHHELD, result.content[3]],
-      structuredContent: { kept: true },
-    });
-    const open = { content: [result.content[3]] };
-    expect(withholdResources('tools/call', open, mayRead)).toEqual({ result: open, withheld: 0 });
-  });
-
-  it('screens prompt messages, whose content is one item or a list', () => {
-    const result = {
-      messages: [
-        { role: 'user', content: { type: 'resource', resource: { uri: 'docs+file:///secret' } } },
-        { role: 'user', content: { type: 'text', text: 'hi' } },
-      ],
-    };
-    const out = withholdResources('prompts/get', result, mayRead);
-    expect(out.withheld).toBe(1);
-    expect(out.result).toEqual({ messages: [{ role: 'user', content: WITHHELD }, result.messages[1]] });
   });
 });

@@ -189,7 +189,7 @@ describe('prompts', () => {
 });
 
 describe('resources inside results', () => {
-  it('withhold the links and embedded resources a tool or prompt returns that the caller may not read', async () => {
+  it('remove the links and redact the embedded resources a tool or prompt returns that the caller may not read', async () => {
     const docs: UpstreamSpec = {
       name: 'docs',
       options: { name: 'docs', resources: 2, behaviorTools: true, prompts: 1 },
@@ -210,8 +210,9 @@ describe('resources inside results', () => {
         resource: expect.objectContaining({ uri: 'docs+test://docs/r/0' }),
       }),
     ]);
+    // The link is removed, the embedded copy redacted: neither its URI nor its content reaches bob.
     const withheld = { type: 'text', text: expect.stringMatching(/withheld/) };
-    expect(await link(bobClient)).toEqual([withheld, withheld]);
+    expect(await link(bobClient)).toEqual([withheld]);
     expect(JSON.stringify(await get(bobClient, 'docs__prompt_0'))).not.toContain('docs+test://docs/r/0');
     expect(JSON.stringify(await get(aliceClient, 'docs__prompt_0'))).toContain('docs+test://docs/r/0');
   });

@@ -42,7 +42,7 @@ export interface AuditRecord {
    */
   params?: { argument?: { name: string; value: string }; arguments?: Record<string, unknown> | string };
   outcome: 'ok' | 'error';
-  /** The JSON-RPC error code, on error. */
+  /** The JSON-RPC error code the client received, on error (a missing resource: -32002 or -32602, by era). */
   errorCode?: number;
   /** The error's stable `data.reason` (`forbidden`, `rate_limited`, `resource_not_found`, …). */
   reason?: string;

@@ -57,11 +57,12 @@ describe('audit plugin in the gateway', () => {
 
   it('records errors: an unknown resource, a denial and a rate limit from an inner plugin', async () => {
     const gw = await auditedGateway(cleanup);
+    // The in-memory client speaks the legacy era: it receives -32002 (its SDK shows it as -32602).
     const unknown = await recordOf(gw, 'resources/read', { uri: 'nowhere://x' });
     expect(unknown).toMatchObject({
       uri: 'nowhere://x',
       outcome: 'error',
-      errorCode: -32602,
+      errorCode: -32002,
       reason: 'resource_not_found',
     });
     expect(unknown).not.toHaveProperty('upstream');
@@ -79,6 +80,30 @@ describe('audit plugin in the gateway', () => {
     expect(gw.upstream.stats.requests['resources/read'] ?? 0).toBe(0); // none of them went upstream
     const unknownMethod = await recordOf(gw, 'tasks/list', {});
     expect(unknownMethod).toMatchObject({ method: 'tasks/list', outcome: 'error', errorCode: -32601 });
+  });
+
+  it("records the code of the caller's era for an unknown resource, as the client receives it", async () => {
+    const gw = await auditedGateway(cleanup);
+    const read = async (era: 'legacy' | 'modern') => {
+      const outcome = await gw.gateway.handle({
+        method: 'resources/read',
+        params: { uri: 'docs+test://docs/missing' },
+        session: { id: `s-${era}`, transport: 'memory', identity: ALICE, notify: async () => {} },
+        identity: ALICE,
+        signal: new AbortController().signal,
+        notifyRelated: async () => {},
+        state: new Map(),
+        client: { era, capabilities: {} },
+      });
+      return outcome.ok ? undefined : outcome.error.code;
+    };
+    expect(await read('legacy')).toBe(-32002);
+    expect(await read('modern')).toBe(-32602);
+    const records = gw.records();
+    expect(records.map((r) => [r.session, r.errorCode, r.reason])).toEqual([
+      ['s-legacy', -32002, 'resource_not_found'],
+      ['s-modern', -32602, 'resource_not_found'],
+    ]);
   });
 
   it('records the cache status an inner plugin sets', async () => {

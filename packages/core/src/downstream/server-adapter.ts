@@ -7,7 +7,7 @@ import {
 import type { DownstreamClient, ProgressUpdate, RequestContext, SessionSink } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { CORE_VERSION } from '../version.js';
-import { isLegacyVersion } from './era.js';
+import { isLegacyVersion, type WireErrorCodes } from './era.js';
 
 export const SERVER_INFO = { name: 'switchyard', version: CORE_VERSION } as const;
 
@@ -18,9 +18,15 @@ const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
  * An SDK `Server` for one downstream session: the SDK owns the handshake, discovery, ping, version
  * negotiation and framing; every other method goes to the era-neutral Gateway as a plain request, raw
  * (no per-method schema parsing on the hot path; the gateway's own checks give clear -32602s). A
- * GatewayError leaves as is: its code, message and data are what the client gets.
+ * GatewayError leaves as is: its code (restored by the session's `WireErrorCodes` where the SDK's codec
+ * rewrites it), message and data are what the client gets.
  */
-export function buildServer(gateway: Gateway, sink: SessionSink, logging: LogLevelHolder): Server {
+export function buildServer(
+  gateway: Gateway,
+  sink: SessionSink,
+  logging: LogLevelHolder,
+  codes: WireErrorCodes,
+): Server {
   const server = new Server(SERVER_INFO, {
     capabilities: { ...gateway.capabilities(), logging: {} },
     instructions:
@@ -54,7 +60,10 @@ export function buildServer(gateway: Gateway, sink: SessionSink, logging: LogLev
       client: downstreamClient(server, ctx, isLegacyVersion(version), logging.level),
     };
     const outcome = await gateway.handle(context);
-    if (!outcome.ok) throw outcome.error;
+    if (!outcome.ok) {
+      codes.note(ctx.mcpReq.id, outcome.error, ctx.mcpReq.signal);
+      throw outcome.error;
+    }
     return forEra(outcome.result, version) as never;
   };
   return server;

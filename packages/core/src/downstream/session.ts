@@ -3,7 +3,7 @@ import type { Server, Transport } from '@modelcontextprotocol/server';
 import type { DownstreamTransportKind, Identity, SessionSink } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { DEFAULT_ANONYMOUS_ID } from '../identity.js';
-import { withEraErrorCodes } from './era.js';
+import { WireErrorCodes } from './era.js';
 import { buildServer, type LogLevelHolder } from './server-adapter.js';
 
 export interface SessionOptions {
@@ -30,7 +30,10 @@ export interface DownstreamSession {
   readonly sink: SessionSink;
   /** A new SDK `Server` for this session (the newest one receives its notifications). */
   build(): Server;
-  /** The transport with the era adapter (legacy error codes) around it. */
+  /**
+   * The transport with the era adapter around it: errors leave with the code the gateway answered with
+   * (a legacy -32002, which the SDK alone would write as -32602).
+   */
   wrap(transport: Transport): Transport;
   /** Builds a Server and connects it to `transport` (wrapped). */
   connect(transport: Transport): Promise<void>;
@@ -48,6 +51,7 @@ export function openSession(gateway: Gateway, options: SessionOptions): Downstre
   const id = options.id ?? randomUUID();
   let current: Server | undefined;
   const logging: LogLevelHolder = { level: undefined };
+  const codes = new WireErrorCodes();
   const sink: SessionSink = {
     id,
     transport: options.transport,
@@ -58,17 +62,15 @@ export function openSession(gateway: Gateway, options: SessionOptions): Downstre
   gateway.openSession(sink);
   let closed = false;
   const build = () => {
-    current = buildServer(gateway, sink, logging);
+    current = buildServer(gateway, sink, logging, codes);
     return current;
   };
-  const wrap = (transport: Transport) =>
-    withEraErrorCodes(transport, () => current?.getNegotiatedProtocolVersion());
   return {
     id,
     sink,
     build,
-    wrap,
-    connect: (transport) => build().connect(wrap(transport)),
+    wrap: (transport) => codes.wrap(transport),
+    connect: (transport) => build().connect(codes.wrap(transport)),
     close: async () => {
       if (closed) return;
       closed = true;

@@ -1,3 +1,5 @@
+import { UriTemplate } from '@modelcontextprotocol/client';
+
 /** Server names: lower-case, start with a letter; they can never contain '+', which keeps `name+uri` reversible. */
 export const SERVER_NAME_PATTERN = /^[a-z][a-z0-9-]*$/;
 
@@ -16,4 +18,22 @@ export function splitExposedUri(uri: string): { server: string; uri: string } | 
   const server = uri.slice(0, plus);
   if (!SERVER_NAME_PATTERN.test(server)) return undefined;
   return { server, uri: uri.slice(plus + 1) };
+}
+
+/**
+ * Expands an RFC 6570 URI template the way the SDK does (a variable not given expands to nothing);
+ * undefined when `template` is not a template the SDK accepts or a value is too long for it.
+ *
+ * @example
+ * expandUriTemplate('docs+file:///{org}/{repo}', { org: 'acme', repo: 'web' }); // 'docs+file:///acme/web'
+ */
+export function expandUriTemplate(
+  template: string,
+  variables: Readonly<Record<string, string>>,
+): string | undefined {
+  try {
+    return new UriTemplate(template).expand({ ...variables });
+  } catch {
+    return undefined;
+  }
 }

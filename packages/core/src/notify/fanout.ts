@@ -33,11 +33,18 @@ function wantsLog(origin: RequestOrigin, sessions: SessionRegistry, level: unkno
   return sessions.wantsLog(origin.sessionId, level);
 }
 
+/** How many identities the requests of `origins` act as (a request without a context counts apart). */
+function callers(origins: Iterable<RequestOrigin>): number {
+  const ids = new Set<string | RequestOrigin>();
+  for (const origin of origins) ids.add(origin.context?.identity.id ?? origin);
+  return ids.size;
+}
+
 /**
  * Re-emits upstream notifications to exactly the downstream sessions that should get them (DESIGN §7):
  * `resources/updated` to the sessions (and plugin watches) subscribed to that resource, list changes
  * to every session once the gateway's own index is refreshed, log messages to the sessions whose
- * requests were in flight.
+ * requests were in flight when they all act as one identity.
  */
 export class NotificationFanout {
   readonly #deps: FanoutDeps;
@@ -64,11 +71,17 @@ export class NotificationFanout {
     }
     if (method === 'notifications/message') {
       // A log message belongs to a request in flight; on a single channel nothing says which one, so each
-      // session with one in flight hears it once, on its newest request's own stream.
+      // session with one in flight hears it once, on its newest request's own stream. It never crosses
+      // identities: with requests of several callers in flight, it could be about what one of them may
+      // not see, so nobody hears it.
       const newest = new Map<string, RequestOrigin>();
       for (const origin of origins) newest.set(origin.sessionId, origin);
-      if (newest.size === 0) {
-        logger.debug('upstream log message not tied to a request', { upstream: u.name, data: params.data });
+      if (newest.size === 0 || callers(newest.values()) > 1) {
+        logger.debug('upstream log message not tied to one caller', {
+          upstream: u.name,
+          sessions: newest.size,
+          data: params.data,
+        });
         return;
       }
       const routed = { ...params, logger: typeof params.logger === 'string' ? params.logger : u.name };

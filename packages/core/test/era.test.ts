@@ -1,0 +1,96 @@
+import { Client, InMemoryTransport, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { RequestMiddleware } from '../src/context.js';
+import { errorForEra, WireErrorCodes } from '../src/downstream/era.js';
+import { openSession } from '../src/downstream/session.js';
+import { GatewayError } from '../src/errors.js';
+import { Cleanup, httpUpstream, startGateway, upstreamConfig } from './support/gateway.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+describe('the error form of a legacy request', () => {
+  it('is decided before the middleware sees it, and is what goes on the wire', async () => {
+    const a = await httpUpstream(cleanup, { name: 'a', resources: 1 });
+    const seen: number[] = [];
+    const observe: RequestMiddleware = async (_ctx, next) => {
+      const outcome = await next();
+      if (!outcome.ok) seen.push(outcome.error.code);
+      return outcome;
+    };
+    const gateway = await startGateway(cleanup, [upstreamConfig('a', a.url)], { middleware: [observe] });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const session = openSession(gateway, { transport: 'memory' });
+    cleanup.add(() => session.close());
+    await session.connect(serverSide);
+    const client = new Client({ name: 'legacy', version: '1' });
+    await client.connect(clientSide);
+    cleanup.add(() => client.close());
+    const wire: JSONRPCMessage[] = [];
+    const deliver = clientSide.onmessage!;
+    clientSide.onmessage = (message, extra) => {
+      wire.push(message);
+      deliver(message, extra);
+    };
+    for (const uri of ['a+test://a/r/9', 'nowhere://x']) {
+      // The v2 client shows a legacy -32002 as -32602; the wire and the middleware say -32002.
+      await expect(client.request({ method: 'resources/read', params: { uri } })).rejects.toMatchObject({
+        code: -32602,
+      });
+    }
+    // Other errors keep their code.
+    await expect(
+      client.request({ method: 'resources/list', params: { cursor: 'tampered' } }),
+    ).rejects.toMatchObject({ code: -32602 });
+    expect(client.getProtocolEra()).toBe('legacy');
+    expect(seen).toEqual([-32002, -32002, -32602]);
+    const codes = wire.map((m) => (m as { error?: { code: number; data?: { reason?: string } } }).error);
+    expect(codes).toEqual([
+      expect.objectContaining({
+        code: -32002,
+        data: expect.objectContaining({ reason: 'resource_not_found' }),
+      }),
+      expect.objectContaining({ code: -32002 }),
+      expect.objectContaining({ code: -32602, data: expect.objectContaining({ reason: 'invalid_cursor' }) }),
+    ]);
+  });
+});
+
+describe('WireErrorCodes', () => {
+  it('restores a noted code once, and notes nothing for a cancelled request (it gets no response)', async () => {
+    const sent: JSONRPCMessage[] = [];
+    const transport = { send: async (m: JSONRPCMessage) => void sent.push(m) } as unknown as Transport;
+    const codes = new WireErrorCodes();
+    const wrapped = codes.wrap(transport);
+    const notFound = errorForEra(GatewayError.resourceNotFound('x://y'), { era: 'legacy', capabilities: {} });
+    const cancelled = new AbortController();
+    cancelled.abort();
+    codes.note(1, notFound, new AbortController().signal);
+    codes.note(2, notFound, cancelled.signal);
+    const response = (id: number) =>
+      ({ jsonrpc: '2.0', id, error: { code: -32602, message: 'm' } }) as JSONRPCMessage;
+    for (const id of [1, 1, 2]) await wrapped.send(response(id));
+    expect(sent.map((m) => (m as { error: { code: number } }).error.code)).toEqual([-32002, -32602, -32602]);
+  });
+});
+
+describe('errorForEra', () => {
+  const legacy = { era: 'legacy' as const, capabilities: {} };
+  const modern = { era: 'modern' as const, capabilities: {} };
+
+  it("gives resource not found the code of the caller's era, keeping message, data and cause", () => {
+    const notFound = GatewayError.resourceNotFound('docs+file:///a', 'Upstream says no.');
+    const forLegacy = errorForEra(notFound, legacy);
+    expect(forLegacy).toMatchObject({ code: -32002, message: notFound.message, data: notFound.data });
+    expect(errorForEra(forLegacy, legacy)).toBe(forLegacy);
+    expect(errorForEra(forLegacy, modern)).toMatchObject({ code: -32602, data: notFound.data });
+    expect(errorForEra(notFound, modern)).toBe(notFound);
+  });
+
+  it('leaves other errors, and requests of no known era, alone', () => {
+    const notFound = GatewayError.resourceNotFound('docs+file:///a');
+    expect(errorForEra(notFound, undefined)).toBe(notFound);
+    const badParams = GatewayError.invalidParams('bad', { uri: 'x' });
+    expect(errorForEra(badParams, legacy)).toBe(badParams);
+  });
+});
