@@ -1,3 +1,4 @@
+export { type Authenticator, type AuthOutcome, createAuthenticator } from './auth/authenticator.js';
 export {
   ConfigError,
   type GatewayConfig,

@@ -1,4 +1,5 @@
 import { ClientDirectory, createLogger, Gateway, type Logger, type LogLevel } from '@switchyard/core';
+import { createAuthenticator } from './auth/authenticator.js';
 import type { GatewayConfig } from './config/load.js';
 import { type HttpListener, startHttpListener } from './listeners/http.js';
 import { startStdioListener } from './listeners/stdio.js';
@@ -31,6 +32,13 @@ export async function runGateway(
     await telemetry.close();
     throw error;
   }
+  // Starts discovering the OAuth issuer in the background: an unreachable issuer does not hold the start.
+  const auth = createAuthenticator({
+    clients,
+    anonymousAllowed: config.anonymous !== undefined,
+    oauth: config.auth?.oauth,
+    logger,
+  });
   const gateway = new Gateway({
     upstreams: config.upstreams,
     plugins,
@@ -41,6 +49,8 @@ export async function runGateway(
     config: config.source,
     upstreams: config.upstreams.map((u) => u.name).join(','),
     clients: clients.enabled ? Object.keys(config.clients ?? {}).length : undefined,
+    oauthIssuer: config.auth?.oauth?.issuer,
+    oauthResource: config.auth?.oauth?.resource,
   });
   await gateway.start();
   const down = gateway.status().filter((s) => s.state !== 'ready');
@@ -53,13 +63,14 @@ export async function runGateway(
   let ws: WsListener | undefined;
   let stdio: Awaited<ReturnType<typeof startStdioListener>> | undefined;
   try {
-    if (config.listen.http) http = await startHttpListener(gateway, config.listen.http, logger, clients);
-    if (config.listen.ws) ws = await startWsListener(gateway, config.listen.ws, logger, clients);
+    if (config.listen.http) http = await startHttpListener(gateway, config.listen.http, logger, auth);
+    if (config.listen.ws) ws = await startWsListener(gateway, config.listen.ws, logger, auth);
     if (config.listen.stdio) stdio = await startStdioListener(gateway, logger, clients.anonymous);
   } catch (error) {
     await ws?.close();
     await http?.close();
     await gateway.close();
+    auth.close();
     await telemetry.close();
     throw error;
   }
@@ -79,6 +90,7 @@ export async function runGateway(
         await ws?.close();
         await http?.close();
         await gateway.close();
+        auth.close();
         await telemetry.close();
       })();
       return closing;

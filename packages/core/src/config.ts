@@ -3,9 +3,31 @@ import type { CurationConfig } from './naming/curation.js';
 /** How the gateway reaches one upstream MCP server (the `mcpServers` entries of the config). */
 export type UpstreamTransportConfig =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
-  | { kind: 'http'; url: string; headers: Record<string, string> }
-  | { kind: 'sse'; url: string; headers: Record<string, string> }
-  | { kind: 'ws'; url: string; headers: Record<string, string> };
+  | { kind: 'http'; url: string; headers: Record<string, string>; auth?: UpstreamAuthConfig }
+  | { kind: 'sse'; url: string; headers: Record<string, string>; auth?: UpstreamAuthConfig }
+  | { kind: 'ws'; url: string; headers: Record<string, string>; auth?: UpstreamAuthConfig };
+
+/**
+ * The gateway's own OAuth credentials for one remote upstream (`mcpServers.*.auth`). A client's token is
+ * never forwarded upstream. `clientCredentials`: one token for the gateway itself (any remote transport).
+ * `tokenExchange` (RFC 8693, Streamable HTTP only): per caller, the caller's own OAuth access token
+ * exchanged at the issuer for a token meant for this upstream, so the upstream sees who is asking.
+ *
+ * @example
+ * { kind: 'clientCredentials', issuer: 'https://idp.example.com', clientId: 'switchyard', clientSecret: '…', scope: 'repo:read' }
+ */
+export interface UpstreamAuthConfig {
+  kind: 'clientCredentials' | 'tokenExchange';
+  /** The authorization server; its token endpoint is discovered from its metadata (RFC 8414 / OIDC). */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  scope?: string;
+  /** RFC 8707 resource indicator sent with every token request; undefined sends none. */
+  resource?: string;
+  /** An `audience` parameter for issuers that name the target that way (RFC 8693, Auth0). */
+  audience?: string;
+}
 
 export interface UpstreamConfig {
   /** Matches `^[a-z][a-z0-9-]*$`; used as the URI prefix. */

@@ -25,6 +25,8 @@ export type GatewayErrorReason =
   | 'upstream_busy'
   | 'rate_limited'
   | 'forbidden'
+  /** A token-exchange upstream, and a caller without an OAuth token to exchange. */
+  | 'oauth_identity_required'
   | 'resource_not_found'
   | 'tool_not_found'
   | 'prompt_not_found'

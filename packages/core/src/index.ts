@@ -1,6 +1,11 @@
 // The public API of @switchyard/core: what plugin authors and embedders (the switchyard app) use. Test
 // helpers live at @switchyard/core/testing; everything else is internal.
-export { DEFAULT_TIMEOUT_MS, type UpstreamConfig, type UpstreamTransportConfig } from './config.js';
+export {
+  DEFAULT_TIMEOUT_MS,
+  type UpstreamAuthConfig,
+  type UpstreamConfig,
+  type UpstreamTransportConfig,
+} from './config.js';
 export type {
   DownstreamClient,
   DownstreamTransportKind,
@@ -70,6 +75,7 @@ export {
   setupPlugins,
 } from './plugins/host.js';
 export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';
+export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
 export { type WebSocketClientOptions, WebSocketClientTransport } from './upstream/ws-client-transport.js';
 export { CORE_VERSION } from './version.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './websocket.js';

@@ -16,6 +16,7 @@ import {
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import { type ControlTarget, HttpError, handleControl, readJsonBody, sendJson } from './control.js';
+import { type RequestGate, refuseUnauthorized } from './request-gate.js';
 import type { TestkitServer } from './server.js';
 
 /** A running HTTP listener of a TestServer. */
@@ -29,7 +30,7 @@ export interface HttpTestServer {
   close(): Promise<void>;
 }
 
-export interface HttpListenOptions {
+export interface HttpListenOptions extends RequestGate {
   host?: string;
   port?: number;
   /** Path of the MCP endpoint; default `/mcp`. */
@@ -245,7 +246,7 @@ export async function startHttpListener(
     if (pathname === CONTROL_PATH || pathname.startsWith(`${CONTROL_PATH}/`)) {
       await handleControl(deps.control, req, res, pathname.slice(CONTROL_PATH.length));
     } else if (deps.createSession !== undefined && pathname === mcpPath) {
-      await handleMcp(req, res);
+      if (!(await refuseUnauthorized(options, req, res))) await handleMcp(req, res);
     } else {
       req.resume();
       sendJson(res, 404, { error: 'not found' });

@@ -2,8 +2,10 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ClientConfig, LogLevel, UpstreamConfig } from '@switchyard/core';
 import type { z } from 'zod';
+import type { AuthConfig } from './auth-schema.js';
 import { type ConfigIssue, expandEnv, joinPath } from './expand.js';
 import { configSchema, type RawConfig } from './schema.js';
+import { resolveUpstreamAuth } from './upstream-auth-schema.js';
 
 export interface ListenerConfig {
   host: string;
@@ -26,6 +28,8 @@ export interface GatewayConfig {
   clients?: Record<string, ClientConfig>;
   /** Identity of stdio sessions and, when set, of tokenless HTTP/WS requests. */
   anonymous?: string;
+  /** `auth.oauth`: OAuth access tokens from an issuer (HTTP/WS), beside the static `clients`. */
+  auth?: AuthConfig;
   telemetry?: TelemetryConfig;
   cursorSecret?: string;
   logLevel?: LogLevel;
@@ -137,7 +141,8 @@ function resolveConfig(
       });
       continue;
     }
-    upstreams.push({ ...exposure, transport: { kind, url: server.url, headers: server.headers } });
+    const auth = resolveUpstreamAuth(server, kind, at, issues);
+    upstreams.push({ ...exposure, transport: { kind, url: server.url, headers: server.headers, auth } });
   }
   const owners = new Map<string, string>();
   for (const [name, client] of Object.entries(config.clients ?? {})) {
@@ -170,6 +175,7 @@ function resolveConfig(
     plugins: config.plugins.map(([specifier, options]) => ({ specifier, options: options ?? {} })),
     clients: config.clients,
     anonymous: config.anonymous,
+    auth: config.auth,
     telemetry: config.telemetry,
     cursorSecret: config.cursorSecret,
     logLevel: config.logLevel,

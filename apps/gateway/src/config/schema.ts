@@ -1,5 +1,7 @@
 import { SERVER_NAME_PATTERN } from '@switchyard/core';
 import { z } from 'zod';
+import { authSchema } from './auth-schema.js';
+import { upstreamAuthSchema } from './upstream-auth-schema.js';
 
 const timeoutMs = z.number().int().positive().max(3_600_000);
 const headers = z.record(z.string(), z.string());
@@ -34,6 +36,7 @@ const remoteServer = z.strictObject({
   transport: z.enum(['http', 'streamable-http', 'sse', 'ws']).optional(),
   url: z.string().refine((u) => URL.canParse(u), 'must be an absolute URL'),
   headers: headers.default({}),
+  auth: upstreamAuthSchema.optional(),
   ...exposure,
   ...hostKeys,
 });
@@ -104,6 +107,7 @@ export const configSchema = z.strictObject({
     )
     .optional(),
   anonymous: z.string().regex(/^\S+$/, 'must be a non-empty identity name without whitespace').optional(),
+  auth: authSchema.optional(),
   telemetry: z
     .strictObject({
       serviceName: z.string().min(1).default('switchyard'),

@@ -10,6 +10,7 @@ import {
   type Logger,
   openSession,
 } from '@switchyard/core';
+import { type Authenticator, asAuthenticator, refreshSubjectToken } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
 import {
   accepts,
@@ -51,15 +52,18 @@ export async function startHttpListener(
   gateway: Gateway,
   config: ListenerConfig & { sessionIdleMs?: number },
   logger: Logger,
-  clients: ClientDirectory,
+  auth: Authenticator | ClientDirectory,
 ): Promise<HttpListener> {
   const log = logger.child('http');
+  const authenticator = asAuthenticator(auth);
   const sessions = new Map<string, HttpSession>();
   const guard = createRequestGuard(config);
   const idleMs = config.sessionIdleMs ?? 30 * 60_000;
   const modern = new ModernEndpoint(gateway, log);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    // RFC 9728 metadata is public (clients read it before they have a token), like its CORS header says.
+    if (authenticator.serveMetadata(req, res, config.path)) return;
     const url = new URL(req.url ?? '/', 'http://localhost');
     if (url.pathname !== config.path)
       return sendJson(res, 404, rpcError(-32600, `Not found: the MCP endpoint is ${config.path}`));
@@ -68,20 +72,38 @@ export async function startHttpListener(
       log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
       return sendJson(res, 403, rpcError(-32600, `Forbidden: ${refused}`));
     }
-    const auth = clients.authenticate(header(req, 'authorization'));
+    const auth = await authenticator.authenticate(header(req, 'authorization'));
     if (!auth.ok) {
       req.resume();
       // Never log the header itself: it may hold a (mistyped) token.
-      log.warn('request refused', { reason: 'unauthorized', remote: req.socket.remoteAddress });
-      res.setHeader('WWW-Authenticate', auth.challenge);
-      return sendJson(res, auth.status, rpcError(-32600, auth.message));
+      log.warn('request refused', {
+        reason: auth.reason,
+        detail: auth.error.message,
+        remote: req.socket.remoteAddress,
+      });
+      for (const [name, value] of Object.entries(auth.headers)) res.setHeader(name, value);
+      return sendJson(res, auth.status, { jsonrpc: '2.0', error: auth.error, id: null });
     }
     const identity = auth.identity;
     /** A session answers only the client that opened it (a stolen session id is useless without its token). */
     const wrongClient = (entry: HttpSession): boolean => {
-      if (entry.identity.id === identity.id) return false;
-      sendJson(res, 403, rpcError(-32600, 'Forbidden: this session belongs to another client'));
-      return true;
+      if (entry.identity.id !== identity.id) {
+        sendJson(res, 403, rpcError(-32600, 'Forbidden: this session belongs to another client'));
+        return true;
+      }
+      if (!sameGroups(entry.identity, identity)) {
+        sendJson(
+          res,
+          403,
+          rpcError(
+            -32600,
+            'Forbidden: this token carries other groups than the one that opened the session: open a new session',
+          ),
+        );
+        return true;
+      }
+      refreshSubjectToken(entry.identity, identity);
+      return false;
     };
     const sessionId = header(req, 'mcp-session-id');
     const version = header(req, 'mcp-protocol-version');
@@ -233,4 +255,8 @@ export async function startHttpListener(
       });
     },
   };
+}
+
+function sameGroups(a: Identity, b: Identity): boolean {
+  return a.groups.length === b.groups.length && a.groups.every((g) => b.groups.includes(g));
 }

@@ -10,7 +10,9 @@ import {
   type Logger,
   listenedUris,
   openSession,
+  subjectTokenOf,
 } from '@switchyard/core';
+import { refreshSubjectToken } from '../auth/authenticator.js';
 import { sendJson } from './http-io.js';
 import { refuseParamHeaders } from './param-headers.js';
 
@@ -26,6 +28,7 @@ export class ModernEndpoint {
   readonly #clients = new Map<
     string,
     {
+      identity: Identity;
       session: ReturnType<typeof openSession>;
       listens: ListenTracker;
       handler: ReturnType<typeof createMcpHandler>;
@@ -83,8 +86,15 @@ export class ModernEndpoint {
   }
 
   #client(identity: Identity) {
-    const existing = this.#clients.get(identity.id);
-    if (existing) return existing;
+    // An OAuth client's groups come from its token: one with other groups (or a static client of the
+    // same name) is served by another session.
+    const kind = subjectTokenOf(identity) === undefined ? 'static' : 'oauth';
+    const key = [kind, identity.id, ...[...identity.groups].sort()].join('\u0000');
+    const existing = this.#clients.get(key);
+    if (existing) {
+      refreshSubjectToken(existing.identity, identity);
+      return existing;
+    }
     const session = openSession(this.#gateway, {
       transport: 'http',
       id: `http-modern-${identity.id}-${randomUUID()}`,
@@ -97,12 +107,13 @@ export class ModernEndpoint {
       onerror: (error) => this.#log.debug('modern request failed', { error: error.message }),
     });
     const created = {
+      identity,
       session,
       listens: new ListenTracker(this.#gateway, session.sink, this.#log),
       handler,
       serve: toNodeHandler(handler),
     };
-    this.#clients.set(identity.id, created);
+    this.#clients.set(key, created);
     return created;
   }
 

@@ -1,4 +1,5 @@
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
 import {
   type ClientDirectory,
   DEFAULT_MAX_MESSAGE_BYTES,
@@ -9,6 +10,7 @@ import {
   WebSocketSessionTransport,
 } from '@switchyard/core';
 import { WebSocketServer } from 'ws';
+import { type Authenticator, asAuthenticator } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
 import { listen } from './listen.js';
 import { createRequestGuard } from './origin.js';
@@ -34,24 +36,26 @@ export async function startWsListener(
   gateway: Gateway,
   config: WsListenerOptions,
   logger: Logger,
-  clients: ClientDirectory,
+  auth: Authenticator | ClientDirectory,
 ): Promise<WsListener> {
   const log = logger.child('ws');
+  const authenticator = asAuthenticator(auth);
   const guard = createRequestGuard(config);
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     handleProtocols: (protocols) => (protocols.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false),
   });
-  const server = createServer((_req, res) => {
+  const server = createServer((req, res) => {
+    if (authenticator.serveMetadata(req, res, config.path)) return;
     res.writeHead(426, { 'content-type': 'text/plain', upgrade: 'websocket' });
     res.end(
       `Upgrade Required: connect with a WebSocket (subprotocol "${MCP_WS_SUBPROTOCOL}") to ${config.path}\n`,
     );
   });
-  server.on('upgrade', (req, socket, head) => {
-    const refuse = (status: number, reason: string, extra = '') => {
-      log.warn('upgrade refused', { reason, origin: req.headers.origin, host: req.headers.host });
+  const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    const refuse = (status: number, reason: string, extra = '', detail?: string) => {
+      log.warn('upgrade refused', { reason, detail, origin: req.headers.origin, host: req.headers.host });
       socket.end(`HTTP/1.1 ${status} ${reason}\r\n${extra}Connection: close\r\nContent-Length: 0\r\n\r\n`);
     };
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
@@ -62,17 +66,35 @@ export async function startWsListener(
       .split(',')
       .map((p) => p.trim());
     if (!offered.includes(MCP_WS_SUBPROTOCOL)) return refuse(400, 'Bad Request (subprotocol mcp required)');
-    const auth = clients.authenticate(req.headers.authorization);
-    if (!auth.ok) return refuse(auth.status, 'Unauthorized', `WWW-Authenticate: ${auth.challenge}\r\n`);
+    const auth = await authenticator.authenticate(req.headers.authorization);
+    if (socket.destroyed) return;
+    if (!auth.ok) {
+      const headers = Object.entries(auth.headers).map(([name, value]) => `${name}: ${value}\r\n`);
+      return refuse(auth.status, STATUS_TEXT[auth.status], headers.join(''), auth.error.message);
+    }
     const identity = auth.identity;
     wss.handleUpgrade(req, socket, head, (ws) => {
       const session = openSession(gateway, { transport: 'ws', identity });
       const transport = new WebSocketSessionTransport(ws, config);
-      transport.onclose = () => void session.close();
+      // A connection lives no longer than the access token it was opened with.
+      const expiry = expiryTimer(auth.expiresAt, () => {
+        log.info('closing connection: its access token expired', { session: session.id });
+        ws.close(1008, 'access token expired: reconnect with a new token');
+      });
+      transport.onclose = () => {
+        clearTimeout(expiry);
+        void session.close();
+      };
       session.connect(transport).catch((error) => {
         log.error('could not start session', { error: String(error) });
         ws.terminate();
       });
+    });
+  };
+  server.on('upgrade', (req, socket, head) => {
+    upgrade(req, socket, head).catch((error) => {
+      log.error('upgrade failed', { error: error instanceof Error ? error.message : String(error) });
+      socket.destroy();
     });
   });
   const { port, url } = await listen(server, config, 'ws');
@@ -90,4 +112,16 @@ export async function startWsListener(
       for (const client of wss.clients) client.terminate();
     },
   };
+}
+
+const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 503: 'Service Unavailable' } as const;
+
+function expiryTimer(expiresAt: number | undefined, onExpiry: () => void): NodeJS.Timeout | undefined {
+  if (expiresAt === undefined) return undefined;
+  // setTimeout holds at most ~24.8 days; a token that outlives that is not watched.
+  const delay = expiresAt - Date.now();
+  if (delay > 2 ** 31 - 1) return undefined;
+  const timer = setTimeout(onExpiry, Math.max(0, delay));
+  timer.unref();
+  return timer;
 }

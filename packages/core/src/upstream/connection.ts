@@ -2,6 +2,8 @@ import type { Client, PriorDiscovery, ServerCapabilities } from '@modelcontextpr
 import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { prepareAttempt } from './attempt.js';
+import { type UpstreamAuth, upstreamAuthOf } from './auth/upstream-auth.js';
 import { backoffDelay } from './backoff.js';
 import { type CallChain, callChain } from './call-chain.js';
 import { CallCorrelation } from './correlation.js';
@@ -9,10 +11,8 @@ import { describeDown, errorText, mapUpstreamError } from './errors.js';
 import type { RequestOrigin, UpstreamRequestOptions } from './origin.js';
 import { ResourceFollower } from './resource-follower.js';
 import { sendRequest } from './send.js';
-import { pipeLines } from './stderr.js';
 import { ToolHeaders } from './tool-headers.js';
-import { createUpstreamTransport, describeTransport } from './transport.js';
-import { createUpstreamClient } from './upstream-client.js';
+import { describeTransport } from './transport.js';
 
 const MIN_CONNECT_TIMEOUT_MS = 10_000;
 
@@ -55,6 +55,8 @@ export class UpstreamConnection {
   readonly #log: Logger;
   readonly #listener: UpstreamListener;
   readonly #chain: CallChain;
+  /** The gateway's own credentials for this upstream (`auth`), kept across reconnects. */
+  readonly #auth: UpstreamAuth | undefined;
 
   constructor(config: UpstreamConfig, listener: UpstreamListener, logger: Logger, chain = callChain()) {
     this.name = config.name;
@@ -62,11 +64,13 @@ export class UpstreamConnection {
     this.#listener = listener;
     this.#log = logger.child(config.name);
     this.#chain = chain;
+    this.#auth = upstreamAuthOf(config);
     this.#tools = new ToolHeaders(config.transport.kind === 'http');
     this.#follower = new ResourceFollower(
       {
         name: this.name,
         config,
+        credentials: this.#auth?.bind(() => undefined),
         timeoutMs: config.timeoutMs,
         current: () => (this.#state === 'ready' ? this.#client : undefined),
         notify: (method, params) => this.#notify(method, params),
@@ -127,20 +131,10 @@ export class UpstreamConnection {
     if (this.#state === 'closed') return;
     this.#state = 'connecting';
     this.#attempt += 1;
-    const { transport, stderr } = createUpstreamTransport(this.config.transport);
-    if (stderr) pipeLines(stderr, (line) => this.#log.info(line, { stream: 'stderr' }));
-    const correlation = new CallCorrelation();
-    const client = createUpstreamClient(this.config.timeoutMs, {
-      notify: (method, params) => this.#notify(method, params),
-      relay: (method, params, id, signal) =>
-        correlation.relay(method, params, id, signal).catch((error: unknown) => {
-          this.#log.warn(`could not relay ${method}`, { error: errorText(error) });
-          throw error;
-        }),
-    });
-    client.onerror = (error) => this.#log.debug('transport error', { error: error.message });
+    const notify = (method: string, params: unknown) => this.#notify(method, params);
+    const { client, correlation, transport } = prepareAttempt(this.config, this.#auth, notify, this.#log);
     try {
-      await client.connect(correlation.wrap(transport), {
+      await client.connect(transport, {
         // The handshake of a slow-starting server is not bounded by a small per-request timeout.
         timeout: Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS),
         prior: this.#prior,

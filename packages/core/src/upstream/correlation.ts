@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { Identity } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 import type { RequestOrigin } from './origin.js';
 
@@ -124,6 +125,12 @@ export class CallCorrelation {
       );
     }
     return found.origin.ask(method, params, signal);
+  }
+
+  /** The caller an outgoing request is sent for (undefined: the gateway's own request, or not a request). */
+  callerOf(message: JSONRPCMessage): Identity | undefined {
+    const id = requestId(message);
+    return id === undefined ? undefined : this.#byId.get(id)?.context?.identity;
   }
 
   /** The origin an inbound request belongs to, or why it cannot be told. */

@@ -5,7 +5,8 @@ import { GatewayError } from '../errors.js';
 export function errorText(error: unknown): string {
   if (error instanceof Error) {
     const cause = (error as { cause?: unknown }).cause;
-    return cause instanceof Error && cause.message !== error.message
+    // A wrapper that already quotes its cause (the SDK's "Version negotiation probe failed: …") says it once.
+    return cause instanceof Error && !error.message.includes(cause.message)
       ? `${error.message}: ${cause.message}`
       : error.message;
   }

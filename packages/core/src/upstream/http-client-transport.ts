@@ -3,14 +3,13 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import { createParser } from 'eventsource-parser';
-import { ErrorCode } from '../errors.js';
+import type { UpstreamCredentials } from './auth/upstream-auth.js';
+import { consumeEvents, type EventSink } from './http-events.js';
 import { isEventStream, messageHeaders, modernHeaders, parseErrorFor, readBody } from './http-wire.js';
 
 /** Errors of a reused keep-alive socket the server had already closed. */
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
 const STREAM_RETRY_MS = [250, 1_000, 5_000, 15_000, 30_000];
-const UPSTREAM_UNAVAILABLE = ErrorCode.UpstreamUnavailable;
 
 /**
  * The client side of Streamable HTTP on plain node:http with a keep-alive agent: POST per message, JSON
@@ -18,9 +17,10 @@ const UPSTREAM_UNAVAILABLE = ErrorCode.UpstreamUnavailable;
  * stream for server-initiated messages, DELETE on close. Modern era (2026-07-28, requests carrying the
  * protocol-version envelope): stateless POSTs with `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
  * derived from the body, the sender's per-message headers (a tool call's `Mcp-Param-*`), and a
- * per-request stream the SDK can close (subscriptions/listen). The SDK
- * `Client` on top owns all protocol semantics; this only moves bytes, without the web-streams
- * machinery of `fetch` on every hop.
+ * per-request stream the SDK can close (subscriptions/listen). With `credentials`, every request carries
+ * the gateway's own `Authorization` for the upstream (a message's, on behalf of the caller it serves),
+ * and a 401 is retried once with a fresh token. The SDK `Client` on top owns all protocol semantics;
+ * this only moves bytes, without the web-streams machinery of `fetch` on every hop.
  */
 export class HttpClientTransport implements Transport {
   /** Each request has its own HTTP exchange, so closing it (requestSignal) ends a modern listen stream. */
@@ -34,16 +34,26 @@ export class HttpClientTransport implements Transport {
   readonly #agent: http.Agent;
   readonly #request: typeof http.request;
   #protocolVersion: string | undefined;
-  #stream: http.ClientRequest | undefined;
+  readonly #credentials: UpstreamCredentials | undefined;
+  /** The session's GET stream: its current request once sent. */
+  #stream: { req?: http.ClientRequest } | undefined;
   #streamAttempt = 0;
   #streamTimer: NodeJS.Timeout | undefined;
   #closed = false;
   /** Server-to-client requests that arrived on one of our requests' response streams, by their id. */
   readonly #related = new Map<string | number, string | number>();
 
-  constructor(url: URL, headers: Record<string, string> = {}) {
+  readonly #sink: EventSink = {
+    deliver: (message) => this.#deliver(message),
+    relate: (inbound, awaited) => this.#related.set(inbound, awaited),
+    error: (error) => this.onerror?.(error),
+    closed: () => this.#closed,
+  };
+
+  constructor(url: URL, headers: Record<string, string> = {}, credentials?: UpstreamCredentials) {
     this.#url = url;
     this.#headers = headers;
+    this.#credentials = credentials;
     const secure = url.protocol === 'https:';
     this.#request = secure ? https.request : http.request;
     this.#agent = new (secure ? https.Agent : http.Agent)({ keepAlive: true, maxSockets: 256 });
@@ -66,7 +76,10 @@ export class HttpClientTransport implements Transport {
     if (answered !== undefined && !('method' in message)) this.#related.delete(answered);
     const modern = modernHeaders(message);
     const headers = messageHeaders(modern, options?.headers);
-    const res = await this.#call('POST', JSON.stringify(message), headers, options?.requestSignal);
+    const body = JSON.stringify(message);
+    const res = await this.#authorized(message, (authorization) =>
+      this.#call('POST', body, { ...headers, ...authorization }, options?.requestSignal),
+    );
     const sessionId = res.headers['mcp-session-id'];
     if (typeof sessionId === 'string' && this.sessionId === undefined) this.sessionId = sessionId;
     const status = res.statusCode ?? 0;
@@ -97,7 +110,7 @@ export class HttpClientTransport implements Transport {
       res.resume();
     } else if (isEventStream(res)) {
       const id = 'method' in message ? (message as { id?: string | number }).id : undefined;
-      this.#consumeEvents(res, undefined, id, options?.requestSignal);
+      consumeEvents(res, this.#sink, undefined, id, options?.requestSignal);
     } else {
       this.#deliver(JSON.parse(await readBody(res)) as JSONRPCMessage | JSONRPCMessage[]);
     }
@@ -108,80 +121,26 @@ export class HttpClientTransport implements Transport {
     for (const m of Array.isArray(payload) ? payload : [payload]) this.onmessage?.(m);
   }
 
-  #consumeEvents(
-    res: IncomingMessage,
-    onEnd?: () => void,
-    awaitedId?: string | number,
-    signal?: AbortSignal,
-  ): void {
-    // The SDK dispatches notifications asynchronously but responses at once; when a chunk holds
-    // progress events and then the response, the response must wait a turn or it would retire the
-    // request (and its progress handler) before the progress is seen.
-    let notified = false;
-    let answered = false;
-    const parser = createParser({
-      onEvent: (event) => {
-        if (event.event !== undefined && event.event !== 'message') return;
-        if (!event.data) return;
-        let message: JSONRPCMessage;
-        try {
-          message = JSON.parse(event.data) as JSONRPCMessage;
-        } catch (error) {
-          this.onerror?.(new Error(`unparsable event from upstream: ${(error as Error).message}`));
-          return;
-        }
-        if ('method' in message) {
-          notified = true;
-          const inbound = (message as { id?: string | number }).id;
-          if (inbound !== undefined && awaitedId !== undefined) this.#related.set(inbound, awaitedId);
-          this.#deliver(message);
-          return;
-        }
-        if ((message as { id?: unknown }).id === awaitedId) answered = true;
-        if (notified) {
-          setImmediate(() => this.#deliver(message));
-        } else {
-          this.#deliver(message);
-        }
-      },
+  /** Sends with the credentials for `message` (none configured: as is); a 401 is retried once. */
+  #authorized(
+    message: JSONRPCMessage | undefined,
+    send: (authorization?: { authorization: string }) => Promise<IncomingMessage>,
+  ): Promise<IncomingMessage> {
+    if (this.#credentials === undefined) return send();
+    return this.#credentials.authorize(message, {
+      send: (authorization) => send({ authorization }),
+      status: (res) => res.statusCode ?? 0,
+      discard: (res) => res.resume(),
     });
-    // A request's stream that ends without its answer (the upstream died mid-request) fails the request
-    // now instead of leaving it to the timeout.
-    const ended = () => {
-      if (awaitedId !== undefined && !answered && !this.#closed && !signal?.aborted) {
-        answered = true;
-        setImmediate(() =>
-          this.#deliver({
-            jsonrpc: '2.0',
-            id: awaitedId,
-            error: {
-              code: UPSTREAM_UNAVAILABLE,
-              message: 'The upstream closed the response stream without answering.',
-              data: { reason: 'upstream_unavailable' },
-            },
-          } as JSONRPCMessage),
-        );
-      }
-      onEnd?.();
-    };
-    res.setEncoding('utf8');
-    res.on('data', (chunk: string) => parser.feed(chunk));
-    res.once('end', ended);
-    res.once('error', ended);
-    res.once('aborted', ended);
   }
 
   /** The GET stream carries the upstream's own notifications (resources/updated, list_changed). */
   #openStream(): void {
     if (this.#closed || this.#stream) return;
-    const req = this.#request(this.#url, {
-      method: 'GET',
-      agent: this.#agent,
-      headers: { ...this.#sessionHeaders(), accept: 'text/event-stream' },
-    });
-    this.#stream = req;
+    const stream: { req?: http.ClientRequest } = {};
+    this.#stream = stream;
     const retry = () => {
-      if (this.#stream !== req) return;
+      if (this.#stream !== stream) return;
       this.#stream = undefined;
       if (this.#closed) return;
       const delay = STREAM_RETRY_MS[Math.min(this.#streamAttempt, STREAM_RETRY_MS.length - 1)]!;
@@ -189,7 +148,20 @@ export class HttpClientTransport implements Transport {
       this.#streamTimer = setTimeout(() => this.#openStream(), delay);
       this.#streamTimer.unref();
     };
-    req.once('response', (res: IncomingMessage) => {
+    const get = (authorization?: { authorization: string }) =>
+      new Promise<IncomingMessage>((resolve, reject) => {
+        if (this.#closed) throw new Error('transport closed');
+        const headers = { ...this.#sessionHeaders(), ...authorization, accept: 'text/event-stream' };
+        const req = this.#request(this.#url, { method: 'GET', agent: this.#agent, headers });
+        stream.req = req;
+        req.once('response', resolve);
+        req.on('error', (error) => {
+          reject(error);
+          if (stream.req === req) retry();
+        });
+        req.end();
+      });
+    this.#authorized(undefined, get).then((res) => {
       const status = res.statusCode ?? 0;
       if (status === 405) {
         res.resume(); // the upstream offers no stream: nothing to listen to
@@ -207,10 +179,8 @@ export class HttpClientTransport implements Transport {
         return;
       }
       this.#streamAttempt = 0;
-      this.#consumeEvents(res, retry);
-    });
-    req.once('error', retry);
-    req.end();
+      consumeEvents(res, this.#sink, retry);
+    }, retry);
   }
 
   #sessionHeaders(): Record<string, string> {
@@ -256,12 +226,12 @@ export class HttpClientTransport implements Transport {
     if (this.#closed) return;
     this.#closed = true;
     if (this.#streamTimer) clearTimeout(this.#streamTimer);
-    this.#stream?.destroy();
+    this.#stream?.req?.destroy();
     this.#stream = undefined;
     if (this.sessionId !== undefined) {
       // Best effort: tell the upstream the session is over, without holding up shutdown.
       await Promise.race([
-        this.#call('DELETE').then(
+        this.#authorized(undefined, (authorization) => this.#call('DELETE', undefined, authorization)).then(
           (res) => res.resume(),
           () => {},
         ),

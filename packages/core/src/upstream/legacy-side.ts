@@ -3,6 +3,7 @@ import { Client as SdkClient } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { CORE_VERSION } from '../version.js';
+import type { UpstreamCredentials } from './auth/upstream-auth.js';
 import { errorText } from './errors.js';
 import { HttpClientTransport } from './http-client-transport.js';
 import { PASS_THROUGH } from './pass-through.js';
@@ -28,6 +29,7 @@ export class LegacySide {
     config: UpstreamConfig,
     notify: (method: string, params: Record<string, unknown>) => void,
     log: Logger,
+    credentials?: UpstreamCredentials,
   ): Promise<LegacySide | undefined> {
     if (config.transport.kind !== 'http') return undefined;
     const client = new SdkClient({ name: 'switchyard', version: CORE_VERSION }, { capabilities: {} });
@@ -36,7 +38,8 @@ export class LegacySide {
     );
     client.onerror = (error) => log.debug('legacy side: transport error', { error: error.message });
     try {
-      const transport = new HttpClientTransport(new URL(config.transport.url), config.transport.headers);
+      const { url, headers } = config.transport;
+      const transport = new HttpClientTransport(new URL(url), headers, credentials);
       await client.connect(transport, { timeout: config.timeoutMs });
     } catch (error) {
       log.debug('no legacy session path to follow resources on', { error: errorText(error) });

@@ -1,12 +1,15 @@
 import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { UpstreamCredentials } from './auth/upstream-auth.js';
 import { LegacySide } from './legacy-side.js';
 import { type ListenHost, ListenStreams } from './listen-streams.js';
 import type { UpstreamRequestOptions } from './origin.js';
 
 export interface FollowerHost extends ListenHost {
   readonly config: UpstreamConfig;
+  /** The gateway's own credentials for the upstream (its `auth`), for the legacy session path. */
+  readonly credentials?: UpstreamCredentials;
   /** Sends a request on the upstream's main connection. */
   request(
     method: string,
@@ -40,7 +43,8 @@ export class ResourceFollower {
     const capabilities = client.getServerCapabilities();
     const resources = capabilities?.resources;
     if (client.getProtocolEra() !== 'modern' || !resources || resources.subscribe) return capabilities;
-    this.#legacySide = await LegacySide.open(this.#host.config, this.#host.notify, this.#log);
+    const { config, notify, credentials } = this.#host;
+    this.#legacySide = await LegacySide.open(config, notify, this.#log, credentials);
     if (!this.#legacySide) return capabilities;
     return { ...capabilities, resources: { ...resources, subscribe: true } };
   }

@@ -2,6 +2,7 @@ import type { Transport } from '@modelcontextprotocol/client';
 import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamTransportConfig } from '../config.js';
+import type { UpstreamCredentials } from './auth/upstream-auth.js';
 import { HttpClientTransport } from './http-client-transport.js';
 import { WebSocketClientTransport } from './ws-client-transport.js';
 
@@ -17,7 +18,15 @@ export interface UpstreamTransport {
   stderr?: NodeJS.ReadableStream;
 }
 
-export function createUpstreamTransport(config: UpstreamTransportConfig): UpstreamTransport {
+/**
+ * The transport for one connection attempt. `credentials` (from the upstream's `auth`) authorize every
+ * HTTP request it makes: per message on Streamable HTTP, the gateway's own on SSE and on the WebSocket
+ * upgrade.
+ */
+export function createUpstreamTransport(
+  config: UpstreamTransportConfig,
+  credentials?: UpstreamCredentials,
+): UpstreamTransport {
   switch (config.kind) {
     case 'stdio': {
       const transport = new InPlaceStdioClientTransport({
@@ -30,24 +39,42 @@ export function createUpstreamTransport(config: UpstreamTransportConfig): Upstre
       return { transport, stderr: (transport.stderr as NodeJS.ReadableStream | null) ?? undefined };
     }
     case 'http':
-      return { transport: new HttpClientTransport(new URL(config.url), config.headers) };
-    case 'ws':
-      return { transport: new WebSocketClientTransport(new URL(config.url), { headers: config.headers }) };
-    case 'sse':
+      return { transport: new HttpClientTransport(new URL(config.url), config.headers, credentials) };
+    case 'ws': {
+      const options = { headers: config.headers, credentials };
+      return { transport: new WebSocketClientTransport(new URL(config.url), options) };
+    }
+    case 'sse': {
+      const authorized = credentials ? authorizedFetch(credentials) : fetch;
       return {
         transport: new SSEClientTransport(new URL(config.url), {
           requestInit: { headers: config.headers },
-          fetch: fetchWithScopedAbort,
+          fetch: (input, init) => fetchWithScopedAbort(input, init, authorized),
           eventSourceInit: {
             fetch: (url, init) =>
-              fetch(url, {
+              authorized(url, {
                 ...init,
                 headers: { ...(init?.headers as Record<string, string>), ...config.headers },
               }),
           },
         }),
       };
+    }
   }
+}
+
+/** `fetch` with the gateway's own `Authorization` for the upstream; a 401 is retried once with a fresh token. */
+function authorizedFetch(credentials: UpstreamCredentials): typeof fetch {
+  return (input, init) =>
+    credentials.authorize(undefined, {
+      send: (authorization) => {
+        const headers = new Headers(init?.headers);
+        headers.set('authorization', authorization);
+        return fetch(input, { ...init, headers });
+      },
+      status: (res) => res.status,
+      discard: (res) => void res.body?.cancel().catch(() => {}),
+    });
 }
 
 /**
@@ -57,15 +84,19 @@ export function createUpstreamTransport(config: UpstreamTransportConfig): Upstre
  * linked to the transport's only until its response headers arrive; the GET event stream keeps the
  * transport signal so closing the transport still ends it.
  */
-export const fetchWithScopedAbort: typeof fetch = async (input, init) => {
+export const fetchWithScopedAbort = async (
+  input: Parameters<typeof fetch>[0],
+  init?: RequestInit,
+  send: typeof fetch = fetch,
+): Promise<Response> => {
   const shared = init?.signal;
-  if (!shared || init?.method !== 'POST') return fetch(input, init);
-  if (shared.aborted) return fetch(input, init);
+  if (!shared || init?.method !== 'POST') return send(input, init);
+  if (shared.aborted) return send(input, init);
   const own = new AbortController();
   const forward = () => own.abort(shared.reason);
   shared.addEventListener('abort', forward, { once: true });
   try {
-    return await fetch(input, { ...init, signal: own.signal });
+    return await send(input, { ...init, signal: own.signal });
   } finally {
     shared.removeEventListener('abort', forward);
   }

@@ -2,6 +2,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import WebSocket from 'ws';
 
 import { DEFAULT_MAX_MESSAGE_BYTES, KEEP_ALIVE_MS, keepAlive, MCP_WS_SUBPROTOCOL } from '../websocket.js';
+import type { UpstreamCredentials } from './auth/upstream-auth.js';
 
 function noSubprotocol(): Error {
   return new Error(`upstream did not accept the "${MCP_WS_SUBPROTOCOL}" WebSocket subprotocol`);
@@ -9,6 +10,8 @@ function noSubprotocol(): Error {
 
 export interface WebSocketClientOptions {
   headers?: Record<string, string>;
+  /** Authorize the upgrade request (the gateway's own credentials); a 401 is retried once. */
+  credentials?: UpstreamCredentials;
   maxMessageBytes?: number;
   keepAliveMs?: number;
 }
@@ -32,16 +35,33 @@ export class WebSocketClientTransport implements Transport {
     this.#options = options;
   }
 
-  start(): Promise<void> {
+  async start(): Promise<void> {
+    const credentials = this.#options.credentials;
+    if (credentials === undefined) {
+      await this.#open(undefined);
+      return;
+    }
+    await credentials.authorize(undefined, {
+      send: (authorization) => this.#open(authorization),
+      status: (status) => status,
+      discard: () => {},
+    });
+  }
+
+  /** Opens the socket; resolves to 101 once it is open, or to 401 when the upgrade was refused that way. */
+  #open(authorization: string | undefined): Promise<number> {
     return new Promise((resolve, reject) => {
       let opened = false;
+      /** Refused with 401: this socket's close is not the transport's. */
+      let refused = false;
       const fail = (error: Error) => {
         if (opened) return;
         opened = true; // settle once
         reject(error);
       };
+      const headers = authorization ? { ...this.#options.headers, authorization } : this.#options.headers;
       const socket = new WebSocket(this.#url, MCP_WS_SUBPROTOCOL, {
-        headers: this.#options.headers,
+        headers,
         maxPayload: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
         handshakeTimeout: 30_000,
       });
@@ -54,10 +74,16 @@ export class WebSocketClientTransport implements Transport {
         }
         opened = true;
         this.#keepAlive = keepAlive(socket, this.#options.keepAliveMs ?? KEEP_ALIVE_MS);
-        resolve();
+        resolve(101);
       });
       socket.once('unexpected-response', (_req, res) => {
-        fail(new Error(`WebSocket upgrade refused: HTTP ${res.statusCode}`));
+        if (res.statusCode === 401 && authorization !== undefined && !opened) {
+          opened = true; // settled: a retry opens another socket
+          refused = true;
+          resolve(401);
+        } else {
+          fail(new Error(`WebSocket upgrade refused: HTTP ${res.statusCode}`));
+        }
         res.resume();
         socket.terminate();
       });
@@ -78,11 +104,11 @@ export class WebSocketClientTransport implements Transport {
       // Before 'open', any error or close fails start(); ws reports a missing subprotocol this way too.
       socket.on('error', (error) => {
         if (!opened) fail(/subprotocol/i.test(error.message) ? noSubprotocol() : error);
-        else this.onerror?.(error);
+        else if (!refused) this.onerror?.(error);
       });
       socket.once('close', (code) => {
         fail(new Error(`WebSocket closed before it opened (code ${code})`));
-        this.#finish();
+        if (!refused) this.#finish();
       });
     });
   }

@@ -1,0 +1,45 @@
+import type { Client, Transport } from '@modelcontextprotocol/client';
+import type { UpstreamConfig } from '../config.js';
+import type { Logger } from '../logger.js';
+import type { UpstreamAuth } from './auth/upstream-auth.js';
+import { CallCorrelation } from './correlation.js';
+import { errorText } from './errors.js';
+import { pipeLines } from './stderr.js';
+import { createUpstreamTransport } from './transport.js';
+import { createUpstreamClient } from './upstream-client.js';
+
+/** The parts of one attempt to connect to an upstream. */
+export interface ConnectionAttempt {
+  client: Client;
+  /** Which downstream request each of the attempt's requests (and server-to-client requests) belongs to. */
+  correlation: CallCorrelation;
+  /** The transport to connect the client with (wrapped by the correlation). */
+  transport: Transport;
+}
+
+/**
+ * Prepares one attempt to connect to an upstream: its transport, whose requests carry the upstream's
+ * credentials (`auth`) for the caller each serves, a spawned server's stderr logged line by line, and
+ * the SDK client that relays what the upstream sends on its own.
+ */
+export function prepareAttempt(
+  config: UpstreamConfig,
+  auth: UpstreamAuth | undefined,
+  notify: (method: string, params: unknown) => void,
+  log: Logger,
+): ConnectionAttempt {
+  const correlation = new CallCorrelation();
+  const credentials = auth?.bind((message) => correlation.callerOf(message));
+  const { transport, stderr } = createUpstreamTransport(config.transport, credentials);
+  if (stderr) pipeLines(stderr, (line) => log.info(line, { stream: 'stderr' }));
+  const client = createUpstreamClient(config.timeoutMs, {
+    notify,
+    relay: (method, params, id, signal) =>
+      correlation.relay(method, params, id, signal).catch((error: unknown) => {
+        log.warn(`could not relay ${method}`, { error: errorText(error) });
+        throw error;
+      }),
+  });
+  client.onerror = (error) => log.debug('transport error', { error: error.message });
+  return { client, correlation, transport: correlation.wrap(transport) };
+}
