@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { type LogLevel, PluginError } from '@switchyard/core';
+import { createLogger, type LogLevel, PluginError } from '@switchyard/core';
+import { runCheck } from './check/command.js';
 import { ConfigError, type GatewayConfig, loadConfigFile } from './config/load.js';
 import { defaultConfig } from './default-config.js';
 import { runGateway } from './run.js';
@@ -9,17 +10,29 @@ const HELP = `switchyard — one MCP endpoint in front of many upstream MCP serv
 
 Usage:
   switchyard [--config <file>] [--log-level <level>]
+  switchyard check [--config <file>]
+
+Commands:
+  (none)                   Run the gateway.
+  check                    Validate the config, connect once to every upstream (each within its
+                           timeoutMs, all at once) and print a table to stdout: era, transport,
+                           protocol version, connect time and how many resources, resource templates,
+                           tools and prompts each exposes, or its error. Exit 0 when all are fine, 1 when
+                           any upstream failed, 2 for a bad config.
 
 Options:
-  -c, --config <file>      JSON config (see docs/configuration.md). Without it, the embedded default
-                           config runs: two bundled test servers behind http://127.0.0.1:7480/mcp.
+  -c, --config <file>      JSON or YAML (.yaml/.yml) config (see docs/configuration.md). Without it,
+                           the embedded default config runs: two bundled test servers behind
+                           http://127.0.0.1:7480/mcp.
   -l, --log-level <level>  debug | info | warn | error (default: info, or "logLevel" in the config).
   -h, --help               Show this help.
   -v, --version            Print the version.
 
 Logs always go to stderr: in stdio mode stdout carries JSON-RPC and nothing else.
 Exit codes: 0 on a clean shutdown (SIGINT/SIGTERM, or stdin closed in stdio mode), 2 for a bad
-config or command line, 1 when the gateway cannot start (for example, the port is taken).`;
+config or command line, 1 when the gateway cannot start (for example, the port is taken).
+SIGTERM/SIGINT drain: in-flight requests get "shutdownGraceMs" to finish; a second signal exits at
+once with 143 (SIGTERM) or 130 (SIGINT).`;
 
 const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
 
@@ -29,6 +42,15 @@ async function main(): Promise<number> {
     args = parse();
   } catch (error) {
     process.stderr.write(`switchyard: ${(error as Error).message}\nRun switchyard --help for usage.\n`);
+    return 2;
+  }
+  const [command, ...extra] = args.positionals;
+  if ((command !== undefined && command !== 'check') || extra.length > 0) {
+    const why =
+      extra.length > 0
+        ? `unexpected argument "${extra[0]}"`
+        : `unknown command "${command}" (commands: check)`;
+    process.stderr.write(`switchyard: ${why}\nRun switchyard --help for usage.\n`);
     return 2;
   }
   if (args.help) {
@@ -53,6 +75,10 @@ async function main(): Promise<number> {
     process.stderr.write(`switchyard: ${error instanceof ConfigError ? error.message : String(error)}\n`);
     return 2;
   }
+  if (command === 'check') {
+    const logger = createLogger({ level: (level as LogLevel | undefined) ?? 'warn' });
+    return runCheck(config, (text) => process.stdout.write(text), logger);
+  }
   let running: Awaited<ReturnType<typeof runGateway>>;
   try {
     running = await runGateway(config, { logLevel: level as LogLevel | undefined });
@@ -69,18 +95,26 @@ async function main(): Promise<number> {
     return 1;
   }
   return new Promise<number>((resolve) => {
-    const stop = (signal: string) => {
-      process.stderr.write(`switchyard: ${signal}, shutting down\n`);
-      void running.close().then(() => resolve(0));
+    let stopping = false;
+    const stop = (reason: string) => {
+      if (stopping) return;
+      stopping = true;
+      process.stderr.write(`switchyard: ${reason}, shutting down (draining; a second signal forces exit)\n`);
+      void running.drain().then(() => resolve(0));
     };
-    process.once('SIGINT', () => stop('SIGINT'));
-    process.once('SIGTERM', () => stop('SIGTERM'));
+    const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+      if (!stopping) return stop(signal);
+      process.stderr.write(`switchyard: ${signal} again, exiting without waiting\n`);
+      process.exit(signal === 'SIGINT' ? 130 : 143);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
     running.stdioClosed?.then(() => stop('stdin closed'));
   });
 }
 
 function parse() {
-  return parseArgs({
+  const { values, positionals } = parseArgs({
     options: {
       config: { type: 'string', short: 'c' },
       'log-level': { type: 'string', short: 'l' },
@@ -88,8 +122,9 @@ function parse() {
       version: { type: 'boolean', short: 'v' },
     },
     strict: true,
-    allowPositionals: false,
-  }).values;
+    allowPositionals: true,
+  });
+  return { ...values, positionals };
 }
 
 main().then(

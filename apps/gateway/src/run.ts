@@ -1,7 +1,10 @@
 import { ClientDirectory, createLogger, Gateway, type Logger, type LogLevel } from '@switchyard/core';
+import { type AdminListener, startAdminListener } from './admin/listener.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import type { GatewayConfig } from './config/load.js';
+import { Drain } from './listeners/drain.js';
 import { type HttpListener, startHttpListener } from './listeners/http.js';
+import { DEFAULT_LIMITS, SessionQuota } from './listeners/limits.js';
 import { startStdioListener } from './listeners/stdio.js';
 import { startWsListener, type WsListener } from './listeners/ws.js';
 import { loadPlugins } from './plugins.js';
@@ -11,8 +14,14 @@ export interface RunningGateway {
   gateway: Gateway;
   http?: HttpListener;
   ws?: WsListener;
+  admin?: AdminListener;
   /** Resolves when the stdio client disconnects (stdio mode only). */
   stdioClosed?: Promise<void>;
+  /**
+   * SIGTERM: refuses new sessions and requests (`shutting_down`), waits up to `graceMs` for the requests
+   * in flight, then closes everything. Resolves with how many requests were still running (0 = none).
+   */
+  drain(graceMs?: number): Promise<number>;
   close(): Promise<void>;
 }
 
@@ -59,14 +68,36 @@ export async function runGateway(
       upstreams: down.map((s) => s.name).join(','),
     });
   }
+  const limits = config.limits ?? { ...DEFAULT_LIMITS };
+  const shared = { limits, quota: new SessionQuota(limits), drain: new Drain() };
   let http: HttpListener | undefined;
   let ws: WsListener | undefined;
   let stdio: Awaited<ReturnType<typeof startStdioListener>> | undefined;
+  let admin: AdminListener | undefined;
+  /** Set once close() starts: /readyz then reports the MCP listeners as down (as it does while draining). */
+  let stopping = false;
   try {
-    if (config.listen.http) http = await startHttpListener(gateway, config.listen.http, logger, auth);
-    if (config.listen.ws) ws = await startWsListener(gateway, config.listen.ws, logger, auth);
+    if (config.listen.http) http = await startHttpListener(gateway, config.listen.http, logger, auth, shared);
+    if (config.listen.ws) ws = await startWsListener(gateway, config.listen.ws, logger, auth, shared);
     if (config.listen.stdio) stdio = await startStdioListener(gateway, logger, clients.anonymous);
+    if (config.listen.admin) {
+      const mcp = () => [
+        ...(http ? [{ kind: 'http', url: http.url }] : []),
+        ...(ws ? [{ kind: 'ws', url: ws.url }] : []),
+        ...(stdio ? [{ kind: 'stdio', url: 'stdio' }] : []),
+      ];
+      admin = await startAdminListener({
+        gateway,
+        config: config.listen.admin,
+        logger,
+        auth,
+        identities: clients.enabled || config.auth?.oauth !== undefined,
+        listeners: mcp,
+        listenersDown: () => (stopping || shared.drain.draining ? mcp().map((l) => l.kind) : []),
+      });
+    }
   } catch (error) {
+    await admin?.close();
     await ws?.close();
     await http?.close();
     await gateway.close();
@@ -78,22 +109,37 @@ export async function runGateway(
   if (http) logger.info(`listening on ${http.url}`);
   if (ws) logger.info(`listening on ${ws.url}`);
   if (stdio) logger.info('serving MCP on stdio');
+  if (admin) logger.info(`admin listening on ${admin.url}`);
   let closing: Promise<void> | undefined;
+  const close = () => {
+    closing ??= (async () => {
+      stopping = true;
+      await stdio?.close().catch(() => {});
+      await ws?.close();
+      await http?.close();
+      await gateway.close();
+      await admin?.close();
+      auth.close();
+      await telemetry.close();
+    })();
+    return closing;
+  };
   return {
     gateway,
     http,
     ws,
+    admin,
     stdioClosed: stdio?.closed,
-    close: () => {
-      closing ??= (async () => {
-        await stdio?.close().catch(() => {});
-        await ws?.close();
-        await http?.close();
-        await gateway.close();
-        auth.close();
-        await telemetry.close();
-      })();
-      return closing;
+    drain: async (graceMs = config.shutdownGraceMs ?? 10_000) => {
+      const inFlight = shared.drain.inFlight;
+      if (inFlight > 0)
+        logger.info('draining: waiting for requests in flight', { requests: inFlight, graceMs });
+      const left = await shared.drain.begin(graceMs);
+      if (left > 0)
+        logger.warn('grace period over: closing with requests still in flight', { requests: left });
+      await close();
+      return left;
     },
+    close,
   };
 }

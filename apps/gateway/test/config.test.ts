@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ConfigIssue } from '../src/config/expand.js';
 import { ConfigError, type GatewayConfig, loadConfigFile, parseConfig } from '../src/config/load.js';
+import { DEFAULT_LIMITS } from '../src/listeners/limits.js';
 
 let dir: string;
 
@@ -149,8 +150,29 @@ describe('loadConfigFile: a valid config', () => {
       ],
       cursorSecret: 'shh',
       logLevel: 'debug',
+      limits: { ...DEFAULT_LIMITS },
+      shutdownGraceMs: 10_000,
     };
     expect(await config()).toEqual(expected);
+  });
+
+  it('reads limits: unset keys take the defaults, maxWsFrameBytes follows maxBodyBytes', async () => {
+    const { config } = await load({
+      mcpServers: {},
+      limits: { sessions: 5, maxBodyBytes: 1024 },
+      shutdownGraceMs: 0,
+    });
+    const loaded = await config();
+    expect(loaded.limits).toEqual({
+      ...DEFAULT_LIMITS,
+      sessions: 5,
+      maxBodyBytes: 1024,
+      maxWsFrameBytes: 1024,
+    });
+    expect(loaded.shutdownGraceMs).toBe(0);
+    const { error } = await loadError({ mcpServers: {}, limits: { sessions: 0, busy: 1 } });
+    expect(error.issues.map((i) => i.path)).toEqual(expect.arrayContaining(['$.limits.sessions']));
+    expect(error.message).toMatch(/busy/);
   });
 
   it('serves stdio only when "listen" is omitted, and a stdio server without cwd runs in the config dir', async () => {

@@ -41,6 +41,8 @@ export interface UpstreamConfig {
   tools?: CurationConfig;
   /** Which of the upstream's own prompt names are exposed (allow/deny globs); default all. */
   prompts?: CurationConfig;
+  /** The gateway is not ready (`/readyz`) while this upstream is not connected (default false). */
+  required?: boolean;
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;

@@ -25,6 +25,7 @@ import { type LoadedPlugin, pluginHooks } from './plugins/host.js';
 import { pluginView } from './plugins/view.js';
 import { NamedCatalog } from './routing/named-catalog.js';
 import { ResourceRouter } from './routing/resource-router.js';
+import { GatewayStats } from './stats/recorder.js';
 import { SubscriptionTable } from './subscriptions.js';
 import { GatewayTelemetry } from './telemetry.js';
 import { callChain } from './upstream/call-chain.js';
@@ -67,6 +68,8 @@ export class Gateway {
   /** Telemetry, or undefined when no OpenTelemetry SDK is registered: then no wrappers at all. */
   readonly #telemetry: GatewayTelemetry | undefined;
   readonly #log: Logger;
+  /** Request and upstream-call statistics for the status page (always on: O(1) per event). */
+  readonly #stats = new GatewayStats();
   /** Calls of legacy upstreams waiting for a modern client's answers (see interaction/). */
   readonly #suspended: SuspendedCalls<RequestContext>;
   #settled: Promise<void> | undefined;
@@ -93,7 +96,7 @@ export class Gateway {
       options.upstreams,
       listener,
       log.child('upstream'),
-      callChain(hooks.upstreamCall, this.#telemetry),
+      callChain(hooks.upstreamCall, this.#telemetry, this.#stats),
     );
     const pool = this.#pool;
     this.#sessions = new SessionRegistry(log);
@@ -221,6 +224,30 @@ export class Gateway {
     return this.#subscriptions.size;
   }
 
+  /** Request statistics: totals, latency, a ~10 minute time series and the latest outcomes. */
+  get stats(): GatewayStats {
+    return this.#stats;
+  }
+
+  /** Open sessions counted by identity and transport. */
+  sessionSummary(): { identity: string; transport: string; sessions: number }[] {
+    return this.#sessions.summary();
+  }
+
+  /** Each loaded plugin's own figures (its `stats` hook), by plugin name; a failing hook is skipped. */
+  pluginStats(): Record<string, Record<string, number>> {
+    const out: Record<string, Record<string, number>> = {};
+    for (const p of this.#plugins) {
+      try {
+        const stats = p.hooks.stats?.();
+        if (stats) out[p.name] = stats;
+      } catch (error) {
+        this.#log.debug('plugin stats hook failed', { plugin: p.name, error: String(error) });
+      }
+    }
+    return out;
+  }
+
   openSession(session: SessionSink): void {
     this.#sessions.open(session);
   }
@@ -234,6 +261,14 @@ export class Gateway {
   /** Runs one downstream request through the middleware chain to its upstream(s). */
   handle(ctx: RequestContext): Promise<Outcome> {
     ctx.target ??= this.#dispatcher.target(ctx);
+    const started = performance.now();
+    return this.#traced(ctx).then((outcome) => {
+      this.#stats.request(ctx, outcome, performance.now() - started);
+      return outcome;
+    });
+  }
+
+  #traced(ctx: RequestContext): Promise<Outcome> {
     if (!this.#telemetry) return this.#run(ctx);
     const attributes = () => {
       const described: Record<string, string> = {

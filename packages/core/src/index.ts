@@ -75,7 +75,15 @@ export {
   setupPlugins,
 } from './plugins/host.js';
 export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';
+export type {
+  GatewayStats,
+  RequestRecord,
+  StatsSnapshot,
+  UpstreamCallStats,
+} from './stats/recorder.js';
+export type { SeriesBucket } from './stats/series.js';
 export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
+export { probeUpstream, type UpstreamCounts, type UpstreamProbe } from './upstream/probe.js';
 export { type WebSocketClientOptions, WebSocketClientTransport } from './upstream/ws-client-transport.js';
 export { CORE_VERSION } from './version.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './websocket.js';

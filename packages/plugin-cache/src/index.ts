@@ -44,6 +44,7 @@ export default definePlugin<CacheOptions>({
     return {
       request: (request, next) => reads.handle(request, next),
       notification: (notification) => evictOnUpdate(notification, gateway, cache),
+      stats: () => ({ bytes: cache.bytes, entries: cache.entries, maxBytes: resolved.maxBytes }),
       close: async () => {
         reads.close();
         await cache.close();

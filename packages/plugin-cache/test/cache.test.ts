@@ -83,7 +83,7 @@ describe('read-through caching', () => {
       [{ plugin: cachePlugin, options: { ttlMs: 1000 }, source: 'cache' }],
       silentLogger,
     );
-    expect(Object.keys(loaded!.hooks).sort()).toEqual(['close', 'notification', 'request']);
+    expect(Object.keys(loaded!.hooks).sort()).toEqual(['close', 'notification', 'request', 'stats']);
   });
 });
 

@@ -1,7 +1,11 @@
-/** A problem found in the config file, located by its JSON path. */
+/** A problem found in the config file, located by its JSON path (and, from a file, its line and column). */
 export interface ConfigIssue {
   path: string;
   message: string;
+  /** 1-based line in the config file. */
+  line?: number;
+  /** 1-based column in the config file. */
+  column?: number;
 }
 
 const VAR = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;

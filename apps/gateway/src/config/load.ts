@@ -2,9 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { ClientConfig, LogLevel, UpstreamConfig } from '@switchyard/core';
 import type { z } from 'zod';
+import type { Limits } from '../listeners/limits.js';
 import type { AuthConfig } from './auth-schema.js';
 import { type ConfigIssue, expandEnv, joinPath } from './expand.js';
-import { configSchema, type RawConfig } from './schema.js';
+import { type AdminListenerConfig, configSchema, type RawConfig } from './schema.js';
+import { isYamlFile, parseJsonSource, parseYamlSource, placeIssues } from './source-positions.js';
 import { resolveUpstreamAuth } from './upstream-auth-schema.js';
 
 export interface ListenerConfig {
@@ -20,7 +22,7 @@ export interface GatewayConfig {
   /** Where the config came from (a file path, or "(embedded default)"). */
   source: string;
   baseDir: string;
-  listen: { stdio: boolean; http?: ListenerConfig; ws?: ListenerConfig };
+  listen: { stdio: boolean; http?: ListenerConfig; ws?: ListenerConfig; admin?: AdminListenerConfig };
   upstreams: UpstreamConfig[];
   /** Plugins in config order (first = outermost): a package name or a path relative to baseDir. */
   plugins: { specifier: string; options: Record<string, unknown> }[];
@@ -33,6 +35,10 @@ export interface GatewayConfig {
   telemetry?: TelemetryConfig;
   cursorSecret?: string;
   logLevel?: LogLevel;
+  /** `limits`; absent = the defaults (DEFAULT_LIMITS). */
+  limits?: Limits;
+  /** SIGTERM: how long in-flight requests get to finish (default 10000). */
+  shutdownGraceMs?: number;
 }
 
 export interface TelemetryConfig {
@@ -43,19 +49,28 @@ export interface TelemetryConfig {
   prometheus?: { host: string; port: number; path: string };
 }
 
-/** A config that cannot be used; its message names the file, each JSON path and what is wrong. */
+/**
+ * A config that cannot be used; its message names the file, each JSON path and what is wrong, and where
+ * known the line and column (`  - $.mcpServers.docs.url: unsupported URL scheme … (line 4, column 12)`).
+ */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly issues: ConfigIssue[];
 
   constructor(source: string, issues: ConfigIssue[]) {
     super(
-      `Invalid config ${source}:\n${issues.map((i) => `  - ${i.path}: ${i.message}`).join('\n')}\nFix the config and start again; nothing was started.`,
+      `Invalid config ${source}:\n${issues.map(describeIssue).join('\n')}\nFix the config and start again; nothing was started.`,
     );
     this.issues = issues;
   }
 }
 
+function describeIssue(issue: ConfigIssue): string {
+  const at = issue.line === undefined ? '' : ` (line ${issue.line}, column ${issue.column ?? 1})`;
+  return `  - ${issue.path}: ${issue.message}${at}`;
+}
+
+/** Loads a JSON config, or a YAML one (`.yaml`/`.yml`); problems come with their line and column. */
 export async function loadConfigFile(
   file: string,
   env: NodeJS.ProcessEnv = process.env,
@@ -69,13 +84,14 @@ export async function loadConfigFile(
     const why = code === 'ENOENT' ? 'file not found' : (error as Error).message;
     throw new ConfigError(path, [{ path: '$', message: `cannot read config: ${why}` }]);
   }
-  let raw: unknown;
+  const parsed = isYamlFile(path) ? parseYamlSource(text) : parseJsonSource(text);
+  if ('issues' in parsed) throw new ConfigError(path, parsed.issues);
   try {
-    raw = JSON.parse(text);
+    return parseConfig(parsed.value, { source: path, baseDir: dirname(path), env });
   } catch (error) {
-    throw new ConfigError(path, [{ path: '$', message: `not valid JSON: ${(error as Error).message}` }]);
+    if (error instanceof ConfigError) throw new ConfigError(path, placeIssues(text, error.issues));
+    throw error;
   }
-  return parseConfig(raw, { source: path, baseDir: dirname(path), env });
 }
 
 export function parseConfig(
@@ -109,6 +125,7 @@ function resolveConfig(
       timeoutMs: server.timeoutMs,
       tools: server.tools,
       prompts: server.prompts,
+      ...(server.required ? { required: true } : {}),
     };
     if ('command' in server) {
       upstreams.push({
@@ -170,6 +187,7 @@ function resolveConfig(
       stdio: listen.stdio,
       http: 'http' in listen ? listen.http : undefined,
       ws: 'ws' in listen ? listen.ws : undefined,
+      admin: 'admin' in listen ? listen.admin : undefined,
     },
     upstreams,
     plugins: config.plugins.map(([specifier, options]) => ({ specifier, options: options ?? {} })),
@@ -179,6 +197,11 @@ function resolveConfig(
     telemetry: config.telemetry,
     cursorSecret: config.cursorSecret,
     logLevel: config.logLevel,
+    limits: {
+      ...config.limits,
+      maxWsFrameBytes: config.limits.maxWsFrameBytes ?? config.limits.maxBodyBytes,
+    },
+    shutdownGraceMs: config.shutdownGraceMs,
   };
 }
 

@@ -19,6 +19,7 @@ const exposure = {
   timeoutMs: timeoutMs.default(30_000),
   tools: curation,
   prompts: curation,
+  required: z.boolean().default(false),
 };
 
 const stdioServer = z.strictObject({
@@ -49,6 +50,30 @@ const listener = z.strictObject({
   allowedOrigins: z.array(z.string()).default([]),
 });
 
+/** `listen.admin`: health probes, the status page and its JSON (DESIGN §10). */
+const adminListener = z.strictObject({
+  host: z.string().default('127.0.0.1'),
+  port: z.number().int().min(0).max(65_535).default(7482),
+  groups: z.array(z.string().min(1)).default(['admins']),
+  allowedHosts: z.array(z.string()).default([]),
+  allowedOrigins: z.array(z.string()).default([]),
+});
+
+export type AdminListenerConfig = z.infer<typeof adminListener>;
+
+const count = z.number().int().positive();
+/** `limits` (DESIGN §10): every key optional, the defaults are safe for one process. */
+const limits = z
+  .strictObject({
+    sessions: count.default(10_000),
+    sessionsPerClient: count.default(1_000),
+    maxBodyBytes: count.default(4 * 1024 * 1024),
+    concurrentPerSession: count.default(64),
+    idleSessionMs: count.max(2 ** 31 - 1).default(1_800_000),
+    maxWsFrameBytes: count.optional(),
+  })
+  .prefault({});
+
 type ServerEntry = z.infer<typeof stdioServer> | z.infer<typeof remoteServer>;
 
 export const configSchema = z.strictObject({
@@ -58,6 +83,7 @@ export const configSchema = z.strictObject({
       stdio: z.boolean().default(false),
       http: listener.optional(),
       ws: listener.extend({ port: z.number().int().min(0).max(65_535).default(7481) }).optional(),
+      admin: adminListener.optional(),
     })
     .optional(),
   mcpServers: z.record(z.string(), z.unknown()).transform((servers, ctx) => {
@@ -128,6 +154,8 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   cursorSecret: z.string().optional(),
+  limits,
+  shutdownGraceMs: z.number().int().nonnegative().max(3_600_000).default(10_000),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).optional(),
 });
 

@@ -1,14 +1,11 @@
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
 import {
   type ClientDirectory,
   checkEnvelope,
-  type DownstreamSession,
   type Gateway,
   type Identity,
   type Logger,
-  openSession,
 } from '@switchyard/core';
 import { type Authenticator, asAuthenticator, refreshSubjectToken } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
@@ -18,15 +15,24 @@ import {
   claimsModernEra,
   header,
   isInitialize,
-  MAX_BODY_BYTES,
   readJson,
   rpcError,
   sendJson,
 } from './http-io.js';
+import {
+  bodyTooLarge,
+  carriesRequest,
+  type ListenerLimits,
+  listenerLimits,
+  refuseBusy,
+  refuseDraining,
+  refuseSessions,
+  requestCount,
+} from './http-refusals.js';
+import { type HttpSession, HttpSessionTable } from './http-sessions.js';
 import { listen } from './listen.js';
 import { ModernEndpoint } from './modern-endpoint.js';
 import { createRequestGuard } from './origin.js';
-import { SessionHttpTransport } from './session-transport.js';
 
 export interface HttpListener {
   url: string;
@@ -35,30 +41,22 @@ export interface HttpListener {
   close(): Promise<void>;
 }
 
-interface HttpSession {
-  transport: SessionHttpTransport;
-  session: DownstreamSession;
-  /** The client that opened the session; every later request must authenticate as the same one. */
-  identity: Identity;
-  lastSeen: number;
-  openStreams: number;
-}
-
 /**
  * Serves MCP over Streamable HTTP (legacy sessions: POST, the GET notification stream, DELETE) on one
  * path, with one SessionHttpTransport and one downstream session (an SDK Server) per `Mcp-Session-Id`.
  */
 export async function startHttpListener(
   gateway: Gateway,
-  config: ListenerConfig & { sessionIdleMs?: number },
+  config: ListenerConfig,
   logger: Logger,
   auth: Authenticator | ClientDirectory,
+  shared: Partial<ListenerLimits> = {},
 ): Promise<HttpListener> {
   const log = logger.child('http');
   const authenticator = asAuthenticator(auth);
-  const sessions = new Map<string, HttpSession>();
+  const { limits, quota, drain } = listenerLimits(shared);
+  const sessions = new HttpSessionTable({ gateway, log, limits, quota, drain });
   const guard = createRequestGuard(config);
-  const idleMs = config.sessionIdleMs ?? 30 * 60_000;
   const modern = new ModernEndpoint(gateway, log);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
@@ -158,20 +156,18 @@ export async function startHttpListener(
     }
     let body: unknown;
     try {
-      body = await readJson(req);
+      body = await readJson(req, limits.maxBodyBytes);
     } catch (error) {
-      const tooLarge = error instanceof BodyTooLarge;
-      return sendJson(
-        res,
-        tooLarge ? 413 : 400,
-        tooLarge
-          ? rpcError(-32600, `Request body exceeds ${MAX_BODY_BYTES} bytes`)
-          : rpcError(-32700, `Parse error: ${(error as Error).message}`),
-      );
+      if (error instanceof BodyTooLarge) return bodyTooLarge(req, res, limits.maxBodyBytes);
+      return sendJson(res, 400, rpcError(-32700, `Parse error: ${(error as Error).message}`));
     }
     const invalid = checkEnvelope(body);
     if (invalid) return sendJson(res, 400, invalid);
+    if (drain.draining && carriesRequest(body)) return refuseDraining(res);
     if (!sessionId && claimsModernEra(body, version)) {
+      // Modern requests are stateless: each is one request in flight, except a listen stream.
+      const isListen = (body as { method?: unknown }).method === 'subscriptions/listen';
+      if (carriesRequest(body) && !isListen) res.once('close', drain.track());
       await modern.serve(identity, req, res, body);
       return;
     }
@@ -183,6 +179,7 @@ export async function startHttpListener(
       if (!entry) return sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new session'));
       if (wrongClient(entry)) return;
       entry.lastSeen = Date.now();
+      if (requestCount(messages) > entry.gate.free) return refuseBusy(res, limits.concurrentPerSession);
       entry.transport.handlePost(res, messages, acceptsSse, version);
       return;
     }
@@ -196,23 +193,9 @@ export async function startHttpListener(
         ),
       );
     }
-    const id = randomUUID();
-    const session = openSession(gateway, { transport: 'http', id, identity });
-    const entry: HttpSession = {
-      session,
-      identity,
-      lastSeen: Date.now(),
-      openStreams: 0,
-      transport: new SessionHttpTransport(id),
-    };
-    sessions.set(id, entry);
-    entry.transport.onclose = () => {
-      sessions.delete(id);
-      void session.close();
-      log.debug('session closed', { session: id, sessions: sessions.size });
-    };
-    await session.connect(entry.transport);
-    log.debug('session opened', { session: id, sessions: sessions.size });
+    const opened = await sessions.open(identity);
+    if (!opened.ok) return refuseSessions(res, opened);
+    const entry = opened.entry;
     entry.transport.handlePost(res, messages, acceptsSse);
   };
 
@@ -225,30 +208,14 @@ export async function startHttpListener(
   });
   server.keepAliveTimeout = 65_000;
 
-  const sweeper = setInterval(
-    () => {
-      const now = Date.now();
-      for (const entry of sessions.values()) {
-        if (entry.openStreams === 0 && now - entry.lastSeen > idleMs) {
-          log.info('closing idle session', { session: entry.session.id });
-          void entry.transport.close();
-        }
-      }
-    },
-    Math.min(60_000, idleMs),
-  );
-  sweeper.unref();
-
   const { port, url } = await listen(server, config, 'http');
   return {
     url,
     port,
     sessionCount: () => sessions.size,
     close: async () => {
-      clearInterval(sweeper);
       await modern.close();
-      await Promise.allSettled([...sessions.values()].map((e) => e.transport.close()));
-      sessions.clear();
+      await sessions.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();

@@ -2,7 +2,6 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   type ClientDirectory,
-  DEFAULT_MAX_MESSAGE_BYTES,
   type Gateway,
   type Logger,
   MCP_WS_SUBPROTOCOL,
@@ -12,8 +11,12 @@ import {
 import { WebSocketServer } from 'ws';
 import { type Authenticator, asAuthenticator } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
+import { SHUTTING_DOWN_MESSAGE } from './drain.js';
+import { type ListenerLimits, listenerLimits } from './http-refusals.js';
+import { countRefusal, type RefusalReason, refusal } from './limits.js';
 import { listen } from './listen.js';
 import { createRequestGuard } from './origin.js';
+import { SessionGate } from './session-gate.js';
 
 export interface WsListener {
   url: string;
@@ -23,7 +26,6 @@ export interface WsListener {
 }
 
 export interface WsListenerOptions extends ListenerConfig {
-  maxMessageBytes?: number;
   maxBufferedBytes?: number;
   keepAliveMs?: number;
 }
@@ -37,13 +39,16 @@ export async function startWsListener(
   config: WsListenerOptions,
   logger: Logger,
   auth: Authenticator | ClientDirectory,
+  shared: Partial<ListenerLimits> = {},
 ): Promise<WsListener> {
   const log = logger.child('ws');
   const authenticator = asAuthenticator(auth);
   const guard = createRequestGuard(config);
+  const { limits, quota, drain } = listenerLimits(shared);
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: config.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    // A bigger message closes the connection with 1009 before it is buffered whole.
+    maxPayload: limits.maxWsFrameBytes,
     handleProtocols: (protocols) => (protocols.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false),
   });
   const server = createServer((req, res) => {
@@ -73,9 +78,36 @@ export async function startWsListener(
       return refuse(auth.status, STATUS_TEXT[auth.status], headers.join(''), auth.error.message);
     }
     const identity = auth.identity;
+    const limited = (status: number, reason: RefusalReason, message: string) => {
+      countRefusal(reason, 'ws');
+      log.warn('upgrade refused', { reason, client: identity.id });
+      const body = JSON.stringify(refusal(reason, message));
+      socket.end(
+        `HTTP/1.1 ${status} ${STATUS_TEXT[status as keyof typeof STATUS_TEXT]}\r\nContent-Type: application/json\r\n` +
+          `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      );
+    };
+    if (drain.draining) return limited(503, 'shutting_down', SHUTTING_DOWN_MESSAGE);
+    const claim = quota.claim(identity.id);
+    if (!claim.ok) return limited(claim.status, 'too_many_sessions', claim.message);
+    // Released when the session ends, or when the handshake fails before there is one.
+    socket.once('close', claim.release);
     wss.handleUpgrade(req, socket, head, (ws) => {
       const session = openSession(gateway, { transport: 'ws', identity });
-      const transport = new WebSocketSessionTransport(ws, config);
+      ws.on('error', (error) => {
+        if ((error as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
+          countRefusal('body_too_large', 'ws');
+          log.warn('closing connection: message too large', {
+            session: session.id,
+            limit: limits.maxWsFrameBytes,
+          });
+        }
+      });
+      const transport = new SessionGate(new WebSocketSessionTransport(ws, config), {
+        limit: limits.concurrentPerSession,
+        drain,
+        transport: 'ws',
+      });
       // A connection lives no longer than the access token it was opened with.
       const expiry = expiryTimer(auth.expiresAt, () => {
         log.info('closing connection: its access token expired', { session: session.id });
@@ -83,6 +115,7 @@ export async function startWsListener(
       });
       transport.onclose = () => {
         clearTimeout(expiry);
+        claim.release();
         void session.close();
       };
       session.connect(transport).catch((error) => {
@@ -114,7 +147,12 @@ export async function startWsListener(
   };
 }
 
-const STATUS_TEXT = { 401: 'Unauthorized', 403: 'Forbidden', 503: 'Service Unavailable' } as const;
+const STATUS_TEXT = {
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  429: 'Too Many Requests',
+  503: 'Service Unavailable',
+} as const;
 
 function expiryTimer(expiresAt: number | undefined, onExpiry: () => void): NodeJS.Timeout | undefined {
   if (expiresAt === undefined) return undefined;

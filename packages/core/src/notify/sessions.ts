@@ -31,6 +31,18 @@ export class SessionRegistry {
     return this.#sessions.delete(id);
   }
 
+  /** Open sessions counted by identity and transport. */
+  summary(): { identity: string; transport: string; sessions: number }[] {
+    const counts = new Map<string, { identity: string; transport: string; sessions: number }>();
+    for (const s of this.#sessions.values()) {
+      const key = `${s.identity.id}\u0000${s.transport}`;
+      const entry = counts.get(key) ?? { identity: s.identity.id, transport: s.transport, sessions: 0 };
+      entry.sessions += 1;
+      counts.set(key, entry);
+    }
+    return [...counts.values()];
+  }
+
   clear(): void {
     this.#sessions.clear();
   }

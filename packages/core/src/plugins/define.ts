@@ -41,9 +41,11 @@ export interface PluginHooks {
   ready?: () => void | Promise<void>;
   /** When the gateway shuts down (in reverse load order). */
   close?: () => void | Promise<void>;
+  /** A read-only snapshot of the plugin's own figures for the status page (e.g. a cache's bytes). */
+  stats?: () => Record<string, number>;
 }
 
-export const HOOK_NAMES = ['request', 'upstreamCall', 'notification', 'ready', 'close'] as const;
+export const HOOK_NAMES = ['request', 'upstreamCall', 'notification', 'ready', 'close', 'stats'] as const;
 
 /** A route: the upstream serving an exposed URI, and the URI as that upstream knows it. */
 export interface ResourceRoute {

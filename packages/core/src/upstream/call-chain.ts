@@ -1,5 +1,6 @@
 import type { RequestContext } from '../context.js';
 import type { UpstreamCallMiddleware } from '../plugins/define.js';
+import type { GatewayStats } from '../stats/recorder.js';
 import type { GatewayTelemetry } from '../telemetry.js';
 
 type Result = Record<string, unknown>;
@@ -16,19 +17,24 @@ export type CallChain = (
 
 /**
  * Builds the chain: the first middleware is outermost, the innermost step sends; telemetry (when an SDK
- * is registered) wraps the whole call in a client span. With neither, it is a direct call.
+ * is registered) wraps the whole call in a client span. With neither, it is a direct call. `stats`
+ * measures each send itself (what the upstream took, without plugin queues).
  */
 export function callChain(
   around: readonly UpstreamCallMiddleware[] = [],
   telemetry?: GatewayTelemetry,
+  stats?: GatewayStats,
 ): CallChain {
+  const measure = (upstream: string, send: (params: Params) => Promise<Result>) =>
+    stats ? (p: Params) => stats.upstreamCall(upstream, () => send(p)) : send;
   const through: CallChain =
     around.length === 0
-      ? (_upstream, _method, params, _request, send) => send(params)
+      ? (upstream, _method, params, _request, send) => measure(upstream, send)(params)
       : (upstream, method, params, request, send) => {
+          const sent = measure(upstream, send);
           const step = (i: number, p: Params): Promise<Result> => {
             const layer = around[i];
-            if (!layer) return send(p);
+            if (!layer) return sent(p);
             return layer({ upstream, method, params: p, request }, (override) => step(i + 1, override ?? p));
           };
           return step(0, params);

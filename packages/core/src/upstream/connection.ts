@@ -43,6 +43,7 @@ export class UpstreamConnection {
   #attempt = 0;
   #timer: NodeJS.Timeout | undefined;
   #lastError: unknown;
+  #connectedSince: number | undefined;
   /** What the upstream offered when it was last connected (kept while it is down). */
   #known: ServerCapabilities | undefined;
   /** Which downstream request each upstream request (and server-to-client request) belongs to. */
@@ -122,6 +123,11 @@ export class UpstreamConnection {
     return this.#lastError;
   }
 
+  /** When the current connection was made (ms since epoch); undefined while not connected. */
+  get connectedSince(): number | undefined {
+    return this.#state === 'ready' ? this.#connectedSince : undefined;
+  }
+
   start(): void {
     if (this.#state !== 'idle') return;
     void this.#connect();
@@ -158,6 +164,7 @@ export class UpstreamConnection {
     this.#client = client;
     this.#correlation = correlation;
     this.#state = 'ready';
+    this.#connectedSince = Date.now();
     this.#known = capabilities;
     const discover = client.getDiscoverResult();
     this.#prior =

@@ -10,6 +10,13 @@ export interface UpstreamStatus {
   prefix: boolean;
   transport: string;
   protocolVersion?: string;
+  era?: 'modern' | 'legacy';
+  /** Whether readiness waits for this upstream (`"required": true`). */
+  required: boolean;
+  /** ISO time of the current connection, while connected. */
+  connectedSince?: string;
+  /** Why the upstream last failed or disconnected (cleared by a successful connection). */
+  lastError?: string;
 }
 
 /** A server feature an upstream may offer. */
@@ -58,6 +65,10 @@ export class UpstreamPool {
       prefix: u.config.prefix,
       transport: u.config.transport.kind,
       protocolVersion: u.protocolVersion,
+      era: u.era,
+      required: u.config.required === true,
+      connectedSince: u.connectedSince === undefined ? undefined : new Date(u.connectedSince).toISOString(),
+      lastError: u.lastError === undefined ? undefined : errorMessage(u.lastError),
     }));
   }
 
@@ -73,4 +84,8 @@ export class UpstreamPool {
 /** Whether capabilities include `feature`. */
 export function offered(capabilities: ServerCapabilities | undefined, feature: UpstreamFeature): boolean {
   return capabilities?.[feature] !== undefined;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

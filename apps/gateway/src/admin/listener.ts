@@ -1,0 +1,141 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CORE_VERSION, type Gateway, type Logger } from '@switchyard/core';
+import type { Authenticator } from '../auth/authenticator.js';
+import type { AdminListenerConfig } from '../config/schema.js';
+import { header, sendJson } from '../listeners/http-io.js';
+import { createRequestGuard } from '../listeners/origin.js';
+import { type Asset, loadAssets } from './assets.js';
+import { ALIVE, readiness } from './health.js';
+import { collectStatus, type ReloadRecord } from './status.js';
+
+export interface AdminListener {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+export interface AdminListenerOptions {
+  gateway: Gateway;
+  config: AdminListenerConfig;
+  logger: Logger;
+  auth: Authenticator;
+  /** Whether any identities are configured (clients or OAuth); without, the loopback listener is open. */
+  identities: boolean;
+  /** The MCP listeners, for the status page. */
+  listeners: () => { kind: string; url: string }[];
+  /** Configured listeners that are not serving (e.g. while the gateway drains). */
+  listenersDown: () => readonly string[];
+  /** Config reloads, newest first (empty until hot reload exists). */
+  reloads?: () => ReloadRecord[];
+}
+
+const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
+
+/**
+ * The admin listener (DESIGN §10): `/healthz` and `/readyz` for probes (no identity, no Host check: a
+ * probe may address the pod by IP), and the status page with its JSON at `/admin/status` for callers
+ * in one of `groups`. The page's files carry no data; the JSON needs the same identities as MCP.
+ */
+export async function startAdminListener(options: AdminListenerOptions): Promise<AdminListener> {
+  const { gateway, config, auth } = options;
+  const log = options.logger.child('admin');
+  if (!options.identities && !LOOPBACK.test(config.host)) {
+    throw new Error(
+      `listen.admin binds ${config.host} but no identities are configured: bind it to 127.0.0.1, or configure "clients" or "auth.oauth" so the status page needs a token`,
+    );
+  }
+  const assets = await loadAssets();
+  const guard = createRequestGuard(config);
+  const startedAt = Date.now();
+  const ready = () => readiness(gateway, options.listenersDown);
+
+  /** Answers with the identity's refusal, or undefined when the caller may see the status. */
+  const refuse = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
+    if (!options.identities) return false;
+    const outcome = await auth.authenticate(header(req, 'authorization'));
+    if (!outcome.ok) {
+      log.warn('status refused', { reason: outcome.reason, remote: req.socket.remoteAddress });
+      for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
+      sendJson(res, outcome.status, { error: outcome.error.message, reason: outcome.reason });
+      return true;
+    }
+    if (outcome.identity.groups.some((g) => config.groups.includes(g))) return false;
+    log.warn('status refused', { reason: 'forbidden', identity: outcome.identity.id });
+    sendJson(res, 403, {
+      error: `Forbidden: ${outcome.identity.id} is in none of the admin groups (${config.groups.join(', ')})`,
+      reason: 'forbidden',
+    });
+    return true;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    req.resume();
+    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return sendJson(res, 405, { error: `Method ${req.method} not allowed` });
+    }
+    if (path === '/healthz') return sendJson(res, 200, ALIVE);
+    if (path === '/readyz') {
+      const r = ready();
+      return sendJson(res, r.ready ? 200 : 503, r.body);
+    }
+    const refused = guard(req);
+    if (refused) {
+      log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
+      return sendJson(res, 403, { error: `Forbidden: ${refused}` });
+    }
+    const asset = assets.get(path);
+    if (asset) return sendAsset(req, res, asset);
+    if (path !== '/admin/status') return sendJson(res, 404, { error: `Not found: ${path}` });
+    if (await refuse(req, res)) return;
+    res.setHeader('cache-control', 'no-store');
+    const status = collectStatus({
+      gateway,
+      version: CORE_VERSION,
+      startedAt,
+      listeners: options.listeners,
+      readiness: ready,
+      reloads: options.reloads ?? (() => []),
+    });
+    return sendJson(res, 200, status);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      log.error('request failed', { error: error instanceof Error ? error.message : String(error) });
+      if (!res.headersSent) sendJson(res, 500, { error: 'Internal error' });
+      else res.end();
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  return {
+    url: `http://${host}:${port}/`,
+    port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset): void {
+  res.writeHead(200, {
+    'content-type': asset.type,
+    'content-length': asset.body.length,
+    'content-security-policy': "default-src 'self'; style-src 'self' 'unsafe-inline'",
+    'x-content-type-options': 'nosniff',
+    'cache-control': 'no-cache',
+  });
+  res.end(req.method === 'HEAD' ? undefined : asset.body);
+}

@@ -1,0 +1,165 @@
+// The Switchyard status page: polls /admin/status every second and redraws. No build step: plain
+// browser JavaScript beside uPlot's published IIFE build. Text goes in through textContent only.
+
+(() => {
+  const POLL_MS = 1000;
+  const TOKEN_KEY = 'switchyard.admin.token';
+  const $ = (id) => document.getElementById(id);
+  const charts = {};
+
+  const fmt = (n, digits = 0) => (n === undefined || n === null ? '–' : Number(n).toFixed(digits));
+  const time = (iso) => (iso ? new Date(iso).toLocaleTimeString() : '–');
+
+  function row(cells, attrs = {}) {
+    const tr = document.createElement('tr');
+    for (const [k, v] of Object.entries(attrs)) tr.setAttribute(k, v);
+    for (const cell of cells) {
+      const td = document.createElement('td');
+      const { text, cls } = typeof cell === 'object' && cell !== null ? cell : { text: cell };
+      td.textContent = text === undefined || text === null ? '' : String(text);
+      if (cls) td.className = cls;
+      tr.append(td);
+    }
+    return tr;
+  }
+
+  function fill(tableId, rows) {
+    $(tableId)
+      .querySelector('tbody')
+      .replaceChildren(...rows);
+  }
+
+  function chart(id, label, color) {
+    const el = $(id);
+    const opts = {
+      width: Math.max(280, el.clientWidth),
+      height: 160,
+      legend: { show: false },
+      scales: { x: { time: true } },
+      axes: [{}, { size: 40 }],
+      series: [{}, { label, stroke: color, fill: `${color}22`, width: 1.5 }],
+    };
+    return new uPlot(opts, [[], []], el);
+  }
+
+  function drawCharts(series, startedAt) {
+    if (typeof uPlot === 'undefined') return;
+    // The window starts at the gateway's start when that is later: no flat line before it existed.
+    const since = Date.parse(startedAt) - series.bucketMs;
+    const buckets = series.buckets.filter((b) => b.t >= since);
+    charts.rate ??= chart('chart-rate', 'req/s', '#0969da');
+    charts.errors ??= chart('chart-errors', 'err/s', '#cf222e');
+    charts.latency ??= chart('chart-latency', 'avg ms', '#8250df');
+    const perSec = series.bucketMs / 1000;
+    const xs = buckets.map((b) => b.t / 1000);
+    charts.rate.setData([xs, buckets.map((b) => b.requests / perSec)]);
+    charts.errors.setData([xs, buckets.map((b) => b.errors / perSec)]);
+    charts.latency.setData([xs, buckets.map((b) => b.latencyAvgMs)]);
+  }
+
+  function render(s) {
+    const badge = $('readiness');
+    badge.textContent = s.readiness.status === 'ready' ? 'ready' : 'not ready';
+    badge.className = `badge ${s.readiness.status}`;
+    $('meta').textContent = `core ${s.version} · up ${Math.round(s.uptimeMs / 1000)} s · ${s.listeners
+      .map((l) => l.url)
+      .join(' · ')}`;
+    $('updated').textContent = `updated ${time(s.time)}`;
+    $('requests-total').textContent = String(s.requests.total);
+    $('requests-errors').textContent = String(s.requests.errors);
+    $('requests-latency').textContent = `${fmt(s.requests.p50Ms, 1)} / ${fmt(s.requests.p99Ms, 1)} ms`;
+    $('sessions-total').textContent = String(s.sessions.total);
+    $('subscriptions').textContent = String(s.subscriptions);
+    $('cache').textContent = s.cache
+      ? `${s.cache.hitRatio === undefined ? '–' : `${Math.round(s.cache.hitRatio * 100)} %`} · ${fmt((s.cache.bytes ?? 0) / 1024, 1)} KiB`
+      : 'off';
+    const refusals = Object.entries(s.refusals);
+    $('refusals').textContent = refusals.length
+      ? refusals.map(([reason, n]) => `${reason} ${n}`).join(', ')
+      : '0';
+    fill(
+      'upstreams',
+      s.upstreams.map((u) =>
+        row(
+          [
+            `${u.name}${u.required ? ' (required)' : ''}`,
+            { text: u.state, cls: `state state-${u.state}` },
+            u.era ?? '–',
+            u.transport,
+            time(u.connectedSince),
+            { text: u.calls, cls: 'calls' },
+            { text: u.errors, cls: 'errors' },
+            fmt(u.p50Ms, 1),
+            fmt(u.p99Ms, 1),
+            { text: u.lastError ?? '', cls: 'wrap' },
+          ],
+          { 'data-upstream': u.name },
+        ),
+      ),
+    );
+    fill(
+      'sessions',
+      s.sessions.byIdentity.map((x) => row([x.identity, x.transport, x.sessions])),
+    );
+    fill(
+      'reloads',
+      s.reloads.map((r) =>
+        row([
+          time(r.time),
+          r.outcome,
+          r.error ??
+            ['added', 'removed', 'changed'].map((k) => `${k}: ${(r[k] ?? []).join(', ')}`).join('; '),
+        ]),
+      ),
+    );
+    fill(
+      'recent',
+      s.recent.map((r) =>
+        row([
+          time(r.time),
+          r.identity,
+          r.transport,
+          r.method,
+          { text: r.target ?? '', cls: 'wrap' },
+          { text: r.outcome === 'ok' ? 'ok' : `${r.reason ?? r.code}`, cls: `outcome-${r.outcome}` },
+          fmt(r.durationMs, 1),
+          r.cache ?? '',
+        ]),
+      ),
+    );
+    drawCharts(s.series, s.startedAt);
+  }
+
+  let timer;
+  async function poll() {
+    clearTimeout(timer);
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    try {
+      const res = await fetch('admin/status', {
+        headers: token ? { authorization: `Bearer ${token}` } : {},
+        cache: 'no-store',
+      });
+      if (res.status === 401 || res.status === 403) {
+        const body = await res.json().catch(() => ({}));
+        $('main').hidden = true;
+        $('login').hidden = false;
+        $('login-error').textContent = token ? (body.error ?? `HTTP ${res.status}`) : '';
+        return;
+      }
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      $('login').hidden = true;
+      $('main').hidden = false;
+      render(await res.json());
+    } catch (error) {
+      $('updated').textContent = `cannot reach the gateway: ${error.message}`;
+    }
+    timer = setTimeout(poll, POLL_MS);
+  }
+
+  $('login').addEventListener('submit', (event) => {
+    event.preventDefault();
+    sessionStorage.setItem(TOKEN_KEY, $('token').value.trim());
+    poll();
+  });
+  poll();
+})();

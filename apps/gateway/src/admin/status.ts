@@ -1,0 +1,71 @@
+import type { Gateway, StatsSnapshot, UpstreamStatus } from '@switchyard/core';
+import type { Readiness } from './health.js';
+
+/** A config reload as the status page lists it (hot reload is not there yet: the list stays empty). */
+export interface ReloadRecord {
+  time: string;
+  outcome: 'applied' | 'refused';
+  added?: string[];
+  removed?: string[];
+  changed?: string[];
+  error?: string;
+}
+
+/** The JSON of `/admin/status`: everything the status page shows (documented in docs/operations.md). */
+export interface AdminStatus {
+  time: string;
+  version: string;
+  /** When the gateway started (ISO). */
+  startedAt: string;
+  uptimeMs: number;
+  readiness: Readiness['body'];
+  listeners: { kind: string; url: string }[];
+  upstreams: (UpstreamStatus & { calls: number; errors: number; p50Ms?: number; p99Ms?: number })[];
+  sessions: { total: number; byIdentity: { identity: string; transport: string; sessions: number }[] };
+  subscriptions: number;
+  requests: StatsSnapshot['requests'];
+  refusals: StatsSnapshot['refusals'];
+  /** Read outcomes seen by the cache plugin, and its own size figures; absent without the plugin. */
+  cache?: StatsSnapshot['cache'] & { bytes?: number; entries?: number; maxBytes?: number };
+  plugins: Record<string, Record<string, number>>;
+  reloads: ReloadRecord[];
+  series: StatsSnapshot['series'];
+  recent: StatsSnapshot['recent'];
+}
+
+export interface StatusSources {
+  gateway: Gateway;
+  version: string;
+  startedAt: number;
+  listeners: () => { kind: string; url: string }[];
+  readiness: () => Readiness;
+  reloads: () => ReloadRecord[];
+}
+
+const CACHE_PLUGIN = '@switchyard/plugin-cache';
+
+/** Collects the status page's JSON from the gateway's status, its statistics and the plugins' stats hooks. */
+export function collectStatus(sources: StatusSources): AdminStatus {
+  const { gateway } = sources;
+  const stats = gateway.stats.snapshot();
+  const plugins = gateway.pluginStats();
+  const cachePlugin = plugins[CACHE_PLUGIN];
+  return {
+    time: new Date().toISOString(),
+    version: sources.version,
+    startedAt: stats.startedAt,
+    uptimeMs: Date.now() - sources.startedAt,
+    readiness: sources.readiness().body,
+    listeners: sources.listeners(),
+    upstreams: gateway.status().map((u) => ({ ...u, calls: 0, errors: 0, ...stats.upstreams[u.name] })),
+    sessions: { total: gateway.sessionCount, byIdentity: gateway.sessionSummary() },
+    subscriptions: gateway.subscriptionCount,
+    requests: stats.requests,
+    refusals: stats.refusals,
+    cache: cachePlugin ? { ...stats.cache, ...cachePlugin } : undefined,
+    plugins,
+    reloads: sources.reloads(),
+    series: stats.series,
+    recent: stats.recent,
+  };
+}

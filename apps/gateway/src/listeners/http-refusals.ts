@@ -1,0 +1,98 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Drain, SHUTTING_DOWN_MESSAGE } from './drain.js';
+import {
+  bodyTooLargeMessage,
+  busyMessage,
+  countRefusal,
+  DEFAULT_LIMITS,
+  type Limits,
+  refusal,
+  type SessionClaim,
+  SessionQuota,
+} from './limits.js';
+
+// How the HTTP listener answers what a limit (or draining) refuses: a status and a JSON-RPC error
+// with `data.reason`, counted in `switchyard.limits.refusals`.
+
+/** What the listeners share: the limits, one session quota across HTTP and WebSocket, one drain. */
+export interface ListenerLimits {
+  limits: Limits;
+  quota: SessionQuota;
+  drain: Drain;
+}
+
+/** Fills what the caller did not share with defaults (a listener started alone, e.g. in a test). */
+export function listenerLimits(shared: Partial<ListenerLimits>): ListenerLimits {
+  const limits = shared.limits ?? { ...DEFAULT_LIMITS };
+  return { limits, quota: shared.quota ?? new SessionQuota(limits), drain: shared.drain ?? new Drain() };
+}
+
+/** How long a refused body is still read (and thrown away) so the client sees the 413 before the close. */
+const LINGER_MS = 1_000;
+
+/**
+ * 413 before the body is buffered. The answer is written at once, then what the client still sends is
+ * read and discarded for up to LINGER_MS before the connection closes: closing at once would reset a
+ * client still writing, which then never reads the 413 (nginx's "lingering close").
+ */
+export function bodyTooLarge(req: IncomingMessage, res: ServerResponse, maxBytes: number): void {
+  countRefusal('body_too_large', 'http');
+  const text = JSON.stringify(refusal('body_too_large', bodyTooLargeMessage(maxBytes)));
+  res.writeHead(413, {
+    connection: 'close',
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.write(text);
+  const finish = () => {
+    clearTimeout(timer);
+    if (!res.writableEnded) res.end();
+  };
+  const timer = setTimeout(finish, LINGER_MS);
+  timer.unref();
+  req.once('end', finish);
+  req.once('close', finish);
+  req.resume();
+}
+
+export function refuseBusy(res: ServerResponse, limit: number): void {
+  countRefusal('busy', 'http');
+  sendRefusal(res, 429, refusal('busy', busyMessage(limit)));
+}
+
+export function refuseDraining(res: ServerResponse): void {
+  countRefusal('shutting_down', 'http');
+  sendRefusal(res, 503, refusal('shutting_down', SHUTTING_DOWN_MESSAGE), { connection: 'close' });
+}
+
+export function refuseSessions(res: ServerResponse, claim: Extract<SessionClaim, { ok: false }>): void {
+  countRefusal('too_many_sessions', 'http');
+  sendRefusal(res, claim.status, refusal('too_many_sessions', claim.message));
+}
+
+/** Whether a parsed body holds at least one request (a message that expects an answer). */
+export function carriesRequest(body: unknown): boolean {
+  return requestCount(Array.isArray(body) ? body : [body]) > 0;
+}
+
+export function requestCount(messages: unknown): number {
+  const list: unknown[] = Array.isArray(messages) ? messages : [messages];
+  return list.filter(
+    (m) => typeof m === 'object' && m !== null && 'method' in m && (m as { id?: unknown }).id !== undefined,
+  ).length;
+}
+
+function sendRefusal(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    ...headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import {
+  type DownstreamSession,
+  type Gateway,
+  type Identity,
+  type Logger,
+  openSession,
+} from '@switchyard/core';
+import type { Drain } from './drain.js';
+import type { Limits, SessionClaim, SessionQuota } from './limits.js';
+import { SessionGate } from './session-gate.js';
+import { SessionHttpTransport } from './session-transport.js';
+
+export interface HttpSession {
+  transport: SessionHttpTransport;
+  /** The transport the session's Server talks to: counts and limits its requests in flight. */
+  gate: SessionGate;
+  session: DownstreamSession;
+  /** The client that opened the session; every later request must authenticate as the same one. */
+  identity: Identity;
+  lastSeen: number;
+  openStreams: number;
+}
+
+/**
+ * The legacy HTTP listener's open sessions: each holds a slot of the shared session quota from
+ * `initialize` until it closes, and one unused for `limits.idleSessionMs` (with no open stream) is closed.
+ */
+export class HttpSessionTable {
+  readonly #sessions = new Map<string, HttpSession>();
+  readonly #gateway: Gateway;
+  readonly #log: Logger;
+  readonly #limits: Limits;
+  readonly #quota: SessionQuota;
+  readonly #drain: Drain;
+  readonly #sweeper: NodeJS.Timeout;
+
+  constructor(options: { gateway: Gateway; log: Logger; limits: Limits; quota: SessionQuota; drain: Drain }) {
+    this.#gateway = options.gateway;
+    this.#log = options.log;
+    this.#limits = options.limits;
+    this.#quota = options.quota;
+    this.#drain = options.drain;
+    const idleMs = this.#limits.idleSessionMs;
+    this.#sweeper = setInterval(() => this.#sweep(idleMs), Math.min(60_000, idleMs));
+    this.#sweeper.unref();
+  }
+
+  get size(): number {
+    return this.#sessions.size;
+  }
+
+  get(id: string): HttpSession | undefined {
+    return this.#sessions.get(id);
+  }
+
+  /** Opens a session for `identity`, or says why the quota refuses it. */
+  async open(
+    identity: Identity,
+  ): Promise<{ ok: true; entry: HttpSession } | Extract<SessionClaim, { ok: false }>> {
+    const claim = this.#quota.claim(identity.id);
+    if (!claim.ok) return claim;
+    const id = randomUUID();
+    const transport = new SessionHttpTransport(id);
+    const gate = new SessionGate(transport, {
+      limit: this.#limits.concurrentPerSession,
+      drain: this.#drain,
+      transport: 'http',
+    });
+    const session = openSession(this.#gateway, { transport: 'http', id, identity });
+    const entry: HttpSession = { transport, gate, session, identity, lastSeen: Date.now(), openStreams: 0 };
+    this.#sessions.set(id, entry);
+    gate.onclose = () => {
+      this.#sessions.delete(id);
+      claim.release();
+      void session.close();
+      this.#log.debug('session closed', { session: id, sessions: this.#sessions.size });
+    };
+    try {
+      await session.connect(gate);
+    } catch (error) {
+      this.#sessions.delete(id);
+      claim.release();
+      throw error;
+    }
+    this.#log.debug('session opened', { session: id, sessions: this.#sessions.size });
+    return { ok: true, entry };
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#sweeper);
+    await Promise.allSettled([...this.#sessions.values()].map((e) => e.transport.close()));
+    this.#sessions.clear();
+  }
+
+  #sweep(idleMs: number): void {
+    const now = Date.now();
+    let closed = 0;
+    for (const entry of this.#sessions.values()) {
+      // A session busy with a long request or an open stream is in use: its idle time starts after.
+      if (entry.openStreams > 0 || entry.gate.inFlight > 0) entry.lastSeen = now;
+      else if (now - entry.lastSeen > idleMs) {
+        this.#log.debug('closing idle session', { session: entry.session.id });
+        void entry.transport.close();
+        closed += 1;
+      }
+    }
+    if (closed > 0) this.#log.info('closed idle sessions', { sessions: closed, idleSessionMs: idleMs });
+  }
+}

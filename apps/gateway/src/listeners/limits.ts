@@ -1,0 +1,108 @@
+import { type Counter, metrics } from '@opentelemetry/api';
+
+/** `limits` in the config: what one gateway process accepts before it refuses (DESIGN §10). */
+export interface Limits {
+  /** Open sessions in total: legacy HTTP sessions plus WebSocket connections. */
+  sessions: number;
+  /** Open sessions per client identity. */
+  sessionsPerClient: number;
+  /** Largest HTTP request body, checked before it is buffered. */
+  maxBodyBytes: number;
+  /** Requests one session may have in flight at once. */
+  concurrentPerSession: number;
+  /** A legacy HTTP session unused this long (and with no open stream) is closed. */
+  idleSessionMs: number;
+  /** Largest WebSocket message; a bigger one closes the connection with 1009. */
+  maxWsFrameBytes: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
+  sessions: 10_000,
+  sessionsPerClient: 1_000,
+  maxBodyBytes: 4 * 1024 * 1024,
+  concurrentPerSession: 64,
+  idleSessionMs: 30 * 60_000,
+  maxWsFrameBytes: 4 * 1024 * 1024,
+});
+
+/** The stable `data.reason` of a refusal by a limit, or by a gateway that is shutting down. */
+export type RefusalReason = 'too_many_sessions' | 'body_too_large' | 'busy' | 'shutting_down';
+
+/** The JSON-RPC error every limit refusal answers with (-32000, gateway range, with `data.reason`). */
+export function refusal(reason: RefusalReason, message: string, id: string | number | null = null) {
+  return { jsonrpc: '2.0' as const, id, error: { code: -32000, message, data: { reason } } };
+}
+
+let refusals: Counter | undefined;
+
+/** Counts one refusal as `switchyard.limits.refusals{reason, transport}` (a no-op without a metrics SDK). */
+export function countRefusal(reason: RefusalReason, transport: 'http' | 'ws'): void {
+  // Created on first use: telemetry providers are registered before any listener refuses anything.
+  refusals ??= metrics.getMeter('switchyard').createCounter('switchyard.limits.refusals', {
+    description: 'Requests, sessions and messages refused by a limit or by draining, by reason',
+  });
+  refusals.add(1, { reason, transport });
+}
+
+export type SessionClaim =
+  | { ok: true; release: () => void }
+  | { ok: false; status: 429 | 503; message: string };
+
+/**
+ * Counts open sessions in total and per client identity, shared by the HTTP and WebSocket listeners.
+ * A claim that fits holds a slot until its `release` (idempotent) is called.
+ */
+export class SessionQuota {
+  readonly #limits: Pick<Limits, 'sessions' | 'sessionsPerClient'>;
+  readonly #perClient = new Map<string, number>();
+  #total = 0;
+
+  constructor(limits: Pick<Limits, 'sessions' | 'sessionsPerClient'>) {
+    this.#limits = limits;
+  }
+
+  get size(): number {
+    return this.#total;
+  }
+
+  claim(client: string): SessionClaim {
+    const { sessions, sessionsPerClient } = this.#limits;
+    if (this.#total >= sessions) {
+      return {
+        ok: false,
+        status: 503,
+        message: `Too many sessions: the gateway holds its limit of ${sessions} (limits.sessions); retry later or close unused sessions`,
+      };
+    }
+    const mine = this.#perClient.get(client) ?? 0;
+    if (mine >= sessionsPerClient) {
+      return {
+        ok: false,
+        status: 429,
+        message: `Too many sessions: client "${client}" holds its limit of ${sessionsPerClient} (limits.sessionsPerClient); close (DELETE) sessions you no longer use`,
+      };
+    }
+    this.#total += 1;
+    this.#perClient.set(client, mine + 1);
+    let released = false;
+    return {
+      ok: true,
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#total -= 1;
+        const left = (this.#perClient.get(client) ?? 1) - 1;
+        if (left > 0) this.#perClient.set(client, left);
+        else this.#perClient.delete(client);
+      },
+    };
+  }
+}
+
+export function busyMessage(limit: number): string {
+  return `Busy: this session already has ${limit} requests in flight (limits.concurrentPerSession); wait for an answer before sending more`;
+}
+
+export function bodyTooLargeMessage(limit: number): string {
+  return `Request body too large: the limit is ${limit} bytes (limits.maxBodyBytes); send smaller requests`;
+}

@@ -1,0 +1,98 @@
+import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import { type Drain, SHUTTING_DOWN_MESSAGE } from './drain.js';
+import { busyMessage, countRefusal, type RefusalReason, refusal } from './limits.js';
+import { cancelledRequest, isRequest, isResponse, type RequestId } from './wire.js';
+
+/**
+ * Wraps one session's transport: counts the client's requests until they are answered (or cancelled),
+ * answers those past `limits.concurrentPerSession` with `busy`, those that arrive while draining with
+ * `shutting_down`, and tells the drain what is in flight.
+ */
+export class SessionGate implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  readonly #inner: Transport;
+  readonly #limit: number;
+  readonly #drain: Drain;
+  readonly #transport: 'http' | 'ws';
+  readonly #inFlight = new Map<RequestId, () => void>();
+
+  constructor(inner: Transport, options: { limit: number; drain: Drain; transport: 'http' | 'ws' }) {
+    this.#inner = inner;
+    this.#limit = options.limit;
+    this.#drain = options.drain;
+    this.#transport = options.transport;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
+  }
+
+  /** How many more requests this session may send now. */
+  get free(): number {
+    return Math.max(0, this.#limit - this.#inFlight.size);
+  }
+
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#inner.setProtocolVersion?.(version);
+  }
+
+  async start(): Promise<void> {
+    this.#inner.onmessage = (message) => this.#inbound(message);
+    this.#inner.onerror = (error) => this.onerror?.(error);
+    this.#inner.onclose = () => {
+      for (const done of this.#inFlight.values()) done();
+      this.#inFlight.clear();
+      this.onclose?.();
+    };
+    await this.#inner.start();
+  }
+
+  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (!isResponse(message)) return this.#inner.send(message, options);
+    // Settled once the answer is written: a drain that ends here must not close the stream under it.
+    try {
+      await this.#inner.send(message, options);
+    } finally {
+      this.#settle((message as { id: RequestId }).id);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+
+  #inbound(message: JSONRPCMessage): void {
+    const cancelled = cancelledRequest(message);
+    if (cancelled !== undefined) this.#settle(cancelled);
+    if (isRequest(message)) {
+      const reason: RefusalReason | undefined = this.#drain.draining
+        ? 'shutting_down'
+        : this.#inFlight.size >= this.#limit
+          ? 'busy'
+          : undefined;
+      if (reason) {
+        countRefusal(reason, this.#transport);
+        const text = reason === 'busy' ? busyMessage(this.#limit) : SHUTTING_DOWN_MESSAGE;
+        void this.#inner.send(refusal(reason, text, message.id) as unknown as JSONRPCMessage);
+        return;
+      }
+      // A client that reuses the id of a request still in flight must not leak the first one's slot.
+      this.#settle(message.id);
+      this.#inFlight.set(message.id, this.#drain.track());
+    }
+    this.onmessage?.(message);
+  }
+
+  #settle(id: RequestId): void {
+    const done = this.#inFlight.get(id);
+    if (!done) return;
+    this.#inFlight.delete(id);
+    done();
+  }
+}

@@ -1,0 +1,42 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, parseConfig } from '../src/config/load.js';
+
+// `listen.admin` and the per-server `required` key (DESIGN §3, §10).
+
+const parse = (raw: unknown) => parseConfig(raw, { source: 'test.json', baseDir: '/tmp', env: {} });
+
+describe('admin config', () => {
+  it('defaults listen.admin to loopback port 7482 for the admins group', () => {
+    const config = parse({
+      listen: { http: {}, admin: {} },
+      mcpServers: { gh: { url: 'http://127.0.0.1:1/mcp', required: true }, docs: { command: 'x' } },
+    });
+    expect(config.listen.admin).toEqual({
+      host: '127.0.0.1',
+      port: 7482,
+      groups: ['admins'],
+      allowedHosts: [],
+      allowedOrigins: [],
+    });
+    expect(config.upstreams.map((u) => [u.name, u.required === true])).toEqual([
+      ['gh', true],
+      ['docs', false],
+    ]);
+  });
+
+  it('refuses unknown admin keys and a non-boolean required, naming the path', () => {
+    const error = (() => {
+      try {
+        parse({
+          listen: { http: {}, admin: { path: '/admin' } },
+          mcpServers: { gh: { url: 'http://127.0.0.1:1/mcp', required: 'yes' } },
+        });
+      } catch (e) {
+        return e as ConfigError;
+      }
+    })();
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error!.message).toMatch(/\$\.listen\.admin: unknown key\(s\) "path"/);
+    expect(error!.message).toMatch(/\$\.mcpServers\.gh\.required/);
+  });
+});

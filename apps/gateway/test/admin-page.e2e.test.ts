@@ -1,0 +1,90 @@
+import { existsSync } from 'node:fs';
+import { mkdir, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startAdminGateway } from './support/admin.js';
+import { Cleanup, connectHttp, httpUpstream } from './support/harness.js';
+
+// The status page in a real headless Chromium (Debian's `chromium`; CI installs it in .ci/run): it
+// loads from the built CLI, lists the configured upstreams, and its numbers move with the traffic and
+// when an upstream goes away. SWITCHYARD_SCREENSHOT=1 also refreshes docs/images/status-page.png.
+
+const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
+  (path): path is string => path !== undefined && existsSync(path),
+);
+const SCREENSHOT = fileURLToPath(new URL('../../../docs/images/status-page.png', import.meta.url));
+
+if (!CHROMIUM) {
+  console.warn(
+    'admin-page.e2e: skipped: no chromium binary (install it: apt-get install -y chromium, or set CHROMIUM_PATH)',
+  );
+}
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+async function launch(): Promise<Browser> {
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
+  });
+  cleanup.add(() => browser.close());
+  return browser;
+}
+
+const text = (page: Page, selector: string) => page.$eval(selector, (el) => el.textContent ?? '');
+
+describe.skipIf(!CHROMIUM)('status page in a browser', () => {
+  it('shows the upstreams and follows requests and a killed upstream live', async () => {
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 4 });
+    const notes = await httpUpstream(cleanup, { name: 'notes', resources: 2 });
+    const { gw, admin } = await startAdminGateway(cleanup, {
+      mcpServers: { docs: { url: docs.url, required: true }, notes: { url: notes.url } },
+      plugins: [['@switchyard/plugin-cache', {}]],
+    });
+    const browser = await launch();
+    const page = await browser.newPage();
+    await page.setViewport({ width: 1280, height: 1000 });
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(String(error)));
+    await page.goto(admin);
+    await page.waitForSelector('#upstreams tr[data-upstream="docs"]');
+    await page.waitForSelector('#upstreams tr[data-upstream="notes"]');
+    expect(await text(page, '#readiness')).toBe('ready');
+    expect(await text(page, '#upstreams tr[data-upstream="notes"] .state')).toBe('ready');
+    expect(await page.$$eval('.uplot', (charts) => charts.length)).toBe(3);
+    const before = Number(await text(page, '#requests-total'));
+
+    const client = await connectHttp(cleanup, gw.url, 'page-test');
+    const rounds = process.env.SWITCHYARD_SCREENSHOT ? 30 : 3;
+    for (let i = 0; i < rounds; i++) {
+      const { resources } = await client.listResources();
+      await client.readResource({ uri: resources[i % resources.length]!.uri });
+      if (process.env.SWITCHYARD_SCREENSHOT) await new Promise((r) => setTimeout(r, 200));
+    }
+    // Page-side expressions as strings: this file is type-checked without the DOM library.
+    await page.waitForFunction(
+      `Number(document.getElementById('requests-total').textContent) >= ${before + 2 * rounds}`,
+    );
+    await page.waitForSelector('#recent tbody tr');
+
+    // Kill one upstream: the next call to it fails, and the page shows it down with its error.
+    await notes.server.close();
+    // A URI no earlier read touched, so the cache cannot answer it.
+    await expect(client.readResource({ uri: 'notes+test://notes/items/after-kill' })).rejects.toThrow();
+    const notesRow = `document.querySelector('#upstreams tr[data-upstream="notes"]')`;
+    await page.waitForFunction(`${notesRow}.querySelector('.state').textContent !== 'ready'`);
+    await page.waitForFunction(`Number(${notesRow}.querySelector('.errors').textContent) > 0`);
+    expect(Number(await text(page, '#requests-errors'))).toBeGreaterThan(0);
+    expect(failures).toEqual([]);
+
+    if (process.env.SWITCHYARD_SCREENSHOT) {
+      await mkdir(dirname(SCREENSHOT), { recursive: true });
+      await page.screenshot({ path: SCREENSHOT as `${string}.png`, fullPage: true });
+      expect((await stat(SCREENSHOT)).size).toBeLessThan(200 * 1024);
+    }
+  });
+});

@@ -1,0 +1,134 @@
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  Cleanup,
+  freePort,
+  GATEWAY_CLI,
+  httpUpstream,
+  stopProcess,
+  TESTKIT_CLI,
+  tempDir,
+  watchProcess,
+} from './support/harness.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+/** Runs `switchyard check --config <file>` to completion. */
+async function check(file: string) {
+  const proc = spawn(process.execPath, [GATEWAY_CLI, 'check', '--config', file], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanup.add(() => stopProcess(proc));
+  const watched = watchProcess(proc);
+  let stdout = '';
+  proc.stdout?.setEncoding('utf8');
+  proc.stdout?.on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  const closed = new Promise<void>((resolve) => proc.once('close', () => resolve()));
+  const code = await watched.exited;
+  await closed;
+  return { code, stdout, stderr: watched.stderr() };
+}
+
+/** The table's rows by server name, each split into its columns (STATUS keeps its spaces). */
+function rows(stdout: string): Map<string, string[]> {
+  const lines = stdout.split('\n');
+  const header = lines[0] ?? '';
+  expect(header).toMatch(
+    /^SERVER\s+ERA\s+TRANSPORT\s+PROTOCOL\s+CONNECT_MS\s+RESOURCES\s+TEMPLATES\s+TOOLS\s+PROMPTS\s+STATUS$/,
+  );
+  const statusAt = header.indexOf('STATUS');
+  const table = new Map<string, string[]>();
+  for (const line of lines.slice(1)) {
+    if (line.length <= statusAt || !/^[a-z]/.test(line)) continue;
+    const cells = line.slice(0, statusAt).trim().split(/\s+/);
+    table.set(cells[0] as string, [...cells, line.slice(statusAt)]);
+  }
+  return table;
+}
+
+const SECRET = 'Bearer s3cr3t-t0ken-value';
+
+describe('switchyard check', () => {
+  it('probes every upstream at once, prints what each exposes, and exits 1 when any fails or times out', async () => {
+    const remote = await httpUpstream(cleanup, {
+      name: 'remote',
+      modern: true,
+      resources: 5,
+      templates: 3,
+      tools: 4,
+      prompts: 0,
+      pageSize: 2,
+    });
+    // Answers the handshake, then holds every list past the upstream's timeoutMs.
+    const slow = await httpUpstream(cleanup, { name: 'slow', latencyMs: 60_000 });
+    const deadPort = await freePort();
+    const dir = await tempDir(cleanup);
+    const file = join(dir, 'switchyard.yaml');
+    await writeFile(
+      file,
+      [
+        'mcpServers:',
+        '  local:',
+        `    command: ${JSON.stringify(process.execPath)}`,
+        `    args: [${JSON.stringify(TESTKIT_CLI)}, --name, local, --resources, '7', --page-size, '3', --prompts, '2']`,
+        `    env: { LOCAL_TOKEN: ${JSON.stringify(SECRET)} }`,
+        '  remote:',
+        `    url: ${remote.url}`,
+        `    headers: { Authorization: ${JSON.stringify(SECRET)} }`,
+        '  dead:',
+        `    url: http://127.0.0.1:${deadPort}/mcp`,
+        `    headers: { Authorization: ${JSON.stringify(SECRET)} }`,
+        '    timeoutMs: 3000',
+        '  slow:',
+        `    url: ${slow.url}`,
+        '    timeoutMs: 1000',
+      ].join('\n'),
+    );
+
+    const { code, stdout, stderr } = await check(file);
+    expect(code, stderr).toBe(1);
+    expect(`${stdout}${stderr}`).not.toContain('s3cr3t');
+    const table = rows(stdout);
+    expect([...table.keys()]).toEqual(['local', 'remote', 'dead', 'slow']);
+
+    const [, era, transport, protocol, ms, resources, templates, tools, prompts, status] =
+      table.get('local')!;
+    expect({ era, transport, resources, templates, prompts, status }).toEqual({
+      era: 'legacy',
+      transport: 'stdio',
+      resources: '7',
+      templates: '1',
+      prompts: '2',
+      status: 'ok',
+    });
+    expect(protocol).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(Number(ms)).toBeGreaterThan(0);
+    expect(tools).toMatch(/^(-|0)$/);
+
+    const r = table.get('remote')!;
+    expect(r.slice(1, 4)).toEqual(['modern', 'streamable-http', '2026-07-28']);
+    expect(r.slice(5)).toEqual(['5', '3', '4', expect.stringMatching(/^(-|0)$/), 'ok']);
+
+    const d = table.get('dead')!;
+    expect(d.slice(1, 4)).toEqual(['-', 'streamable-http', '-']);
+    expect(d[9]).toMatch(/^error: \S/);
+    expect(table.get('slow')?.[9]).toBe('error: timed out after 1000 ms (listing resources/list)');
+    expect(stdout).toMatch(/2 of 4 upstream\(s\) failed\./);
+  });
+
+  it('refuses a bad config with exit 2 and the same message as at start', async () => {
+    const dir = await tempDir(cleanup);
+    const file = join(dir, 'switchyard.yml');
+    await writeFile(file, 'mcpServers:\n  docs:\n    url: ftp://docs.example.com/mcp\n');
+    const { code, stdout, stderr } = await check(file);
+    expect(code).toBe(2);
+    expect(stdout).toBe('');
+    expect(stderr).toContain(`Invalid config ${file}:`);
+    expect(stderr).toMatch(/\$\.mcpServers\.docs\.url: unsupported URL scheme "ftp:".*\(line 3, column 10\)/);
+  });
+});

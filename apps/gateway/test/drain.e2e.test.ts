@@ -1,0 +1,95 @@
+import { Client } from '@modelcontextprotocol/client';
+import { WebSocketClientTransport } from '@switchyard/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  Cleanup,
+  connectHttp,
+  eventually,
+  type GatewayProcess,
+  httpUpstream,
+  rawPost,
+  startGateway,
+} from './support/harness.js';
+
+// SIGTERM drains (DESIGN §10): no new work, requests in flight finish within shutdownGraceMs, then
+// the process exits 0; a second signal exits at once.
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const INIT = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'drain', version: '1' } },
+});
+
+async function gatewayWithSlowTool() {
+  const up = await httpUpstream(cleanup, { name: 'up', resources: 1, behaviorTools: true });
+  const gw = await startGateway(cleanup, {
+    listen: {
+      http: { host: '127.0.0.1', port: 0, path: '/mcp' },
+      ws: { host: '127.0.0.1', port: 0, path: '/mcp' },
+    },
+    mcpServers: { up: { url: up.url } },
+    shutdownGraceMs: 20_000,
+  });
+  const wsUrl = (await gw.waitForLog(/listening on (ws:\/\/\S+)/))[1]!;
+  const client = await connectHttp(cleanup, gw.url);
+  return { gw, client, wsUrl, stats: up.server.stats };
+}
+
+async function connectWs(url: string): Promise<Client> {
+  const client = new Client({ name: 'drain-ws', version: '1.0.0' });
+  await client.connect(new WebSocketClientTransport(new URL(url)));
+  cleanup.add(() => client.close());
+  return client;
+}
+
+function exitWithin(gw: GatewayProcess, ms: number): Promise<number | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`gateway still running after ${ms} ms:\n${gw.stderr()}`)), ms);
+  });
+  return Promise.race([gw.exited, timeout]).finally(() => clearTimeout(timer));
+}
+
+describe('drain', () => {
+  it('lets calls in flight (HTTP and WebSocket) finish, refuses new work, and exits 0', async () => {
+    const { gw, client, wsUrl, stats } = await gatewayWithSlowTool();
+    const ws = await connectWs(wsUrl);
+    const args = { name: 'up__slow', arguments: { ms: 1_500, steps: 1 } };
+    const call = client.callTool(args);
+    const wsCall = ws.callTool(args);
+    await eventually(() => stats.activeToolCalls === 2, 'the slow calls to reach the upstream');
+    gw.proc.kill('SIGTERM');
+    await gw.waitForLog(/shutting down \(draining/);
+    // The listener stays open while the call runs, and refuses new sessions and requests.
+    const refused = await rawPost(gw.url, INIT);
+    expect(refused.status).toBe(503);
+    expect(refused.json).toMatchObject({ error: { code: -32000, data: { reason: 'shutting_down' } } });
+    await expect(client.ping()).rejects.toThrow(/503|shutting down/);
+    await expect(ws.ping()).rejects.toThrow(/shutting down/);
+    const results = await Promise.all([call, wsCall]);
+    expect(results.map((r) => r.isError ?? false)).toEqual([false, false]);
+    expect(await exitWithin(gw, 10_000)).toBe(0);
+  });
+
+  it('a second SIGTERM during a long call exits at once with 143', async () => {
+    const { gw, client, stats } = await gatewayWithSlowTool();
+    const call = client.callTool({ name: 'up__slow', arguments: { ms: 60_000, steps: 1 } });
+    call.catch(() => {});
+    await eventually(() => stats.activeToolCalls === 1, 'the slow call to reach the upstream');
+    gw.proc.kill('SIGTERM');
+    await gw.waitForLog(/shutting down \(draining/);
+    gw.proc.kill('SIGTERM');
+    expect(await exitWithin(gw, 5_000)).toBe(143);
+  });
+
+  it('closes at once when nothing is in flight', async () => {
+    const { gw, client } = await gatewayWithSlowTool();
+    await client.ping();
+    gw.proc.kill('SIGTERM');
+    expect(await exitWithin(gw, 5_000)).toBe(0);
+  });
+});

@@ -1,0 +1,140 @@
+import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
+import type { UpstreamConfig } from '../config.js';
+import { type Logger, silentLogger } from '../logger.js';
+import { prepareAttempt } from './attempt.js';
+import { upstreamAuthOf } from './auth/upstream-auth.js';
+import type { CallCorrelation } from './correlation.js';
+import { errorText } from './errors.js';
+import { sendRequest } from './send.js';
+
+/** What one upstream exposes, counted over every page; undefined = the upstream does not offer it. */
+export interface UpstreamCounts {
+  resources?: number;
+  resourceTemplates?: number;
+  tools?: number;
+  prompts?: number;
+}
+
+/** The outcome of connecting once to one upstream and listing everything it exposes. */
+export type UpstreamProbe = {
+  name: string;
+  /** The transport kind from the config (stdio, http, sse, ws). */
+  transport: UpstreamConfig['transport']['kind'];
+  /** Time from the start of the connection to a completed handshake (or to the failure), in ms. */
+  latencyMs: number;
+} & (
+  | {
+      ok: true;
+      era: 'modern' | 'legacy';
+      protocolVersion: string | undefined;
+      server: { name: string; version: string } | undefined;
+      counts: UpstreamCounts;
+    }
+  | { ok: false; error: string }
+);
+
+const LISTS = [
+  ['resources', 'resources/list', 'resources', 'resources'],
+  ['resourceTemplates', 'resources/templates/list', 'resourceTemplates', 'resources'],
+  ['tools', 'tools/list', 'tools', 'tools'],
+  ['prompts', 'prompts/list', 'prompts', 'prompts'],
+] as const;
+
+/** A bound on pages per list, against an upstream that hands out cursors forever. */
+const MAX_PAGES = 10_000;
+
+/**
+ * Connects once to `config`'s upstream with the gateway's own connection code (transport, era
+ * negotiation, credentials), counts its resources, resource templates, tools and prompts over every
+ * page, and disconnects. The whole probe gets the upstream's `timeoutMs`. Never rejects: a failure is
+ * an `{ ok: false }` result whose `error` says what went wrong.
+ *
+ * @example
+ * const probe = await probeUpstream(config);
+ * if (probe.ok) console.error(probe.era, probe.counts.tools);
+ */
+export async function probeUpstream(
+  config: UpstreamConfig,
+  options: { logger?: Logger } = {},
+): Promise<UpstreamProbe> {
+  const base = { name: config.name, transport: config.transport.kind };
+  const log = (options.logger ?? silentLogger).child(config.name);
+  const started = performance.now();
+  const elapsed = () => Math.round(performance.now() - started);
+  let attempt: ReturnType<typeof prepareAttempt>;
+  try {
+    attempt = prepareAttempt(config, upstreamAuthOf(config), () => {}, log);
+  } catch (error) {
+    return { ...base, ok: false, latencyMs: elapsed(), error: errorText(error) };
+  }
+  const { client, correlation, transport } = attempt;
+  const deadline = new AbortController();
+  let step = 'connecting';
+  let latencyMs: number | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      deadline.abort();
+      reject(new Error(`timed out after ${config.timeoutMs} ms (${step})`));
+    }, config.timeoutMs);
+  });
+  const work = (async () => {
+    await client.connect(transport, { timeout: config.timeoutMs });
+    latencyMs = elapsed();
+    const counts: UpstreamCounts = {};
+    const capabilities = client.getServerCapabilities();
+    for (const [key, method, field, feature] of LISTS) {
+      if (!offers(capabilities, feature)) continue;
+      step = `listing ${method}`;
+      counts[key] = await countAll(client, correlation, method, field, config.timeoutMs, deadline.signal);
+    }
+    return counts;
+  })();
+  try {
+    const counts = await Promise.race([work, timedOut]);
+    return {
+      ...base,
+      ok: true,
+      latencyMs: latencyMs ?? elapsed(),
+      era: client.getProtocolEra() ?? 'legacy',
+      protocolVersion: client.getNegotiatedProtocolVersion(),
+      server: client.getServerVersion(),
+      counts,
+    };
+  } catch (error) {
+    return { ...base, ok: false, latencyMs: latencyMs ?? elapsed(), error: errorText(error) };
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => {}); // after a timeout, whatever it ends with is moot
+    await client.close().catch(() => {});
+  }
+}
+
+function offers(capabilities: ServerCapabilities | undefined, feature: keyof ServerCapabilities): boolean {
+  return capabilities?.[feature] !== undefined;
+}
+
+async function countAll(
+  client: Client,
+  correlation: CallCorrelation,
+  method: string,
+  field: string,
+  timeoutMs: number,
+  signal: AbortSignal,
+): Promise<number> {
+  let count = 0;
+  let cursor: string | undefined;
+  const seen = new Set<string>();
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const params = cursor === undefined ? {} : { cursor };
+    const result = await sendRequest(client, correlation, method, params, { signal }, timeoutMs);
+    const items = result[field];
+    count += Array.isArray(items) ? items.length : 0;
+    const next = result.nextCursor;
+    if (typeof next !== 'string' || next === '') return count;
+    if (seen.has(next)) throw new Error(`${method} repeated the cursor ${JSON.stringify(next)}`);
+    seen.add(next);
+    cursor = next;
+  }
+  throw new Error(`${method} still had more after ${MAX_PAGES} pages`);
+}

@@ -1,0 +1,77 @@
+import { describe, expect, it } from 'vitest';
+import type { RequestContext } from '../src/context.js';
+import { GatewayError } from '../src/errors.js';
+import { CACHE_STATUS_KEY } from '../src/state-keys.js';
+import { GatewayStats } from '../src/stats/recorder.js';
+import { RingBuffer } from '../src/stats/ring.js';
+import { RequestSeries } from '../src/stats/series.js';
+
+function ctx(method: string, state: [string, unknown][] = []): RequestContext {
+  const identity = { id: 'alice', groups: [], anonymous: false };
+  return {
+    method,
+    params: { uri: 'docs+test://docs/r/0' },
+    identity,
+    session: { id: 's1', transport: 'http', identity, notify: async () => {} },
+    signal: new AbortController().signal,
+    notifyRelated: async () => {},
+    state: new Map(state),
+    target: { kind: 'resource', upstream: 'docs', uri: 'test://docs/r/0', exposed: 'docs+test://docs/r/0' },
+  };
+}
+
+describe('RingBuffer', () => {
+  it('keeps the latest items, oldest first', () => {
+    const ring = new RingBuffer<number>(3);
+    for (const n of [1, 2, 3, 4, 5]) ring.push(n);
+    expect(ring.toArray()).toEqual([3, 4, 5]);
+    expect(ring.size).toBe(3);
+  });
+});
+
+describe('RequestSeries', () => {
+  it('buckets requests by time and forgets buckets older than the window', () => {
+    const series = new RequestSeries({ bucketMs: 1000, buckets: 3 });
+    series.record(10_100, 4, false);
+    series.record(10_900, 8, true);
+    series.record(11_500, 2, false);
+    expect(series.snapshot(11_600)).toEqual([
+      { t: 9_000, requests: 0, errors: 0, latencyAvgMs: 0, latencyMaxMs: 0 },
+      { t: 10_000, requests: 2, errors: 1, latencyAvgMs: 6, latencyMaxMs: 8 },
+      { t: 11_000, requests: 1, errors: 0, latencyAvgMs: 2, latencyMaxMs: 2 },
+    ]);
+    // Three buckets later the slot of 10 000 is reused for 13 000: the old counts do not leak in.
+    series.record(13_200, 1, false);
+    const later = series.snapshot(13_300);
+    expect(later.map((b) => [b.t, b.requests])).toEqual([
+      [11_000, 1],
+      [12_000, 0],
+      [13_000, 1],
+    ]);
+  });
+});
+
+describe('GatewayStats', () => {
+  it('counts requests, refusals, cache outcomes and upstream calls', async () => {
+    const stats = new GatewayStats({ recent: 2 });
+    stats.request(ctx('resources/read', [[CACHE_STATUS_KEY, 'miss']]), { ok: true, result: {} }, 5);
+    stats.request(ctx('resources/read', [[CACHE_STATUS_KEY, 'hit']]), { ok: true, result: {} }, 1);
+    stats.request(ctx('tools/call'), { ok: false, error: GatewayError.forbidden('no') }, 2);
+    await stats.upstreamCall('docs', async () => 1);
+    await expect(stats.upstreamCall('docs', async () => Promise.reject(new Error('down')))).rejects.toThrow();
+
+    const s = stats.snapshot();
+    expect(s.requests).toMatchObject({ total: 3, errors: 1 });
+    expect(s.refusals).toEqual({ forbidden: 1 });
+    expect(s.cache).toMatchObject({ hit: 1, miss: 1, hitRatio: 0.5 });
+    expect(s.upstreams.docs).toMatchObject({ calls: 2, errors: 1 });
+    expect(s.recent.map((r) => r.method)).toEqual(['tools/call', 'resources/read']);
+    expect(s.recent[0]).toMatchObject({
+      outcome: 'error',
+      reason: 'forbidden',
+      identity: 'alice',
+      upstream: 'docs',
+    });
+    expect(s.series.buckets.at(-1)?.requests).toBe(3);
+  });
+});
