@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { CORE_VERSION, type Gateway, type Logger } from '@switchyard/core';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AdminListenerConfig } from '../config/schema.js';
 import { header, sendJson } from '../listeners/http-io.js';
+import { listen } from '../listeners/listen.js';
 import { createRequestGuard } from '../listeners/origin.js';
 import { type Asset, loadAssets } from './assets.js';
 import { ALIVE, readiness } from './health.js';
@@ -109,17 +109,9 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
       else res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const port = (server.address() as AddressInfo).port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const { port, url } = await listen(server, { ...config, path: '/' }, 'http');
   return {
-    url: `http://${host}:${port}/`,
+    url,
     port,
     close: () =>
       new Promise<void>((resolve) => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Drain, SHUTTING_DOWN_MESSAGE } from './drain.js';
+import { sendJson } from './http-io.js';
 import {
   bodyTooLargeMessage,
   busyMessage,
@@ -57,17 +58,17 @@ export function bodyTooLarge(req: IncomingMessage, res: ServerResponse, maxBytes
 
 export function refuseBusy(res: ServerResponse, limit: number): void {
   countRefusal('busy', 'http');
-  sendRefusal(res, 429, refusal('busy', busyMessage(limit)));
+  sendJson(res, 429, refusal('busy', busyMessage(limit)));
 }
 
 export function refuseDraining(res: ServerResponse): void {
   countRefusal('shutting_down', 'http');
-  sendRefusal(res, 503, refusal('shutting_down', SHUTTING_DOWN_MESSAGE), { connection: 'close' });
+  sendJson(res, 503, refusal('shutting_down', SHUTTING_DOWN_MESSAGE), { connection: 'close' });
 }
 
 export function refuseSessions(res: ServerResponse, claim: Extract<SessionClaim, { ok: false }>): void {
   countRefusal('too_many_sessions', 'http');
-  sendRefusal(res, claim.status, refusal('too_many_sessions', claim.message));
+  sendJson(res, claim.status, refusal('too_many_sessions', claim.message));
 }
 
 /** Whether a parsed body holds at least one request (a message that expects an answer). */
@@ -80,19 +81,4 @@ export function requestCount(messages: unknown): number {
   return list.filter(
     (m) => typeof m === 'object' && m !== null && 'method' in m && (m as { id?: unknown }).id !== undefined,
   ).length;
-}
-
-function sendRefusal(
-  res: ServerResponse,
-  status: number,
-  body: unknown,
-  headers: Record<string, string> = {},
-) {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.end(text);
 }
