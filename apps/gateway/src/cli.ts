@@ -31,6 +31,7 @@ Options:
 Logs always go to stderr: in stdio mode stdout carries JSON-RPC and nothing else.
 Exit codes: 0 on a clean shutdown (SIGINT/SIGTERM, or stdin closed in stdio mode), 2 for a bad
 config or command line, 1 when the gateway cannot start (for example, the port is taken).
+SIGHUP, or a change of the --config file, reloads it (see docs/operations.md).
 SIGTERM/SIGINT drain: in-flight requests get "shutdownGraceMs" to finish; a second signal exits at
 once with 143 (SIGTERM) or 130 (SIGINT).`;
 
@@ -81,7 +82,10 @@ async function main(): Promise<number> {
   }
   let running: Awaited<ReturnType<typeof runGateway>>;
   try {
-    running = await runGateway(config, { logLevel: level as LogLevel | undefined });
+    running = await runGateway(config, {
+      logLevel: level as LogLevel | undefined,
+      watch: args.config !== undefined,
+    });
   } catch (error) {
     if (error instanceof PluginError) {
       process.stderr.write(

@@ -1,6 +1,8 @@
 import { ClientDirectory, createLogger, Gateway, type Logger, type LogLevel } from '@switchyard/core';
 import { type AdminListener, startAdminListener } from './admin/listener.js';
+import type { ReloadRecord } from './admin/status.js';
 import { createAuthenticator } from './auth/authenticator.js';
+import { LiveAuthenticator } from './auth/live-authenticator.js';
 import type { GatewayConfig } from './config/load.js';
 import { Drain } from './listeners/drain.js';
 import { type HttpListener, startHttpListener } from './listeners/http.js';
@@ -8,6 +10,8 @@ import { DEFAULT_LIMITS, SessionQuota } from './listeners/limits.js';
 import { startStdioListener } from './listeners/stdio.js';
 import { startWsListener, type WsListener } from './listeners/ws.js';
 import { loadPlugins } from './plugins.js';
+import { ConfigReloader } from './reload/apply.js';
+import { type ReloadTriggers, startReloadTriggers } from './reload/watch.js';
 import { startTelemetry } from './telemetry.js';
 
 export interface RunningGateway {
@@ -22,13 +26,20 @@ export interface RunningGateway {
    * in flight, then closes everything. Resolves with how many requests were still running (0 = none).
    */
   drain(graceMs?: number): Promise<number>;
+  /** Re-reads the config file and applies what changed (what SIGHUP and a change of the file do). */
+  reload(trigger?: string): Promise<ReloadRecord>;
   close(): Promise<void>;
 }
 
 /** Starts the gateway described by `config`: connects upstreams, then opens the configured listeners. */
 export async function runGateway(
   config: GatewayConfig,
-  options: { logger?: Logger; logLevel?: LogLevel } = {},
+  options: {
+    logger?: Logger;
+    logLevel?: LogLevel;
+    /** Reload on SIGHUP and when the config file changes (DESIGN §10); the CLI sets it for --config. */
+    watch?: boolean;
+  } = {},
 ): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? config.logLevel ?? 'info' });
   // Telemetry providers must exist before the gateway and plugins create their instruments.
@@ -42,12 +53,14 @@ export async function runGateway(
     throw error;
   }
   // Starts discovering the OAuth issuer in the background: an unreachable issuer does not hold the start.
-  const auth = createAuthenticator({
-    clients,
-    anonymousAllowed: config.anonymous !== undefined,
-    oauth: config.auth?.oauth,
-    logger,
-  });
+  const auth = new LiveAuthenticator(
+    createAuthenticator({
+      clients,
+      anonymousAllowed: config.anonymous !== undefined,
+      oauth: config.auth?.oauth,
+      logger,
+    }),
+  );
   const gateway = new Gateway({
     upstreams: config.upstreams,
     plugins,
@@ -68,7 +81,9 @@ export async function runGateway(
       upstreams: down.map((s) => s.name).join(','),
     });
   }
-  const limits = config.limits ?? { ...DEFAULT_LIMITS };
+  // A copy the listeners read and a reload updates in place.
+  const limits = { ...DEFAULT_LIMITS, ...config.limits };
+  const reloader = new ConfigReloader(config.source, config, { gateway, auth, limits, logger });
   const shared = { limits, quota: new SessionQuota(limits), drain: new Drain() };
   let http: HttpListener | undefined;
   let ws: WsListener | undefined;
@@ -94,6 +109,7 @@ export async function runGateway(
         identities: clients.enabled || config.auth?.oauth !== undefined,
         listeners: mcp,
         listenersDown: () => (stopping || shared.drain.draining ? mcp().map((l) => l.kind) : []),
+        reloads: () => reloader.history,
       });
     }
   } catch (error) {
@@ -110,10 +126,15 @@ export async function runGateway(
   if (ws) logger.info(`listening on ${ws.url}`);
   if (stdio) logger.info('serving MCP on stdio');
   if (admin) logger.info(`admin listening on ${admin.url}`);
+  const triggers: ReloadTriggers | undefined = options.watch
+    ? startReloadTriggers(config.source, (trigger) => reloader.reload(trigger), logger)
+    : undefined;
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       stopping = true;
+      triggers?.close();
+      reloader.close();
       await stdio?.close().catch(() => {});
       await ws?.close();
       await http?.close();
@@ -130,7 +151,7 @@ export async function runGateway(
     ws,
     admin,
     stdioClosed: stdio?.closed,
-    drain: async (graceMs = config.shutdownGraceMs ?? 10_000) => {
+    drain: async (graceMs = reloader.config.shutdownGraceMs ?? 10_000) => {
       const inFlight = shared.drain.inFlight;
       if (inFlight > 0)
         logger.info('draining: waiting for requests in flight', { requests: inFlight, graceMs });
@@ -140,6 +161,7 @@ export async function runGateway(
       await close();
       return left;
     },
+    reload: (trigger = 'request') => reloader.reload(trigger),
     close,
   };
 }

@@ -81,7 +81,7 @@ export class GatewayError extends Error {
   static invalidCursor(): GatewayError {
     return new GatewayError(
       ErrorCode.InvalidParams,
-      'Invalid cursor: it is malformed, was altered, or comes from a gateway with a different upstream set. Restart the listing without a cursor.',
+      'Invalid cursor: it is malformed, was altered, or comes from a different upstream set (another gateway, or before a config reload). List again: restart the listing without a cursor.',
       { reason: 'invalid_cursor' },
     );
   }

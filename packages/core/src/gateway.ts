@@ -1,20 +1,15 @@
 import type { UpstreamConfig } from './config.js';
 import type { RequestContext, RequestMiddleware, SessionSink } from './context.js';
 import { errorForEra } from './downstream/era.js';
-import { completionFeature } from './features/completion.js';
-import { Dispatcher } from './features/dispatch.js';
-import { promptsFeature } from './features/prompts.js';
-import { resourcesFeature } from './features/resources.js';
-import { skillsFeature } from './features/skills.js';
+import type { Dispatcher } from './features/dispatch.js';
+import { gatewayFeatures } from './features/index.js';
 import { skillsExtensions } from './features/skills-capability.js';
-import { toolsFeature } from './features/tools.js';
 import { interactiveCaller } from './interaction/caller.js';
 import { INPUT_ROUND_TTL_MS, RequestStateSeal } from './interaction/request-state.js';
 import { SuspendedCalls } from './interaction/suspended-call.js';
 import { MergedListing } from './listing/merged.js';
 import { createLogger, type Logger } from './logger.js';
 import { compose, type Outcome } from './middleware.js';
-import { NotificationFanout } from './notify/fanout.js';
 import { ListChangedCoalescer } from './notify/list-changed.js';
 import { SessionRegistry } from './notify/sessions.js';
 import { UpstreamEvents } from './notify/upstream-events.js';
@@ -22,16 +17,18 @@ import { PluginWatches } from './notify/watches.js';
 import type { ParamHeaderDeclaration } from './param-headers/declarations.js';
 import type { PluginGateway, ResourceRoute } from './plugins/define.js';
 import { type LoadedPlugin, pluginHooks } from './plugins/host.js';
+import { collectPluginStats, runCloseHooks, runReadyHooks } from './plugins/lifecycle.js';
 import { pluginView } from './plugins/view.js';
 import { NamedCatalog } from './routing/named-catalog.js';
 import { ResourceRouter } from './routing/resource-router.js';
 import { GatewayStats } from './stats/recorder.js';
-import { SubscriptionTable } from './subscriptions.js';
-import { GatewayTelemetry } from './telemetry.js';
+import type { SubscriptionTable } from './subscriptions.js';
+import { GatewayTelemetry, requestAttributes } from './telemetry.js';
 import { callChain } from './upstream/call-chain.js';
 import type { UpstreamListener } from './upstream/connection.js';
 import type { RequestOrigin } from './upstream/origin.js';
-import { UpstreamPool, type UpstreamStatus } from './upstream/pool.js';
+import { type UpstreamChanges, UpstreamPool, type UpstreamStatus } from './upstream/pool.js';
+import { upstreamSubscriptions } from './upstream/subscription-table.js';
 
 export interface GatewayOptions {
   upstreams: UpstreamConfig[];
@@ -46,7 +43,7 @@ export interface GatewayOptions {
   listChangedDebounceMs?: number;
 }
 
-export type { UpstreamStatus };
+export type { UpstreamChanges, UpstreamStatus };
 
 /**
  * The routing engine: fronts many upstream MCP servers as one. Era-neutral: it takes plain requests
@@ -65,6 +62,8 @@ export class Gateway {
   readonly #plugins: readonly LoadedPlugin[];
   readonly #router: ResourceRouter;
   readonly #tools: NamedCatalog;
+  readonly #prompts: NamedCatalog;
+  readonly #listing: MergedListing;
   /** Telemetry, or undefined when no OpenTelemetry SDK is registered: then no wrappers at all. */
   readonly #telemetry: GatewayTelemetry | undefined;
   readonly #log: Logger;
@@ -73,6 +72,7 @@ export class Gateway {
   /** Calls of legacy upstreams waiting for a modern client's answers (see interaction/). */
   readonly #suspended: SuspendedCalls<RequestContext>;
   #settled: Promise<void> | undefined;
+  #closed = false;
 
   constructor(options: GatewayOptions) {
     const log = options.logger ?? createLogger();
@@ -100,27 +100,20 @@ export class Gateway {
     );
     const pool = this.#pool;
     this.#sessions = new SessionRegistry(log);
-    this.#subscriptions = new SubscriptionTable<RequestOrigin>({
-      subscribe: (upstream, uri, origin) => pool.require(upstream).subscribe(uri, { origin }),
-      unsubscribe: async (upstream, uri, origin) => {
-        const u = pool.require(upstream);
-        if (u.state !== 'ready') return;
-        await u.unsubscribe(uri, { origin }).catch((error) => {
-          log.debug('upstream unsubscribe failed', { upstream, uri, error: String(error) });
-        });
-      },
-    });
+    this.#subscriptions = upstreamSubscriptions(pool, log);
     const router = new ResourceRouter(pool, log.child('router'));
     this.#router = router;
     const tools = new NamedCatalog('tools', pool, log.child('tools'));
     this.#tools = tools;
     const prompts = new NamedCatalog('prompts', pool, log.child('prompts'));
+    this.#prompts = prompts;
     const listing = new MergedListing(pool, options.cursorSecret, log);
+    this.#listing = listing;
     const watches = new PluginWatches(this.#subscriptions, log);
     this.#listChanged = new ListChangedCoalescer(options.listChangedDebounceMs ?? 25, (method) =>
       this.#sessions.broadcast(method, {}),
     );
-    const fanout = new NotificationFanout({
+    this.#events = UpstreamEvents.withFanout({
       sessions: this.#sessions,
       subscriptions: this.#subscriptions,
       watches,
@@ -131,35 +124,22 @@ export class Gateway {
       plugins: (n) => hooks.notification(n, log),
       logger: log,
     });
-    this.#events = new UpstreamEvents({
-      resources: router.catalog,
-      tools,
-      prompts,
-      subscriptions: this.#subscriptions,
-      watches,
-      listChanged: this.#listChanged,
-      fanout,
-      logger: log,
-    });
     this.#suspended = new SuspendedCalls(INPUT_ROUND_TTL_MS);
     const call = interactiveCaller({
       seal: new RequestStateSeal(options.cursorSecret),
       suspended: this.#suspended,
     });
-    const completion = completionFeature({ pool, router, prompts });
-    this.#dispatcher = new Dispatcher([
-      resourcesFeature({
-        router,
-        listing,
-        subscriptions: this.#subscriptions,
-        sessions: this.#sessions,
-        call,
-      }),
-      toolsFeature({ pool, catalog: tools, listing, call }),
-      promptsFeature({ pool, catalog: prompts, listing, call }),
-      completion,
-      skillsFeature({ pool, router, listing, call }),
-    ]);
+    const { dispatcher, completion } = gatewayFeatures({
+      pool,
+      router,
+      listing,
+      tools,
+      prompts,
+      subscriptions: this.#subscriptions,
+      sessions: this.#sessions,
+      call,
+    });
+    this.#dispatcher = dispatcher;
     // An error takes the form the caller's era expects where it becomes an outcome: every plugin sees
     // the code the client receives (DESIGN §9: -32002 or -32602 for a missing resource).
     this.#run = compose(
@@ -181,16 +161,42 @@ export class Gateway {
   /** Starts connecting to every upstream. Resolves once each has connected or failed its first attempt. */
   start(): Promise<void> {
     if (!this.#settled) {
-      this.#settled = this.#events.settled(this.#pool.names).then(async () => {
-        for (const p of this.#plugins) {
-          await settle(() => p.hooks.ready?.()).catch((error) =>
-            this.#log.warn('plugin ready hook failed', { plugin: p.name, error: String(error) }),
-          );
-        }
-      });
+      this.#settled = this.#events
+        .settled(this.#pool.names)
+        .then(() => runReadyHooks(this.#plugins, this.#log));
       this.#pool.start();
     }
     return this.#settled;
+  }
+
+  /**
+   * Applies a new upstream set live (a config reload, DESIGN §10): added upstreams connect, removed ones
+   * close, changed ones (any difference in their normalized config) reconnect with the new config.
+   * Unchanged upstreams, their subscriptions and every session stay up. Sessions hear `list_changed` for
+   * the lists that changed as the connections come and go, and merged-listing cursors issued before the
+   * server names (or their order or prefix setting) changed are refused (invalid_cursor: list again).
+   * Throws, changing nothing, on a duplicate name.
+   *
+   * @example
+   * const { added, removed, changed } = await gateway.reconfigure(newConfig.upstreams);
+   */
+  async reconfigure(upstreams: UpstreamConfig[]): Promise<UpstreamChanges> {
+    // A closed gateway must not open connections again (they would outlive it).
+    if (this.#closed) throw new Error('the gateway is closed');
+    const before = this.#pool.names;
+    const { changes, retired, created } = this.#pool.reconfigure(upstreams);
+    const reordered = before.join(',') !== this.#pool.names.join(',');
+    if (retired.length === 0 && created.length === 0 && !reordered) return changes;
+    const kept = new Set(this.#pool.ordered.filter((u) => !created.includes(u)).map((u) => u.name));
+    this.#tools.reconfigure(kept);
+    this.#prompts.reconfigure(kept);
+    this.#router.reconfigure(kept);
+    this.#listing.rekey();
+    for (const u of retired) this.#events.retired(u);
+    await Promise.allSettled(retired.map((u) => u.close()));
+    // Not started before start(): start() connects the whole pool.
+    if (this.#settled) for (const u of created) u.start();
+    return changes;
   }
 
   /**
@@ -236,16 +242,7 @@ export class Gateway {
 
   /** Each loaded plugin's own figures (its `stats` hook), by plugin name; a failing hook is skipped. */
   pluginStats(): Record<string, Record<string, number>> {
-    const out: Record<string, Record<string, number>> = {};
-    for (const p of this.#plugins) {
-      try {
-        const stats = p.hooks.stats?.();
-        if (stats) out[p.name] = stats;
-      } catch (error) {
-        this.#log.debug('plugin stats hook failed', { plugin: p.name, error: String(error) });
-      }
-    }
-    return out;
+    return collectPluginStats(this.#plugins, this.#log);
   }
 
   openSession(session: SessionSink): void {
@@ -270,18 +267,11 @@ export class Gateway {
 
   #traced(ctx: RequestContext): Promise<Outcome> {
     if (!this.#telemetry) return this.#run(ctx);
-    const attributes = () => {
-      const described: Record<string, string> = {
-        'switchyard.session': ctx.session.id,
-        'switchyard.identity': ctx.identity.id,
-      };
-      if (typeof ctx.params.uri === 'string') described['mcp.resource.uri'] = ctx.params.uri;
-      if (ctx.target?.upstream) described['switchyard.upstream'] = ctx.target.upstream;
-      if (ctx.target?.kind === 'tool') described['gen_ai.tool.name'] = ctx.target.exposed;
-      if (ctx.target?.kind === 'prompt') described['mcp.prompt.name'] = ctx.target.exposed;
-      return described;
-    };
-    return this.#telemetry.request(ctx.method, attributes, () => this.#run(ctx));
+    return this.#telemetry.request(
+      ctx.method,
+      () => requestAttributes(ctx),
+      () => this.#run(ctx),
+    );
   }
 
   /**
@@ -300,19 +290,11 @@ export class Gateway {
   }
 
   async close(): Promise<void> {
+    this.#closed = true;
     this.#listChanged.close();
     this.#suspended.close();
     this.#sessions.clear();
-    for (const p of [...this.#plugins].reverse()) {
-      await settle(() => p.hooks.close?.()).catch((error) =>
-        this.#log.warn('plugin close hook failed', { plugin: p.name, error: String(error) }),
-      );
-    }
+    await runCloseHooks(this.#plugins, this.#log);
     await this.#pool.close();
   }
-}
-
-/** Runs a hook so that a synchronous throw becomes a rejection like an asynchronous one. */
-async function settle(hook: () => unknown): Promise<void> {
-  await hook();
 }

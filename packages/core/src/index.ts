@@ -38,7 +38,7 @@ export {
   type GatewayErrorReason,
   isResourceNotFound,
 } from './errors.js';
-export { Gateway, type GatewayOptions, type UpstreamStatus } from './gateway.js';
+export { Gateway, type GatewayOptions, type UpstreamChanges, type UpstreamStatus } from './gateway.js';
 export {
   type Authentication,
   type ClientConfig,

@@ -12,6 +12,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import type { RequestContext } from './context.js';
 import type { GatewayError } from './errors.js';
 import { CORE_VERSION } from './version.js';
 
@@ -179,4 +180,17 @@ function endWithError(span: Span, message: string, code: number | undefined): vo
   span.setStatus({ code: SpanStatusCode.ERROR, message });
   if (code !== undefined) span.setAttribute('rpc.jsonrpc.error_code', code);
   span.end();
+}
+
+/** The span attributes of one downstream request: who asked, what it names, where it was routed. */
+export function requestAttributes(ctx: RequestContext): Record<string, string> {
+  const described: Record<string, string> = {
+    'switchyard.session': ctx.session.id,
+    'switchyard.identity': ctx.identity.id,
+  };
+  if (typeof ctx.params.uri === 'string') described['mcp.resource.uri'] = ctx.params.uri;
+  if (ctx.target?.upstream) described['switchyard.upstream'] = ctx.target.upstream;
+  if (ctx.target?.kind === 'tool') described['gen_ai.tool.name'] = ctx.target.exposed;
+  if (ctx.target?.kind === 'prompt') described['mcp.prompt.name'] = ctx.target.exposed;
+  return described;
 }

@@ -26,7 +26,7 @@ export interface AdminListenerOptions {
   listeners: () => { kind: string; url: string }[];
   /** Configured listeners that are not serving (e.g. while the gateway drains). */
   listenersDown: () => readonly string[];
-  /** Config reloads, newest first (empty until hot reload exists). */
+  /** Config reloads, newest first. */
   reloads?: () => ReloadRecord[];
 }
 

@@ -1,7 +1,7 @@
 import type { Gateway, StatsSnapshot, UpstreamStatus } from '@switchyard/core';
 import type { Readiness } from './health.js';
 
-/** A config reload as the status page lists it (hot reload is not there yet: the list stays empty). */
+/** A config reload as the status page lists it (SIGHUP or a change of the config file). */
 export interface ReloadRecord {
   time: string;
   outcome: 'applied' | 'refused';

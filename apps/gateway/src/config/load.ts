@@ -56,12 +56,14 @@ export interface TelemetryConfig {
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly issues: ConfigIssue[];
+  /** The file and its problems, without the advice for a start (a reload words its own). */
+  readonly details: string;
 
   constructor(source: string, issues: ConfigIssue[]) {
-    super(
-      `Invalid config ${source}:\n${issues.map(describeIssue).join('\n')}\nFix the config and start again; nothing was started.`,
-    );
+    const details = `Invalid config ${source}:\n${issues.map(describeIssue).join('\n')}`;
+    super(`${details}\nFix the config and start again; nothing was started.`);
     this.issues = issues;
+    this.details = details;
   }
 }
 

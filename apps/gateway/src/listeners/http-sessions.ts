@@ -42,7 +42,8 @@ export class HttpSessionTable {
     this.#quota = options.quota;
     this.#drain = options.drain;
     const idleMs = this.#limits.idleSessionMs;
-    this.#sweeper = setInterval(() => this.#sweep(idleMs), Math.min(60_000, idleMs));
+    // The threshold is read at each sweep: a reload may change it (the period stays).
+    this.#sweeper = setInterval(() => this.#sweep(this.#limits.idleSessionMs), Math.min(60_000, idleMs));
     this.#sweeper.unref();
   }
 

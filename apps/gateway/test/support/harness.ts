@@ -57,7 +57,7 @@ export async function startGateway(
   cleanup: Cleanup,
   config: Record<string, unknown>,
   options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
-): Promise<GatewayProcess> {
+): Promise<GatewayProcess & { file: string }> {
   const file = await writeConfig(cleanup, config);
   const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file, ...(options.args ?? [])], {
     env: { ...process.env, ...options.env },
@@ -66,7 +66,7 @@ export async function startGateway(
   const gw = watchProcess(proc);
   cleanup.add(() => stopProcess(proc));
   const match = await gw.waitForLog(/listening on (http:\/\/\S+)/, 15_000);
-  return { ...gw, url: match[1]! };
+  return { ...gw, url: match[1]!, file };
 }
 
 export function watchProcess(proc: ChildProcess) {

@@ -41,14 +41,28 @@ export interface ListKind {
  */
 export class MergedListing {
   readonly #pool: UpstreamPool;
-  readonly #cursors: MergedCursorCodec;
+  readonly #secret: string;
+  #cursors: MergedCursorCodec;
   readonly #log: Logger;
 
   constructor(pool: UpstreamPool, cursorSecret: string | undefined, logger: Logger) {
     this.#pool = pool;
     this.#log = logger;
-    this.#cursors = new MergedCursorCodec(
-      JSON.stringify([pool.ordered.map((u) => [u.name, u.config.prefix]), cursorSecret ?? '']),
+    this.#secret = cursorSecret ?? '';
+    this.#cursors = this.#codec();
+  }
+
+  /**
+   * Re-keys cursors to the pool's current upstream set (after a reload changed it): a cursor issued
+   * before then is refused with invalid_cursor, and the client lists again from the start.
+   */
+  rekey(): void {
+    this.#cursors = this.#codec();
+  }
+
+  #codec(): MergedCursorCodec {
+    return new MergedCursorCodec(
+      JSON.stringify([this.#pool.ordered.map((u) => [u.name, u.config.prefix]), this.#secret]),
     );
   }
 

@@ -5,7 +5,7 @@ import type { UnprefixedCatalog } from '../routing/unprefixed-catalog.js';
 import type { SubscriptionTable } from '../subscriptions.js';
 import type { UpstreamConnection, UpstreamListener } from '../upstream/connection.js';
 import type { RequestOrigin } from '../upstream/origin.js';
-import type { NotificationFanout } from './fanout.js';
+import { type FanoutDeps, NotificationFanout } from './fanout.js';
 import type { ListChangedCoalescer, ListedKind } from './list-changed.js';
 import type { PluginWatches } from './watches.js';
 
@@ -28,6 +28,11 @@ export interface UpstreamEventsDeps {
 export class UpstreamEvents implements UpstreamListener {
   readonly #deps: UpstreamEventsDeps;
   readonly #firstAttempt = new Map<string, () => void>();
+
+  /** The events and the fan-out they feed, over the same indexes, sessions and subscriptions. */
+  static withFanout(deps: FanoutDeps): UpstreamEvents {
+    return new UpstreamEvents({ ...deps, fanout: new NotificationFanout(deps) });
+  }
 
   constructor(deps: UpstreamEventsDeps) {
     this.#deps = deps;
@@ -80,6 +85,16 @@ export class UpstreamEvents implements UpstreamListener {
       error: error instanceof Error ? error.message : String(error),
     });
     // Updates sent while it is down are lost: whatever plugins hold for it may be stale.
+    this.#deps.watches.upstreamDown(u.name);
+    this.#announce(u.knownCapabilities);
+  }
+
+  /**
+   * A reload took `u` out of the pool (removed, or replaced by a connection with its new config): what it
+   * contributed vanished from every list, and plugins' watches on it are stale.
+   */
+  retired(u: UpstreamConnection): void {
+    this.#attempted(u);
     this.#deps.watches.upstreamDown(u.name);
     this.#announce(u.knownCapabilities);
   }

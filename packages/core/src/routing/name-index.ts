@@ -32,8 +32,8 @@ const LIST_METHOD = { tools: 'tools/list', prompts: 'prompts/list' } as const;
  */
 export class NameIndex {
   readonly kind: NamedKind;
-  readonly #upstreams: readonly NamedUpstream[];
-  readonly #byName: ReadonlyMap<string, NamedUpstream>;
+  #upstreams: readonly NamedUpstream[];
+  #byName: ReadonlyMap<string, NamedUpstream>;
   /** Per upstream, in its listing order: exposed name → original name. */
   readonly #names = new Map<string, Map<string, string>>();
   #owners = new Map<string, NamedTarget>();
@@ -45,6 +45,21 @@ export class NameIndex {
     this.#upstreams = upstreams;
     this.#byName = new Map(upstreams.map((u) => [u.name, u]));
     this.#log = logger;
+  }
+
+  /**
+   * Replaces the upstream set (a config reload): what the index knew of upstreams that left, or whose
+   * exposure changed, is dropped; the others keep their names, re-ranked in the new config order.
+   */
+  setUpstreams(upstreams: readonly NamedUpstream[], keep: (name: string) => boolean): void {
+    this.#upstreams = upstreams;
+    this.#byName = new Map(upstreams.map((u) => [u.name, u]));
+    for (const name of [...this.#names.keys()]) {
+      if (this.#byName.has(name) && keep(name)) continue;
+      this.#names.delete(name);
+      this.#generation.set(name, (this.#generation.get(name) ?? 0) + 1);
+    }
+    this.#rebuild();
   }
 
   /** The exposed name of `upstream`'s item `name`, or undefined when curation hides it. */

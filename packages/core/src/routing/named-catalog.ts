@@ -24,15 +24,20 @@ export class NamedCatalog {
     this.kind = kind;
     this.#pool = pool;
     this.#log = logger;
-    this.index = new NameIndex(
-      kind,
-      pool.ordered.map((u) => ({
-        name: u.name,
-        prefix: u.config.prefix,
-        filter: nameFilter(kind === 'tools' ? u.config.tools : u.config.prompts),
-      })),
-      logger,
-    );
+    this.index = new NameIndex(kind, this.#entries(), logger);
+  }
+
+  /** Follows a change of the pool's upstream set; `kept` are the upstreams whose connection stayed. */
+  reconfigure(kept: ReadonlySet<string>): void {
+    this.index.setUpstreams(this.#entries(), (name) => kept.has(name));
+  }
+
+  #entries() {
+    return this.#pool.ordered.map((u) => ({
+      name: u.name,
+      prefix: u.config.prefix,
+      filter: nameFilter(this.kind === 'tools' ? u.config.tools : u.config.prompts),
+    }));
   }
 
   /** Re-reads `upstream`'s full listing of this kind (when it is connected and offers it). */

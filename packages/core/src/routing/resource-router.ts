@@ -28,6 +28,14 @@ export class ResourceRouter {
     );
   }
 
+  /** Follows a change of the pool's upstream set; `kept` are the upstreams whose connection stayed. */
+  reconfigure(kept: ReadonlySet<string>): void {
+    this.catalog.setOrder(
+      this.#pool.ordered.filter((u) => !u.config.prefix).map((u) => u.name),
+      kept,
+    );
+  }
+
   /** The target of an exposed URI; throws "resource not found" when no upstream owns it. */
   route(exposed: string): ResourceTarget {
     const target = this.find(exposed);

@@ -31,6 +31,18 @@ export class UnprefixedCatalog {
     this.skills = new SkillRoots(order, logger);
   }
 
+  /**
+   * Follows a change of the upstream set: `order` is the new list of unprefixed servers; what was known of
+   * servers not in `kept` (gone, or reconnecting with a new config) is forgotten.
+   */
+  setOrder(order: readonly string[], kept: ReadonlySet<string>): void {
+    const stale = [...this.#order, ...this.#servers.keys()].filter((s) => !kept.has(s) || !order.includes(s));
+    // SkillRoots shares this array: updating it in place keeps both in the same order.
+    this.#order.splice(0, this.#order.length, ...order);
+    for (const server of new Set(stale)) this.forget(server);
+    this.#rebuild();
+  }
+
   has(server: string): boolean {
     return this.#order.includes(server);
   }

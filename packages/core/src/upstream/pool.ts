@@ -22,11 +22,33 @@ export interface UpstreamStatus {
 /** A server feature an upstream may offer. */
 export type UpstreamFeature = 'resources' | 'tools' | 'prompts' | 'completions';
 
-/** Every configured upstream connection, in config order (the order that wins collisions). */
+/** What a reconfiguration did to the upstream set, by server name. */
+export interface UpstreamChanges {
+  added: string[];
+  removed: string[];
+  changed: string[];
+}
+
+/** The outcome of {@link UpstreamPool.reconfigure}: connections the caller closes and starts. */
+export interface PoolReconfiguration {
+  changes: UpstreamChanges;
+  /** Connections no longer in the pool (removed, or replaced because their config changed). */
+  retired: UpstreamConnection[];
+  /** New connections (added, or replacing a changed one), not started yet. */
+  created: UpstreamConnection[];
+}
+
+/**
+ * Every configured upstream connection, in config order (the order that wins collisions). The set can
+ * be replaced at run time ({@link reconfigure}); readers take `ordered` and `names` afresh each time.
+ */
 export class UpstreamPool {
-  readonly ordered: readonly UpstreamConnection[];
-  readonly names: readonly string[];
-  readonly #byName = new Map<string, UpstreamConnection>();
+  #ordered: readonly UpstreamConnection[] = [];
+  #names: readonly string[] = [];
+  #byName = new Map<string, UpstreamConnection>();
+  readonly #listener: UpstreamListener;
+  readonly #logger: Logger;
+  readonly #chain: CallChain;
 
   constructor(
     configs: readonly UpstreamConfig[],
@@ -34,12 +56,60 @@ export class UpstreamPool {
     logger: Logger,
     chain: CallChain,
   ) {
+    this.#listener = listener;
+    this.#logger = logger;
+    this.#chain = chain;
+    this.#install(configs, () => undefined);
+  }
+
+  get ordered(): readonly UpstreamConnection[] {
+    return this.#ordered;
+  }
+
+  get names(): readonly string[] {
+    return this.#names;
+  }
+
+  /**
+   * Replaces the upstream set with `configs`: an upstream whose normalized config is unchanged keeps its
+   * connection (and everything riding on it); a changed one gets a new connection; removed ones leave.
+   * Throws on a duplicate name without touching the pool.
+   */
+  reconfigure(configs: readonly UpstreamConfig[]): PoolReconfiguration {
+    assertUnique(configs);
+    const previous = this.#byName;
+    const changes: UpstreamChanges = { added: [], removed: [], changed: [] };
+    const created = this.#install(configs, (config) => {
+      const old = previous.get(config.name);
+      if (old && sameConfig(old.config, config)) return old;
+      (old ? changes.changed : changes.added).push(config.name);
+      return undefined;
+    });
+    const retired = [...previous.values()].filter((u) => this.#byName.get(u.name) !== u);
+    changes.removed = retired.filter((u) => !this.#byName.has(u.name)).map((u) => u.name);
+    return { changes, retired, created };
+  }
+
+  /** Builds the name map from `configs`, reusing what `reuse` returns; yields the new connections. */
+  #install(
+    configs: readonly UpstreamConfig[],
+    reuse: (config: UpstreamConfig) => UpstreamConnection | undefined,
+  ): UpstreamConnection[] {
+    assertUnique(configs);
+    const byName = new Map<string, UpstreamConnection>();
+    const created: UpstreamConnection[] = [];
     for (const config of configs) {
-      if (this.#byName.has(config.name)) throw new Error(`Duplicate upstream name '${config.name}'`);
-      this.#byName.set(config.name, new UpstreamConnection(config, listener, logger, chain));
+      let connection = reuse(config);
+      if (!connection) {
+        connection = new UpstreamConnection(config, this.#listener, this.#logger, this.#chain);
+        created.push(connection);
+      }
+      byName.set(config.name, connection);
     }
-    this.ordered = [...this.#byName.values()];
-    this.names = Object.freeze([...this.#byName.keys()]);
+    this.#byName = byName;
+    this.#ordered = Object.freeze([...byName.values()]);
+    this.#names = Object.freeze([...byName.keys()]);
+    return created;
   }
 
   get(name: string): UpstreamConnection | undefined {
@@ -79,6 +149,27 @@ export class UpstreamPool {
   async close(): Promise<void> {
     await Promise.allSettled(this.ordered.map((u) => u.close()));
   }
+}
+
+function assertUnique(configs: readonly UpstreamConfig[]): void {
+  const seen = new Set<string>();
+  for (const { name } of configs) {
+    if (seen.has(name)) throw new Error(`Duplicate upstream name '${name}'`);
+    seen.add(name);
+  }
+}
+
+/** Whether two upstream configs describe the same connection (key order does not matter). */
+export function sameConfig(a: UpstreamConfig, b: UpstreamConfig): boolean {
+  return canonical(a) === canonical(b);
+}
+
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+      : v,
+  );
 }
 
 /** Whether capabilities include `feature`. */

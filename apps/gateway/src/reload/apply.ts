@@ -1,0 +1,129 @@
+import { ClientDirectory, type Gateway, type Logger, type UpstreamChanges } from '@switchyard/core';
+import type { ReloadRecord } from '../admin/status.js';
+import { createAuthenticator } from '../auth/authenticator.js';
+import type { LiveAuthenticator } from '../auth/live-authenticator.js';
+import { ConfigError, type GatewayConfig, loadConfigFile } from '../config/load.js';
+import { DEFAULT_LIMITS, type Limits } from '../listeners/limits.js';
+import { describeReload, diffConfig } from './diff.js';
+
+/** How many reloads the status page keeps. */
+const HISTORY = 20;
+
+/** What a reload changes in the running gateway. */
+export interface ReloadTargets {
+  gateway: Gateway;
+  /** The authenticator every listener holds; replaced when clients, tokens or OAuth settings change. */
+  auth: LiveAuthenticator;
+  /** The limits object the listeners read; updated in place. */
+  limits: Limits;
+  logger: Logger;
+  /** Reads the config file (tests may substitute it). */
+  load?: (file: string) => Promise<GatewayConfig>;
+}
+
+/**
+ * Applies a changed config file to the running gateway (DESIGN §10): upstreams through
+ * `Gateway.reconfigure`, identities by swapping the authenticator, limits in place. An invalid file is
+ * refused with the same message as at start, and the running config stays. Reloads run one at a time.
+ */
+export class ConfigReloader {
+  readonly #targets: ReloadTargets;
+  readonly #file: string;
+  #running: GatewayConfig;
+  readonly #history: ReloadRecord[] = [];
+  #queue: Promise<unknown> = Promise.resolve();
+  #closed = false;
+
+  constructor(file: string, config: GatewayConfig, targets: ReloadTargets) {
+    this.#file = file;
+    this.#running = config;
+    this.#targets = targets;
+  }
+
+  /** The config now in effect. */
+  get config(): GatewayConfig {
+    return this.#running;
+  }
+
+  /** Reloads so far, newest first (the last 20). */
+  get history(): ReloadRecord[] {
+    return [...this.#history];
+  }
+
+  /** Reloads asked for from now on are ignored (the gateway is shutting down). */
+  close(): void {
+    this.#closed = true;
+  }
+
+  /** Re-reads the file and applies it; `trigger` says why, for the log. */
+  reload(trigger: string): Promise<ReloadRecord> {
+    // Never rejects: a trigger (a signal, a file event) has nobody to hand an error to.
+    const run = this.#queue.then(() =>
+      this.#reload(trigger).catch((error: unknown) => {
+        this.#targets.logger.error('reload failed part way', { trigger, error: String(error) });
+        return this.#record({ time: now(), outcome: 'refused', error: String(error) });
+      }),
+    );
+    this.#queue = run;
+    return run;
+  }
+
+  async #reload(trigger: string): Promise<ReloadRecord> {
+    const { logger } = this.#targets;
+    let next: GatewayConfig;
+    try {
+      next = await (this.#targets.load ?? loadConfigFile)(this.#file);
+    } catch (error) {
+      const message = error instanceof ConfigError ? error.details : String(error);
+      logger.error(`reload refused; the running config stays: ${message}`, { trigger });
+      return this.#record({ time: now(), outcome: 'refused', error: message });
+    }
+    if (this.#closed) {
+      return this.#record({ time: now(), outcome: 'refused', error: 'the gateway is shutting down' });
+    }
+    const diff = diffConfig(this.#running, next);
+    let upstreams: UpstreamChanges;
+    try {
+      upstreams = await this.#targets.gateway.reconfigure(next.upstreams);
+    } catch (error) {
+      logger.error(`reload refused; the running config stays: ${String(error)}`, { trigger });
+      return this.#record({ time: now(), outcome: 'refused', error: String(error) });
+    }
+    if (diff.clients || diff.oauth) this.#replaceAuth(next);
+    if (diff.limits) Object.assign(this.#targets.limits, next.limits ?? DEFAULT_LIMITS);
+    const kept = next;
+    if (diff.plugins) {
+      // Plugins are set up once: keep running the old ones until a restart.
+      logger.warn('plugin changes need a restart; the running plugins stay as they are');
+      kept.plugins = this.#running.plugins;
+    }
+    if (diff.restartOnly.length > 0) {
+      logger.warn('these settings need a restart to take effect', { settings: diff.restartOnly.join(',') });
+    }
+    this.#running = kept;
+    logger.info(`reload applied: ${describeReload(upstreams, diff)}`, { trigger });
+    return this.#record({ time: now(), outcome: 'applied', ...upstreams });
+  }
+
+  #replaceAuth(next: GatewayConfig): void {
+    const clients = new ClientDirectory({ clients: next.clients, anonymous: next.anonymous });
+    this.#targets.auth.replace(
+      createAuthenticator({
+        clients,
+        anonymousAllowed: next.anonymous !== undefined,
+        oauth: next.auth?.oauth,
+        logger: this.#targets.logger,
+      }),
+    );
+  }
+
+  #record(record: ReloadRecord): ReloadRecord {
+    this.#history.unshift(record);
+    this.#history.length = Math.min(this.#history.length, HISTORY);
+    return record;
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}

@@ -1,0 +1,63 @@
+import type { UpstreamChanges } from '@switchyard/core';
+import type { GatewayConfig } from '../config/load.js';
+
+/** What differs between the running config and a new one, beside the upstream set. */
+export interface ConfigDiff {
+  /** `clients` or `anonymous`: the static identities and their tokens. */
+  clients: boolean;
+  /** `auth.oauth`. */
+  oauth: boolean;
+  limits: boolean;
+  shutdownGraceMs: boolean;
+  plugins: boolean;
+  /** Settings a reload cannot apply (the process must restart for them), by config key. */
+  restartOnly: string[];
+}
+
+const RESTART_ONLY = ['listen', 'telemetry', 'cursorSecret', 'logLevel'] as const;
+
+/** Compares everything but the upstreams (the gateway reports those as it applies them). */
+export function diffConfig(running: GatewayConfig, next: GatewayConfig): ConfigDiff {
+  const differs = (a: unknown, b: unknown) => canonical(a) !== canonical(b);
+  return {
+    clients: differs(running.clients, next.clients) || running.anonymous !== next.anonymous,
+    oauth: differs(running.auth, next.auth),
+    limits: differs(running.limits, next.limits),
+    shutdownGraceMs: running.shutdownGraceMs !== next.shutdownGraceMs,
+    plugins: differs(running.plugins, next.plugins),
+    restartOnly: RESTART_ONLY.filter((key) => differs(running[key], next[key])),
+  };
+}
+
+/**
+ * The one-line summary of a reload: `+added -removed ~changed` servers, then the other sections that
+ * changed (`clients limits`), or `no changes`.
+ *
+ * @example
+ * describeReload({ added: ['docs'], removed: [], changed: ['gh'] }, diff) // "+docs ~gh clients"
+ */
+export function describeReload(upstreams: UpstreamChanges, diff: ConfigDiff): string {
+  const parts = [
+    ...upstreams.added.map((n) => `+${n}`),
+    ...upstreams.removed.map((n) => `-${n}`),
+    ...upstreams.changed.map((n) => `~${n}`),
+  ];
+  if (diff.clients) parts.push('clients');
+  if (diff.oauth) parts.push('oauth');
+  if (diff.limits) parts.push('limits');
+  if (diff.shutdownGraceMs) parts.push('shutdownGraceMs');
+  if (diff.plugins) parts.push('plugins(restart needed)');
+  for (const key of diff.restartOnly) parts.push(`${key}(restart needed)`);
+  return parts.length > 0 ? parts.join(' ') : 'no changes';
+}
+
+/** JSON with object keys sorted, so that key order never counts as a change. */
+function canonical(value: unknown): string {
+  return (
+    JSON.stringify(value, (_key, v: unknown) =>
+      v && typeof v === 'object' && !Array.isArray(v)
+        ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+        : v,
+    ) ?? 'undefined'
+  );
+}

@@ -1,0 +1,143 @@
+import { rename, writeFile } from 'node:fs/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Cleanup, connectHttp, eventually, httpUpstream, startGateway } from './support/harness.js';
+import { errorOf, names } from './support/named.js';
+
+// Hot reload (DESIGN §10) through the CLI: the config file is rewritten under a running gateway.
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const ALICE = 'alice-token-0123456789';
+const BOB_OLD = 'bob-old-token-0123456789';
+const BOB_NEW = 'bob-new-token-0123456789';
+
+function config(servers: Record<string, string>, bobToken: string, limits?: Record<string, number>) {
+  return {
+    listen: {
+      http: { host: '127.0.0.1', port: 0, path: '/mcp' },
+      admin: { host: '127.0.0.1', port: 0 },
+    },
+    mcpServers: Object.fromEntries(Object.entries(servers).map(([name, url]) => [name, { url }])),
+    clients: { alice: { token: ALICE, groups: ['admins'] }, bob: { token: bobToken } },
+    ...(limits ? { limits } : {}),
+  };
+}
+
+/** The HTTP status of an `initialize` sent with `token` (padded to `padding` bytes of extra params). */
+async function initializeStatus(url: string, token: string, padding = 0): Promise<number> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${token}`,
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: {
+        protocolVersion: '2025-06-18',
+        capabilities: {},
+        clientInfo: { name: 'raw', version: '1' },
+        ...(padding > 0 ? { padding: 'x'.repeat(padding) } : {}),
+      },
+    }),
+  });
+  await res.body?.cancel();
+  return res.status;
+}
+
+describe('config reload', () => {
+  it('applies upstream and token changes live, refuses an invalid file, and reloads on SIGHUP', async () => {
+    const a = await httpUpstream(cleanup, { name: 'a', tools: 1, resources: 3, pageSize: 1 });
+    const b = await httpUpstream(cleanup, { name: 'b', tools: 1, resources: 1 });
+    const c = await httpUpstream(cleanup, { name: 'c', tools: 1, resources: 1 });
+    const gw = await startGateway(cleanup, config({ a: a.url, b: b.url }, BOB_OLD));
+    const admin = (await gw.waitForLog(/admin listening on (http:\/\/\S+)/))[1]!;
+    const client = await connectHttp(cleanup, gw.url, 'reload-client', { token: ALICE });
+    let toolsChanged = 0;
+    let wake = () => {};
+    client.setNotificationHandler('notifications/tools/list_changed', () => {
+      toolsChanged += 1;
+      wake();
+    });
+    const toolsChangedAgain = (seen: number) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('no tools/list_changed within 10 s')), 10_000);
+        wake = () => {
+          if (toolsChanged <= seen) return;
+          clearTimeout(timer);
+          resolve();
+        };
+        wake();
+      });
+    const toolNames = async () => names((await client.listTools()).tools as Record<string, unknown>[]);
+    expect(await toolNames()).toEqual(['a__tool_0', 'b__tool_0']);
+    // The SDK's listResources() walks every page itself: ask for the first one only.
+    const firstPage = (await client.request({ method: 'resources/list', params: {} })) as {
+      nextCursor?: string;
+    };
+    expect(firstPage.nextCursor).toBeDefined();
+
+    expect(await initializeStatus(gw.url, ALICE, 8000)).toBe(200);
+
+    // Remove b, add c, change bob's token and a limit: written in place.
+    const seen = toolsChanged;
+    await writeFile(gw.file, JSON.stringify(config({ a: a.url, c: c.url }, BOB_NEW, { maxBodyBytes: 4096 })));
+    await gw.waitForLog(/reload applied: \+c -b clients limits trigger="file change"/);
+    await toolsChangedAgain(seen);
+    // The same session sees the new set.
+    expect(await toolNames()).toEqual(['a__tool_0', 'c__tool_0']);
+    const called = await client.callTool({ name: 'c__tool_0', arguments: {} });
+    expect(called.isError).not.toBe(true);
+    // A cursor from before the server set changed: list again.
+    expect(
+      await errorOf(client.request({ method: 'resources/list', params: { cursor: firstPage.nextCursor } })),
+    ).toMatchObject({
+      code: -32602,
+      data: { reason: 'invalid_cursor' },
+      message: expect.stringMatching(/List again/),
+    });
+    expect(await initializeStatus(gw.url, BOB_OLD)).toBe(401);
+    expect(await initializeStatus(gw.url, BOB_NEW)).toBe(200);
+    expect(await initializeStatus(gw.url, ALICE, 8000)).toBe(413);
+
+    // An invalid file is refused with the file, the JSON path and the problem; the running config stays.
+    await writeFile(
+      gw.file,
+      JSON.stringify({
+        ...config({ a: a.url }, BOB_NEW, { maxBodyBytes: 4096 }),
+        mcpServers: { a: { url: 5 } },
+      }),
+    );
+    const refused = await gw.waitForLog(
+      /reload refused; the running config stays: Invalid config (\S+):\n\s+- (\$\.mcpServers\.a\S*):/,
+    );
+    expect(refused[1]).toBe(gw.file);
+    expect(await toolNames()).toEqual(['a__tool_0', 'c__tool_0']);
+
+    // Saved the way editors do (a new file renamed over the old one): b is back.
+    await writeFile(
+      `${gw.file}.tmp`,
+      JSON.stringify(config({ a: a.url, b: b.url, c: c.url }, BOB_NEW, { maxBodyBytes: 4096 })),
+    );
+    await rename(`${gw.file}.tmp`, gw.file);
+    await gw.waitForLog(/reload applied: \+b trigger="file change"/);
+    const all = ['a__tool_0', 'b__tool_0', 'c__tool_0'].join();
+    await eventually(async () => (await toolNames()).join() === all || undefined, 'b listed again');
+
+    // SIGHUP re-reads the file; nothing changed.
+    gw.proc.kill('SIGHUP');
+    await gw.waitForLog(/reload applied: no changes trigger="SIGHUP"/);
+    expect(gw.proc.exitCode).toBeNull();
+    const status = await fetch(new URL('/admin/status', admin), {
+      headers: { authorization: `Bearer ${ALICE}` },
+    });
+    const { reloads } = (await status.json()) as { reloads: Record<string, unknown>[] };
+    expect(reloads.map((r) => r.outcome)).toEqual(['applied', 'applied', 'refused', 'applied']);
+    expect(reloads[3]).toMatchObject({ added: ['c'], removed: ['b'], changed: [] });
+    expect(reloads[2]?.error).toMatch(/\$\.mcpServers\.a/);
+  }, 30_000);
+});
