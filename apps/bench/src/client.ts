@@ -75,6 +75,25 @@ export async function connectClient(
 }
 
 /** Closes every client, ignoring errors (cleanup paths). */
+/**
+ * The two sides every gateway-vs-direct benchmark compares: a client straight to the upstream
+ * ("bench-direct") and one through the gateway, connected in that order and both added to `clients`
+ * (so `closeAll` closes them whatever happens next).
+ */
+export async function connectPair(
+  upstreamUrl: string,
+  gatewayUrl: string,
+  gatewayClientName: string,
+  options: ClientOptions,
+  clients: BenchClient[],
+): Promise<{ direct: BenchClient; viaGateway: BenchClient }> {
+  const direct = await connectClient(upstreamUrl, 'bench-direct', options);
+  clients.push(direct);
+  const viaGateway = await connectClient(gatewayUrl, gatewayClientName, options);
+  clients.push(viaGateway);
+  return { direct, viaGateway };
+}
+
 export async function closeAll(clients: Iterable<BenchClient | undefined>): Promise<void> {
   await Promise.allSettled([...clients].map((c) => c?.close()));
 }

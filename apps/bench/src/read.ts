@@ -3,7 +3,7 @@
  * gateway fronting it, over Streamable HTTP, interleaved rounds, median round reported.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from './client.js';
+import { type BenchClient, closeAll, connectPair, REQUEST_OPTIONS, type RunOptions } from './client.js';
 import { RESOURCES } from './list-kinds.js';
 import { cpuSampler, interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
 import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
@@ -94,10 +94,13 @@ export async function runReadBenchmark(
     });
     gateway = await startGateway([upstream], options);
     log(`read: upstream ${upstream.url}, gateway ${gateway.url}`);
-    const direct = await connectClient(upstream.url, 'bench-direct', options);
-    clients.push(direct);
-    const viaGateway = await connectClient(gateway.url, 'bench-gateway', options);
-    clients.push(viaGateway);
+    const { direct, viaGateway } = await connectPair(
+      upstream.url,
+      gateway.url,
+      'bench-gateway',
+      options,
+      clients,
+    );
 
     const { directUris, gatewayUris } = await checkedUris(
       direct.client,

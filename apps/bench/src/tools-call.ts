@@ -10,7 +10,7 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { controlClient } from '@switchyard/testkit';
-import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from './client.js';
+import { type BenchClient, closeAll, connectPair, REQUEST_OPTIONS, type RunOptions } from './client.js';
 import { TOOLS } from './list-kinds.js';
 import { cpuSampler, interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
 import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
@@ -115,10 +115,13 @@ export async function runToolCallBenchmark(
     const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
     gateway = await startGateway([upstream], options);
     log(`tools/call: upstream ${upstream.url} (${config.tools} echo tools), gateway ${gateway.url}`);
-    const direct = await connectClient(upstream.url, 'bench-direct', options);
-    clients.push(direct);
-    const viaGateway = await connectClient(gateway.url, 'bench-gateway', options);
-    clients.push(viaGateway);
+    const { direct, viaGateway } = await connectPair(
+      upstream.url,
+      gateway.url,
+      'bench-gateway',
+      options,
+      clients,
+    );
     const { directNames, gatewayNames } = await checkedToolNames(
       direct.client,
       viaGateway.client,

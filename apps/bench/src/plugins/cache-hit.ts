@@ -1,4 +1,4 @@
-import { type BenchClient, closeAll, connectClient, type RunOptions } from '../client.js';
+import { type BenchClient, closeAll, connectPair, type RunOptions } from '../client.js';
 import { checkedUris, readLoop } from '../read.js';
 import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../services.js';
 import {
@@ -33,10 +33,13 @@ export async function runCacheHitBenchmark(
     log(
       `plugins/cache-hit: upstream ${upstream.url} (${config.latencyMs} ms per read), gateway ${gateway.url}`,
     );
-    const direct = await connectClient(upstream.url, 'bench-direct', options);
-    clients.push(direct);
-    const viaGateway = await connectClient(gateway.url, 'bench-cache', options);
-    clients.push(viaGateway);
+    const { direct, viaGateway } = await connectPair(
+      upstream.url,
+      gateway.url,
+      'bench-cache',
+      options,
+      clients,
+    );
     const { directUris, gatewayUris } = await checkedUris(
       direct.client,
       viaGateway.client,
