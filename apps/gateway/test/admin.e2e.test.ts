@@ -1,7 +1,7 @@
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminGet, startAdminGateway } from './support/admin.js';
-import { Cleanup, connectHttp, eventually, freePort, httpUpstream } from './support/harness.js';
+import { Cleanup, connectHttp, eventually, httpUpstream, reservePort } from './support/harness.js';
 
 // The admin listener (DESIGN §10): health probes, readiness on required upstreams, and the status JSON
 // behind the MCP identities, against the built CLI.
@@ -24,7 +24,7 @@ interface Status {
 
 describe('admin listener', () => {
   it('is alive at once, and ready only while every required upstream is connected', async () => {
-    const port = await freePort();
+    const { port, release } = await reservePort(cleanup);
     const optional = await httpUpstream(cleanup, { name: 'optional', resources: 1 });
     const { gw, admin } = await startAdminGateway(cleanup, {
       mcpServers: {
@@ -40,6 +40,7 @@ describe('admin listener', () => {
 
     const docs = new TestServer({ name: 'docs', resources: 2 });
     cleanup.add(() => docs.close());
+    await release();
     await docs.listenHttp({ port });
     const ready = await eventually(
       async () => {

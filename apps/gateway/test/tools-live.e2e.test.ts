@@ -1,7 +1,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup, connectHttp, freePort, httpUpstream } from './support/harness.js';
+import { Cleanup, connectHttp, httpUpstream, reservePort } from './support/harness.js';
 import {
   connectModernHttp,
   connectWs,
@@ -65,7 +65,7 @@ describe('list changes', () => {
   });
 
   it('announces an upstream that connects late: sessions hear tools/list_changed, new sessions see its prompts', async () => {
-    const port = await freePort();
+    const { port, release } = await reservePort(cleanup);
     const web = await httpUpstream(cleanup, { name: 'web', resources: 0, tools: 1 });
     const gw = await startEverywhere(cleanup, {
       web: { url: web.url },
@@ -84,6 +84,7 @@ describe('list changes', () => {
 
     const late = new TestServer({ name: 'late', resources: 0, tools: 2, prompts: 1 });
     cleanup.add(() => late.close());
+    await release();
     await late.listenHttp({ port });
     await Promise.all(counters.map((c, i) => c.next(`tools/list_changed on session ${i}`, 15_000)));
     for (const client of [http, gw.stdio]) {

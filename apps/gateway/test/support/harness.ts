@@ -196,6 +196,26 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * A loopback port held for a server that starts later (an upstream or issuer that is "down at start").
+ * Until `release()`, a placeholder listens on it and drops every connection, so the gateway sees that
+ * server as unreachable and no other socket on the machine can take the port meanwhile (a port that
+ * freePort() merely found free can be handed out to someone else's connection before it is used).
+ * Call `release()` right before the real server listens on `port`; `cleanup` releases it otherwise.
+ */
+export async function reservePort(cleanup: Cleanup): Promise<{ port: number; release(): Promise<void> }> {
+  const placeholder = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve) => placeholder.listen(0, '127.0.0.1', resolve));
+  const { port } = placeholder.address() as { port: number };
+  let released: Promise<void> | undefined;
+  const release = () => {
+    released ??= new Promise<void>((resolve) => placeholder.close(() => resolve()));
+    return released;
+  };
+  cleanup.add(release);
+  return { port, release };
+}
+
 /** Reads the control URL a stdio testkit writes to its --control-file. */
 export async function readControlUrl(file: string): Promise<string> {
   return eventually(async () => (await readFile(file, 'utf8')).trim() || undefined, `control file ${file}`);
