@@ -88,6 +88,13 @@ describe('config reload', () => {
     await writeFile(gw.file, JSON.stringify(config({ a: a.url, c: c.url }, BOB_NEW, { maxBodyBytes: 4096 })));
     await gw.waitForLog(/reload applied: \+c -b clients limits trigger="file change"/);
     await toolsChangedAgain(seen);
+    // b's removal and c's connection each announce a change (they coalesce only when c connects within
+    // the debounce window): wait, change by change, for the one after which c is listed.
+    for (;;) {
+      const count = toolsChanged;
+      if ((await toolNames()).includes('c__tool_0')) break;
+      await toolsChangedAgain(count);
+    }
     // The same session sees the new set.
     expect(await toolNames()).toEqual(['a__tool_0', 'c__tool_0']);
     const called = await client.callTool({ name: 'c__tool_0', arguments: {} });
