@@ -83,7 +83,7 @@ export async function runGateway(
   }
   // A copy the listeners read and a reload updates in place.
   const limits = { ...DEFAULT_LIMITS, ...config.limits };
-  const reloader = new ConfigReloader(config.source, config, { gateway, auth, limits, logger });
+  const reloader = new ConfigReloader(config.source, config, { gateway, auth, limits, plugins, logger });
   const shared = { limits, quota: new SessionQuota(limits), drain: new Drain() };
   let http: HttpListener | undefined;
   let ws: WsListener | undefined;

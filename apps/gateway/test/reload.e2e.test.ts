@@ -1,4 +1,5 @@
 import { rename, writeFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cleanup, connectHttp, eventually, httpUpstream, startGateway } from './support/harness.js';
 import { errorOf, names } from './support/named.js';
@@ -11,8 +12,14 @@ afterEach(() => cleanup.run());
 const ALICE = 'alice-token-0123456789';
 const BOB_OLD = 'bob-old-token-0123456789';
 const BOB_NEW = 'bob-new-token-0123456789';
+const DENY_PLUGIN = fileURLToPath(new URL('./fixtures/deny-plugin.js', import.meta.url));
 
-function config(servers: Record<string, string>, bobToken: string, limits?: Record<string, number>) {
+function config(
+  servers: Record<string, string>,
+  bobToken: string,
+  limits?: Record<string, number>,
+  deny = '/r/1',
+) {
   return {
     listen: {
       http: { host: '127.0.0.1', port: 0, path: '/mcp' },
@@ -20,6 +27,7 @@ function config(servers: Record<string, string>, bobToken: string, limits?: Reco
     },
     mcpServers: Object.fromEntries(Object.entries(servers).map(([name, url]) => [name, { url }])),
     clients: { alice: { token: ALICE, groups: ['admins'] }, bob: { token: bobToken } },
+    plugins: [[DENY_PLUGIN, { contains: deny }]],
     ...(limits ? { limits } : {}),
   };
 }
@@ -50,7 +58,7 @@ async function initializeStatus(url: string, token: string, padding = 0): Promis
 }
 
 describe('config reload', () => {
-  it('applies upstream and token changes live, refuses an invalid file, and reloads on SIGHUP', async () => {
+  it('applies upstream, token, limit and plugin changes live, refuses an invalid file, and reloads on SIGHUP', async () => {
     const a = await httpUpstream(cleanup, { name: 'a', tools: 1, resources: 3, pageSize: 1 });
     const b = await httpUpstream(cleanup, { name: 'b', tools: 1, resources: 1 });
     const c = await httpUpstream(cleanup, { name: 'c', tools: 1, resources: 1 });
@@ -82,11 +90,24 @@ describe('config reload', () => {
     expect(firstPage.nextCursor).toBeDefined();
 
     expect(await initializeStatus(gw.url, ALICE, 8000)).toBe(200);
+    const readReason = (uri: string) =>
+      client.readResource({ uri }).then(
+        () => 'ok',
+        (error: { data?: { reason?: string } }) => error.data?.reason,
+      );
+    expect(await readReason('a+test://a/r/1')).toBe('forbidden');
+    expect(await readReason('a+test://a/r/2')).toBe('ok');
 
-    // Remove b, add c, change bob's token and a limit: written in place.
+    // Remove b, add c, change bob's token, a limit and the plugin's options: written in place.
     const seen = toolsChanged;
-    await writeFile(gw.file, JSON.stringify(config({ a: a.url, c: c.url }, BOB_NEW, { maxBodyBytes: 4096 })));
-    await gw.waitForLog(/reload applied: \+c -b clients limits trigger="file change"/);
+    await writeFile(
+      gw.file,
+      JSON.stringify(config({ a: a.url, c: c.url }, BOB_NEW, { maxBodyBytes: 4096 }, '/r/2')),
+    );
+    await gw.waitForLog(/reload applied: \+c -b clients limits plugins trigger="file change"/);
+    // The plugin set up with the new options answers from the first request after the reload.
+    expect(await readReason('a+test://a/r/2')).toBe('forbidden');
+    expect(await readReason('a+test://a/r/1')).toBe('ok');
     await toolsChangedAgain(seen);
     // b's removal and c's connection each announce a change (they coalesce only when c connects within
     // the debounce window): wait, change by change, for the one after which c is listed.
@@ -115,7 +136,7 @@ describe('config reload', () => {
     await writeFile(
       gw.file,
       JSON.stringify({
-        ...config({ a: a.url }, BOB_NEW, { maxBodyBytes: 4096 }),
+        ...config({ a: a.url }, BOB_NEW, { maxBodyBytes: 4096 }, '/r/2'),
         mcpServers: { a: { url: 5 } },
       }),
     );
@@ -128,7 +149,7 @@ describe('config reload', () => {
     // Saved the way editors do (a new file renamed over the old one): b is back.
     await writeFile(
       `${gw.file}.tmp`,
-      JSON.stringify(config({ a: a.url, b: b.url, c: c.url }, BOB_NEW, { maxBodyBytes: 4096 })),
+      JSON.stringify(config({ a: a.url, b: b.url, c: c.url }, BOB_NEW, { maxBodyBytes: 4096 }, '/r/2')),
     );
     await rename(`${gw.file}.tmp`, gw.file);
     await gw.waitForLog(/reload applied: \+b trigger="file change"/);

@@ -1,9 +1,11 @@
-import { Gateway, type Logger, silentLogger } from '@switchyard/core';
+import { fileURLToPath } from 'node:url';
+import { Gateway, type LoadedPlugin, type Logger, type RequestContext, silentLogger } from '@switchyard/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Authenticator, AuthOutcome } from '../src/auth/authenticator.js';
 import { LiveAuthenticator } from '../src/auth/live-authenticator.js';
 import { ConfigError, type GatewayConfig } from '../src/config/load.js';
 import { DEFAULT_LIMITS } from '../src/listeners/limits.js';
+import { loadPlugins } from '../src/plugins.js';
 import { ConfigReloader } from '../src/reload/apply.js';
 import { describeReload, diffConfig } from '../src/reload/diff.js';
 
@@ -14,14 +16,32 @@ afterEach(async () => {
   for (const close of closing.splice(0)) await close();
 });
 
+const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url));
 const base: GatewayConfig = {
   source: '/etc/switchyard.json',
-  baseDir: '/etc',
+  baseDir: fixtures,
   listen: { stdio: false },
   upstreams: [],
-  plugins: [{ specifier: '@switchyard/plugin-audit', options: { file: 'a.jsonl' } }],
+  plugins: [
+    { specifier: './whoami-plugin.js', options: {} },
+    { specifier: './deny-plugin.js', options: { contains: 'secret' } },
+  ],
   limits: { ...DEFAULT_LIMITS },
 };
+
+/** A read of `uri` by an anonymous caller, straight into the gateway (no listener). */
+function read(uri: string): RequestContext {
+  const identity = { id: 'anonymous', groups: [], anonymous: true };
+  return {
+    method: 'resources/read',
+    params: { uri },
+    session: { id: 's', transport: 'memory', identity, notify: async () => {} },
+    identity,
+    signal: new AbortController().signal,
+    notifyRelated: async () => {},
+    state: new Map(),
+  };
+}
 
 function stubAuth(closed: string[], name: string): Authenticator {
   return {
@@ -49,7 +69,8 @@ function recordingLogger(lines: string[]): Logger {
 
 async function reloaderFor(next: () => GatewayConfig) {
   const lines: string[] = [];
-  const gateway = new Gateway({ upstreams: [], logger: silentLogger });
+  const plugins = await loadPlugins(base, silentLogger);
+  const gateway = new Gateway({ upstreams: [], logger: silentLogger, plugins });
   closing.push(() => gateway.close());
   await gateway.start();
   const closed: string[] = [];
@@ -59,27 +80,53 @@ async function reloaderFor(next: () => GatewayConfig) {
     gateway,
     auth,
     limits,
+    plugins,
     logger: recordingLogger(lines),
     load: async () => next(),
   });
-  return { reloader, lines, limits, auth, closed };
+  return { reloader, gateway, plugins, lines, limits, auth, closed };
 }
 
 describe('ConfigReloader', () => {
-  it('keeps the running plugins and says a restart is needed; applies limits in place', async () => {
-    const { reloader, lines, limits } = await reloaderFor(() => ({
+  it('sets up a plugin whose options changed anew and applies limits in place', async () => {
+    const { reloader, gateway, lines, limits } = await reloaderFor(() => ({
       ...base,
-      plugins: [{ specifier: '@switchyard/plugin-audit', options: { file: 'b.jsonl' } }],
+      plugins: [
+        { specifier: './whoami-plugin.js', options: {} },
+        { specifier: './deny-plugin.js', options: { contains: 'private' } },
+      ],
       limits: { ...DEFAULT_LIMITS, sessions: 3 },
       logLevel: 'debug',
     }));
+    const reason = async (uri: string) => {
+      const outcome = await gateway.handle(read(uri));
+      return outcome.ok ? 'ok' : outcome.error.reason;
+    };
+    expect(await reason('x+test://secret')).toBe('forbidden');
+    expect(await reason('x+test://private')).not.toBe('forbidden');
     const record = await reloader.reload('test');
     expect(record).toMatchObject({ outcome: 'applied', added: [], removed: [], changed: [] });
-    expect(lines).toContain('warn plugin changes need a restart; the running plugins stay as they are');
     expect(lines).toContain('warn these settings need a restart to take effect');
-    expect(lines).toContain('info reload applied: limits plugins(restart needed) logLevel(restart needed)');
-    expect(reloader.config.plugins).toEqual(base.plugins);
+    expect(lines).toContain('info reload applied: limits plugins logLevel(restart needed)');
+    expect(await reason('x+test://private')).toBe('forbidden');
+    expect(await reason('x+test://secret')).not.toBe('forbidden');
+    expect(await reason('whoami://me')).toBe('ok');
+    expect(reloader.config.plugins[1]?.options).toEqual({ contains: 'private' });
     expect(limits.sessions).toBe(3);
+  });
+
+  it('refuses a plugin that fails to set up, keeping the running plugins and everything else', async () => {
+    const { reloader, gateway, lines, limits } = await reloaderFor(() => ({
+      ...base,
+      plugins: [...base.plugins, { specifier: './no-such-plugin.js', options: {} }],
+      limits: { ...DEFAULT_LIMITS, sessions: 3 },
+    }));
+    const record = await reloader.reload('test');
+    expect(record).toMatchObject({ outcome: 'refused', error: expect.stringContaining('no-such-plugin.js') });
+    expect(lines[0]).toMatch(/^error reload refused; the running config stays: Cannot load plugin/);
+    expect(reloader.config).toBe(base);
+    expect(limits.sessions).toBe(DEFAULT_LIMITS.sessions);
+    expect((await gateway.handle(read('x+test://secret'))).ok).toBe(false);
   });
 
   it('refuses an invalid file with the start-up message and keeps the running config', async () => {
@@ -104,6 +151,26 @@ describe('ConfigReloader', () => {
     reloader.close();
     expect(await reloader.reload('test')).toMatchObject({ outcome: 'refused' });
     expect(limits.sessions).toBe(DEFAULT_LIMITS.sessions);
+  });
+});
+
+describe('loadPlugins on a reload', () => {
+  it('keeps the running instance of every entry whose specifier and options are unchanged', async () => {
+    const running: LoadedPlugin[] = await loadPlugins(base, silentLogger);
+    const next: GatewayConfig = {
+      ...base,
+      plugins: [
+        { specifier: './whoami-plugin.js', options: {} },
+        { specifier: './deny-plugin.js', options: { contains: 'private' } },
+      ],
+    };
+    const reloaded = await loadPlugins(next, silentLogger, { config: base, plugins: running });
+    expect(reloaded[0]).toBe(running[0]);
+    expect(reloaded[1]).not.toBe(running[1]);
+    // A fresh copy of the same entries keeps every instance.
+    const same = await loadPlugins(structuredClone(base), silentLogger, { config: base, plugins: running });
+    expect(same).toEqual(running);
+    expect(same[1]).toBe(running[1]);
   });
 });
 

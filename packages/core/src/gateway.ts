@@ -1,6 +1,5 @@
 import type { UpstreamConfig } from './config.js';
 import type { RequestContext, RequestMiddleware, SessionSink } from './context.js';
-import { errorForEra } from './downstream/era.js';
 import type { Dispatcher } from './features/dispatch.js';
 import { gatewayFeatures } from './features/index.js';
 import { skillsExtensions } from './features/skills-capability.js';
@@ -9,22 +8,22 @@ import { INPUT_ROUND_TTL_MS, RequestStateSeal } from './interaction/request-stat
 import { SuspendedCalls } from './interaction/suspended-call.js';
 import { MergedListing } from './listing/merged.js';
 import { createLogger, type Logger } from './logger.js';
-import { compose, type Outcome } from './middleware.js';
+import type { Outcome } from './middleware.js';
 import { ListChangedCoalescer } from './notify/list-changed.js';
 import { SessionRegistry } from './notify/sessions.js';
 import { UpstreamEvents } from './notify/upstream-events.js';
 import { PluginWatches } from './notify/watches.js';
 import type { ParamHeaderDeclaration } from './param-headers/declarations.js';
-import type { PluginGateway, ResourceRoute } from './plugins/define.js';
-import { type LoadedPlugin, pluginHooks } from './plugins/host.js';
-import { collectPluginStats, runCloseHooks, runReadyHooks } from './plugins/lifecycle.js';
+import { ActivePlugins } from './plugins/active.js';
+import { pluginChains } from './plugins/chains.js';
+import type { ResourceRoute } from './plugins/define.js';
+import type { LoadedPlugin } from './plugins/host.js';
 import { pluginView } from './plugins/view.js';
 import { NamedCatalog } from './routing/named-catalog.js';
 import { ResourceRouter } from './routing/resource-router.js';
 import { GatewayStats } from './stats/recorder.js';
 import type { SubscriptionTable } from './subscriptions.js';
 import { GatewayTelemetry, requestAttributes } from './telemetry.js';
-import { callChain } from './upstream/call-chain.js';
 import type { UpstreamListener } from './upstream/connection.js';
 import type { RequestOrigin } from './upstream/origin.js';
 import { type UpstreamChanges, UpstreamPool, type UpstreamStatus } from './upstream/pool.js';
@@ -58,15 +57,13 @@ export class Gateway {
   readonly #events: UpstreamEvents;
   readonly #listChanged: ListChangedCoalescer;
   readonly #dispatcher: Dispatcher;
-  readonly #run: (ctx: RequestContext) => Promise<Outcome>;
-  readonly #plugins: readonly LoadedPlugin[];
+  readonly #plugins: ActivePlugins;
   readonly #router: ResourceRouter;
   readonly #tools: NamedCatalog;
   readonly #prompts: NamedCatalog;
   readonly #listing: MergedListing;
   /** Telemetry, or undefined when no OpenTelemetry SDK is registered: then no wrappers at all. */
   readonly #telemetry: GatewayTelemetry | undefined;
-  readonly #log: Logger;
   /** Request and upstream-call statistics for the status page (always on: O(1) per event). */
   readonly #stats = new GatewayStats();
   /** Calls of legacy upstreams waiting for a modern client's answers (see interaction/). */
@@ -76,15 +73,20 @@ export class Gateway {
 
   constructor(options: GatewayOptions) {
     const log = options.logger ?? createLogger();
-    this.#log = log;
-    this.#plugins = options.plugins ?? [];
-    const hooks = pluginHooks(this.#plugins);
     const telemetry = new GatewayTelemetry({
       sessions: () => this.#sessions.size,
       subscriptions: () => this.#subscriptions.size,
       upstreams: () => this.#pool.ordered.map((u) => ({ name: u.name, ready: u.state === 'ready' })),
     });
     this.#telemetry = telemetry.enabled ? telemetry : undefined;
+    const chains = pluginChains({
+      middleware: options.middleware ?? [],
+      dispatch: (ctx) => this.#dispatcher.dispatch(ctx),
+      telemetry: this.#telemetry,
+      stats: this.#stats,
+      log,
+    });
+    this.#plugins = new ActivePlugins(options.plugins ?? [], chains, log);
     // Upstream events reach the gateway's handlers, which are built from the pool they listen to.
     const listener: UpstreamListener = {
       ready: (u) => this.#events.ready(u),
@@ -92,12 +94,7 @@ export class Gateway {
       failed: (u, error) => this.#events.failed(u, error),
       notification: (u, method, params, origins) => this.#events.notification(u, method, params, origins),
     };
-    this.#pool = new UpstreamPool(
-      options.upstreams,
-      listener,
-      log.child('upstream'),
-      callChain(hooks.upstreamCall, this.#telemetry, this.#stats),
-    );
+    this.#pool = new UpstreamPool(options.upstreams, listener, log.child('upstream'), this.#plugins.chain);
     const pool = this.#pool;
     this.#sessions = new SessionRegistry(log);
     this.#subscriptions = upstreamSubscriptions(pool, log);
@@ -121,7 +118,7 @@ export class Gateway {
       resources: router.catalog,
       tools,
       prompts,
-      plugins: (n) => hooks.notification(n, log),
+      plugins: (n) => this.#plugins.notify(n),
       logger: log,
     });
     this.#suspended = new SuspendedCalls(INPUT_ROUND_TTL_MS);
@@ -140,30 +137,14 @@ export class Gateway {
       call,
     });
     this.#dispatcher = dispatcher;
-    // An error takes the form the caller's era expects where it becomes an outcome: every plugin sees
-    // the code the client receives (DESIGN §9: -32002 or -32602 for a missing resource).
-    this.#run = compose(
-      [...hooks.request, ...(options.middleware ?? [])],
-      (ctx) => this.#dispatcher.dispatch(ctx),
-      (error, ctx) => errorForEra(error, ctx.client),
-    );
-    const view: PluginGateway = pluginView({
-      pool,
-      router,
-      tools,
-      prompts,
-      watches,
-      completionTarget: (ref) => completion.route(ref)?.upstream,
-    });
-    for (const port of new Set(this.#plugins.map((p) => p.port))) port.attach(view);
+    const completionTarget = (ref: unknown) => completion.route(ref)?.upstream;
+    this.#plugins.attach(pluginView({ pool, router, tools, prompts, watches, completionTarget }));
   }
 
   /** Starts connecting to every upstream. Resolves once each has connected or failed its first attempt. */
   start(): Promise<void> {
     if (!this.#settled) {
-      this.#settled = this.#events
-        .settled(this.#pool.names)
-        .then(() => runReadyHooks(this.#plugins, this.#log));
+      this.#settled = this.#events.settled(this.#pool.names).then(() => this.#plugins.ready());
       this.#pool.start();
     }
     return this.#settled;
@@ -197,6 +178,25 @@ export class Gateway {
     // Not started before start(): start() connects the whole pool.
     if (this.#settled) for (const u of created) u.start();
     return changes;
+  }
+
+  /**
+   * Puts new plugin instances in effect live (a config reload whose plugin options changed, DESIGN §10).
+   * Instances in both sets keep running; new ones get their `ready` hook first (once the gateway has
+   * started). Resolves once requests run through the new set, and sessions hear `list_changed` for every
+   * list (the plugins may filter lists differently now). Requests in flight finish through the old set;
+   * then (or after `drainMs`) the old instances not kept are closed, which `closed` reports.
+   */
+  async replacePlugins(
+    plugins: readonly LoadedPlugin[],
+    drainMs = 30_000,
+  ): Promise<{ closed: Promise<void> }> {
+    if (this.#closed) throw new Error('the gateway is closed');
+    const replaced = await this.#plugins.replace(plugins, drainMs);
+    for (const kind of ['resources', 'tools', 'prompts'] as const) {
+      if (kind === 'resources' || this.#pool.offers(kind)) this.#listChanged.schedule(kind);
+    }
+    return replaced;
   }
 
   /**
@@ -242,7 +242,7 @@ export class Gateway {
 
   /** Each loaded plugin's own figures (its `stats` hook), by plugin name; a failing hook is skipped. */
   pluginStats(): Record<string, Record<string, number>> {
-    return collectPluginStats(this.#plugins, this.#log);
+    return this.#plugins.stats();
   }
 
   openSession(session: SessionSink): void {
@@ -266,11 +266,11 @@ export class Gateway {
   }
 
   #traced(ctx: RequestContext): Promise<Outcome> {
-    if (!this.#telemetry) return this.#run(ctx);
+    if (!this.#telemetry) return this.#plugins.run(ctx);
     return this.#telemetry.request(
       ctx.method,
       () => requestAttributes(ctx),
-      () => this.#run(ctx),
+      () => this.#plugins.run(ctx),
     );
   }
 
@@ -294,7 +294,7 @@ export class Gateway {
     this.#listChanged.close();
     this.#suspended.close();
     this.#sessions.clear();
-    await runCloseHooks(this.#plugins, this.#log);
+    await this.#plugins.close();
     await this.#pool.close();
   }
 }

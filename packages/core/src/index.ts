@@ -70,10 +70,13 @@ export {
 } from './plugins/define.js';
 export {
   type LoadedPlugin,
+  type PluginEntry,
   PluginError,
   type PluginErrorCode,
+  type PluginHost,
   setupPlugins,
 } from './plugins/host.js';
+export { runCloseHooks as closePlugins } from './plugins/lifecycle.js';
 export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';
 export type {
   GatewayStats,

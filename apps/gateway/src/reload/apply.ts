@@ -1,9 +1,17 @@
-import { ClientDirectory, type Gateway, type Logger, type UpstreamChanges } from '@switchyard/core';
+import {
+  ClientDirectory,
+  closePlugins,
+  type Gateway,
+  type LoadedPlugin,
+  type Logger,
+  type UpstreamChanges,
+} from '@switchyard/core';
 import type { ReloadRecord } from '../admin/status.js';
 import { createAuthenticator } from '../auth/authenticator.js';
 import type { LiveAuthenticator } from '../auth/live-authenticator.js';
 import { ConfigError, type GatewayConfig, loadConfigFile } from '../config/load.js';
 import { DEFAULT_LIMITS, type Limits } from '../listeners/limits.js';
+import { loadPlugins } from '../plugins.js';
 import { describeReload, diffConfig } from './diff.js';
 
 /** How many reloads the status page keeps. */
@@ -16,20 +24,24 @@ export interface ReloadTargets {
   auth: LiveAuthenticator;
   /** The limits object the listeners read; updated in place. */
   limits: Limits;
+  /** The plugin instances the gateway was started with (one per config entry, in order). */
+  plugins: readonly LoadedPlugin[];
   logger: Logger;
   /** Reads the config file (tests may substitute it). */
   load?: (file: string) => Promise<GatewayConfig>;
 }
 
 /**
- * Applies a changed config file to the running gateway (DESIGN §10): upstreams through
- * `Gateway.reconfigure`, identities by swapping the authenticator, limits in place. An invalid file is
+ * Applies a changed config file to the running gateway (DESIGN §10): plugins whose entry changed are set
+ * up anew and swapped in (`Gateway.replacePlugins`), upstreams through `Gateway.reconfigure`, identities
+ * by swapping the authenticator, limits in place. An invalid file, or a plugin that fails to set up, is
  * refused with the same message as at start, and the running config stays. Reloads run one at a time.
  */
 export class ConfigReloader {
   readonly #targets: ReloadTargets;
   readonly #file: string;
   #running: GatewayConfig;
+  #plugins: readonly LoadedPlugin[];
   readonly #history: ReloadRecord[] = [];
   #queue: Promise<unknown> = Promise.resolve();
   #closed = false;
@@ -38,6 +50,7 @@ export class ConfigReloader {
     this.#file = file;
     this.#running = config;
     this.#targets = targets;
+    this.#plugins = targets.plugins;
   }
 
   /** The config now in effect. */
@@ -82,27 +95,53 @@ export class ConfigReloader {
       return this.#record({ time: now(), outcome: 'refused', error: 'the gateway is shutting down' });
     }
     const diff = diffConfig(this.#running, next);
+    const refuse = (error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      logger.error(`reload refused; the running config stays: ${message}`, { trigger });
+      return this.#record({ time: now(), outcome: 'refused', error: message });
+    };
+    // Plugins are set up before anything changes, so that one failing to set up refuses the whole reload.
+    let plugins = this.#plugins;
+    if (diff.plugins) {
+      try {
+        plugins = await loadPlugins(next, logger, { config: this.#running, plugins: this.#plugins });
+      } catch (error) {
+        return refuse(error);
+      }
+    }
+    const { gateway } = this.#targets;
     let upstreams: UpstreamChanges;
     try {
-      upstreams = await this.#targets.gateway.reconfigure(next.upstreams);
+      upstreams = await gateway.reconfigure(next.upstreams);
     } catch (error) {
-      logger.error(`reload refused; the running config stays: ${String(error)}`, { trigger });
-      return this.#record({ time: now(), outcome: 'refused', error: String(error) });
+      await this.#discard(plugins);
+      return refuse(error);
     }
+    if (plugins !== this.#plugins) await this.#replacePlugins(plugins, next);
     if (diff.clients || diff.oauth) this.#replaceAuth(next);
     if (diff.limits) Object.assign(this.#targets.limits, next.limits ?? DEFAULT_LIMITS);
-    const kept = next;
-    if (diff.plugins) {
-      // Plugins are set up once: keep running the old ones until a restart.
-      logger.warn('plugin changes need a restart; the running plugins stay as they are');
-      kept.plugins = this.#running.plugins;
-    }
     if (diff.restartOnly.length > 0) {
       logger.warn('these settings need a restart to take effect', { settings: diff.restartOnly.join(',') });
     }
-    this.#running = kept;
+    this.#running = next;
     logger.info(`reload applied: ${describeReload(upstreams, diff)}`, { trigger });
     return this.#record({ time: now(), outcome: 'applied', ...upstreams });
+  }
+
+  /** Swaps the plugins in; the old instances are closed once their requests finish (not awaited here). */
+  async #replacePlugins(plugins: readonly LoadedPlugin[], next: GatewayConfig): Promise<void> {
+    const { gateway, logger } = this.#targets;
+    const { closed } = await gateway.replacePlugins(plugins, next.shutdownGraceMs);
+    this.#plugins = plugins;
+    closed.catch((error: unknown) =>
+      logger.warn('closing replaced plugins failed', { error: String(error) }),
+    );
+  }
+
+  /** Closes plugin instances set up for a reload that was then refused. */
+  async #discard(plugins: readonly LoadedPlugin[]): Promise<void> {
+    const fresh = plugins.filter((p) => !this.#plugins.includes(p));
+    await closePlugins(fresh, this.#targets.logger);
   }
 
   #replaceAuth(next: GatewayConfig): void {

@@ -1,4 +1,5 @@
 import type { UpstreamChanges } from '@switchyard/core';
+import { canonical } from '../config/canonical.js';
 import type { GatewayConfig } from '../config/load.js';
 
 /** What differs between the running config and a new one, beside the upstream set. */
@@ -46,18 +47,7 @@ export function describeReload(upstreams: UpstreamChanges, diff: ConfigDiff): st
   if (diff.oauth) parts.push('oauth');
   if (diff.limits) parts.push('limits');
   if (diff.shutdownGraceMs) parts.push('shutdownGraceMs');
-  if (diff.plugins) parts.push('plugins(restart needed)');
+  if (diff.plugins) parts.push('plugins');
   for (const key of diff.restartOnly) parts.push(`${key}(restart needed)`);
   return parts.length > 0 ? parts.join(' ') : 'no changes';
-}
-
-/** JSON with object keys sorted, so that key order never counts as a change. */
-function canonical(value: unknown): string {
-  return (
-    JSON.stringify(value, (_key, v: unknown) =>
-      v && typeof v === 'object' && !Array.isArray(v)
-        ? Object.fromEntries(Object.entries(v).sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-        : v,
-    ) ?? 'undefined'
-  );
 }

@@ -10,9 +10,11 @@ import {
   type PluginGateway,
   type PluginHooks,
   type ResourceRoute,
+  type SwitchyardPlugin,
   type UpstreamCallMiddleware,
   type UpstreamNotification,
 } from './define.js';
+import { runCloseHooks } from './lifecycle.js';
 
 export type PluginErrorCode =
   | 'PLUGIN_INVALID'
@@ -99,79 +101,121 @@ export class GatewayPort implements PluginGateway {
   }
 }
 
+export interface PluginEntry {
+  plugin: unknown;
+  options: unknown;
+  /** Where the plugin came from (a package name or a path), for messages. */
+  source: string;
+}
+
+export interface PluginHost {
+  baseDir?: string;
+  /**
+   * A running instance to keep for an entry instead of setting it up anew (a config reload keeps the
+   * plugins whose options did not change); it is still checked against the plugins listed before it.
+   */
+  reuse?: (entry: PluginEntry) => LoadedPlugin | undefined;
+}
+
 /**
  * Checks and sets up plugins in order (metadata first: name, duplicates, required plugins listed
- * earlier, compatible core range; then `setup`, whose hooks must all be known).
+ * earlier, compatible core range; then `setup`, whose hooks must all be known). When one fails, the
+ * instances this call set up are closed again before the error is thrown.
  */
 export async function setupPlugins(
-  entries: readonly { plugin: unknown; options: unknown; source: string }[],
+  entries: readonly PluginEntry[],
   logger: Logger,
-  host: { baseDir?: string } = {},
+  host: PluginHost = {},
 ): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
   const port = new GatewayPort();
+  try {
+    for (const entry of entries) loaded.push(await setupOne(entry, loaded, port, logger, host));
+  } catch (error) {
+    const fresh = loaded.filter((p) => p.port === port);
+    await runCloseHooks(fresh, logger);
+    throw error;
+  }
+  return loaded;
+}
+
+async function setupOne(
+  entry: PluginEntry,
+  loaded: readonly LoadedPlugin[],
+  port: GatewayPort,
+  logger: Logger,
+  host: PluginHost,
+): Promise<LoadedPlugin> {
+  const plugin = checked(entry, loaded);
+  const reused = host.reuse?.(entry);
+  if (reused) return reused;
+  const { name } = plugin;
   const { tracer, meter } = telemetryApi();
-  for (const { plugin, options, source } of entries) {
-    if (!isPlugin(plugin) || typeof plugin.name !== 'string' || plugin.name.length === 0) {
-      throw new PluginError(
-        'PLUGIN_INVALID',
-        source,
-        `${source} does not export a plugin: default-export the result of definePlugin({ name, setup }) from @switchyard/core.`,
-      );
-    }
-    const name = plugin.name;
-    if (loaded.some((p) => p.name === name)) {
-      throw new PluginError('PLUGIN_DUPLICATE', name, `Plugin ${name} is listed twice; list it once.`);
-    }
-    for (const required of plugin.requires ?? []) {
-      if (!loaded.some((p) => p.name === required)) {
-        throw new PluginError(
-          'PLUGIN_MISSING_DEPENDENCY',
-          name,
-          `Plugin ${name} requires ${required}: list ${required} before it in "plugins".`,
-        );
-      }
-    }
-    if (
-      plugin.core !== undefined &&
-      !semver.satisfies(CORE_VERSION, plugin.core, { includePrerelease: true })
-    ) {
-      throw new PluginError(
-        'PLUGIN_INCOMPATIBLE',
-        name,
-        `Plugin ${name} supports @switchyard/core ${plugin.core}, but this is ${CORE_VERSION}: upgrade one of them.`,
-      );
-    }
-    let hooks: PluginHooks;
-    try {
-      hooks = await plugin.setup(options ?? {}, {
+  let hooks: PluginHooks;
+  try {
+    hooks =
+      (await plugin.setup(entry.options ?? {}, {
         logger: logger.child(`plugin:${name}`),
         loaded: loaded.map((p) => p.name),
         baseDir: host.baseDir ?? process.cwd(),
         gateway: port,
         tracer,
         meter,
-      });
-    } catch (error) {
+      })) ?? {};
+  } catch (error) {
+    throw new PluginError(
+      'PLUGIN_SETUP_FAILED',
+      name,
+      `Plugin ${name} failed to set up: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
+  const unknown = Object.keys(hooks).find((key) => !(HOOK_NAMES as readonly string[]).includes(key));
+  if (unknown !== undefined) {
+    await runCloseHooks([{ name, hooks, port }], logger);
+    throw new PluginError(
+      'PLUGIN_UNKNOWN_HOOK',
+      name,
+      `Plugin ${name} returned an unknown hook "${unknown}" (known: ${HOOK_NAMES.join(', ')}).`,
+    );
+  }
+  return { name, hooks, port };
+}
+
+/** A plugin's metadata checked against the plugins listed before it (name, duplicates, requires, core range). */
+function checked(entry: PluginEntry, loaded: readonly LoadedPlugin[]): SwitchyardPlugin<unknown> {
+  const { plugin, source } = entry;
+  if (!isPlugin(plugin) || typeof plugin.name !== 'string' || plugin.name.length === 0) {
+    throw new PluginError(
+      'PLUGIN_INVALID',
+      source,
+      `${source} does not export a plugin: default-export the result of definePlugin({ name, setup }) from @switchyard/core.`,
+    );
+  }
+  const name = plugin.name;
+  if (loaded.some((p) => p.name === name)) {
+    throw new PluginError('PLUGIN_DUPLICATE', name, `Plugin ${name} is listed twice; list it once.`);
+  }
+  for (const required of plugin.requires ?? []) {
+    if (!loaded.some((p) => p.name === required)) {
       throw new PluginError(
-        'PLUGIN_SETUP_FAILED',
+        'PLUGIN_MISSING_DEPENDENCY',
         name,
-        `Plugin ${name} failed to set up: ${error instanceof Error ? error.message : String(error)}`,
-        { cause: error },
+        `Plugin ${name} requires ${required}: list ${required} before it in "plugins".`,
       );
     }
-    for (const key of Object.keys(hooks ?? {})) {
-      if (!(HOOK_NAMES as readonly string[]).includes(key)) {
-        throw new PluginError(
-          'PLUGIN_UNKNOWN_HOOK',
-          name,
-          `Plugin ${name} returned an unknown hook "${key}" (known: ${HOOK_NAMES.join(', ')}).`,
-        );
-      }
-    }
-    loaded.push({ name, hooks: hooks ?? {}, port });
   }
-  return loaded;
+  if (
+    plugin.core !== undefined &&
+    !semver.satisfies(CORE_VERSION, plugin.core, { includePrerelease: true })
+  ) {
+    throw new PluginError(
+      'PLUGIN_INCOMPATIBLE',
+      name,
+      `Plugin ${name} supports @switchyard/core ${plugin.core}, but this is ${CORE_VERSION}: upgrade one of them.`,
+    );
+  }
+  return plugin;
 }
 
 /** The hooks of loaded plugins, in the shapes the gateway consumes. */
