@@ -94,7 +94,7 @@ export async function runGateway(
   try {
     if (config.listen.http) http = await startHttpListener(gateway, config.listen.http, logger, auth, shared);
     if (config.listen.ws) ws = await startWsListener(gateway, config.listen.ws, logger, auth, shared);
-    if (config.listen.stdio) stdio = await startStdioListener(gateway, logger, clients.anonymous);
+    if (config.listen.stdio) stdio = await startStdioListener(gateway, logger, clients.anonymous, shared);
     if (config.listen.admin) {
       const mcp = () => [
         ...(http ? [{ kind: 'http', url: http.url }] : []),

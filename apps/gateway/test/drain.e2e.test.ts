@@ -9,7 +9,9 @@ import {
   httpUpstream,
   rawPost,
   startGateway,
+  writeConfig,
 } from './support/harness.js';
+import { connectStdio } from './support/stdio.js';
 
 // SIGTERM drains (DESIGN §10): no new work, requests in flight finish within shutdownGraceMs, then
 // the process exits 0; a second signal exits at once.
@@ -84,6 +86,26 @@ describe('drain', () => {
     await gw.waitForLog(/shutting down \(draining/);
     gw.proc.kill('SIGTERM');
     expect(await exitWithin(gw, 5_000)).toBe(143);
+  });
+
+  it('drains a stdio session too: its call in flight finishes, a new request is refused, then exit 0', async () => {
+    const up = await httpUpstream(cleanup, { name: 'up', resources: 1, behaviorTools: true });
+    const config = await writeConfig(cleanup, {
+      mcpServers: { up: { url: up.url } },
+      shutdownGraceMs: 20_000,
+    });
+    const { client, transport, logs } = await connectStdio(cleanup, config);
+    const exited = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+    });
+    const call = client.callTool({ name: 'up__slow', arguments: { ms: 1_500, steps: 1 } });
+    await eventually(() => up.server.stats.activeToolCalls === 1, 'the slow call to reach the upstream');
+    process.kill(transport.pid!, 'SIGTERM');
+    await logs.waitFor(/shutting down \(draining/);
+    await expect(client.ping()).rejects.toMatchObject({ code: -32000, data: { reason: 'shutting_down' } });
+    expect((await call).isError ?? false).toBe(false);
+    await exited;
+    expect(logs.text).not.toMatch(/grace period over/);
   });
 
   it('closes at once when nothing is in flight', async () => {

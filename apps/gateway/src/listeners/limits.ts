@@ -36,7 +36,7 @@ export function refusal(reason: RefusalReason, message: string, id: string | num
 let refusals: Counter | undefined;
 
 /** Counts one refusal as `switchyard.limits.refusals{reason, transport}` (a no-op without a metrics SDK). */
-export function countRefusal(reason: RefusalReason, transport: 'http' | 'ws'): void {
+export function countRefusal(reason: RefusalReason, transport: 'http' | 'ws' | 'stdio'): void {
   // Created on first use: telemetry providers are registered before any listener refuses anything.
   refusals ??= metrics.getMeter('switchyard').createCounter('switchyard.limits.refusals', {
     description: 'Requests, sessions and messages refused by a limit or by draining, by reason',

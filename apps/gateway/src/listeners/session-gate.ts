@@ -3,10 +3,15 @@ import { type Drain, SHUTTING_DOWN_MESSAGE } from './drain.js';
 import { busyMessage, countRefusal, type RefusalReason, refusal } from './limits.js';
 import { cancelledRequest, isRequest, isResponse, type RequestId } from './wire.js';
 
+export type GatedTransport = 'http' | 'ws' | 'stdio';
+
+const LISTEN = 'subscriptions/listen';
+
 /**
  * Wraps one session's transport: counts the client's requests until they are answered (or cancelled),
  * answers those past `limits.concurrentPerSession` with `busy`, those that arrive while draining with
- * `shutting_down`, and tells the drain what is in flight.
+ * `shutting_down`, and tells the drain what is in flight. A `subscriptions/listen` stream is neither
+ * counted nor drained: it lasts as long as the client wants, and closing the session ends it.
  */
 export class SessionGate implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -15,10 +20,10 @@ export class SessionGate implements Transport {
   readonly #inner: Transport;
   readonly #limit: number;
   readonly #drain: Drain;
-  readonly #transport: 'http' | 'ws';
+  readonly #transport: GatedTransport;
   readonly #inFlight = new Map<RequestId, () => void>();
 
-  constructor(inner: Transport, options: { limit: number; drain: Drain; transport: 'http' | 'ws' }) {
+  constructor(inner: Transport, options: { limit: number; drain: Drain; transport: GatedTransport }) {
     this.#inner = inner;
     this.#limit = options.limit;
     this.#drain = options.drain;
@@ -84,7 +89,7 @@ export class SessionGate implements Transport {
       }
       // A client that reuses the id of a request still in flight must not leak the first one's slot.
       this.#settle(message.id);
-      this.#inFlight.set(message.id, this.#drain.track());
+      if (message.method !== LISTEN) this.#inFlight.set(message.id, this.#drain.track());
     }
     this.onmessage?.(message);
   }

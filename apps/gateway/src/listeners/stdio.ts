@@ -11,6 +11,10 @@ import {
   parseError,
 } from '@switchyard/core';
 
+import type { Drain } from './drain.js';
+import type { Limits } from './limits.js';
+import { SessionGate } from './session-gate.js';
+
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 /**
@@ -98,12 +102,15 @@ export class JsonLineTransport implements Transport {
 /**
  * Serves one downstream session on this process's stdin/stdout, in whichever era the client opens with:
  * the SDK's `serveStdio` pins an instance per connection (a legacy `initialize` or a modern request).
- * `closed` resolves when stdin ends.
+ * `closed` resolves when stdin ends. With `shared`, the session's requests count against
+ * `limits.concurrentPerSession` (`busy`) and a drain: refused while draining (`shutting_down`), waited
+ * for while in flight.
  */
 export async function startStdioListener(
   gateway: Gateway,
   logger: Logger,
   identity: Identity,
+  shared?: { limits: Limits; drain: Drain },
 ): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
   const session = openSession(gateway, { transport: 'stdio', id: 'stdio', identity });
   const transport = new JsonLineTransport(process.stdin, process.stdout);
@@ -126,8 +133,15 @@ export async function startStdioListener(
   transport.onClosed = () => {
     void session.close().finally(resolveClosed);
   };
+  const gated = shared
+    ? new SessionGate(transport, {
+        limit: shared.limits.concurrentPerSession,
+        drain: shared.drain,
+        transport: 'stdio',
+      })
+    : transport;
   const handle = serveStdio(session.build, {
-    transport: session.wrap(transport),
+    transport: session.wrap(gated),
     onerror: (error) => logger.debug('stdio session error', { error: error.message }),
   });
   return { closed, close: () => handle.close() };
