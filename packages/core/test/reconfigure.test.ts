@@ -118,4 +118,23 @@ describe('Gateway.reconfigure', () => {
     await expect(gateway.reconfigure([config('a', a.url), config('a', c.url)])).rejects.toThrow(/Duplicate/);
     expect(gateway.status().map((s) => s.name)).toEqual(['a', 'c']);
   });
+
+  it('refuses a cursor once an upstream of that name points elsewhere, not when only its timeout changed', async () => {
+    const a = await upstream({ name: 'a', resources: 3, pageSize: 1 });
+    const other = await upstream({ name: 'a', resources: 3, pageSize: 1 });
+    const gateway = new Gateway({ upstreams: [config('a', a.url)], logger: silentLogger });
+    cleanup.push(() => gateway.close());
+    await gateway.start();
+    const session = new Session();
+    gateway.openSession(session);
+    const first = await ok(call(gateway, session, 'resources/list'));
+    await gateway.reconfigure([config('a', a.url, { timeoutMs: 4000 })]);
+    // The changed upstream reconnects (with its new timeout) before it can continue the listing.
+    await expect.poll(() => gateway.status()[0]?.state, { timeout: 5_000 }).toBe('ready');
+    const kept = await ok(call(gateway, session, 'resources/list', { cursor: first.nextCursor }));
+    expect(kept.resources).toHaveLength(1);
+    await gateway.reconfigure([config('a', other.url, { timeoutMs: 4000 })]);
+    const stale = await call(gateway, session, 'resources/list', { cursor: first.nextCursor });
+    expect(stale).toMatchObject({ ok: false, error: { code: -32602, data: { reason: 'invalid_cursor' } } });
+  });
 });

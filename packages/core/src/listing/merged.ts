@@ -62,7 +62,12 @@ export class MergedListing {
 
   #codec(): MergedCursorCodec {
     return new MergedCursorCodec(
-      JSON.stringify([this.#pool.ordered.map((u) => [u.name, u.config.prefix]), this.#secret]),
+      // Where each upstream is (not only its name): a cursor page of a server that was swapped for another
+      // under the same name means nothing to the new one.
+      JSON.stringify([
+        this.#pool.ordered.map((u) => [u.name, u.config.prefix, u.config.transport]),
+        this.#secret,
+      ]),
     );
   }
 
