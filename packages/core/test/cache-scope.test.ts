@@ -8,6 +8,7 @@ import { MergedCursorCodec } from '../src/cursor.js';
 import { openSession } from '../src/downstream/session.js';
 import { WebSocketSessionTransport } from '../src/downstream/ws-session-transport.js';
 import { Gateway } from '../src/gateway.js';
+import { cursorKeyMaterial } from '../src/listing/merged.js';
 import { silentLogger } from '../src/logger.js';
 import { MCP_WS_SUBPROTOCOL } from '../src/websocket.js';
 
@@ -59,6 +60,10 @@ async function hintedUpstream(spec: HintedUpstream): Promise<string> {
 }
 
 async function gatewayOver(specs: HintedUpstream[]): Promise<Gateway> {
+  return (await gatewayAndConfigOver(specs)).gateway;
+}
+
+async function gatewayAndConfigOver(specs: HintedUpstream[]) {
   const upstreams = await Promise.all(
     specs.map(async (spec) => ({
       name: spec.name,
@@ -70,7 +75,7 @@ async function gatewayOver(specs: HintedUpstream[]): Promise<Gateway> {
   const gateway = new Gateway({ upstreams, logger: silentLogger });
   cleanup.push(() => gateway.close());
   await gateway.start();
-  return gateway;
+  return { gateway, upstreams };
 }
 
 const session: SessionSink = {
@@ -123,11 +128,18 @@ describe('freshness hints on merged listings', () => {
   });
 
   it('rejects a correctly signed cursor whose pinned scope is not a scope', async () => {
-    const gateway = await gatewayOver([{ name: 'a', pages: 2, ttlMs: 1_000, cacheScope: 'public' }]);
+    const { gateway, upstreams } = await gatewayAndConfigOver([
+      { name: 'a', pages: 2, ttlMs: 1_000, cacheScope: 'public' },
+    ]);
     const first = await list(gateway);
     expect(first.cacheScope).toBe('public');
-    // The key material is the upstream set (names and prefix flags) plus the (absent) cursorSecret.
-    const codec = new MergedCursorCodec(JSON.stringify([[['a', true]], '']));
+    // Signed like the gateway signs: its upstream set, and the (absent) cursorSecret.
+    const codec = new MergedCursorCodec(
+      cursorKeyMaterial(
+        upstreams.map((config) => ({ name: config.name, config })),
+        '',
+      ),
+    );
     expect(codec.decode('r', first.nextCursor)).toEqual({ a: '1', $scope: 'public' });
     await expect(list(gateway, codec.encode('r', { a: '1', $scope: 'shared' }))).rejects.toMatchObject({
       code: -32602,

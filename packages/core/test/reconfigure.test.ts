@@ -95,6 +95,10 @@ describe('Gateway.reconfigure', () => {
     expect(changes).toEqual({ added: ['c'], removed: ['b'], changed: [] });
     await session.until('notifications/tools/list_changed');
     await session.until('notifications/resources/list_changed');
+    // b's removal announces a change at once; c is listed once it has connected.
+    await expect
+      .poll(() => gateway.status().find((s) => s.name === 'c')?.state, { timeout: 5_000 })
+      .toBe('ready');
     const tools = await ok(call(gateway, session, 'tools/list'));
     expect(names(tools, 'tools', 'name')).toEqual(['a__tool_0', 'c__tool_0']);
     expect(gateway.status().map((s) => s.name)).toEqual(['a', 'c']);

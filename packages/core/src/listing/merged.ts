@@ -1,5 +1,6 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import { mergeCacheHints } from '../cache-hints.js';
+import type { UpstreamConfig } from '../config.js';
 import type { RequestContext } from '../context.js';
 import { MergedCursorCodec, type MergedCursorState } from '../cursor.js';
 import { GatewayError } from '../errors.js';
@@ -39,6 +40,18 @@ export interface ListKind {
  * upstream's own cursor under an HMAC. An upstream that fails is left out of the page and named in
  * `_meta`.
  */
+/**
+ * What merged cursors are signed with: the upstream set in order — each one's name, prefix setting and
+ * where it is (its transport: a page cursor of a server swapped for another under the same name means
+ * nothing to the new one) — and the configured secret. Gateways with the same config share cursors.
+ */
+export function cursorKeyMaterial(
+  upstreams: readonly { name: string; config: Pick<UpstreamConfig, 'prefix' | 'transport'> }[],
+  secret: string,
+): string {
+  return JSON.stringify([upstreams.map((u) => [u.name, u.config.prefix, u.config.transport]), secret]);
+}
+
 export class MergedListing {
   readonly #pool: UpstreamPool;
   readonly #secret: string;
@@ -61,14 +74,7 @@ export class MergedListing {
   }
 
   #codec(): MergedCursorCodec {
-    return new MergedCursorCodec(
-      // Where each upstream is (not only its name): a cursor page of a server that was swapped for another
-      // under the same name means nothing to the new one.
-      JSON.stringify([
-        this.#pool.ordered.map((u) => [u.name, u.config.prefix, u.config.transport]),
-        this.#secret,
-      ]),
-    );
+    return new MergedCursorCodec(cursorKeyMaterial(this.#pool.ordered, this.#secret));
   }
 
   async list(kind: ListKind, ctx: RequestContext): Promise<Record<string, unknown>> {
