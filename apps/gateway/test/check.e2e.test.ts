@@ -64,7 +64,8 @@ describe('switchyard check', () => {
       prompts: 0,
       pageSize: 2,
     });
-    // Answers the handshake, then holds every list past the upstream's timeoutMs.
+    // Answers the handshake, then holds every list past the upstream's timeoutMs (2 s: the handshake
+    // itself must fit in it on a loaded machine).
     const slow = await httpUpstream(cleanup, { name: 'slow', latencyMs: 60_000 });
     const deadPort = await freePort();
     const dir = await tempDir(cleanup);
@@ -86,7 +87,7 @@ describe('switchyard check', () => {
         '    timeoutMs: 3000',
         '  slow:',
         `    url: ${slow.url}`,
-        '    timeoutMs: 1000',
+        '    timeoutMs: 2000',
       ].join('\n'),
     );
 
@@ -117,7 +118,7 @@ describe('switchyard check', () => {
     const d = table.get('dead')!;
     expect(d.slice(1, 4)).toEqual(['-', 'streamable-http', '-']);
     expect(d[9]).toMatch(/^error: \S/);
-    expect(table.get('slow')?.[9]).toBe('error: timed out after 1000 ms (listing resources/list)');
+    expect(table.get('slow')?.[9]).toBe('error: timed out after 2000 ms (listing resources/list)');
     expect(stdout).toMatch(/2 of 4 upstream\(s\) failed\./);
   });
 

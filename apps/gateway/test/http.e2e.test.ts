@@ -27,7 +27,11 @@ const upstream = (options: TestServerOptions) => httpUpstream(cleanup, options);
 const httpListen = { http: { host: '127.0.0.1', port: 0, path: '/mcp' } };
 
 /** Two in-process HTTP upstreams (different page counts) and one stdio testkit child with a control file. */
-async function threeUpstreams(extra: Record<string, unknown> = {}) {
+/**
+ * alpha and beta over HTTP, gamma over stdio. beta's `timeoutMs` stays at the default unless a test times
+ * it out on purpose: a short one would fail its pages on a loaded machine.
+ */
+async function threeUpstreams(extra: Record<string, unknown> = {}, betaTimeoutMs?: number) {
   const alpha = await upstream({ name: 'alpha', resources: 25, pageSize: 10, blobEvery: 5 });
   const beta = await upstream({ name: 'beta', resources: 7, pageSize: 3, progress: 3 });
   const dir = await tempDir(cleanup);
@@ -36,7 +40,7 @@ async function threeUpstreams(extra: Record<string, unknown> = {}) {
     listen: httpListen,
     mcpServers: {
       alpha: { url: alpha.url },
-      beta: { url: beta.url, timeoutMs: 1500 },
+      beta: { url: beta.url, ...(betaTimeoutMs ? { timeoutMs: betaTimeoutMs } : {}) },
       gamma: {
         command: process.execPath,
         args: [TESTKIT_CLI, '--name', 'gamma', '--resources', '4', '--control-file', controlFile],
@@ -252,7 +256,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('times out a hanging upstream with upstream_timeout and cancels it upstream', async () => {
-    const { gw, beta } = await threeUpstreams();
+    const { gw, beta } = await threeUpstreams({}, 1500);
     const client = await connectHttp(cleanup, gw.url);
     beta.server.failNext({ method: 'resources/read', mode: 'hang' });
     const error = await client
