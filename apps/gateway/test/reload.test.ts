@@ -1,5 +1,6 @@
 import { fileURLToPath } from 'node:url';
-import { Gateway, type LoadedPlugin, type Logger, type RequestContext, silentLogger } from '@switchyard/core';
+import { Gateway, type LoadedPlugin, type Logger, silentLogger } from '@switchyard/core';
+import { testRequest } from '@switchyard/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Authenticator, AuthOutcome } from '../src/auth/authenticator.js';
 import { LiveAuthenticator } from '../src/auth/live-authenticator.js';
@@ -30,18 +31,7 @@ const base: GatewayConfig = {
 };
 
 /** A read of `uri` by an anonymous caller, straight into the gateway (no listener). */
-function read(uri: string): RequestContext {
-  const identity = { id: 'anonymous', groups: [], anonymous: true };
-  return {
-    method: 'resources/read',
-    params: { uri },
-    session: { id: 's', transport: 'memory', identity, notify: async () => {} },
-    identity,
-    signal: new AbortController().signal,
-    notifyRelated: async () => {},
-    state: new Map(),
-  };
-}
+const read = (uri: string) => testRequest('resources/read', { uri });
 
 function stubAuth(closed: string[], name: string): Authenticator {
   return {

@@ -1,5 +1,5 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
-import type { Identity } from './context.js';
+import type { DownstreamClient, Identity, RequestContext, SessionSink } from './context.js';
 import { openSession } from './downstream/session.js';
 import type { Gateway } from './gateway.js';
 
@@ -53,6 +53,46 @@ export async function connectInMemoryClient(
       })();
       return closing;
     },
+  };
+}
+
+export interface TestRequestOptions {
+  /** Who calls (default: an anonymous identity). */
+  identity?: Identity;
+  /** The session it comes from (default: an in-memory session of `identity` that drops notifications). */
+  session?: SessionSink;
+  signal?: AbortSignal;
+  /** The downstream client's era and capabilities (default: none, which answers as legacy). */
+  client?: DownstreamClient;
+  /** Initial request state (what outer plugins would have set). */
+  state?: Iterable<[string, unknown]>;
+  /** Receives the notifications related to this request (progress, log messages). */
+  notifyRelated?: RequestContext['notifyRelated'];
+}
+
+/**
+ * A request context as a listener builds one, for calling `gateway.handle(ctx)` or a plugin's
+ * `request` hook directly in a unit test.
+ *
+ * @example
+ * const outcome = await gateway.handle(testRequest('resources/read', { uri: 'docs+file:///a.md' }));
+ */
+export function testRequest(
+  method: string,
+  params: Record<string, unknown> = {},
+  options: TestRequestOptions = {},
+): RequestContext {
+  const identity = options.identity ??
+    options.session?.identity ?? { id: 'anonymous', groups: [], anonymous: true };
+  return {
+    method,
+    params,
+    identity,
+    session: options.session ?? { id: 'test', transport: 'memory', identity, notify: async () => {} },
+    signal: options.signal ?? new AbortController().signal,
+    notifyRelated: options.notifyRelated ?? (async () => {}),
+    state: new Map(options.state),
+    ...(options.client ? { client: options.client } : {}),
   };
 }
 

@@ -10,6 +10,7 @@ import { WebSocketSessionTransport } from '../src/downstream/ws-session-transpor
 import { Gateway } from '../src/gateway.js';
 import { cursorKeyMaterial } from '../src/listing/merged.js';
 import { silentLogger } from '../src/logger.js';
+import { testRequest } from '../src/testing.js';
 import { MCP_WS_SUBPROTOCOL } from '../src/websocket.js';
 
 // Upstreams that put freshness hints (ttlMs/cacheScope) on their list pages, served over WebSocket
@@ -86,15 +87,9 @@ const session: SessionSink = {
 };
 
 async function list(gateway: Gateway, cursor?: string): Promise<Record<string, unknown>> {
-  const outcome = await gateway.handle({
-    method: 'resources/list',
-    params: cursor === undefined ? {} : { cursor },
-    session,
-    identity: session.identity,
-    signal: new AbortController().signal,
-    notifyRelated: async () => {},
-    state: new Map(),
-  });
+  const outcome = await gateway.handle(
+    testRequest('resources/list', cursor === undefined ? {} : { cursor }, { session }),
+  );
   if (!outcome.ok) throw outcome.error;
   return outcome.result;
 }

@@ -1,10 +1,11 @@
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RequestContext, SessionSink } from '../src/context.js';
+import type { SessionSink } from '../src/context.js';
 import { Gateway } from '../src/gateway.js';
 import { silentLogger } from '../src/logger.js';
 import { definePlugin } from '../src/plugins/define.js';
 import { type LoadedPlugin, PluginError, setupPlugins } from '../src/plugins/host.js';
+import { testRequest } from '../src/testing.js';
 
 // Plugins replaced while the gateway runs (a config reload whose plugin options changed, DESIGN §10).
 
@@ -22,15 +23,7 @@ const session: SessionSink = {
   identity: { id: 'test', groups: [], anonymous: true },
   notify: async (method) => void notified.push(method),
 };
-const request = (params: Record<string, unknown>): RequestContext => ({
-  method: 'resources/read',
-  params,
-  session,
-  identity: session.identity,
-  signal: new AbortController().signal,
-  notifyRelated: async () => {},
-  state: new Map(),
-});
+const request = (params: Record<string, unknown>) => testRequest('resources/read', params, { session });
 
 async function gatewayWith(plugins: LoadedPlugin[]): Promise<Gateway> {
   const server = new TestServer({ name: 'one', resources: 2 });

@@ -1,11 +1,12 @@
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { RequestContext, SessionSink } from '../src/context.js';
+import type { SessionSink } from '../src/context.js';
 import { GatewayError } from '../src/errors.js';
 import { Gateway } from '../src/gateway.js';
 import { type Logger, silentLogger } from '../src/logger.js';
 import { definePlugin } from '../src/plugins/define.js';
 import { PluginError, setupPlugins } from '../src/plugins/host.js';
+import { testRequest } from '../src/testing.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -95,15 +96,8 @@ describe('plugins in the gateway', () => {
     identity: { id: 'test', groups: [], anonymous: true },
     notify: async () => {},
   };
-  const request = (method: string, params: Record<string, unknown> = {}): RequestContext => ({
-    method,
-    params,
-    session,
-    identity: session.identity,
-    signal: new AbortController().signal,
-    notifyRelated: async () => {},
-    state: new Map(),
-  });
+  const request = (method: string, params: Record<string, unknown> = {}) =>
+    testRequest(method, params, { session });
 
   it('runs request middleware as an onion, first listed outermost, errors as values', async () => {
     const trace: string[] = [];

@@ -5,6 +5,7 @@ import type { SessionSink } from '../src/context.js';
 import { Gateway } from '../src/gateway.js';
 import { silentLogger } from '../src/logger.js';
 import type { Outcome } from '../src/middleware.js';
+import { testRequest } from '../src/testing.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -47,15 +48,7 @@ class Session implements SessionSink {
 }
 
 function call(gateway: Gateway, session: Session, method: string, params: Record<string, unknown> = {}) {
-  return gateway.handle({
-    method,
-    params,
-    session,
-    identity: session.identity,
-    signal: new AbortController().signal,
-    notifyRelated: (m) => session.notify(m),
-    state: new Map(),
-  });
+  return gateway.handle(testRequest(method, params, { session, notifyRelated: (m) => session.notify(m) }));
 }
 
 async function ok(outcome: Promise<Outcome>): Promise<Record<string, unknown>> {

@@ -5,17 +5,19 @@ import { CACHE_STATUS_KEY } from '../src/state-keys.js';
 import { GatewayStats } from '../src/stats/recorder.js';
 import { RingBuffer } from '../src/stats/ring.js';
 import { RequestSeries } from '../src/stats/series.js';
+import { testRequest } from '../src/testing.js';
 
 function ctx(method: string, state: [string, unknown][] = []): RequestContext {
   const identity = { id: 'alice', groups: [], anonymous: false };
   return {
-    method,
-    params: { uri: 'docs+test://docs/r/0' },
-    identity,
-    session: { id: 's1', transport: 'http', identity, notify: async () => {} },
-    signal: new AbortController().signal,
-    notifyRelated: async () => {},
-    state: new Map(state),
+    ...testRequest(
+      method,
+      { uri: 'docs+test://docs/r/0' },
+      {
+        session: { id: 's1', transport: 'http', identity, notify: async () => {} },
+        state,
+      },
+    ),
     target: { kind: 'resource', upstream: 'docs', uri: 'test://docs/r/0', exposed: 'docs+test://docs/r/0' },
   };
 }

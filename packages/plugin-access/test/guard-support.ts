@@ -1,4 +1,5 @@
 import { type Identity, type PluginGateway, type RequestContext, silentLogger } from '@switchyard/core';
+import { testRequest } from '@switchyard/core/testing';
 import { AccessGuard } from '../src/guard.js';
 import type { AccessOptions } from '../src/index.js';
 import { AccessPolicy } from '../src/policy.js';
@@ -38,13 +39,5 @@ export function requestOf(
   params: Record<string, unknown>,
   signal: AbortSignal = new AbortController().signal,
 ): RequestContext {
-  return {
-    method,
-    params,
-    identity,
-    session: { id: 's', transport: 'memory', identity, notify: async () => {} },
-    signal,
-    notifyRelated: async () => {},
-    state: new Map(),
-  };
+  return testRequest(method, params, { identity, signal });
 }

@@ -13,7 +13,7 @@ import {
   silentLogger,
   type UpstreamNotification,
 } from '@switchyard/core';
-import { connectInMemoryClient, GatewayPort, telemetryApi } from '@switchyard/core/testing';
+import { connectInMemoryClient, GatewayPort, telemetryApi, testRequest } from '@switchyard/core/testing';
 import {
   type Cleanup,
   eventually as pollUntil,
@@ -209,17 +209,7 @@ export function handleRead(
     identity: who,
     notify: async () => {},
   };
-  const ctx: RequestContext = {
-    method: 'resources/read',
-    params: { uri },
-    session,
-    identity: who,
-    signal,
-    notifyRelated: async () => {},
-    state: new Map(),
-    ...(client === undefined ? {} : { client }),
-  };
-  return gateway.handle(ctx);
+  return gateway.handle(testRequest('resources/read', { uri }, { session, signal, client }));
 }
 
 /** A gate the test opens by hand. */

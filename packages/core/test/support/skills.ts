@@ -10,6 +10,7 @@ import { FixtureState, startConformanceHttp } from '@switchyard/testkit/conforma
 import type { SessionSink } from '../../src/context.js';
 import type { GatewayError } from '../../src/errors.js';
 import type { Gateway } from '../../src/gateway.js';
+import { testRequest } from '../../src/testing.js';
 
 /** A `SKILL.md` with the frontmatter the Agent Skills format requires. */
 export function skillMd(name: string, description: string, body = ''): string {
@@ -59,15 +60,7 @@ const session: SessionSink = {
 
 /** One request through the gateway's core (era-neutral: results keep `ttlMs` and `cacheScope`). */
 function run(gateway: Gateway, method: string, params: Record<string, unknown>) {
-  return gateway.handle({
-    method,
-    params,
-    session,
-    identity: session.identity,
-    signal: new AbortController().signal,
-    notifyRelated: async () => {},
-    state: new Map(),
-  });
+  return gateway.handle(testRequest(method, params, { session }));
 }
 
 /** The result of one request through the gateway's core; its error is thrown. */
