@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { controlClient, type TestServerOptions } from '@switchyard/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
   collectNotifications,
@@ -26,17 +26,17 @@ const upstream = (options: TestServerOptions) => httpUpstream(cleanup, options);
 
 const httpListen = { http: { host: '127.0.0.1', port: 0, path: '/mcp' } };
 
-/** Two in-process HTTP upstreams (different page counts) and one stdio testkit child with a control file. */
 /**
- * alpha and beta over HTTP, gamma over stdio. beta's `timeoutMs` stays at the default unless a test times
- * it out on purpose: a short one would fail its pages on a loaded machine.
+ * alpha and beta over HTTP (different page counts), gamma a stdio testkit child with a control file.
+ * beta's `timeoutMs` stays at the default unless a test times it out on purpose: a short one would fail
+ * its pages on a loaded machine.
  */
-async function threeUpstreams(extra: Record<string, unknown> = {}, betaTimeoutMs?: number) {
-  const alpha = await upstream({ name: 'alpha', resources: 25, pageSize: 10, blobEvery: 5 });
-  const beta = await upstream({ name: 'beta', resources: 7, pageSize: 3, progress: 3 });
-  const dir = await tempDir(cleanup);
+async function threeUpstreams(extra: Record<string, unknown> = {}, betaTimeoutMs?: number, owner = cleanup) {
+  const alpha = await httpUpstream(owner, { name: 'alpha', resources: 25, pageSize: 10, blobEvery: 5 });
+  const beta = await httpUpstream(owner, { name: 'beta', resources: 7, pageSize: 3, progress: 3 });
+  const dir = await tempDir(owner);
   const controlFile = join(dir, 'gamma.control');
-  const gw = await startGateway(cleanup, {
+  const gw = await startGateway(owner, {
     listen: httpListen,
     mcpServers: {
       alpha: { url: alpha.url },
@@ -51,15 +51,27 @@ async function threeUpstreams(extra: Record<string, unknown> = {}, betaTimeoutMs
   return { alpha, beta, gw, gamma: () => readControlUrl(controlFile).then(controlClient) };
 }
 
+/**
+ * One threeUpstreams() gateway for the tests that change nothing on it (each opens its own sessions and
+ * closes them): a process start less for each of them.
+ */
+const shared = new Cleanup();
+afterAll(() => shared.run());
+let sharedThree: ReturnType<typeof threeUpstreams> | undefined;
+const unchangedThree = () => {
+  sharedThree ??= threeUpstreams({}, undefined, shared);
+  return sharedThree;
+};
+
 describe('gateway over Streamable HTTP (legacy era)', () => {
   it('initializes with switchyard serverInfo, resource capabilities and completions, and answers ping', async () => {
-    const { gw } = await threeUpstreams();
+    const { gw } = await unchangedThree();
     const client = await connectHttp(cleanup, gw.url);
     await expectSwitchyardHandshake(client);
   });
 
   it('merges listings: pages = the longest upstream, every resource exactly once, URIs namespaced', async () => {
-    const { gw } = await threeUpstreams();
+    const { gw } = await unchangedThree();
     const client = await connectHttp(cleanup, gw.url);
     const { items, pages } = await listAll(client);
     expect(pages).toBe(3); // alpha: 3 pages of 10, beta: 3 pages of 3, gamma: 1 page
@@ -78,7 +90,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('reads text, blob and templated resources through the gateway, rewriting only the URI', async () => {
-    const { gw, alpha } = await threeUpstreams();
+    const { gw, alpha } = await unchangedThree();
     const client = await connectHttp(cleanup, gw.url);
     const direct = await connectHttp(cleanup, alpha.url);
     for (const uri of ['test://alpha/r/3', 'test://alpha/r/4', 'test://alpha/items/42']) {
@@ -101,7 +113,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('routes completion/complete for a resource template to its owner', async () => {
-    const { gw } = await threeUpstreams();
+    const { gw } = await unchangedThree();
     const client = await connectHttp(cleanup, gw.url);
     const result = await client.request({
       method: 'completion/complete',
@@ -209,7 +221,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('routes progress and log messages back to the session whose request caused them', async () => {
-    const { gw } = await threeUpstreams();
+    const { gw } = await unchangedThree();
     const reader = await connectHttp(cleanup, gw.url, 'reader');
     const bystander = await connectHttp(cleanup, gw.url, 'bystander');
     const messagesReader = collectNotifications(reader, 'notifications/message');
@@ -480,7 +492,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('refuses DNS-rebinding Host and foreign Origin headers', async () => {
-    const { gw } = await threeUpstreams();
+    const { gw } = await unchangedThree();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
     const evilOrigin = await rawPost(gw.url, body, { origin: 'http://evil.example' });
     expect(evilOrigin.status).toBe(403);
@@ -511,7 +523,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('serves many concurrent sessions', async () => {
-    const { gw } = await threeUpstreams();
+    const { gw } = await unchangedThree();
     const clients: Client[] = await Promise.all(
       Array.from({ length: 24 }, (_, i) => connectHttp(cleanup, gw.url, `client-${i}`)),
     );
