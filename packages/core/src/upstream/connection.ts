@@ -166,9 +166,11 @@ export class UpstreamConnection {
     this.#state = 'ready';
     this.#connectedSince = Date.now();
     this.#known = capabilities;
-    const discover = client.getDiscoverResult();
-    this.#prior =
-      client.getProtocolEra() === 'modern' && discover ? { kind: 'modern', discover } : { kind: 'legacy' };
+    // Only a legacy verdict is kept (it skips the era probe next time). A modern upstream is discovered
+    // afresh on each connection, one round trip: adopting the last discover result "connects" without
+    // reaching the server, so a modern upstream that is down would look ready and never back off, and
+    // a restarted one may offer something else now.
+    this.#prior = client.getProtocolEra() === 'modern' ? undefined : { kind: 'legacy' };
     this.#attempt = 0;
     this.#lastError = undefined;
     client.onclose = () => this.#onClosed(client);

@@ -207,7 +207,9 @@ export class HttpClientTransport implements Transport {
         headers['content-length'] = Buffer.byteLength(body);
       }
       const send = (retried: boolean) => {
-        const req = this.#request(this.#url, { method, agent: this.#agent, headers, signal });
+        // The retry bypasses the pool: another pooled socket may be closing just as this one was.
+        const agent = retried ? false : this.#agent;
+        const req = this.#request(this.#url, { method, agent, headers, signal });
         req.once('response', resolve);
         req.once('error', (error: NodeJS.ErrnoException) => {
           // A pooled socket the upstream closed just as we reused it: the request never reached it.
