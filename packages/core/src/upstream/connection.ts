@@ -166,10 +166,9 @@ export class UpstreamConnection {
     this.#state = 'ready';
     this.#connectedSince = Date.now();
     this.#known = capabilities;
-    // Only a legacy verdict is kept (it skips the era probe next time). A modern upstream is discovered
-    // afresh on each connection, one round trip: adopting the last discover result "connects" without
-    // reaching the server, so a modern upstream that is down would look ready and never back off, and
-    // a restarted one may offer something else now.
+    // Only a legacy verdict is kept (it skips the era probe). A modern upstream is discovered afresh each
+    // time: adopting the last result "connects" without reaching the server, so a down upstream would look
+    // ready and never back off, and a restarted one could offer something else now.
     this.#prior = client.getProtocolEra() === 'modern' ? undefined : { kind: 'legacy' };
     this.#attempt = 0;
     this.#lastError = undefined;
