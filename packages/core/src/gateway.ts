@@ -25,6 +25,7 @@ import { GatewayStats } from './stats/recorder.js';
 import type { SubscriptionTable } from './subscriptions.js';
 import { GatewayTelemetry, requestAttributes } from './telemetry.js';
 import type { UpstreamListener } from './upstream/connection.js';
+import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';
 import type { RequestOrigin } from './upstream/origin.js';
 import { type UpstreamChanges, UpstreamPool, type UpstreamStatus } from './upstream/pool.js';
 import { upstreamSubscriptions } from './upstream/subscription-table.js';
@@ -40,6 +41,8 @@ export interface GatewayOptions {
   cursorSecret?: string;
   /** Window in which list_changed notifications are coalesced (default 25 ms). */
   listChangedDebounceMs?: number;
+  /** What upstreams may send (`limits.maxResultBytes`, `maxPagesPerList`); read live, so a reload may change it in place. */
+  limits?: UpstreamLimits;
 }
 
 export type { UpstreamChanges, UpstreamStatus };
@@ -94,7 +97,14 @@ export class Gateway {
       failed: (u, error) => this.#events.failed(u, error),
       notification: (u, method, params, origins) => this.#events.notification(u, method, params, origins),
     };
-    this.#pool = new UpstreamPool(options.upstreams, listener, log.child('upstream'), this.#plugins.chain);
+    const limits = options.limits ?? { ...DEFAULT_UPSTREAM_LIMITS };
+    this.#pool = new UpstreamPool(
+      options.upstreams,
+      listener,
+      log.child('upstream'),
+      this.#plugins.chain,
+      limits,
+    );
     const pool = this.#pool;
     this.#sessions = new SessionRegistry(log);
     this.#subscriptions = upstreamSubscriptions(pool, log);
