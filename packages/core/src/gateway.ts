@@ -47,6 +47,9 @@ export interface GatewayOptions {
 
 export type { UpstreamChanges, UpstreamStatus };
 
+/** The longest start() waits for upstreams' first attempts before the listeners open. */
+const STARTUP_WAIT_MS = 10_000;
+
 /**
  * The routing engine: fronts many upstream MCP servers as one. Era-neutral: it takes plain requests
  * (method + params) from era adapters and answers with plain results or GatewayErrors. This class is a
@@ -151,10 +154,15 @@ export class Gateway {
     this.#plugins.attach(pluginView({ pool, router, tools, prompts, watches, completionTarget }));
   }
 
-  /** Starts connecting to every upstream. Resolves once each has connected or failed its first attempt. */
+  /**
+   * Starts connecting to every upstream. Resolves once each has connected or failed its first attempt
+   * (each within its `timeoutMs`), or after 10 s: the slower ones go on connecting in the background.
+   */
   start(): Promise<void> {
     if (!this.#settled) {
-      this.#settled = this.#events.settled(this.#pool.names).then(() => this.#plugins.ready());
+      this.#settled = this.#events
+        .settled(this.#pool.names, STARTUP_WAIT_MS)
+        .then(() => this.#plugins.ready());
       this.#pool.start();
     }
     return this.#settled;
