@@ -133,6 +133,15 @@ export class GatewayError extends Error {
     );
   }
 
+  /** What an upstream is told when its own request (sampling, elicitation…) was over the size limit. */
+  static requestTooLarge(bytes: number, limit: number): GatewayError {
+    return new GatewayError(
+      ErrorCode.InvalidRequest,
+      `Switchyard discarded this request: ${bytes} bytes is over its limit of ${limit} (limits.maxResultBytes).`,
+      { reason: 'result_too_large', bytes, limit },
+    );
+  }
+
   /** An upstream failed one request outside JSON-RPC, e.g. an HTTP 500 page; the upstream stays connected. */
   static upstreamError(upstream: string, detail: string, data?: GatewayErrorData): GatewayError {
     return new GatewayError(

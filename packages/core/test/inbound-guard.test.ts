@@ -282,6 +282,27 @@ describe('guardInbound', () => {
     expect(t.messages()).toHaveLength(2);
   });
 
+  it('answers the upstream’s own oversized request at once, and never takes it for an answer', async () => {
+    const t = setup();
+    await t.request(7);
+    // The upstream's request 7 (ids of both sides count from 0 independently) was over the limit.
+    t.inner.faults!.oversized(7, 9000, true);
+    expect(t.messages()).toEqual([]);
+    expect(t.inner.sent.at(-1)?.message).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: {
+        code: ErrorCode.InvalidRequest,
+        message: expect.stringContaining('9000 bytes'),
+        data: { reason: 'result_too_large', bytes: 9000, limit: 1000 },
+      },
+    });
+    // Our request 7 is still awaited; an oversized notification (no id) is only logged.
+    t.inner.faults!.oversized(undefined, 9000, true);
+    t.inner.receive({ jsonrpc: '2.0', id: 7, result: {} });
+    expect(t.messages()).toEqual([{ jsonrpc: '2.0', id: 7, result: {} }]);
+  });
+
   it('fails an awaited request the upstream failed outside JSON-RPC with upstream_error', async () => {
     const t = setup();
     await t.request('a');

@@ -25,6 +25,29 @@ function scanEverySplit(text: string): string | number | undefined {
 }
 
 describe('JsonIdScanner', () => {
+  it('tells an answer from the upstream’s own request by a top-level "method", wherever it is', () => {
+    const kinds = (text: string) => {
+      const scanner = new JsonIdScanner();
+      for (const b of Buffer.from(text)) scanner.feed(Uint8Array.of(b));
+      const whole = new JsonIdScanner();
+      whole.feed(Buffer.from(text));
+      expect([whole.id, whole.hasMethod]).toEqual([scanner.id, scanner.hasMethod]);
+      return [whole.id, whole.hasMethod];
+    };
+    expect(kinds('{"jsonrpc":"2.0","id":3,"result":{"method":"x"}}')).toEqual([3, false]);
+    expect(kinds('{"jsonrpc":"2.0","id":3,"method":"sampling/createMessage","params":{}}')).toEqual([
+      3,
+      true,
+    ]);
+    expect(kinds('{"params":{"text":"\\\\"},"method":"elicitation/create","id":"e1"}')).toEqual(['e1', true]);
+    expect(kinds('{"jsonrpc":"2.0","method":"notifications/progress","params":{"id":5}}')).toEqual([
+      undefined,
+      true,
+    ]);
+    // The first id counts (a later duplicate key is no reason to answer another request).
+    expect(kinds('{"id":1,"result":{},"id":2}')).toEqual([1, false]);
+  });
+
   it('finds a number or string id written first or last', () => {
     expect(scanEverySplit('{"jsonrpc":"2.0","id":7,"result":{}}')).toBe(7);
     expect(scanEverySplit('{"result":{"content":[]},"jsonrpc":"2.0","id":1234}')).toBe(1234);

@@ -130,9 +130,7 @@ describe('StdioClientTransport with real processes', () => {
 
     // A well-behaved server exits once its stdin is closed (close() resolves on its exit, onclose follows
     // when its pipes have closed).
-    const began = Date.now();
     await server.transport.close();
-    expect(Date.now() - began).toBeLessThan(1000);
     expect(alive(server.pid)).toBe(false);
     await eventually(server.closed, 'onclose', 1000);
     expect(server.transport.pid).toBeUndefined();
@@ -146,15 +144,11 @@ describe('StdioClientTransport with real processes', () => {
     expect(alive(grandchild)).toBe(true);
     const before = liveChildren();
 
-    const began = Date.now();
     await server.transport.close();
-    const took = Date.now() - began;
     expect(alive(server.pid)).toBe(false);
     await eventually(() => !alive(grandchild), 'the grandchild to be gone', 1000);
     // stdin end, then SIGTERM, each given its second, then SIGKILL.
     expect(server.stderr()).toContain('ignoring stdin end\nignoring SIGTERM\n');
-    expect(took).toBeGreaterThanOrEqual(1900);
-    expect(took).toBeLessThan(3500);
     await eventually(server.closed, 'onclose', 1000);
     expect(liveChildren()).toBe(before - 1);
     // Closing again is the same close.
@@ -168,9 +162,7 @@ describe('StdioClientTransport with real processes', () => {
     await eventually(() => lingering.messages.length > 0, 'the lingering server to be up', 5000);
     expect(liveChildren()).toBe(2);
 
-    const began = Date.now();
     await terminateChildren(300);
-    expect(Date.now() - began).toBeLessThan(1500);
     await eventually(
       () => !alive(lingering.pid) && !alive(stubborn.pid) && !alive(grandchild),
       'every process to be gone',

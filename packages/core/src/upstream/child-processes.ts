@@ -1,9 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 
 /**
- * Every upstream process the gateway has spawned and not yet seen exit. No upstream may outlive the gateway
- * (DESIGN §11), however the gateway stops: the orderly close stops each one (`stopChild`), a forced exit
- * terminates them all first (`terminateChildren`), and any exit at all signals whatever is left.
+ * Every upstream process the gateway has spawned, with its process group, until the whole group is gone.
+ * No upstream may outlive the gateway (DESIGN §11), however the gateway stops: the orderly close stops
+ * each one (`stopChild`), a forced exit terminates them all first (`terminateChildren`), and any exit at
+ * all signals whatever is left. Groups matter: an `npx` wrapper exits and leaves the server it started,
+ * or a server leaves a helper behind; signalling the group reaches them.
  */
 const live = new Set<ChildProcess>();
 let exitHook = false;
@@ -11,15 +14,18 @@ let exitHook = false;
 const WINDOWS = process.platform === 'win32';
 /** Each step of the stop sequence waits this long for the process to exit. */
 export const STOP_STEP_MS = 1_000;
+const POLL_MS = 50;
 
 /** Spawn options that put the child in a process group of its own, so a signal reaches its children too. */
 export const OWN_GROUP = { detached: !WINDOWS } as const;
 
-/** Notes a spawned upstream process until it exits. */
+/** Notes a spawned upstream process until it and its group are gone. */
 export function trackChild(child: ChildProcess): void {
-  if (child.exitCode !== null || child.signalCode !== null) return;
+  if (child.pid === undefined) return;
   live.add(child);
-  child.once('exit', () => live.delete(child));
+  child.once('exit', () => {
+    if (!running(child)) live.delete(child);
+  });
   if (!exitHook) {
     exitHook = true;
     // Synchronous on the way out: the last chance, whatever made the process exit.
@@ -29,12 +35,13 @@ export function trackChild(child: ChildProcess): void {
   }
 }
 
-/** How many spawned upstream processes are still running. */
+/** How many spawned upstream processes (or what their groups left behind) are still running. */
 export function liveChildren(): number {
+  for (const child of live) if (!running(child)) live.delete(child);
   return live.size;
 }
 
-/** Signals the child's whole process group (an `npx` wrapper and the server it started), or the child alone. */
+/** Signals the child's whole process group, or the child alone where there are no groups. */
 function signal(child: ChildProcess, name: NodeJS.Signals): void {
   try {
     if (!WINDOWS && child.pid !== undefined) process.kill(-child.pid, name);
@@ -44,29 +51,57 @@ function signal(child: ChildProcess, name: NodeJS.Signals): void {
   }
 }
 
-function exited(child: ChildProcess): boolean {
-  return child.exitCode !== null || child.signalCode !== null;
+/** Whether the child, or anything left in its process group, still runs. */
+function running(child: ChildProcess): boolean {
+  if (WINDOWS || child.pid === undefined) return child.exitCode === null && child.signalCode === null;
+  try {
+    process.kill(-child.pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return process.platform === 'linux' ? groupRunsOnLinux(child.pid) : true;
 }
 
-function waitExit(child: ChildProcess, ms: number): Promise<boolean> {
-  if (exited(child)) return Promise.resolve(true);
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      child.off('exit', onExit);
-      resolve(false);
-    }, ms);
-    timer.unref?.();
-    const onExit = () => {
-      clearTimeout(timer);
-      resolve(true);
-    };
-    child.once('exit', onExit);
-  });
+/**
+ * Whether a process of group `pgid` runs, zombies aside: a killed grandchild whose new parent does not
+ * reap it (a container's PID 1 may not) stays a zombie for ever, and runs nothing.
+ */
+function groupRunsOnLinux(pgid: number): boolean {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc');
+  } catch {
+    return true;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+    } catch {
+      continue; // gone meanwhile
+    }
+    // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses, so read after the last ')'.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    if (Number(fields[2]) === pgid && fields[0] !== 'Z') return true;
+  }
+  return false;
+}
+
+/** Waits up to `ms` for the child and its group to be gone; resolves whether they are. */
+async function gone(child: ChildProcess, ms: number): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (running(child)) {
+    if (Date.now() >= until) return false;
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref?.());
+  }
+  live.delete(child);
+  return true;
 }
 
 /**
  * Stops one upstream process the way MCP's stdio lifecycle asks: stdin closed, then SIGTERM, then SIGKILL,
- * each after `stepMs` without an exit. Signals go to its process group, so helpers it started stop too.
+ * each after `stepMs` while the process or anything in its group still runs.
  */
 export async function stopChild(child: ChildProcess, stepMs = STOP_STEP_MS): Promise<void> {
   try {
@@ -74,26 +109,22 @@ export async function stopChild(child: ChildProcess, stepMs = STOP_STEP_MS): Pro
   } catch {
     // the pipe is already closed
   }
-  if (!(await waitExit(child, stepMs))) {
-    signal(child, 'SIGTERM');
-    if (!(await waitExit(child, stepMs))) {
-      signal(child, 'SIGKILL');
-      await waitExit(child, stepMs);
-    }
-  }
-  // The leader exited; anything it left in its group goes too.
+  if (await gone(child, stepMs)) return;
   signal(child, 'SIGTERM');
+  if (await gone(child, stepMs)) return;
+  signal(child, 'SIGKILL');
+  await gone(child, stepMs);
 }
 
 /**
- * A forced exit's last step: SIGTERM to every upstream process, up to `graceMs` for them to exit, then
- * SIGKILL to the rest.
+ * A forced exit's last step: SIGTERM to every upstream process group, up to `graceMs` for them to be gone,
+ * then SIGKILL to the rest.
  */
 export async function terminateChildren(graceMs = STOP_STEP_MS): Promise<void> {
   const children = [...live];
   for (const child of children) signal(child, 'SIGTERM');
-  const all = await Promise.all(children.map((c) => waitExit(c, graceMs)));
+  const done = await Promise.all(children.map((c) => gone(c, graceMs)));
   children.forEach((child, i) => {
-    if (!all[i]) signal(child, 'SIGKILL');
+    if (!done[i]) signal(child, 'SIGKILL');
   });
 }

@@ -12,8 +12,11 @@ type RequestId = string | number;
  * into a log line (rate-limited) and, when it spoiled one of our requests, that request's error.
  */
 export interface InboundFaults {
-  /** A message over the size limit was discarded as it arrived; `id` when it could be read from it. */
-  oversized(id: RequestId | undefined, bytes: number): void;
+  /**
+   * A message over the size limit was discarded as it arrived; `id` when it could be read from it, and
+   * `hasMethod` when it was the upstream's own request or notification rather than an answer.
+   */
+  oversized(id: RequestId | undefined, bytes: number, hasMethod?: boolean): void;
   /** Bytes that are no JSON-RPC message (a banner, a debug print, a truncated line); `where` names the channel. */
   unparsable(text: string, where: string): void;
   /** The upstream answered our request `id` outside JSON-RPC (e.g. an HTTP 500 page). */
@@ -69,10 +72,17 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
     onmessage?.({ jsonrpc: '2.0', id, error: error.toJSON() } as JSONRPCMessage);
   };
   const faults: InboundFaults = {
-    oversized(id, bytes) {
+    oversized(id, bytes, hasMethod = false) {
       const limit = options.maxResultBytes();
       noise.warn('oversized', 'discarded an upstream message over limits.maxResultBytes', { bytes, limit });
-      if (id !== undefined && sent.has(id)) fail(id, GatewayError.resultTooLarge(upstream, bytes, limit));
+      if (id === undefined) return;
+      if (!hasMethod) {
+        if (sent.has(id)) fail(id, GatewayError.resultTooLarge(upstream, bytes, limit));
+        return;
+      }
+      // The upstream's own request: it gets its answer at once, never silence.
+      const error = GatewayError.requestTooLarge(bytes, limit).toJSON();
+      transport.send({ jsonrpc: '2.0', id, error } as JSONRPCMessage).catch(() => {});
     },
     unparsable(text, where) {
       noise.warn(`unparsable:${where}`, `dropped ${where} that is not JSON-RPC`, { text: preview(text) });

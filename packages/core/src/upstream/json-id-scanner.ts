@@ -12,9 +12,11 @@ const COLON = 0x3a;
 const MAX_ID_CHARS = 256;
 
 /**
- * Finds the top-level `"id"` of one JSON-RPC message fed in chunks, without keeping the message: how the
- * gateway answers the request a message over the size limit was for, while discarding it as it arrives.
- * The id may come first or last (SDK v1 servers write `{"result":…,"jsonrpc":"2.0","id":1}`).
+ * Finds the top-level `"id"` of one JSON-RPC message fed in chunks, and whether it has a top-level
+ * `"method"` (then it is the upstream's own request or notification, not an answer), without keeping the
+ * message: how the gateway fails the request a message over the size limit answered, or answers the
+ * upstream's oversized request, while discarding it as it arrives. The id may come first or last (SDK v1
+ * servers write `{"result":…,"jsonrpc":"2.0","id":1}`).
  */
 export class JsonIdScanner {
   #depth = 0;
@@ -30,14 +32,35 @@ export class JsonIdScanner {
   #awaitingId = false;
   #number: string | undefined;
   #id: RequestId | undefined;
+  #hasMethod = false;
 
   /** The id, once read. */
   get id(): RequestId | undefined {
     return this.#id;
   }
 
+  /** Whether a top-level `"method"` key was seen (a request or notification, not a response). */
+  get hasMethod(): boolean {
+    return this.#hasMethod;
+  }
+
   feed(chunk: Uint8Array, start = 0, end = chunk.length): void {
-    for (let i = start; i < end && this.#id === undefined; i++) this.#byte(chunk[i]!);
+    for (let i = start; i < end; i++) {
+      // The bulk of a big message is string content nobody captures: skip it without a call per byte.
+      if (this.#inString && this.#capture === undefined) {
+        let escaped = this.#escaped;
+        while (i < end) {
+          const b = chunk[i]!;
+          if (escaped) escaped = false;
+          else if (b === BACKSLASH) escaped = true;
+          else if (b === QUOTE) break;
+          i++;
+        }
+        this.#escaped = escaped;
+        if (i >= end) return;
+      }
+      this.#byte(chunk[i]!);
+    }
   }
 
   #byte(b: number): void {
@@ -60,7 +83,7 @@ export class JsonIdScanner {
       const text = this.#number;
       this.#number = undefined;
       const n = Number(text);
-      if (text.length <= MAX_ID_CHARS && Number.isFinite(n)) this.#id = n;
+      if (text.length <= MAX_ID_CHARS && Number.isFinite(n) && this.#id === undefined) this.#id = n;
     }
     if (b === QUOTE) {
       this.#inString = true;
@@ -105,7 +128,9 @@ export class JsonIdScanner {
       if (this.#capturingKey) this.#lastKey = undefined;
       return;
     }
-    if (this.#capturingKey) this.#lastKey = text;
-    else this.#id = text;
+    if (this.#capturingKey) {
+      this.#lastKey = text;
+      if (text === 'method') this.#hasMethod = true;
+    } else if (this.#id === undefined) this.#id = text;
   }
 }

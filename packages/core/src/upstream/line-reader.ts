@@ -4,8 +4,11 @@ const NEWLINE = 0x0a;
 
 export interface LineSink {
   line(text: string): void;
-  /** A line over the limit was discarded as it arrived: its size, and its top-level `id` if it had one. */
-  oversized(id: string | number | undefined, bytes: number): void;
+  /**
+   * A line over the limit was discarded as it arrived: its size, its top-level `id` if it had one, and
+   * whether it had a `method` (the upstream's own request or notification rather than an answer).
+   */
+  oversized(id: string | number | undefined, bytes: number, hasMethod: boolean): void;
 }
 
 /**
@@ -62,7 +65,7 @@ export class LineReader {
     this.#parts = [];
     this.#size = 0;
     if (scanner) {
-      this.#sink.oversized(scanner.id, size);
+      this.#sink.oversized(scanner.id, size, scanner.hasMethod);
       return;
     }
     if (size === 0) return;

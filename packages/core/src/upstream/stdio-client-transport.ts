@@ -42,8 +42,8 @@ export class StdioClientTransport implements Transport, FaultReporting {
     this.#reader = new LineReader(
       {
         line: (text) => this.#line(text),
-        oversized: (id, bytes) => {
-          if (this.faults) this.faults.oversized(id, bytes);
+        oversized: (id, bytes, hasMethod) => {
+          if (this.faults) this.faults.oversized(id, bytes, hasMethod);
           else this.onerror?.(new Error(`discarded a stdout line of ${bytes} bytes (over the limit)`));
         },
       },

@@ -106,7 +106,7 @@ export class WebSocketClientTransport implements Transport, FaultReporting {
           const scanner = new JsonIdScanner();
           for (const part of Array.isArray(data) ? data : [Buffer.from(data as ArrayBuffer)])
             scanner.feed(part);
-          this.faults.oversized(scanner.id, bytes);
+          this.faults.oversized(scanner.id, bytes, scanner.hasMethod);
           return;
         }
         const text = data.toString();
