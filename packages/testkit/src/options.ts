@@ -133,8 +133,8 @@ export interface TestServerOptions {
   misbehave?: MisbehaveMode[];
 }
 
-/** Options that stay optional after resolution (unset = SDK default). */
-type UnsetByDefault = 'modern' | 'cacheTtlMs' | 'cacheScope';
+/** Options that stay optional after resolution (unset = the SDK default; for `misbehave`, none). */
+type UnsetByDefault = 'modern' | 'cacheTtlMs' | 'cacheScope' | 'misbehave';
 
 /** Options with every default applied. */
 export type ResolvedTestServerOptions = Required<Omit<TestServerOptions, UnsetByDefault>> &
@@ -201,7 +201,7 @@ export function resolveOptions(options: TestServerOptions = {}): ResolvedTestSer
     ),
     behaviorTools: options.behaviorTools ?? false,
     prompts: count(options.prompts, 0, 'prompts'),
-    misbehave,
+    ...(misbehave.length === 0 ? {} : { misbehave }),
   };
 }
 

@@ -79,7 +79,7 @@ export class TestServer {
     const stats = this.stats;
     this.#bus = new CountingEventBus(() => this.#countListens());
     this.#misbehaviour =
-      this.options.misbehave.length === 0
+      this.options.misbehave === undefined
         ? undefined
         : new Misbehaviour(this.options.misbehave, { stats, publish: (event) => this.#bus.publish(event) });
     this.#host = {

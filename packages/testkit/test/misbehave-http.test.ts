@@ -4,13 +4,13 @@ import { controlClient, eventually, TestServer, type TestServerOptions } from '.
 import { Cleanup } from './helpers.js';
 import {
   CLI,
-  ENVELOPE,
   INITIALIZE,
   type Json,
   legacySession,
   MODERN,
   modernRequest,
   post,
+  postRaw,
   request,
   SseStream,
   spawnHttpCli,
@@ -203,25 +203,12 @@ describe('misbehave over HTTP: results, lists, tools (in-process)', () => {
     );
     expect(textOf(legacy.messages[2000] as Json)).toBe('burst sent 2000');
 
-    const abort = new AbortController();
-    cleanup.add(() => abort.abort());
-    const response = await fetch(url, {
-      method: 'POST',
-      signal: abort.signal,
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        'mcp-protocol-version': MODERN,
-        'mcp-method': 'subscriptions/listen',
-      },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 21,
-        method: 'subscriptions/listen',
-        params: { notifications: { promptsListChanged: true, resourcesListChanged: true }, _meta: ENVELOPE },
-      }),
-    });
-    const listen = new SseStream(response);
+    const listen = new SseStream(
+      await postRaw(
+        url,
+        modernRequest(21, 'subscriptions/listen', { notifications: { resourcesListChanged: true } }),
+      ),
+    );
     cleanup.add(() => listen.cancel());
     expect((await listen.next()).method).toBe('notifications/subscriptions/acknowledged');
     const modern = await post(url, toolCall(22, 'burst', { count: 5, kind: 'resources' }, true));
@@ -230,10 +217,43 @@ describe('misbehave over HTTP: results, lists, tools (in-process)', () => {
       expect((await listen.next()).method).toBe('notifications/resources/list_changed');
   });
 
-  it('ask needs the 2025 era; huge answers 40 MiB through the rewriting layer', async () => {
-    const ask = await post(url, toolCall(30, 'ask', { method: 'roots/list' }, true));
-    expect(textOf(ask.messages[0] as Json)).toBe('ask needs the 2025 era');
-    const huge = await post(url, toolCall(31, 'huge', {}, true));
+  it('ask: a request on the call stream, or unrelated on the GET stream (2025); not on the modern era', async () => {
+    const session = await legacySession(url);
+    const related = new SseStream(
+      await postRaw(url, toolCall(30, 'ask', { method: 'elicitation/create' }), session),
+    );
+    cleanup.add(() => related.cancel());
+    const elicitation = await related.next();
+    expect(elicitation).toMatchObject({
+      method: 'elicitation/create',
+      params: { message: 'What is your answer?' },
+    });
+    const answer = { action: 'accept', content: { answer: '42' } };
+    expect((await post(url, { jsonrpc: '2.0', id: elicitation.id, result: answer }, session)).status).toBe(
+      202,
+    );
+    expect(textOf(await related.next())).toBe(`answered: ${JSON.stringify(answer)}`);
+
+    const standalone = new SseStream(
+      await fetch(url, { headers: { accept: 'text/event-stream', ...session } }),
+    );
+    cleanup.add(() => standalone.cancel());
+    const unrelated = post(url, toolCall(31, 'ask', { method: 'x/custom', unrelated: true }), session);
+    const custom = await standalone.next();
+    expect(custom).toMatchObject({ method: 'x/custom', params: {} });
+    await post(
+      url,
+      { jsonrpc: '2.0', id: custom.id, error: { code: -32601, message: 'Method not found' } },
+      session,
+    );
+    expect(textOf((await unrelated).messages[0] as Json)).toBe('error -32601: Method not found');
+
+    const modern = await post(url, toolCall(32, 'ask', { method: 'roots/list' }, true));
+    expect(textOf(modern.messages[0] as Json)).toBe('ask needs the 2025 era');
+  });
+
+  it('huge answers 40 MiB through the rewriting layer', async () => {
+    const huge = await post(url, toolCall(33, 'huge', {}, true));
     expect(huge.status).toBe(200);
     expect((textOf(huge.messages[0] as Json) as string).length).toBe(41_943_040);
     expect(huge.messages[0]?.result).not.toHaveProperty('resultType');

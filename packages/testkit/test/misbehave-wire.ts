@@ -155,17 +155,17 @@ export function sseMessages(text: string): Json[] {
   return messages;
 }
 
-/** POSTs `body` to the MCP endpoint; modern bodies get the modern headers. */
-export async function post(
+/** POSTs `body` to the MCP endpoint (modern bodies get the modern headers) and answers the open response. */
+export function postRaw(
   url: string,
   body: Json,
   headers: Record<string, string> = {},
   signal?: AbortSignal,
-): Promise<RawAnswer> {
+): Promise<Response> {
   const params = body.params as Json | undefined;
   const modern = (params?._meta as Json | undefined)?.['io.modelcontextprotocol/protocolVersion'] === MODERN;
   const name = params?.name ?? params?.uri;
-  const response = await fetch(url, {
+  return fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -182,6 +182,16 @@ export async function post(
     body: JSON.stringify(body),
     ...(signal === undefined ? {} : { signal }),
   });
+}
+
+/** POSTs `body` to the MCP endpoint and reads the whole answer. */
+export async function post(
+  url: string,
+  body: Json,
+  headers: Record<string, string> = {},
+  signal?: AbortSignal,
+): Promise<RawAnswer> {
+  const response = await postRaw(url, body, headers, signal);
   const text = await response.text();
   const contentType = response.headers.get('content-type') ?? '';
   let messages: Json[] = [];

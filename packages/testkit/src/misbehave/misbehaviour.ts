@@ -87,7 +87,7 @@ export class Misbehaviour {
     if (!noisy && !this.modes.has('hang-handshake') && !rewritesResponses(this.modes)) return transport;
     const wrapped = new MisbehavingTransport(transport, {
       modes: this.modes,
-      observer: { swallowed: (method) => this.#count(method, undefined) },
+      observer: { swallowed: (method, toolName) => this.#count(method, toolName) },
       ...(noisy ? { writeRaw } : {}),
     });
     wrapped.writeBanner();

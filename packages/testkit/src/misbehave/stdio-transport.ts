@@ -15,7 +15,7 @@ export const NOISE_BROKEN_JSON = '{"jsonrpc":';
 /** What the wrapper reports into (the server's stats). */
 export interface InboundObserver {
   /** A request the wrapper swallowed (`hang-handshake`): it never reaches a server instance. */
-  swallowed(method: string): void;
+  swallowed(method: string, toolName: string | undefined): void;
 }
 
 export interface MisbehavingTransportOptions {
@@ -68,8 +68,11 @@ export class MisbehavingTransport implements Transport {
     this.#inner.onmessage = (message, extra) => {
       if (this.#options.modes.has('hang-handshake')) {
         // Read, counted, never answered: nothing reaches a server instance.
-        if ('method' in message && idOf(message) !== undefined)
-          this.#options.observer.swallowed(message.method);
+        if ('method' in message && idOf(message) !== undefined) {
+          const name = (message.params as { name?: unknown } | undefined)?.name;
+          const toolName = message.method === 'tools/call' && typeof name === 'string' ? name : undefined;
+          this.#options.observer.swallowed(message.method, toolName);
+        }
         return;
       }
       const id = idOf(message);
