@@ -2,6 +2,7 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { type HttpTestServer, startHttpListener } from './http.js';
+import { modesOn, parseMisbehaveModes } from './misbehave/modes.js';
 import type { TestServerOptions } from './options.js';
 import { TestServer } from './test-server.js';
 
@@ -9,7 +10,7 @@ const USAGE = `usage: switchyard-testkit [--stdio | --http] [--port N] [--host H
   [--page-size N] [--templates N] [--blob-every N] [--payload-bytes N] [--latency-ms N] [--progress N]
   [--completions a,b,c] [--no-subscribe] [--fixture conformance] [--control-file PATH]
   [--modern] [--cache-ttl-ms N] [--cache-scope public|private]
-  [--tools N] [--tool-name NAME]... [--behavior-tools] [--prompts N]
+  [--tools N] [--tool-name NAME]... [--behavior-tools] [--prompts N] [--misbehave MODE]...
 
   --stdio (default)  serve MCP on stdin/stdout (stdout carries only the protocol; logs go to stderr)
   --http             serve sessionful Streamable HTTP; prints {"url","controlUrl"} on one stdout line
@@ -22,7 +23,30 @@ const USAGE = `usage: switchyard-testkit [--stdio | --http] [--port N] [--host H
   --behavior-tools   the fixed tools echo, slow, fail, throw, link, elicit, sample, roots, log
   --prompts N        generated prompts prompt_0 … prompt_{N-1} (default 0)
   --control-file P   write the control API base URL to P (atomically) once listening; in stdio mode this
-                     also starts the HTTP control API on 127.0.0.1 (ephemeral port)`;
+                     also starts the HTTP control API on 127.0.0.1 (ephemeral port)
+  --misbehave MODE   misbehave like a real-world upstream (repeat the flag for more); everything else stays
+                     healthy. On both transports and, where served, both eras unless noted:
+    no-result-type           2026-07-28-era results go out without resultType (2025-era ones are untouched)
+    invalid-result           tools invalid_result ({"content":"not-an-array"}) and non_object_result (the
+                             response's result is the string "not an object")
+    unknown-ids              before every response, a response to an id never used ("unknown-<n>")
+    duplicate-ids            every response is sent twice
+    stdout-noise             stdio only (ignored with a warning on --http): a banner line first, then a
+                             non-JSON line and a line of broken JSON before every response
+    malformed-notifications  after every response, notifications with malformed params and an unknown one
+    huge-result              tool huge {bytes?}: one text item of bytes characters (default 40 MiB)
+    repeating-cursor         every list answers its first page with nextCursor "again", for every cursor
+    endless-cursor           every list answers its first page with nextCursor page-1, page-2, ...
+    bad-tool-names           echo tools my.tool, "my tool", my/tool, my_tool, ünïcødé and x repeated 100 times
+    list-changed-burst       tool burst {count? = 2000, kind? = tools|resources|prompts}: that many
+                             notifications/<kind>/list_changed (2025: on the call; modern: to listen streams)
+    server-requests          tool ask {method, unrelated?, params?}: a server-to-client request (2025 era
+                             only), answers "answered: <json>", "error <code>: <message>" or "no answer
+                             within 15 s"
+    hang-handshake           never answers anything, initialize and server/discover included (still counted
+                             in stats.handshakes; the control API still serves)
+    http-500                 HTTP only (ignored with a warning on stdio): a POST calling tool http_500 gets
+                             HTTP 500 with an HTML page`;
 
 function log(message: string): void {
   process.stderr.write(`[switchyard-testkit] ${message}\n`);
@@ -71,6 +95,7 @@ function parse(argv: string[]): CliConfig | undefined {
       'tool-name': { type: 'string', multiple: true },
       'behavior-tools': { type: 'boolean' },
       prompts: { type: 'string' },
+      misbehave: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -114,8 +139,21 @@ function parse(argv: string[]): CliConfig | undefined {
   set('toolNames', values['tool-name']);
   if (values['behavior-tools']) options.behaviorTools = true;
   set('prompts', integer(values.prompts, '--prompts'));
+  const mode = values.http ? 'http' : 'stdio';
+  if (values.misbehave !== undefined) {
+    let modes: NonNullable<TestServerOptions['misbehave']>;
+    try {
+      modes = parseMisbehaveModes(values.misbehave);
+    } catch (error) {
+      throw new Error(`--misbehave: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    const { served, ignored } = modesOn(modes, mode);
+    for (const ignoredMode of ignored)
+      log(`warning: --misbehave ${ignoredMode} has no meaning on ${mode}: ignored`);
+    options.misbehave = served;
+  }
   return {
-    mode: values.http ? 'http' : 'stdio',
+    mode,
     host: values.host ?? '127.0.0.1',
     port: integer(values.port, '--port') ?? 0,
     controlFile: values['control-file'],

@@ -16,6 +16,7 @@ import {
   type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import { type ControlTarget, HttpError, handleControl, readJsonBody, sendJson } from './control.js';
+import type { HttpIntercept } from './misbehave/http-shim.js';
 import { type RequestGate, refuseUnauthorized } from './request-gate.js';
 import type { TestkitServer } from './server.js';
 
@@ -53,6 +54,8 @@ export interface HttpListenerDeps {
    * requests (per `isLegacyRequest`) go to `createMcpHandler(factory, { legacy: 'reject', bus })`.
    */
   modern?: ModernDeps;
+  /** Sees every parsed MCP POST first (misbehave modes); true = it answered or holds the request. */
+  intercept?: HttpIntercept | undefined;
 }
 
 export interface ModernDeps {
@@ -189,6 +192,7 @@ export async function startHttpListener(
         jsonRpcError(res, status, -32700, error instanceof Error ? error.message : 'Parse error');
         return;
       }
+      if (deps.intercept?.(req, res, body)) return;
       if (serveModern !== undefined && body !== undefined) {
         const request = await toWebRequest(req, body);
         if (!(await isLegacyRequest(request, body))) {

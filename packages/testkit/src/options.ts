@@ -1,3 +1,5 @@
+import { BAD_TOOL_NAMES, type MisbehaveMode, parseMisbehaveModes } from './misbehave/modes.js';
+
 /** Configuration of a {@link TestServer}; every field is optional. */
 export interface TestServerOptions {
   /** `serverInfo.name`; default `'testkit'`. */
@@ -101,10 +103,38 @@ export interface TestServerOptions {
    * when there are resources — a user message embedding resource 0. `setPromptCount` changes it live.
    */
   prompts?: number;
+  /**
+   * Misbehave like a real-world upstream (default none); everything a mode does not name stays healthy, so
+   * the next request still gets a normal answer. Names are an interface for gateway tests:
+   * - `no-result-type` — 2026-07-28-era results go out without `resultType` (as SDK v1 servers answer);
+   * - `invalid-result` — tools `invalid_result` (answers `{"content":"not-an-array"}`, plus `resultType` on
+   *   the modern era) and `non_object_result` (the response's `result` is the string `"not an object"`);
+   * - `unknown-ids` — before every response, `{"jsonrpc":"2.0","id":"unknown-<n>","result":{}}`;
+   * - `duplicate-ids` — every response is sent twice;
+   * - `stdout-noise` (stdio only) — a banner line first, then `DEBUG: handled <method>` and `{"jsonrpc":`
+   *   before every response;
+   * - `malformed-notifications` — after every response, six notifications with malformed params or an
+   *   unknown method;
+   * - `huge-result` — tool `huge` `{ bytes? }`: one text item of `bytes` characters (default 40 MiB);
+   * - `repeating-cursor` / `endless-cursor` — every list answers its first page with `nextCursor` `again`
+   *   (always) / `page-1`, `page-2`, … (never repeating); the two exclude each other;
+   * - `bad-tool-names` — echo tools `my.tool`, `my tool`, `my/tool`, `my_tool`, `ünïcødé` and `x` × 100;
+   * - `list-changed-burst` — tool `burst` `{ count? = 2000, kind? = 'tools' }` sends that many
+   *   `notifications/<kind>/list_changed` (2025 era: on the call's stream; modern: to the listen streams);
+   * - `server-requests` — tool `ask` `{ method, unrelated?, params? }` sends a server-to-client request (2025
+   *   era) and reports the answer, an error or `no answer within 15 s`;
+   * - `hang-handshake` — nothing is ever answered (`initialize`/`server/discover` included); requests are
+   *   still counted, and the control API still serves;
+   * - `http-500` (HTTP only) — a POST calling tool `http_500` gets HTTP 500 with an HTML page.
+   *
+   * The wire-level modes act on the stdio wire ({@link TestServer.serveStdio}) and HTTP listeners
+   * ({@link TestServer.listenHttp}), not on transports a test connects {@link TestServer.createServer} to.
+   */
+  misbehave?: MisbehaveMode[];
 }
 
-/** Options that stay optional after resolution (unset = SDK default). */
-type UnsetByDefault = 'modern' | 'cacheTtlMs' | 'cacheScope';
+/** Options that stay optional after resolution (unset = the SDK default; for `misbehave`, none). */
+type UnsetByDefault = 'modern' | 'cacheTtlMs' | 'cacheScope' | 'misbehave';
 
 /** Options with every default applied. */
 export type ResolvedTestServerOptions = Required<Omit<TestServerOptions, UnsetByDefault>> &
@@ -146,6 +176,7 @@ function count(value: number | undefined, fallback: number, field: string): numb
 /** Applies the defaults and validates the numeric fields (non-negative integers). */
 export function resolveOptions(options: TestServerOptions = {}): ResolvedTestServerOptions {
   const name = options.name ?? 'testkit';
+  const misbehave = parseMisbehaveModes(options.misbehave ?? []);
   return {
     name,
     resources: count(options.resources, 10, 'resources'),
@@ -164,10 +195,20 @@ export function resolveOptions(options: TestServerOptions = {}): ResolvedTestSer
     ...(options.cacheTtlMs === undefined ? {} : { cacheTtlMs: count(options.cacheTtlMs, 0, 'cacheTtlMs') }),
     ...(options.cacheScope === undefined ? {} : { cacheScope: scope(options.cacheScope) }),
     tools: count(options.tools, 0, 'tools'),
-    toolNames: toolNames(options.toolNames ?? [], options.behaviorTools ?? false),
+    toolNames: withBadToolNames(
+      toolNames(options.toolNames ?? [], options.behaviorTools ?? false),
+      misbehave,
+    ),
     behaviorTools: options.behaviorTools ?? false,
     prompts: count(options.prompts, 0, 'prompts'),
+    ...(misbehave.length === 0 ? {} : { misbehave }),
   };
+}
+
+/** `bad-tool-names` adds its echo tools to the named ones (a name already there stays once). */
+function withBadToolNames(names: string[], misbehave: readonly MisbehaveMode[]): string[] {
+  if (!misbehave.includes('bad-tool-names')) return names;
+  return [...names, ...BAD_TOOL_NAMES.filter((name) => !names.includes(name))];
 }
 
 /** Validates `toolNames`: no duplicates, nothing a generated or behaviour tool could also be called. */

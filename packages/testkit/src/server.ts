@@ -13,8 +13,10 @@ import { registerCompletion } from './features/completion.js';
 import { registerPrompts } from './features/prompts.js';
 import { registerResources } from './features/resources.js';
 import { registerTools } from './features/tools.js';
+import type { Misbehaviour } from './misbehave/misbehaviour.js';
 import type { ResolvedTestServerOptions } from './options.js';
 import type { SessionHost } from './session-host.js';
+import { isHandshake } from './stats.js';
 
 export const TESTKIT_VERSION = '0.1.0';
 
@@ -47,8 +49,11 @@ function param(message: { params?: unknown }, key: 'uri' | 'name'): unknown {
   return typeof params === 'object' && params !== null ? (params as Record<string, unknown>)[key] : undefined;
 }
 
-/** The capabilities a new session advertises: tools and prompts only when it has any right now. */
-function capabilitiesOf(host: SessionHost, era: 'legacy' | 'modern'): ServerCapabilities {
+/**
+ * The capabilities a new session advertises: tools and prompts only when it has any right now (`extraTools`:
+ * those misbehave modes add).
+ */
+function capabilitiesOf(host: SessionHost, era: 'legacy' | 'modern', extraTools: number): ServerCapabilities {
   const { options } = host;
   const subscribe = era === 'modern' ? options.modernSubscribe : options.subscribe;
   return {
@@ -56,7 +61,7 @@ function capabilitiesOf(host: SessionHost, era: 'legacy' | 'modern'): ServerCapa
     logging: {},
     ...(options.completions.length > 0 ? { completions: {} } : {}),
     ...(host.prompts.count > 0 ? { prompts: { listChanged: true } } : {}),
-    ...(host.tools.count > 0 ? { tools: { listChanged: true } } : {}),
+    ...(host.tools.count + extraTools > 0 ? { tools: { listChanged: true } } : {}),
   };
 }
 
@@ -79,8 +84,8 @@ export class TestkitServer extends Server {
   readonly #session: boolean;
   #attached = false;
 
-  constructor(host: SessionHost, mode: TestkitServerMode = { era: 'legacy' }) {
-    const capabilities = capabilitiesOf(host, mode.era);
+  constructor(host: SessionHost, mode: TestkitServerMode = { era: 'legacy' }, misbehaviour?: Misbehaviour) {
+    const capabilities = capabilitiesOf(host, mode.era, misbehaviour?.toolCount ?? 0);
     const hints = cacheHints(host.options);
     super(
       { name: host.options.name, version: TESTKIT_VERSION },
@@ -94,6 +99,7 @@ export class TestkitServer extends Server {
     if (capabilities.completions) registerCompletion(this, host);
     if (capabilities.prompts) registerPrompts(this, host);
     if (capabilities.tools) registerTools(this, host);
+    misbehaviour?.install(this, host, capabilities, this._getRequestHandler('tools/call'));
   }
 
   override async connect(transport: Transport): Promise<void> {
@@ -153,6 +159,7 @@ export class TestkitServer extends Server {
     }
     if (!isJSONRPCRequest(message)) return true;
     stats.requests[message.method] = (stats.requests[message.method] ?? 0) + 1;
+    if (isHandshake(message.method)) stats.handshakes += 1;
     const name = param(message, 'name');
     if (typeof name === 'string') {
       if (message.method === 'tools/call') stats.toolCalls[name] = (stats.toolCalls[name] ?? 0) + 1;

@@ -22,6 +22,16 @@ export interface TestServerStats {
   promptGets: Record<string, number>;
   /** `tools/call` handler runs in progress (a cancelled `slow` call leaves this count at once). */
   activeToolCalls: number;
+  /**
+   * Handshakes received: every `initialize` (2025) and `server/discover` (2026-07-28) request, on every
+   * session and transport, including those `hang-handshake` never answers.
+   */
+  handshakes: number;
+}
+
+/** Whether `method` opens a connection: the 2025 `initialize` or the modern `server/discover`. */
+export function isHandshake(method: string): boolean {
+  return method === 'initialize' || method === 'server/discover';
 }
 
 export function createStats(): TestServerStats {
@@ -36,6 +46,7 @@ export function createStats(): TestServerStats {
     toolCalls: {},
     promptGets: {},
     activeToolCalls: 0,
+    handshakes: 0,
   };
 }
 

@@ -4,6 +4,7 @@ import { ResourceCatalog } from './catalog.js';
 import { CountingEventBus } from './event-bus.js';
 import { type Failure, FailureQueue, parseFailure } from './failures.js';
 import { type HttpListener, type HttpListenOptions, type HttpTestServer, startHttpListener } from './http.js';
+import { Misbehaviour } from './misbehave/misbehaviour.js';
 import { ListenObservingTransport } from './observed-transport.js';
 import { type ResolvedTestServerOptions, resolveOptions, type TestServerOptions } from './options.js';
 import { PromptCatalog } from './prompt-catalog.js';
@@ -65,6 +66,7 @@ export class TestServer {
   readonly #stdio = new Set<StdioServerHandle>();
   readonly #host: SessionHost;
   readonly #bus: CountingEventBus;
+  readonly #misbehaviour: Misbehaviour | undefined;
   #stdioListens = 0;
 
   constructor(options?: TestServerOptions) {
@@ -76,6 +78,10 @@ export class TestServer {
     const sessions = this.#sessions;
     const stats = this.stats;
     this.#bus = new CountingEventBus(() => this.#countListens());
+    this.#misbehaviour =
+      this.options.misbehave === undefined
+        ? undefined
+        : new Misbehaviour(this.options.misbehave, { stats, publish: (event) => this.#bus.publish(event) });
     this.#host = {
       options: this.options,
       catalog: this.#catalog,
@@ -180,6 +186,7 @@ export class TestServer {
       {
         control: this,
         createSession: () => this.#newSession(),
+        intercept: this.#misbehaviour?.httpIntercept,
         modern: !this.options.modern
           ? undefined
           : {
@@ -213,13 +220,20 @@ export class TestServer {
    * request) for the connection. Resolves once serving.
    */
   async serveStdio(opts: StdioServeOptions = {}): Promise<void> {
+    // Misbehave modes act on the wire itself, under the SDK (stdout-noise only on the real stdout).
+    const raw = opts.transport ?? new StdioServerTransport();
+    const wire =
+      this.#misbehaviour?.wrapStdio(
+        raw,
+        opts.transport === undefined ? (line) => process.stdout.write(`${line}\n`) : undefined,
+      ) ?? raw;
     if (!this.options.modern) {
       // 2025 era only: one session on the transport, as before.
-      await this.#newSession().connect(opts.transport ?? new StdioServerTransport());
+      await this.#newSession().connect(wire);
       return;
     }
     const stats = this.stats;
-    const transport = new ListenObservingTransport(opts.transport ?? new StdioServerTransport(), {
+    const transport = new ListenObservingTransport(wire, {
       listenRequested: () => {
         stats.requests['subscriptions/listen'] = (stats.requests['subscriptions/listen'] ?? 0) + 1;
       },
@@ -250,7 +264,7 @@ export class TestServer {
   }
 
   #newSession(mode?: TestkitServerMode): TestkitServer {
-    return new TestkitServer(this.#host, mode);
+    return new TestkitServer(this.#host, mode, this.#misbehaviour);
   }
 
   #crash(): void {
