@@ -179,7 +179,11 @@ export class TestServer {
     const listener = await startHttpListener(
       {
         control: this,
-        createSession: () => this.#newSession(),
+        createSession: (stream) => {
+          const session = this.#newSession();
+          session.beforeUnsolicited = () => stream.opened();
+          return session;
+        },
         modern: !this.options.modern
           ? undefined
           : {
