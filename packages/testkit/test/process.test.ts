@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -32,6 +32,20 @@ async function started<T>(start: Promise<{ proc: ManagedProcess; ready: T }>) {
   const result = await start;
   cleanup.add(() => result.proc.stop({ graceMs: 500 }));
   return result;
+}
+
+/** Pids of the processes whose command line has `marker` (Linux). */
+function processesWith(marker: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
 }
 
 function isAlive(pid: number): boolean {
@@ -106,22 +120,14 @@ describe('startProcess', () => {
   });
 
   it('fails after the timeout, and the silent child is killed', async () => {
-    let pid: number | undefined;
+    const marker = `switchyard-silent-${process.pid}-${Date.now()}`;
     const start = startProcess({
       name: 'silent',
-      args: script(`console.log(process.pid);`),
-      ready: {
-        line: (line) => {
-          pid = Number(line);
-          return undefined;
-        },
-        stream: 'stdout',
-        timeoutMs: 300,
-      },
+      args: [...script(''), marker],
+      ready: { line: /never/, timeoutMs: 300 },
     });
     await expect(start).rejects.toThrow(/^silent: timed out after 300 ms waiting for its ready line/);
-    expect(pid).toBeGreaterThan(0);
-    expect(isAlive(pid!)).toBe(false);
+    if (process.platform === 'linux') expect(processesWith(marker)).toEqual([]);
   });
 
   it('names a command that cannot be spawned', async () => {
@@ -131,6 +137,9 @@ describe('startProcess', () => {
       ready: { line: /ready/ },
     });
     await expect(start).rejects.toThrow(/^ghost: failed to start: .*ENOENT/);
+    const spawned = spawnProcess({ name: 'ghost', command: '/nonexistent/switchyard-binary' });
+    expect(await spawned.exited).toBeNull();
+    expect(spawned.running()).toBe(false);
   });
 
   it('counts stderr warnings by kind only after the ready line', async () => {
