@@ -2,20 +2,19 @@
  * `@switchyard/testkit/process`: child processes for tests, benchmarks and soak runs (spawn, drain the
  * output into bounded buffers, wait for a line, stop for sure) and loopback ports. Node built-ins only.
  */
-export {
-  type ExitStatus,
-  type LineMatcher,
-  type ManagedProcess,
-  type ReadyLine,
-  type SpawnProcessOptions,
-  type StartedProcess,
-  type StartProcessOptions,
-  spawnProcess,
-  startProcess,
-  type WaitForLineOptions,
-} from './process/child.js';
+export { spawnProcess, startProcess } from './process/child.js';
 export { ProcessGroup } from './process/group.js';
 export type { OutputStream } from './process/output.js';
 export { type CleanupRegistry, freePort, type PortReservation, reservePort } from './process/ports.js';
+export type {
+  ExitStatus,
+  LineMatcher,
+  ManagedProcess,
+  ReadyLine,
+  SpawnProcessOptions,
+  StartedProcess,
+  StartProcessOptions,
+  WaitForLineOptions,
+} from './process/types.js';
 export { cpuTimeMs, rssMiB } from './process/usage.js';
 export { WARNING_LINE, WarningTally, type WarningTallyOptions, warningKind } from './process/warnings.js';

@@ -1,15 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  ManagedChild,
-  type ManagedProcess,
-  type SpawnProcessOptions,
-  type StartedProcess,
-  type StartProcessOptions,
-  spawnProcess,
-  untilReady,
-} from './child.js';
+import { ManagedChild, spawnProcess, untilReady } from './child.js';
+import type { ManagedProcess, SpawnProcessOptions, StartedProcess, StartProcessOptions } from './types.js';
 
 /**
  * The children of one run (a benchmark, a soak) and its scratch directories, stopped and removed together.
