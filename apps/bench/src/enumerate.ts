@@ -10,6 +10,7 @@
  * property shows: round trips = the longest upstream's pages, fan-out concurrent.
  */
 import type { Client } from '@modelcontextprotocol/client';
+import { cpuTimeMs } from '@switchyard/testkit/process';
 import { type BenchClient, closeAll, connectClient, type RunOptions } from './client.js';
 import {
   type CpuSplit,
@@ -24,7 +25,6 @@ import {
   expectedEnumeration,
 } from './enumeration-checks.js';
 import { LIST_KINDS, type ListName } from './list-kinds.js';
-import { cpuTimeMs } from './procs.js';
 import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 import { msSince } from './stats.js';
 import { type Walk, walk } from './walk.js';
@@ -63,14 +63,14 @@ export function profileDirOf(config: EnumerateConfig): string {
 function cpuSampler(gateway: Gateway, upstreams: Upstream[]): () => () => CpuSplit {
   const sum = (values: (number | undefined)[]): number | undefined =>
     values.some((v) => v === undefined) ? undefined : values.reduce<number>((a, v) => a + (v ?? 0), 0);
-  const upstreamsCpu = () => sum(upstreams.map((u) => cpuTimeMs(u.proc)));
+  const upstreamsCpu = () => sum(upstreams.map((u) => cpuTimeMs(u.proc.pid)));
   return () => {
     const client = process.cpuUsage();
-    const gw = cpuTimeMs(gateway.proc);
+    const gw = cpuTimeMs(gateway.proc.pid);
     const ups = upstreamsCpu();
     return () => {
       const c = process.cpuUsage(client);
-      const gwAfter = cpuTimeMs(gateway.proc);
+      const gwAfter = cpuTimeMs(gateway.proc.pid);
       const upsAfter = upstreamsCpu();
       return {
         gateway: gw === undefined || gwAfter === undefined ? undefined : gwAfter - gw,

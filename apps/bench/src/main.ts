@@ -34,7 +34,7 @@
  *    (only errors and wrong counts do).
  *
  * Output: a table on stdout, progress on stderr, JSON in apps/bench/results/latest.json (or --json PATH).
- * Every child process is registered and killed on exit, error or SIGINT (see procs.ts).
+ * Every child process is registered and killed on exit, error or SIGINT (`children`, services.ts).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
@@ -44,12 +44,12 @@ import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
 import type { RunOptions } from './client.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
 import { PLUGIN_PROFILE_DIRS, runCacheHitBenchmark, runStackBenchmark } from './plugins/index.js';
-import { childCrashed, isInterrupted, stopAll } from './procs.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { runReadBenchmark } from './read.js';
 import { type Environment, renderTable } from './report/render.js';
 import { evaluateTargets } from './report/targets.js';
 import type { BenchResults } from './results.js';
+import { children } from './services.js';
 import { FULL, QUICK } from './sizes.js';
 import { msSince } from './stats.js';
 import { runToolCallBenchmark } from './tools-call.js';
@@ -76,9 +76,25 @@ async function writeJson(path: string, data: unknown): Promise<void> {
   await writeFile(path, `${JSON.stringify(data, null, 2)}\n`, 'utf8');
 }
 
-/** A benchmark raced against any child exiting on its own (see `childCrashed`). */
+/**
+ * A benchmark raced against any child exiting on its own: a request in flight to a process that died is
+ * not always rejected promptly (the SDK client can wait for its request timeout).
+ */
 function guarded<T>(benchmark: Promise<T>): Promise<T> {
-  return Promise.race([benchmark, childCrashed]);
+  return Promise.race([benchmark, children.crashed]);
+}
+
+const stopAll = (): Promise<void> => children.stopAll();
+
+/** True once SIGINT/SIGTERM arrived (errors after that are consequences of the shutdown). */
+let interrupted = false;
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    process.stderr.write(`\n[bench] ${signal}: stopping ${children.size} child process(es)\n`);
+    void stopAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
 }
 
 /**
@@ -156,7 +172,7 @@ async function main(): Promise<number> {
   try {
     await runSections(args, results, profiled);
   } catch (error) {
-    if (isInterrupted()) {
+    if (interrupted) {
       await stopAll();
       return 130;
     }

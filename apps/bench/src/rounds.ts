@@ -5,7 +5,7 @@
  * round (by req/s) of each path kept, because on a 2-core box the client, the gateway and the upstream share
  * the cores and a single round is noisy.
  */
-import { cpuTimeMs, type ManagedProcess } from './procs.js';
+import { cpuTimeMs, type ManagedProcess } from '@switchyard/testkit/process';
 import { type LatencySummary, medianBy, msSince, summarize } from './stats.js';
 
 export type Path = 'direct' | 'gateway';
@@ -81,16 +81,16 @@ export function cpuSampler(
 ): () => (requests: number) => CpuPerRead {
   return () => {
     const client = process.cpuUsage();
-    const up = cpuTimeMs(upstream);
-    const gw = gateway && cpuTimeMs(gateway);
+    const up = cpuTimeMs(upstream.pid);
+    const gw = gateway && cpuTimeMs(gateway.pid);
     return (requests) => {
       const c = process.cpuUsage(client);
       const perRequest = (before: number | undefined, after: number | undefined): number | undefined =>
         before === undefined || after === undefined ? undefined : ((after - before) * 1000) / requests;
       return {
         client: (c.user + c.system) / requests,
-        upstream: perRequest(up, cpuTimeMs(upstream)),
-        gateway: gateway && perRequest(gw, cpuTimeMs(gateway)),
+        upstream: perRequest(up, cpuTimeMs(upstream.pid)),
+        gateway: gateway && perRequest(gw, cpuTimeMs(gateway.pid)),
       };
     };
   };

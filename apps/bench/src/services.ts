@@ -1,12 +1,16 @@
 /**
- * The two kinds of child the benchmark runs, started through `spawnNode` (procs.ts): testkit upstreams
- * and gateways (the built CLIs of the sibling packages), each waited for until it prints its ready line.
+ * The two kinds of child the benchmark runs: testkit upstreams and gateways (the built CLIs of the sibling
+ * packages), each waited for until it prints its ready line. Every child and scratch dir belongs to
+ * `children`, which main stops on exit, error or SIGINT (and the testkit kills survivors on process exit).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ManagedProcess, scratchDir, spawnNode } from './procs.js';
+import { type ManagedProcess, ProcessGroup } from '@switchyard/testkit/process';
+
+/** Every child process of the run; `children.crashed` rejects when one exits on its own after start. */
+export const children = new ProcessGroup();
 
 function siblingCli(specifier: string, hint: string): string {
   let entry: string;
@@ -48,29 +52,30 @@ export async function startUpstream(spec: UpstreamSpec): Promise<Upstream> {
   if (spec.pageSize) args.push('--page-size', String(spec.pageSize));
   if (spec.payloadBytes) args.push('--payload-bytes', String(spec.payloadBytes));
   if (spec.latencyMs) args.push('--latency-ms', String(spec.latencyMs));
-  const { proc, value } = await spawnNode({
+  const { proc, ready } = await children.start({
     name: `upstream ${spec.name}`,
-    script: testkitCli(),
-    args,
-    readyStream: 'stdout',
-    ready: (line) => {
-      if (!line.startsWith('{')) return undefined;
-      const parsed = JSON.parse(line) as { url?: unknown; controlUrl?: unknown };
-      if (typeof parsed.url !== 'string') return undefined;
-      return {
-        url: parsed.url,
-        controlUrl: typeof parsed.controlUrl === 'string' ? parsed.controlUrl : undefined,
-      };
+    args: [testkitCli(), ...args],
+    ready: {
+      stream: 'stdout',
+      line: (line) => {
+        if (!line.startsWith('{')) return undefined;
+        const parsed = JSON.parse(line) as { url?: unknown; controlUrl?: unknown };
+        if (typeof parsed.url !== 'string') return undefined;
+        return {
+          url: parsed.url,
+          controlUrl: typeof parsed.controlUrl === 'string' ? parsed.controlUrl : undefined,
+        };
+      },
     },
   });
-  return { proc, name: spec.name, ...value };
+  return { proc, name: spec.name, ...ready };
 }
 
 export interface Gateway {
   proc: ManagedProcess;
   url: string;
   /**
-   * The gateway's temp dir (removed by `stopAll()`), holding its config file: relative paths in plugin
+   * The gateway's temp dir (removed by `children.stopAll()`), holding its config file: relative paths in plugin
    * options (e.g. the audit plugin's `file`) resolve from here.
    */
   dir: string;
@@ -93,7 +98,7 @@ export interface GatewayOptions {
  * `listening on http://…` log line. Fails if the gateway reports that some upstream did not connect.
  */
 export async function startGateway(upstreams: Upstream[], options: GatewayOptions = {}): Promise<Gateway> {
-  const dir = await scratchDir();
+  const dir = await children.scratchDir('switchyard-bench-');
   const configPath = join(dir, 'switchyard.json');
   const config = {
     listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
@@ -103,18 +108,18 @@ export async function startGateway(upstreams: Upstream[], options: GatewayOption
   await writeFile(configPath, JSON.stringify(config, null, 2), 'utf8');
   if (options.cpuProfDir) await mkdir(options.cpuProfDir, { recursive: true });
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
-  const { proc, value } = await spawnNode({
+  const { proc, ready } = await children.start({
     name: options.name ?? 'gateway',
-    script: gatewayCli(),
-    args: ['--config', configPath],
-    nodeArgs,
-    readyStream: 'stderr',
-    ready: (line) => {
-      if (line.includes('some upstreams are not connected')) {
-        throw new Error(`gateway could not connect every upstream: ${line}`);
-      }
-      return /listening on (http:\/\/\S+)/.exec(line)?.[1];
+    args: [...nodeArgs, gatewayCli(), '--config', configPath],
+    ready: {
+      stream: 'stderr',
+      line: (line) => {
+        if (line.includes('some upstreams are not connected')) {
+          throw new Error(`gateway could not connect every upstream: ${line}`);
+        }
+        return /listening on (http:\/\/\S+)/.exec(line)?.[1];
+      },
     },
   });
-  return { proc, url: value, dir };
+  return { proc, url: ready, dir };
 }

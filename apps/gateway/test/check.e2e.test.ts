@@ -1,37 +1,16 @@
-import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  Cleanup,
-  freePort,
-  GATEWAY_CLI,
-  httpUpstream,
-  stopProcess,
-  TESTKIT_CLI,
-  tempDir,
-  watchProcess,
-} from './support/harness.js';
+import { Cleanup, freePort, httpUpstream, spawnGateway, TESTKIT_CLI, tempDir } from './support/harness.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 /** Runs `switchyard check --config <file>` to completion. */
 async function check(file: string) {
-  const proc = spawn(process.execPath, [GATEWAY_CLI, 'check', '--config', file], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  cleanup.add(() => stopProcess(proc));
-  const watched = watchProcess(proc);
-  let stdout = '';
-  proc.stdout?.setEncoding('utf8');
-  proc.stdout?.on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  const closed = new Promise<void>((resolve) => proc.once('close', () => resolve()));
-  const code = await watched.exited;
-  await closed;
-  return { code, stdout, stderr: watched.stderr() };
+  const proc = spawnGateway(cleanup, ['check', '--config', file]);
+  const code = await proc.exited;
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
 }
 
 /** The table's rows by server name, each split into its columns (STATUS keeps its spaces). */

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -9,13 +8,11 @@ import {
   connectHttp,
   eventually,
   freePort,
-  GATEWAY_CLI,
   httpUpstream,
   rawPost,
+  spawnGateway,
   startGateway,
-  stopProcess,
   tempDir,
-  watchProcess,
   writeConfig,
 } from './support/harness.js';
 
@@ -25,25 +22,14 @@ afterEach(() => cleanup.run());
 const httpListen = { http: { host: '127.0.0.1', port: 0, path: '/mcp' } };
 
 /** Spawns the CLI; `done` resolves with its exit code and everything it wrote once it has exited. */
-function launch(args: string[], env: NodeJS.ProcessEnv = process.env) {
-  const proc = spawn(process.execPath, [GATEWAY_CLI, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-  cleanup.add(() => stopProcess(proc));
-  const watched = watchProcess(proc);
-  let stdout = '';
-  proc.stdout?.setEncoding('utf8');
-  proc.stdout?.on('data', (chunk: string) => {
-    stdout += chunk;
-  });
-  const closed = new Promise<void>((resolve) => proc.once('close', () => resolve()));
-  return {
-    ...watched,
-    stdout: () => stdout,
+function launch(args: string[], env?: NodeJS.ProcessEnv) {
+  const gw = spawnGateway(cleanup, args, { env });
+  return Object.assign(gw, {
     done: async () => {
-      const code = await watched.exited;
-      await closed; // all output drained
-      return { code, stdout, stderr: watched.stderr() };
+      const code = await gw.exited; // resolves once the output is drained too
+      return { code, stdout: gw.stdout(), stderr: gw.stderr() };
     },
-  };
+  });
 }
 
 /** Runs the CLI to completion (commands that must exit by themselves). */
@@ -129,8 +115,7 @@ describe('command line', () => {
       ],
       [{ listen: { htp: {} }, mcpServers: {} }, '$.listen', /unknown key\(s\) "htp"/],
     ];
-    const env = { ...process.env };
-    delete env.SWITCHYARD_UNSET_VAR;
+    const env = { SWITCHYARD_UNSET_VAR: undefined };
     const files = await Promise.all(cases.map(([config]) => writeConfig(cleanup, config)));
     const results = await Promise.all(files.map((file) => run(['--config', file], env)));
     cases.forEach(([, path, why], i) => {
@@ -172,14 +157,10 @@ describe('running gateway', () => {
       expect(gw.stderr()).toContain(`listening on ${gw.url}`);
       const ping = await rawPost(gw.url, JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }));
       expect(ping.status).toBeLessThan(500);
-      let stdout = '';
-      gw.proc.stdout?.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-      });
-      gw.proc.kill(signal);
+      gw.signal(signal);
       expect(await gw.exited).toBe(0);
       expect(gw.stderr()).toContain(`${signal}, shutting down`);
-      expect(stdout).toBe('');
+      expect(gw.stdout()).toBe('');
     }
   });
 
@@ -190,7 +171,7 @@ describe('running gateway', () => {
       { args: ['-l', 'debug'] },
     );
     await connectHttp(cleanup, gw.url);
-    await gw.waitForLog(/ DEBUG \[switchyard:http\] session opened/);
+    await gw.waitForLine(/ DEBUG \[switchyard:http\] session opened/);
   });
 
   it('--log-level error hides the info lines', async () => {
@@ -207,7 +188,7 @@ describe('running gateway', () => {
       'the gateway to listen',
     );
     await connectHttp(cleanup, url);
-    gw.proc.kill('SIGTERM');
+    gw.signal('SIGTERM');
     const { code, stdout, stderr } = await gw.done();
     expect(code).toBe(0);
     expect(stdout).toBe('');
@@ -218,7 +199,7 @@ describe('running gateway', () => {
   it('takes "logLevel" from the config when no flag is given', async () => {
     const gw = await startGateway(cleanup, { listen: httpListen, mcpServers: {}, logLevel: 'debug' });
     await connectHttp(cleanup, gw.url);
-    await gw.waitForLog(/ DEBUG \[switchyard:http\] session opened/);
+    await gw.waitForLine(/ DEBUG \[switchyard:http\] session opened/);
   });
 });
 
@@ -242,13 +223,9 @@ describe('plugins from the config', () => {
 
   it('refuses to start when a plugin cannot be loaded, naming it', async () => {
     const file = await writeConfig(cleanup, { mcpServers: {}, plugins: [['./nope.js']] });
-    const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanup.add(() => stopProcess(proc));
-    const watched = watchProcess(proc);
-    expect(await watched.exited).toBe(2);
-    expect(watched.stderr()).toMatch(
+    const gw = spawnGateway(cleanup, ['--config', file]);
+    expect(await gw.exited).toBe(2);
+    expect(gw.stderr()).toMatch(
       /plugin error \(PLUGIN_INVALID\): Cannot load plugin "\.\/nope\.js" \(\$\.plugins\[0\]/,
     );
   });

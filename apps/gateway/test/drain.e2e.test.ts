@@ -36,7 +36,7 @@ async function gatewayWithSlowTool() {
     mcpServers: { up: { url: up.url } },
     shutdownGraceMs: 20_000,
   });
-  const wsUrl = (await gw.waitForLog(/listening on (ws:\/\/\S+)/))[1]!;
+  const wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/))[1]!;
   const client = await connectHttp(cleanup, gw.url);
   return { gw, client, wsUrl, stats: up.server.stats };
 }
@@ -48,7 +48,7 @@ async function connectWs(url: string): Promise<Client> {
   return client;
 }
 
-function exitWithin(gw: GatewayProcess, ms: number): Promise<number | null> {
+function exitWithin(gw: GatewayProcess, ms: number): Promise<number | string | null> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`gateway still running after ${ms} ms:\n${gw.stderr()}`)), ms);
@@ -64,8 +64,8 @@ describe('drain', () => {
     const call = client.callTool(args);
     const wsCall = ws.callTool(args);
     await eventually(() => stats.activeToolCalls === 2, 'the slow calls to reach the upstream');
-    gw.proc.kill('SIGTERM');
-    await gw.waitForLog(/shutting down \(draining/);
+    gw.signal('SIGTERM');
+    await gw.waitForLine(/shutting down \(draining/);
     // The listener stays open while the call runs, and refuses new sessions and requests.
     const refused = await rawPost(gw.url, INIT);
     expect(refused.status).toBe(503);
@@ -82,9 +82,9 @@ describe('drain', () => {
     const call = client.callTool({ name: 'up__slow', arguments: { ms: 60_000, steps: 1 } });
     call.catch(() => {});
     await eventually(() => stats.activeToolCalls === 1, 'the slow call to reach the upstream');
-    gw.proc.kill('SIGTERM');
-    await gw.waitForLog(/shutting down \(draining/);
-    gw.proc.kill('SIGTERM');
+    gw.signal('SIGTERM');
+    await gw.waitForLine(/shutting down \(draining/);
+    gw.signal('SIGTERM');
     expect(await exitWithin(gw, 5_000)).toBe(143);
   });
 
@@ -111,7 +111,7 @@ describe('drain', () => {
   it('closes at once when nothing is in flight', async () => {
     const { gw, client } = await gatewayWithSlowTool();
     await client.ping();
-    gw.proc.kill('SIGTERM');
+    gw.signal('SIGTERM');
     expect(await exitWithin(gw, 5_000)).toBe(0);
   });
 });

@@ -252,9 +252,10 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
       client.request({ method: 'resources/read', params: { uri: 'gamma+test://gamma/r/0' } }),
     ).rejects.toMatchObject({ code: expect.any(Number) });
     await changed;
-    await gw.waitForLog(
-      /\[switchyard:upstream:gamma\] connected[\s\S]*\[switchyard:upstream:gamma\] connected/,
-      15_000,
+    let connects = 0;
+    await gw.waitForLine(
+      (line) => (line.includes('[switchyard:upstream:gamma] connected') && ++connects === 2) || undefined,
+      { timeoutMs: 15_000, what: "gamma's second connected line" },
     );
     // The restarted child wrote a new control URL; its subscription was re-established by the gateway.
     const restarted = await eventually(async () => {
@@ -472,7 +473,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
         alpha: { url: alpha.url },
       },
     });
-    await gw.waitForLog(/\[switchyard:upstream:broken\] failed to connect/);
+    await gw.waitForLine(/\[switchyard:upstream:broken\] failed to connect/);
     const client = await connectHttp(cleanup, gw.url);
     const { items, metas } = await listAll(client);
     expect(items.map((r) => r.uri)).toEqual([

@@ -47,7 +47,7 @@ async function gatewayWithClients(extra: Record<string, unknown> = {}, env: Node
     { env: { ALICE_TOKEN: ALICE, CI_TOKEN: BOT, ...env }, args: ['--log-level', 'debug'] },
   );
   // startGateway returns once HTTP listens; the WebSocket listener starts after it.
-  const wsUrl = (await gw.waitForLog(/listening on (ws:\/\/\S+)/))[1]!;
+  const wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/))[1]!;
   return { gw, docs: docs.server, wsUrl };
 }
 
@@ -179,7 +179,7 @@ describe('client identities over HTTP', () => {
     const alice = await connectHttp(cleanup, gw.url, 'alice', { token: ALICE });
     await whoami(alice);
     await rawPost(gw.url, initialize, { authorization: 'Bearer mistyped-secret-token-123' });
-    await gw.waitForLog(/unauthorized/);
+    await gw.waitForLine(/unauthorized/);
     const logs = gw.stderr();
     expect(logs).not.toContain(ALICE);
     expect(logs).not.toContain(BOT);

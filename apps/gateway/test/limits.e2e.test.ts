@@ -35,7 +35,7 @@ beforeAll(async () => {
   });
   url = gw.url;
   port = Number(new URL(url).port);
-  wsUrl = (await gw.waitForLog(/listening on (ws:\/\/\S+)/))[1]!;
+  wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/))[1]!;
 }, 30_000);
 afterAll(() => shared.run());
 

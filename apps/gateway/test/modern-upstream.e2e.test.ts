@@ -54,9 +54,9 @@ async function bridged() {
 describe('legacy clients in front of modern upstreams', () => {
   it('detects each upstream era and serves them all to a legacy client', async () => {
     const { gw } = await bridged();
-    await gw.waitForLog(/\[switchyard:upstream:mod\] connected .*era="modern"/);
-    await gw.waitForLog(/\[switchyard:upstream:local\] connected .*era="modern"/);
-    await gw.waitForLog(/\[switchyard:upstream:old\] connected .*era="legacy"/);
+    await gw.waitForLine(/\[switchyard:upstream:mod\] connected .*era="modern"/);
+    await gw.waitForLine(/\[switchyard:upstream:local\] connected .*era="modern"/);
+    await gw.waitForLine(/\[switchyard:upstream:old\] connected .*era="legacy"/);
     const client = await connectHttp(cleanup, gw.url);
     expect(client.getProtocolEra()).toBe('legacy');
     const { items, pages } = await listAll(client);

@@ -142,7 +142,7 @@ describe('OAuth resource server', () => {
       env: { OPS_TOKEN: OPS },
       args: ['--log-level', 'debug'],
     });
-    wsUrl = (await gw.waitForLog(/listening on (ws:\/\/\S+)/))[1]!;
+    wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/))[1]!;
   });
 
   it('refuses a tokenless request with a challenge that leads to its RFC 9728 metadata', async () => {
@@ -352,7 +352,7 @@ describe('OAuth issuer unreachable at start', () => {
       gatewayConfig(`http://127.0.0.1:${issuerPort}`, port, await startUpstreams(cleanup)),
       { env: { OPS_TOKEN: OPS } },
     );
-    const wsUrl = (await gw.waitForLog(/listening on (ws:\/\/\S+)/))[1]!;
+    const wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/))[1]!;
     const jwtLike = 'eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl';
     const down = await rawPost(gw.url, initialize, { authorization: `Bearer ${jwtLike}` });
     expect(down.status).toBe(503);

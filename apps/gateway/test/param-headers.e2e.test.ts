@@ -61,7 +61,7 @@ async function gatewayInFront() {
     listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
     mcpServers: { up: { url: upstream.url } },
   });
-  await gw.waitForLog(/\[switchyard:upstream:up\] connected .*era="modern"/);
+  await gw.waitForLine(/\[switchyard:upstream:up\] connected .*era="modern"/);
   return { upstream, gw };
 }
 

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -8,9 +7,8 @@ import {
   GATEWAY_CLI,
   httpUpstream,
   listAll,
+  spawnGateway,
   startGateway,
-  stopProcess,
-  watchProcess,
   writeConfig,
 } from './support/harness.js';
 
@@ -269,14 +267,10 @@ describe('@switchyard/plugin-access through the CLI', () => {
         ],
       ],
     });
-    const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanup.add(() => stopProcess(proc));
-    const watched = watchProcess(proc);
-    expect(await watched.exited).toBe(2);
-    expect(watched.stderr()).toMatch(/PLUGIN_SETUP_FAILED/);
-    expect(watched.stderr()).toMatch(/option rules\[1\]\.effect must be "allow" or "deny", got "permit"/);
-    expect(watched.stderr()).toMatch(/option rules\[2\]\.tools\[0\] "gh__search\.repos" can never match/);
+    const gw = spawnGateway(cleanup, ['--config', file]);
+    expect(await gw.exited).toBe(2);
+    expect(gw.stderr()).toMatch(/PLUGIN_SETUP_FAILED/);
+    expect(gw.stderr()).toMatch(/option rules\[1\]\.effect must be "allow" or "deny", got "permit"/);
+    expect(gw.stderr()).toMatch(/option rules\[2\]\.tools\[0\] "gh__search\.repos" can never match/);
   });
 });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -7,16 +6,14 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
   connectHttp,
-  GATEWAY_CLI,
   type GatewayProcess,
   httpUpstream,
   listAll,
   rawInitialize,
   rawPost,
+  spawnGateway,
   startGateway,
-  stopProcess,
   tempDir,
-  watchProcess,
   writeConfig,
 } from './support/harness.js';
 
@@ -76,8 +73,7 @@ async function auditedGateway(audit: Record<string, unknown>, extra: Record<stri
 }
 
 /** Where a relative `file` option lands: the folder of the config file the harness wrote. */
-const configDir = (gw: GatewayProcess) =>
-  dirname(gw.proc.spawnargs[gw.proc.spawnargs.indexOf('--config') + 1]!);
+const configDir = (gw: GatewayProcess) => dirname(gw.file);
 
 const read = (client: Client, uri: string) =>
   client.request({ method: 'resources/read', params: { uri } }).then(
@@ -86,8 +82,7 @@ const read = (client: Client, uri: string) =>
   );
 
 async function sigterm(gw: GatewayProcess): Promise<void> {
-  await stopProcess(gw.proc);
-  expect(await gw.exited).toBe(0);
+  expect(await gw.stop()).toBe(0);
 }
 
 describe('audit plugin through the CLI', () => {
@@ -152,9 +147,8 @@ describe('audit plugin through the CLI', () => {
     const answers = await Promise.all(
       Array.from({ length: 30 }, (_, i) => read(client, `docs+test://docs/r/${i % 3}`)),
     );
-    gw.proc.kill('SIGKILL');
-    await gw.exited;
-    expect(gw.proc.signalCode).toBe('SIGKILL');
+    gw.signal('SIGKILL');
+    expect(await gw.exited).toBe('SIGKILL');
     expect(answers.every((a) => a === 'ok')).toBe(true);
     const lines = readLines(file);
     expect(lines).toHaveLength(30);
@@ -172,7 +166,7 @@ describe('audit plugin through the CLI', () => {
       expect(answers.every((a) => a === 'ok')).toBe(true);
       expect(readLines(file)).toHaveLength(round * 10); // the gateway is still running
     }
-    gw.proc.kill('SIGKILL');
+    gw.signal('SIGKILL');
     await gw.exited;
     expect(readLines(file)).toHaveLength(30);
   });
@@ -272,13 +266,9 @@ describe('audit plugin through the CLI', () => {
       mcpServers: {},
       plugins: [['@switchyard/plugin-audit', { file: './missing/audit.jsonl' }]],
     });
-    const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', config], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanup.add(() => stopProcess(proc));
-    const watched = watchProcess(proc);
-    expect(await watched.exited).toBe(2);
-    expect(watched.stderr()).toMatch(
+    const gw = spawnGateway(cleanup, ['--config', config]);
+    expect(await gw.exited).toBe(2);
+    expect(gw.stderr()).toMatch(
       /plugin error \(PLUGIN_SETUP_FAILED\): Plugin @switchyard\/plugin-audit failed to set up: cannot open the audit file .*missing\/audit\.jsonl/,
     );
   });

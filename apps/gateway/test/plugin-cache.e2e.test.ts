@@ -1,15 +1,12 @@
-import { spawn } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
   connectHttp,
   eventually,
-  GATEWAY_CLI,
   httpUpstream,
+  spawnGateway,
   startGateway,
-  stopProcess,
-  watchProcess,
   writeConfig,
 } from './support/harness.js';
 
@@ -78,13 +75,9 @@ describe('@switchyard/plugin-cache in the gateway', () => {
       mcpServers: {},
       plugins: [['@switchyard/plugin-cache', { maxBytes: '64MB' }]],
     });
-    const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    cleanup.add(() => stopProcess(proc));
-    const watched = watchProcess(proc);
-    expect(await watched.exited).toBe(2);
-    expect(watched.stderr()).toMatch(/PLUGIN_SETUP_FAILED/);
-    expect(watched.stderr()).toMatch(/option maxBytes must be a whole number .*, got "64MB"/);
+    const gw = spawnGateway(cleanup, ['--config', file]);
+    expect(await gw.exited).toBe(2);
+    expect(gw.stderr()).toMatch(/PLUGIN_SETUP_FAILED/);
+    expect(gw.stderr()).toMatch(/option maxBytes must be a whole number .*, got "64MB"/);
   });
 });

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import type { Client } from '@modelcontextprotocol/client';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
@@ -10,8 +9,7 @@ import {
   freePort,
   listAll,
   startGateway,
-  stopProcess,
-  watchProcess,
+  startProcess,
 } from './support/harness.js';
 
 const cleanup = new Cleanup();
@@ -22,12 +20,13 @@ const httpListen = { http: { host: '127.0.0.1', port: 0, path: '/mcp' } };
 /** server-everything in legacy HTTP+SSE mode on a free port; resolves with its /sse endpoint. */
 async function everythingSse(): Promise<string> {
   const port = await freePort();
-  const proc = spawn(process.execPath, [EVERYTHING_CLI, 'sse'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { proc } = await startProcess({
+    name: 'server-everything',
+    args: [EVERYTHING_CLI, 'sse'],
+    env: { PORT: String(port) },
+    ready: { line: /Server is running on port/, timeoutMs: 15_000 },
   });
-  cleanup.add(() => stopProcess(proc));
-  await watchProcess(proc).waitForLog(/Server is running on port/, 15_000);
+  cleanup.add(() => proc.stop());
   return `http://127.0.0.1:${port}/sse`;
 }
 
@@ -56,7 +55,7 @@ describe('legacy HTTP+SSE upstream (server-everything)', () => {
       listen: httpListen,
       mcpServers: { old: { url, transport: 'sse' } },
     });
-    await gw.waitForLog(/\[switchyard:upstream:old\] connected server="mcp-servers\/everything@/);
+    await gw.waitForLine(/\[switchyard:upstream:old\] connected server="mcp-servers\/everything@/);
     const client = await connectHttp(cleanup, gw.url);
     const direct = await directSse(url);
     expect(client.getServerCapabilities()).toMatchObject({

@@ -356,7 +356,7 @@ describe('stdio wire hygiene and lifecycle', () => {
     const control = await local();
     await expect(control.stats()).resolves.toBeDefined();
     const started = Date.now();
-    gw.proc.stdin?.end();
+    gw.child.stdin?.end();
     expect(await gw.exited).toBe(0);
     expect(Date.now() - started).toBeLessThan(5_000);
     await eventually(

@@ -1,13 +1,10 @@
-import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
   connectHttp,
-  GATEWAY_CLI,
   httpUpstream,
+  spawnGateway,
   startGateway,
-  stopProcess,
-  watchProcess,
   writeConfig,
 } from './support/harness.js';
 import { connectModernHttp, errorOf, listPages, names, stdioUpstream } from './support/named.js';
@@ -100,11 +97,11 @@ describe('tools and prompts configured per server', () => {
     const stats = await (await second.control()).stats();
     expect(stats.toolCalls).toEqual({ tool_2: 1 });
     expect(stats.promptGets).toEqual({ prompt_1: 1 });
-    await gw.waitForLog(
+    await gw.waitForLine(
       /tool name collision.*exposed="tool_0".*winner="first:tool_0".*hidden="second:tool_0"/,
     );
-    await gw.waitForLog(/tool name collision.*exposed="tool_1".*winner="first:tool_1"/);
-    await gw.waitForLog(/prompt name collision.*exposed="prompt_0".*winner="first:prompt_0"/);
+    await gw.waitForLine(/tool name collision.*exposed="tool_1".*winner="first:tool_1"/);
+    await gw.waitForLine(/prompt name collision.*exposed="prompt_0".*winner="first:prompt_0"/);
     expect(gw.stderr()).not.toMatch(/collision.*exposed="tool_2"/);
   });
 
@@ -146,15 +143,9 @@ describe('tools and prompts configured per server', () => {
     const results = await Promise.all(
       cases.map(async ([entry]) => {
         const file = await writeConfig(cleanup, { mcpServers: { gh: { command: 'node', ...entry } } });
-        const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
-        cleanup.add(() => stopProcess(proc));
-        const watched = watchProcess(proc);
-        const closed = new Promise((resolve) => proc.once('close', resolve));
-        const code = await watched.exited;
-        await closed;
-        return { file, code, stderr: watched.stderr() };
+        const gw = spawnGateway(cleanup, ['--config', file]);
+        const code = await gw.exited;
+        return { file, code, stderr: gw.stderr() };
       }),
     );
     cases.forEach(([, path, why], i) => {

@@ -100,7 +100,7 @@ describe('upstream credentials: OAuth client credentials', () => {
       },
       { env: { GH_SECRET: SECRET, ALICE_TOKEN: CLIENT_TOKEN } },
     );
-    await gw.waitForLog(/\[switchyard:upstream:gh\] connected/);
+    await gw.waitForLine(/\[switchyard:upstream:gh\] connected/);
     const client = await connectHttp(cleanup, gw.url, 'alice', { token: CLIENT_TOKEN });
     await call(client, 'gh__tool_0');
     await call(client, 'gh__tool_0');
@@ -167,7 +167,7 @@ describe('upstream credentials: OAuth client credentials', () => {
     expect(brief.rejections).toBe(0);
     expect(brief.tokens()).toHaveLength(2);
 
-    await gw.waitForLog(
+    await gw.waitForLine(
       /upstream:wrong\].*could not get an access token \(client_credentials\) from http:\S+: invalid_client/,
     );
     expect(gw.stderr()).not.toContain(wrong.clientSecret);
@@ -205,7 +205,7 @@ describe('upstream credentials: RFC 8693 token exchange', () => {
       },
       { env: { BOT_TOKEN: CLIENT_TOKEN } },
     );
-    await gw.waitForLog(/\[switchyard:upstream:gh\] connected/);
+    await gw.waitForLine(/\[switchyard:upstream:gh\] connected/);
     const grant = await issuer.clientCredentialsToken({
       clientId: 'alice-app',
       scope: 'mcp',

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/client';
@@ -11,13 +10,11 @@ import {
   connectHttp,
   eventually,
   freePort,
-  GATEWAY_CLI,
   httpUpstream,
   listAll,
   nextNotification,
+  spawnGateway,
   startGateway,
-  stopProcess,
-  watchProcess,
   writeConfig,
 } from './support/harness.js';
 
@@ -48,15 +45,13 @@ async function startWsGateway(
   const listen: Record<string, unknown> = { ws: wsListen };
   if (options.http) listen.http = { host: '127.0.0.1', port: 0, path: '/mcp' };
   const file = await writeConfig(cleanup, { listen, mcpServers });
-  const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const gw = watchProcess(proc);
-  cleanup.add(() => stopProcess(proc));
-  const startupMs = options.startupMs ?? 15_000;
-  const wsUrl = (await gw.waitForLog(/listening on (ws:\/\/\S+)/, startupMs))[1]!;
-  const httpUrl = options.http ? (await gw.waitForLog(/listening on (http:\/\/\S+)/, startupMs))[1]! : '';
-  return { ...gw, wsUrl, httpUrl };
+  const gw = spawnGateway(cleanup, ['--config', file]);
+  const timeoutMs = options.startupMs ?? 15_000;
+  const wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/, { timeoutMs }))[1]!;
+  const httpUrl = options.http
+    ? (await gw.waitForLine(/listening on (http:\/\/\S+)/, { timeoutMs }))[1]!
+    : '';
+  return Object.assign(gw, { wsUrl, httpUrl });
 }
 
 /** The official SDK v2 client over Switchyard's WebSocketClientTransport. */
@@ -311,7 +306,7 @@ describe('WebSocket upstream (mcpServers entry with a ws:// url)', () => {
     expect(connectedBefore).toBe(1);
 
     for (const socket of sock.wss.clients) socket.close(1001, 'restarting');
-    await gw.waitForLog(/upstream disconnected/);
+    await gw.waitForLine(/upstream disconnected/);
     await eventually(() => (gw.stderr().match(/\] connected\b/g)?.length ?? 0) === 2, 'reconnect log line');
     expect(sock.connections()).toBe(2);
 

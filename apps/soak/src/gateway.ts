@@ -5,7 +5,8 @@
  */
 import { createWriteStream, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type ManagedProcess, spawnNode } from './procs.js';
+import { type ManagedProcess, warningKind } from '@switchyard/testkit/process';
+import { children } from './children.js';
 
 export interface GatewayStatus {
   upstreams: { name: string; state: string; lastError?: string }[];
@@ -36,48 +37,47 @@ function gatewayCli(): string {
 /** Starts the gateway on `configPath`; with `logFile`, every line it writes to stderr is copied there. */
 export async function startGateway(configPath: string, logFile?: string): Promise<RunningGateway> {
   let url: string | undefined;
-  const { proc, value: adminUrl } = await spawnNode({
+  const { proc, ready: adminUrl } = await children.start({
     name: 'gateway',
-    script: gatewayCli(),
-    args: ['--config', configPath],
-    readyStream: 'stderr',
-    ready: (line) => {
-      url ??= /\blistening on (http:\/\/\S+)/.exec(line)?.[1];
-      return /admin listening on (http:\/\/\S+)/.exec(line)?.[1];
+    args: [gatewayCli(), '--config', configPath],
+    // Errors quoted at the end of a line vary with every request: one kind per attribute, not per message.
+    warnings: {
+      maxKinds: 200,
+      kind: (line) => warningKind(line.replace(/ (error|lastError|uri)=".*$/, ' $1=…')),
+    },
+    ready: {
+      stream: 'stderr',
+      line: (line) => {
+        url ??= /\blistening on (http:\/\/\S+)/.exec(line)?.[1];
+        return /admin listening on (http:\/\/\S+)/.exec(line)?.[1];
+      },
     },
   });
   if (url === undefined) throw new Error('gateway: no "listening on" line before the admin listener');
-  const warnings = new Map<string, number>();
   const connects = new Map<string, number>();
   const count = (line: string) => {
     const upstream = /\[switchyard:upstream:([a-z0-9-]+)\] connected /.exec(line)?.[1];
     if (upstream) connects.set(upstream, (connects.get(upstream) ?? 0) + 1);
   };
-  for (const line of proc.tail()) count(line);
+  // The complete stderr lines so far, then every later one (a partial last line arrives as a later line).
+  const before = proc.stderr();
+  const complete = before.slice(0, before.lastIndexOf('\n') + 1);
+  for (const line of complete.split('\n')) count(line);
   const log = logFile ? createWriteStream(logFile) : undefined;
-  log?.write(`${proc.tail().join('\n')}\n`);
-  proc.onLine = (line) => {
+  log?.write(complete);
+  proc.onLine((line, stream) => {
+    if (stream !== 'stderr') return;
     log?.write(`${line}\n`);
     count(line);
-    if (!/\b(WARN|ERROR)\b|Warning: /.test(line)) return;
-    const kind = line
-      .replace(/^\S*\d{4}-\d\d-\d\dT\S+\s+/, '')
-      .replace(/ (error|lastError|uri)=".*$/, ' $1=…')
-      .replace(/\d+/g, '#');
-    if (warnings.has(kind) || warnings.size < 200) warnings.set(kind, (warnings.get(kind) ?? 0) + 1);
-  };
-  const crashed = proc.exited.then((code) => {
-    throw new Error(`the gateway exited (${code}); last output:\n    ${proc.tail().join('\n    ')}`);
   });
-  crashed.catch(() => {});
   const base = adminUrl.replace(/\/+$/, '');
   return {
     proc,
     url,
     adminUrl: base,
-    warnings,
+    warnings: proc.warnings,
     connects,
-    crashed,
+    crashed: proc.crashed,
     async status() {
       const response = await fetch(`${base}/admin/status`, { signal: AbortSignal.timeout(5_000) });
       if (!response.ok) throw new Error(`/admin/status answered ${response.status}`);

@@ -11,13 +11,14 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { rssMiB } from '@switchyard/testkit/process';
 import { parseSoakArgs, type SoakArgs, USAGE } from './args.js';
 import { Chaos } from './chaos.js';
+import { children } from './children.js';
 import { type ConfigState, writeConfig } from './config.js';
 import { FaultTimeline } from './faults.js';
 import { type RunningGateway, startGateway, waitForStatus } from './gateway.js';
 import { Ledger } from './ledger.js';
-import { installCleanup, rssMiB, scratchDir, stopAll } from './procs.js';
 import { UpdatePulse } from './pulse.js';
 import { ConfigReloads } from './reload.js';
 import { ProgressLine, renderSummary, type Summary } from './report.js';
@@ -40,7 +41,7 @@ async function setUp(gatewayLog: string | undefined): Promise<{
   spare: SoakUpstream;
   reloads: ConfigReloads;
 }> {
-  const dir = await scratchDir();
+  const dir = await children.scratchDir('switchyard-soak-');
   const [alpha, beta, gamma, spare] = await Promise.all([
     HttpUpstream.start('alpha', 'legacy'),
     HttpUpstream.start('beta', 'modern'),
@@ -202,10 +203,14 @@ async function main(): Promise<number> {
     for (const u of upstreams) u.ensureRunning();
   };
   let interrupted = false;
-  installCleanup(async () => {
-    interrupted = true;
-    resumeAll();
-  });
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      interrupted = true;
+      process.stderr.write(`\n[soak] ${signal}: stopping ${children.size} child process(es)\n`);
+      resumeAll();
+      void children.stopAll().finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+    });
+  }
   try {
     return (await run(args)) ? 0 : 1;
   } catch (error) {
@@ -215,7 +220,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     resumeAll();
-    await stopAll();
+    await children.stopAll();
   }
 }
 

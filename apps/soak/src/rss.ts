@@ -4,7 +4,7 @@
  * GCs), so "flat" is judged on medians: the median of the last quarter of the run against the median of
  * the stretch after warm-up (20%–50% of the run), which may grow by at most max(50%, 40 MiB).
  */
-import { rssMiB } from './procs.js';
+import { rssMiB } from '@switchyard/testkit/process';
 
 export const RSS_GROWTH_FRACTION = 0.5;
 export const RSS_GROWTH_MIB = 40;
@@ -26,11 +26,11 @@ export interface RssFigures {
 
 export class RssSampler {
   readonly samples: { t: number; mib: number }[] = [];
-  readonly #pid: number;
+  readonly #pid: number | undefined;
   readonly #start: number;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(pid: number, start: number) {
+  constructor(pid: number | undefined, start: number) {
     this.#pid = pid;
     this.#start = start;
   }

@@ -6,11 +6,11 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type ControlClient, controlClient } from '@switchyard/testkit';
-import { type ManagedProcess, spawnNode } from './procs.js';
+import { freePort, type ManagedProcess } from '@switchyard/testkit/process';
+import { children } from './children.js';
 
 /** What every soak upstream serves. */
 export const CATALOG = { resources: 20, tools: 3, prompts: 2 } as const;
@@ -51,15 +51,6 @@ export interface SoakUpstream {
   ensureRunning(): void;
 }
 
-/** A loopback port that was free a moment ago (the upstream keeps it for the whole run). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
 /** A testkit over Streamable HTTP in its own process, on a fixed port. */
 export class HttpUpstream implements SoakUpstream {
   readonly transport = 'http' as const;
@@ -79,6 +70,7 @@ export class HttpUpstream implements SoakUpstream {
   }
 
   static async start(name: string, era: 'legacy' | 'modern'): Promise<HttpUpstream> {
+    // A port that was free a moment ago: the upstream keeps it for the whole run.
     const upstream = new HttpUpstream(name, era, await freePort());
     await upstream.restart();
     return upstream;
@@ -110,16 +102,18 @@ export class HttpUpstream implements SoakUpstream {
     let lastError: unknown;
     for (let attempt = 0; attempt < 10; attempt++) {
       try {
-        const { proc, value } = await spawnNode({
+        const { proc, ready } = await children.start({
           name: `upstream ${this.name}`,
-          script: testkitCli(),
-          args,
-          readyStream: 'stdout',
-          ready: (line) => (line.startsWith('{') ? (JSON.parse(line) as { controlUrl?: string }) : undefined),
+          args: [testkitCli(), ...args],
+          ready: {
+            stream: 'stdout',
+            line: (line) =>
+              line.startsWith('{') ? (JSON.parse(line) as { controlUrl?: string }) : undefined,
+          },
         });
         this.#proc = proc;
         this.#paused = false;
-        this.#control = controlClient(String(value.controlUrl));
+        this.#control = controlClient(String(ready.controlUrl));
         return;
       } catch (error) {
         lastError = error;

@@ -10,6 +10,7 @@ import {
 } from '@modelcontextprotocol/node';
 import {
   createMcpHandler,
+  type EventStore,
   isInitializeRequest,
   isLegacyRequest,
   type McpServerFactory,
@@ -18,7 +19,6 @@ import {
 import { type ControlTarget, HttpError, handleControl, readJsonBody, sendJson } from './control.js';
 import type { HttpIntercept } from './misbehave/http-shim.js';
 import { type RequestGate, refuseUnauthorized } from './request-gate.js';
-import type { TestkitServer } from './server.js';
 
 /** A running HTTP listener of a TestServer. */
 export interface HttpTestServer {
@@ -44,11 +44,20 @@ export interface HttpListener extends HttpTestServer {
   dropConnections(): void;
 }
 
+/**
+ * What one listener serves; the TestServer and the conformance fixture each pass their own. Everything
+ * else (one URL for both eras, Host/Origin checks, sessions, closing) is the same for both.
+ */
 export interface HttpListenerDeps {
-  /** What `/control` drives. */
-  control: ControlTarget;
-  /** Creates one session server; when absent only the control API is served (CLI stdio mode). */
-  createSession?: () => TestkitServer;
+  /** What `/control` drives; without it there is no control API. */
+  control?: ControlTarget;
+  /**
+   * Creates the server of one legacy (2025) session; without it only the control API is served (the
+   * testkit CLI's stdio mode). `stream` lets it wait for the session's standalone GET stream.
+   */
+  createSession?: (stream: StandaloneStream) => SessionServer;
+  /** Resumable legacy SSE streams: each session logs its events, replayed after `Last-Event-ID`. */
+  resumable?: Resumability;
   /**
    * Serves the modern (2026-07-28) era next to the sessionful legacy one, at the same path: non-legacy
    * requests (per `isLegacyRequest`) go to `createMcpHandler(factory, { legacy: 'reject', bus })`.
@@ -56,6 +65,25 @@ export interface HttpListenerDeps {
   modern?: ModernDeps;
   /** Sees every parsed MCP POST first (misbehave modes); true = it answered or holds the request. */
   intercept?: HttpIntercept | undefined;
+}
+
+/** The server of one legacy session (an SDK `Server` or `McpServer`). */
+export interface SessionServer {
+  connect(transport: NodeStreamableHTTPServerTransport): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A legacy session's standalone GET SSE stream, the only way its unsolicited notifications get out. */
+export interface StandaloneStream {
+  /** Resolves once the stream is open, or after a bounded wait (the SDK drops what is sent before). */
+  opened(): Promise<void>;
+}
+
+export interface Resumability {
+  /** A fresh event log for one session. */
+  eventStore: () => EventStore;
+  /** The SSE `retry` hint (ms) sent on the session's streams; default the SDK's. */
+  retryIntervalMs?: number;
 }
 
 export interface ModernDeps {
@@ -106,7 +134,7 @@ class StreamGate {
 }
 
 interface HttpSession {
-  server: TestkitServer;
+  server: SessionServer;
   transport: NodeStreamableHTTPServerTransport;
   stream: StreamGate;
 }
@@ -122,10 +150,10 @@ function urlHost(host: string): string {
 
 /**
  * Starts a node:http listener serving the sessionful MCP Streamable HTTP endpoint (one SDK Server and one
- * transport per `Mcp-Session-Id`; POST, GET stream and DELETE) plus the JSON control API under `/control`.
- * With `deps.modern`, modern-era (2026-07-28) POSTs to the same path are served by the SDK's stateless
- * `createMcpHandler` instead (routed with `isLegacyRequest`).
- * Requests whose Host (or Origin) is not loopback are refused with 403.
+ * transport per `Mcp-Session-Id`; POST, GET stream and DELETE; resumable with `deps.resumable`) plus, with
+ * `deps.control`, the JSON control API under `/control`. With `deps.modern`, modern-era (2026-07-28) POSTs
+ * to the same path are served by the SDK's stateless `createMcpHandler` instead (routed with
+ * `isLegacyRequest`). Requests whose Host (or Origin) is not loopback are refused with 403 (DNS rebinding).
  */
 export async function startHttpListener(
   deps: HttpListenerDeps,
@@ -147,10 +175,14 @@ export async function startHttpListener(
   async function openSession(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const createSession = deps.createSession;
     if (createSession === undefined) throw new HttpError(404, 'not found');
-    const server = createSession();
     const stream = new StreamGate();
+    const server = createSession({ opened: () => stream.wait(STANDALONE_STREAM_WAIT_MS) });
+    const resumable = deps.resumable;
     const transport: NodeStreamableHTTPServerTransport = new NodeStreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
+      ...(resumable === undefined
+        ? {}
+        : { eventStore: resumable.eventStore(), retryInterval: resumable.retryIntervalMs }),
       onsessioninitialized: (sessionId) => {
         pending.delete(session);
         sessions.set(sessionId, session);
@@ -163,7 +195,6 @@ export async function startHttpListener(
       if (transport.sessionId !== undefined) sessions.delete(transport.sessionId);
       stream.release();
     };
-    server.beforeUnsolicited = () => stream.wait(STANDALONE_STREAM_WAIT_MS);
     await server.connect(transport);
     await transport.handleRequest(req, res, body);
     if (transport.sessionId === undefined) await server.close();
@@ -247,8 +278,9 @@ export async function startHttpListener(
       return;
     }
     const { pathname } = new URL(req.url ?? '/', 'http://localhost');
-    if (pathname === CONTROL_PATH || pathname.startsWith(`${CONTROL_PATH}/`)) {
-      await handleControl(deps.control, req, res, pathname.slice(CONTROL_PATH.length));
+    const control = deps.control;
+    if (control !== undefined && (pathname === CONTROL_PATH || pathname.startsWith(`${CONTROL_PATH}/`))) {
+      await handleControl(control, req, res, pathname.slice(CONTROL_PATH.length));
     } else if (deps.createSession !== undefined && pathname === mcpPath) {
       if (!(await refuseUnauthorized(options, req, res))) await handleMcp(req, res);
     } else {

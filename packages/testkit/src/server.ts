@@ -74,8 +74,8 @@ export class TestkitServer extends Server {
   /** URIs this session is subscribed to. */
   readonly subscriptions = new Set<string>();
   /**
-   * Awaited before an unsolicited (not request-related) notification is sent; the HTTP listener uses it to
-   * wait (bounded) for the session's standalone GET stream, without which the SDK drops the notification.
+   * Awaited before an unsolicited (not request-related) notification is sent; over HTTP it waits (bounded)
+   * for the session's standalone GET stream, without which the SDK drops the notification.
    */
   beforeUnsolicited: (() => Promise<void>) | undefined;
   /** The wire era this instance serves. */

@@ -185,7 +185,11 @@ export class TestServer {
     const listener = await startHttpListener(
       {
         control: this,
-        createSession: () => this.#newSession(),
+        createSession: (stream) => {
+          const session = this.#newSession();
+          session.beforeUnsolicited = () => stream.opened();
+          return session;
+        },
         intercept: this.#misbehaviour?.httpIntercept,
         modern: !this.options.modern
           ? undefined

@@ -162,3 +162,60 @@ describe('conformance fixture protections', () => {
     expect(status).toBe(403);
   });
 });
+
+describe('conformance fixture over HTTP, 2025 sessions', () => {
+  const post = (url: string, body: unknown, headers: Record<string, string> = {}) =>
+    fetch(url, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        ...headers,
+      },
+      body: JSON.stringify(body),
+    });
+
+  /** Reads an SSE response until `pattern` shows up (bounded), then drops the stream. */
+  async function readUntil(res: Response, pattern: RegExp, timeoutMs = 5_000): Promise<string> {
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    const timer = setTimeout(() => void reader.cancel(), timeoutMs);
+    let text = '';
+    try {
+      while (!pattern.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += value;
+      }
+    } finally {
+      clearTimeout(timer);
+      await reader.cancel().catch(() => undefined);
+    }
+    return text;
+  }
+
+  it('streams resumable SSE: ids and the retry hint on every stream, replay after Last-Event-ID', async () => {
+    const url = await fixtureUrl();
+    const protocolVersion = '2025-11-25';
+    const init = await post(url, {
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const sessionId = init.headers.get('mcp-session-id')!;
+    await init.text();
+    const session = { 'mcp-session-id': sessionId, 'mcp-protocol-version': protocolVersion };
+    cleanup.add(() => fetch(url, { method: 'DELETE', headers: session }));
+
+    const ping = await (await post(url, { jsonrpc: '2.0', id: 2, method: 'ping' }, session)).text();
+    const priming = /^id: (\S+)\nretry: 1000\ndata: $/m.exec(ping);
+    expect(priming, ping).not.toBeNull();
+    expect(ping).toMatch(/^id: \S+\ndata: \{"result":\{\},"jsonrpc":"2\.0","id":2\}$/m);
+
+    const replay = await fetch(url, {
+      headers: { accept: 'text/event-stream', 'last-event-id': priming![1]!, ...session },
+    });
+    expect(replay.status).toBe(200);
+    expect(await readUntil(replay, /"id":2\}/)).toMatch(/"result":\{\},"jsonrpc":"2\.0","id":2\}/);
+  });
+});

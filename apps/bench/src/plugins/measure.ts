@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { controlClient, type TestServerStats } from '@switchyard/testkit';
+import { rssMiB } from '@switchyard/testkit/process';
 import type { RunOptions } from '../client.js';
-import { rssMiB } from '../procs.js';
 import { readLoop } from '../read.js';
 import { cpuSampler } from '../rounds.js';
 import type { Gateway, GatewayOptions, PluginEntry, Upstream } from '../services.js';
@@ -102,7 +102,7 @@ export async function measure(options: {
           upstreamReads: after.reads - before.reads,
           upstreamSubscribes: after.subscribes - before.subscribes,
           upstreamUnsubscribes: after.unsubscribes - before.unsubscribes,
-          gatewayRssMiB: target.gateway && rssMiB(target.gateway.proc),
+          gatewayRssMiB: target.gateway && rssMiB(target.gateway.proc.pid),
           ...summarize(latencies),
         };
         runs.push(run);

@@ -20,7 +20,7 @@ export async function startAdminGateway(
     },
     { env: options.env },
   );
-  const admin = (await gw.waitForLog(/admin listening on (http:\/\/\S+)/))[1]!;
+  const admin = (await gw.waitForLine(/admin listening on (http:\/\/\S+)/))[1]!;
   return { gw, admin };
 }
 

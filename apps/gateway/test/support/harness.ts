@@ -1,13 +1,18 @@
-import { type ChildProcess, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { type Cleanup, eventually, TestServer, type TestServerOptions } from '@switchyard/testkit';
+import {
+  type Cleanup,
+  eventually,
+  type ManagedProcess,
+  type SpawnProcessOptions,
+  spawnProcess,
+  TestServer,
+  type TestServerOptions,
+} from '@switchyard/testkit';
 import { expect } from 'vitest';
 
 export const GATEWAY_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -20,7 +25,7 @@ export const EVERYTHING_CLI = join(
   'index.js',
 );
 
-export { Cleanup, eventually } from '@switchyard/testkit';
+export { Cleanup, eventually, freePort, reservePort, startProcess } from '@switchyard/testkit';
 
 /** An in-process testkit upstream over Streamable HTTP on an ephemeral loopback port. */
 export async function httpUpstream(cleanup: Cleanup, options: TestServerOptions) {
@@ -43,13 +48,21 @@ export async function writeConfig(cleanup: Cleanup, config: unknown): Promise<st
   return file;
 }
 
-export interface GatewayProcess {
-  proc: ChildProcess;
-  /** The HTTP endpoint, when the config has an HTTP listener. */
+/** A gateway CLI process (see ManagedProcess) listening on HTTP: `url` is its endpoint, `file` its config. */
+export interface GatewayProcess extends ManagedProcess {
   url: string;
-  stderr(): string;
-  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
-  exited: Promise<number | null>;
+  file: string;
+}
+
+/** Spawns the gateway CLI with `args`; `cleanup` stops it. */
+export function spawnGateway(
+  cleanup: Cleanup,
+  args: string[],
+  options: Omit<SpawnProcessOptions, 'name' | 'args'> = {},
+): ManagedProcess {
+  const gw = spawnProcess({ name: 'gateway', args: [GATEWAY_CLI, ...args], ...options });
+  cleanup.add(() => gw.stop());
+  return gw;
 }
 
 /** Spawns the gateway CLI on a config with an HTTP listener and waits until it is listening. */
@@ -57,66 +70,11 @@ export async function startGateway(
   cleanup: Cleanup,
   config: Record<string, unknown>,
   options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
-): Promise<GatewayProcess & { file: string }> {
+): Promise<GatewayProcess> {
   const file = await writeConfig(cleanup, config);
-  const proc = spawn(process.execPath, [GATEWAY_CLI, '--config', file, ...(options.args ?? [])], {
-    env: { ...process.env, ...options.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const gw = watchProcess(proc);
-  cleanup.add(() => stopProcess(proc));
-  const match = await gw.waitForLog(/listening on (http:\/\/\S+)/, 15_000);
-  return { ...gw, url: match[1]!, file };
-}
-
-export function watchProcess(proc: ChildProcess) {
-  let stderr = '';
-  const waiters = new Set<() => void>();
-  proc.stderr?.setEncoding('utf8');
-  proc.stderr?.on('data', (chunk: string) => {
-    stderr += chunk;
-    for (const w of waiters) w();
-  });
-  const exited = new Promise<number | null>((resolve) => {
-    if (proc.exitCode !== null) resolve(proc.exitCode);
-    else proc.once('exit', (code) => resolve(code));
-  });
-  const waitForLog = (pattern: RegExp, timeoutMs = 10_000) =>
-    new Promise<RegExpMatchArray>((resolve, reject) => {
-      const check = () => {
-        const m = stderr.match(pattern);
-        if (m) {
-          done();
-          resolve(m);
-        }
-      };
-      const timer = setTimeout(() => {
-        done();
-        reject(new Error(`timed out waiting for ${pattern} in gateway stderr:\n${stderr}`));
-      }, timeoutMs);
-      const onExit = () => {
-        done();
-        reject(new Error(`gateway exited (code ${proc.exitCode}) before logging ${pattern}:\n${stderr}`));
-      };
-      const done = () => {
-        clearTimeout(timer);
-        waiters.delete(check);
-        proc.off('exit', onExit);
-      };
-      waiters.add(check);
-      proc.once('exit', onExit);
-      check();
-    });
-  return { proc, stderr: () => stderr, waitForLog, exited };
-}
-
-export async function stopProcess(proc: ChildProcess): Promise<void> {
-  if (proc.exitCode !== null || proc.signalCode !== null) return;
-  const exited = once(proc, 'exit');
-  proc.kill('SIGTERM');
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 5_000);
-  await exited;
-  clearTimeout(timer);
+  const gw = spawnGateway(cleanup, ['--config', file, ...(options.args ?? [])], { env: options.env });
+  const match = await gw.waitForLine(/listening on (http:\/\/\S+)/, { timeoutMs: 15_000 });
+  return Object.assign(gw, { url: match[1]!, file });
 }
 
 /**
@@ -185,35 +143,6 @@ export async function listAll(
     cursor = page.nextCursor as string | undefined;
   } while (cursor && pages < 10_000);
   return { items, pages, metas };
-}
-
-/** A free loopback TCP port (for servers that cannot listen on port 0 themselves). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/**
- * A loopback port held for a server that starts later (an upstream or issuer that is "down at start").
- * Until `release()`, a placeholder listens on it and drops every connection, so the gateway sees that
- * server as unreachable and no other socket on the machine can take the port meanwhile (a port that
- * freePort() merely found free can be handed out to someone else's connection before it is used).
- * Call `release()` right before the real server listens on `port`; `cleanup` releases it otherwise.
- */
-export async function reservePort(cleanup: Cleanup): Promise<{ port: number; release(): Promise<void> }> {
-  const placeholder = createServer((socket) => socket.destroy());
-  await new Promise<void>((resolve) => placeholder.listen(0, '127.0.0.1', resolve));
-  const { port } = placeholder.address() as { port: number };
-  let released: Promise<void> | undefined;
-  const release = () => {
-    released ??= new Promise<void>((resolve) => placeholder.close(() => resolve()));
-    return released;
-  };
-  cleanup.add(release);
-  return { port, release };
 }
 
 /** Reads the control URL a stdio testkit writes to its --control-file. */

@@ -1,9 +1,9 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as V1StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { type Cleanup, GATEWAY_CLI, stopProcess, watchProcess } from './harness.js';
+import type { ManagedProcess } from '@switchyard/testkit';
+import { type Cleanup, GATEWAY_CLI, spawnGateway } from './harness.js';
 
 /** Accumulates a text stream and lets a test wait for a pattern in it (no fixed sleeps). */
 export class TextSink {
@@ -87,13 +87,10 @@ export async function connectStdioV1(
   return { client, logs };
 }
 
-export interface RawStdioGateway {
-  proc: ChildProcess;
+/** The gateway CLI spawned with raw pipes (see ManagedProcess), to look at exactly what it writes to stdout. */
+export interface RawStdioGateway extends ManagedProcess {
   /** Every stdout line so far, verbatim. */
-  lines: string[];
-  stderr(): string;
-  waitForLog(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
-  exited: Promise<number | null>;
+  readonly lines: string[];
   /** Writes one line (a string verbatim, anything else as JSON) to the gateway's stdin. */
   send(message: unknown): void;
   /** Resolves with the first stdout message (parsed) matching `predicate`, waiting for it if needed. */
@@ -110,24 +107,11 @@ export function spawnStdioGateway(
   configFile: string,
   args: string[] = [],
 ): RawStdioGateway {
-  const proc = spawn(process.execPath, gatewayArgs(configFile, args), { stdio: ['pipe', 'pipe', 'pipe'] });
-  cleanup.add(() => stopProcess(proc));
-  const watched = watchProcess(proc);
+  const gw = spawnGateway(cleanup, ['--config', configFile, ...args], { stdin: 'pipe' });
   const lines: string[] = [];
-  const waiters = new Set<() => void>();
-  let buffer = '';
-  proc.stdout?.setEncoding('utf8');
-  proc.stdout?.on('data', (chunk: string) => {
-    buffer += chunk;
-    let nl = buffer.indexOf('\n');
-    while (nl >= 0) {
-      lines.push(buffer.slice(0, nl));
-      buffer = buffer.slice(nl + 1);
-      nl = buffer.indexOf('\n');
-    }
-    for (const waiter of waiters) waiter();
+  gw.onLine((line, stream) => {
+    if (stream === 'stdout') lines.push(line);
   });
-  proc.stdin?.on('error', () => {}); // EPIPE once the gateway has gone
   const parsed = (line: string): Record<string, unknown> | undefined => {
     try {
       return JSON.parse(line) as Record<string, unknown>;
@@ -135,42 +119,25 @@ export function spawnStdioGateway(
       return undefined;
     }
   };
-  return {
-    proc,
+  return Object.assign(gw, {
     lines,
-    stderr: watched.stderr,
-    waitForLog: watched.waitForLog,
-    exited: watched.exited,
-    send(message) {
-      proc.stdin?.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
+    send(message: unknown) {
+      gw.child.stdin?.write(`${typeof message === 'string' ? message : JSON.stringify(message)}\n`);
     },
-    waitForMessage(predicate, what, timeoutMs = 10_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          for (const line of lines) {
-            const message = parsed(line);
-            if (message && predicate(message)) {
-              done();
-              resolve(message);
-              return;
-            }
-          }
-        };
-        const timer = setTimeout(() => {
-          done();
-          reject(
-            new Error(`no stdout message for ${what} within ${timeoutMs} ms; stdout:\n${lines.join('\n')}`),
-          );
-        }, timeoutMs);
-        const done = () => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      });
+    waitForMessage(
+      predicate: (message: Record<string, unknown>) => boolean,
+      what: string,
+      timeoutMs = 10_000,
+    ) {
+      return gw.waitForLine(
+        (line) => {
+          const message = parsed(line);
+          return message && predicate(message) ? message : undefined;
+        },
+        { stream: 'stdout', timeoutMs, what },
+      );
     },
-  };
+  });
 }
 
 /** True while a process with this pid exists. */
