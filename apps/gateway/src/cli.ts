@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { createLogger, type LogLevel, PluginError } from '@switchyard/core';
+import { createLogger, type LogLevel, PluginError, terminateChildren } from '@switchyard/core';
 import { runCheck } from './check/command.js';
 import { ConfigError, type GatewayConfig, loadConfigFile } from './config/load.js';
 import { defaultConfig } from './default-config.js';
@@ -100,16 +100,28 @@ async function main(): Promise<number> {
   }
   return new Promise<number>((resolve) => {
     let stopping = false;
+    let signals = 0;
     const stop = (reason: string) => {
       if (stopping) return;
       stopping = true;
       process.stderr.write(`switchyard: ${reason}, shutting down (draining; a second signal forces exit)\n`);
       void running.drain().then(() => resolve(0));
     };
+    // Only signals count towards forcing: stdin closing is how a stdio client ends the session, and the
+    // SIGTERM it sends next (the MCP Inspector sends both at once) must not cut the orderly close short.
     const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-      if (!stopping) return stop(signal);
-      process.stderr.write(`switchyard: ${signal} again, exiting without waiting\n`);
-      process.exit(signal === 'SIGINT' ? 130 : 143);
+      signals += 1;
+      if (signals === 1) {
+        if (stopping) process.stderr.write(`switchyard: ${signal}: already shutting down\n`);
+        return stop(signal);
+      }
+      const code = signal === 'SIGINT' ? 130 : 143;
+      if (signals > 2) process.exit(code);
+      process.stderr.write(
+        `switchyard: ${signal} again, exiting without waiting (upstream processes stopped first)\n`,
+      );
+      // No upstream process outlives the gateway, even a forced exit (DESIGN §11).
+      void terminateChildren().finally(() => process.exit(code));
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);

@@ -61,11 +61,14 @@ export async function runGateway(
       logger,
     }),
   );
+  // A copy the listeners and the gateway read, and a reload updates in place.
+  const limits = { ...DEFAULT_LIMITS, ...config.limits };
   const gateway = new Gateway({
     upstreams: config.upstreams,
     plugins,
     logger,
     cursorSecret: config.cursorSecret,
+    limits,
   });
   logger.info('starting', {
     config: config.source,
@@ -81,8 +84,6 @@ export async function runGateway(
       upstreams: down.map((s) => s.name).join(','),
     });
   }
-  // A copy the listeners read and a reload updates in place.
-  const limits = { ...DEFAULT_LIMITS, ...config.limits };
   const reloader = new ConfigReloader(config.source, config, { gateway, auth, limits, plugins, logger });
   const shared = { limits, quota: new SessionQuota(limits), drain: new Drain() };
   let http: HttpListener | undefined;

@@ -1,13 +1,21 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { GatewayError } from './errors.js';
+import type { UpstreamPosition } from './listing/page-guard.js';
 
 /**
- * The state of a merged listing: for every upstream that still has pages, its own next cursor.
- * Upstreams absent from the map are finished (or were unavailable and reported as such).
+ * The state of a merged listing: for every upstream that still has pages, where it stands (its own next
+ * cursor, pages read, digests of its recent cursors). Upstreams absent from the map are finished (or were
+ * unavailable or cut off, and reported as such). `scope` is the cacheScope the enumeration started with.
  */
-export type MergedCursorState = Record<string, string>;
+export interface MergedCursorState {
+  positions: Record<string, UpstreamPosition>;
+  scope?: string;
+}
 
-const VERSION = 1;
+/** The wire form of a position: `[cursor, pages, ...digests]`. */
+type EncodedPosition = [string, number, ...string[]];
+
+const VERSION = 2;
 const MAC_BYTES = 12;
 
 /**
@@ -23,7 +31,11 @@ export class MergedCursorCodec {
   }
 
   encode(kind: string, state: MergedCursorState): string {
-    const body = Buffer.from(JSON.stringify({ v: VERSION, k: kind, s: state })).toString('base64url');
+    const s: Record<string, EncodedPosition> = {};
+    for (const [name, p] of Object.entries(state.positions)) s[name] = [p.cursor, p.pages, ...p.seen];
+    const wire =
+      state.scope === undefined ? { v: VERSION, k: kind, s } : { v: VERSION, k: kind, s, c: state.scope };
+    const body = Buffer.from(JSON.stringify(wire)).toString('base64url');
     return `${body}.${this.#mac(body)}`;
   }
 
@@ -44,19 +56,27 @@ export class MergedCursorCodec {
       throw GatewayError.invalidCursor();
     }
     if (typeof parsed !== 'object' || parsed === null) throw GatewayError.invalidCursor();
-    const p = parsed as { v?: unknown; k?: unknown; s?: unknown };
+    const p = parsed as { v?: unknown; k?: unknown; s?: unknown; c?: unknown };
     if (p.v !== VERSION || p.k !== kind || typeof p.s !== 'object' || p.s === null || Array.isArray(p.s)) {
       throw GatewayError.invalidCursor();
     }
-    const state: MergedCursorState = {};
-    for (const [name, value] of Object.entries(p.s)) {
-      if (typeof value !== 'string') throw GatewayError.invalidCursor();
-      state[name] = value;
-    }
-    return state;
+    if (p.c !== undefined && typeof p.c !== 'string') throw GatewayError.invalidCursor();
+    const positions: Record<string, UpstreamPosition> = {};
+    for (const [name, value] of Object.entries(p.s)) positions[name] = decodePosition(value);
+    return p.c === undefined ? { positions } : { positions, scope: p.c };
   }
 
   #mac(body: string): string {
     return createHmac('sha256', this.#key).update(body).digest().subarray(0, MAC_BYTES).toString('base64url');
   }
+}
+
+function decodePosition(value: unknown): UpstreamPosition {
+  if (!Array.isArray(value) || value.length < 2) throw GatewayError.invalidCursor();
+  const [cursor, pages, ...seen] = value as unknown[];
+  if (typeof cursor !== 'string' || !Number.isInteger(pages) || (pages as number) < 0) {
+    throw GatewayError.invalidCursor();
+  }
+  if (!seen.every((d) => typeof d === 'string')) throw GatewayError.invalidCursor();
+  return { cursor, pages: pages as number, seen: seen as string[] };
 }

@@ -16,6 +16,10 @@ export const ErrorCode = {
   UpstreamBusy: -32032,
   RateLimited: -32033,
   Forbidden: -32034,
+  /** An upstream's answer to one request was larger than `limits.maxResultBytes`. */
+  ResultTooLarge: -32035,
+  /** An upstream failed one request outside JSON-RPC (an HTTP error page instead of an answer). */
+  UpstreamError: -32036,
 } as const;
 
 /** Stable machine-readable reasons carried in `error.data.reason`. */
@@ -34,6 +38,10 @@ export type GatewayErrorReason =
   | 'invalid_request_state'
   | 'cancelled'
   | 'upstream_error'
+  /** An upstream's result did not fit the result schema of its method (DESIGN §11). */
+  | 'upstream_invalid_result'
+  /** An upstream's result was over `limits.maxResultBytes` (DESIGN §11). */
+  | 'result_too_large'
   | 'internal';
 
 export interface GatewayErrorData {
@@ -101,6 +109,36 @@ export class GatewayError extends Error {
       ErrorCode.UpstreamTimeout,
       `Upstream '${upstream}' did not answer ${method} within ${timeoutMs} ms; the request was cancelled upstream. Retry, or raise "timeoutMs" for this server in the config.`,
       { reason: 'upstream_timeout', upstream, timeoutMs },
+    );
+  }
+
+  /**
+   * An upstream answered one request with something that is not a result of its method (not an object,
+   * or not fitting the method's schema). Only that request fails; the upstream stays connected.
+   */
+  static upstreamInvalidResult(upstream: string, method: string, detail: string): GatewayError {
+    return new GatewayError(
+      ErrorCode.InternalError,
+      `Upstream '${upstream}' answered ${method} with an invalid result (${detail}). Only this request failed; the upstream stays connected. Report it to the server's maintainers.`,
+      { reason: 'upstream_invalid_result', upstream, method },
+    );
+  }
+
+  /** An upstream's answer was over `limits.maxResultBytes`; it was discarded as it arrived. */
+  static resultTooLarge(upstream: string, bytes: number, limit: number): GatewayError {
+    return new GatewayError(
+      ErrorCode.ResultTooLarge,
+      `Upstream '${upstream}' answered with ${bytes} bytes, over the gateway's limit of ${limit} (limits.maxResultBytes). Ask for less (a narrower read or query), or raise the limit.`,
+      { reason: 'result_too_large', upstream, bytes, limit },
+    );
+  }
+
+  /** An upstream failed one request outside JSON-RPC, e.g. an HTTP 500 page; the upstream stays connected. */
+  static upstreamError(upstream: string, detail: string, data?: GatewayErrorData): GatewayError {
+    return new GatewayError(
+      ErrorCode.UpstreamError,
+      `Upstream '${upstream}' failed this request: ${detail}. Retry; if it keeps failing, check the server's own logs.`,
+      { ...data, reason: 'upstream_error', upstream },
     );
   }
 

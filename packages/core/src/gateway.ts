@@ -25,6 +25,7 @@ import { GatewayStats } from './stats/recorder.js';
 import type { SubscriptionTable } from './subscriptions.js';
 import { GatewayTelemetry, requestAttributes } from './telemetry.js';
 import type { UpstreamListener } from './upstream/connection.js';
+import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';
 import type { RequestOrigin } from './upstream/origin.js';
 import { type UpstreamChanges, UpstreamPool, type UpstreamStatus } from './upstream/pool.js';
 import { upstreamSubscriptions } from './upstream/subscription-table.js';
@@ -40,9 +41,14 @@ export interface GatewayOptions {
   cursorSecret?: string;
   /** Window in which list_changed notifications are coalesced (default 25 ms). */
   listChangedDebounceMs?: number;
+  /** What upstreams may send (`limits.maxResultBytes`, `maxPagesPerList`); read live, so a reload may change it in place. */
+  limits?: UpstreamLimits;
 }
 
 export type { UpstreamChanges, UpstreamStatus };
+
+/** The longest start() waits for upstreams' first attempts before the listeners open. */
+const STARTUP_WAIT_MS = 10_000;
 
 /**
  * The routing engine: fronts many upstream MCP servers as one. Era-neutral: it takes plain requests
@@ -94,7 +100,14 @@ export class Gateway {
       failed: (u, error) => this.#events.failed(u, error),
       notification: (u, method, params, origins) => this.#events.notification(u, method, params, origins),
     };
-    this.#pool = new UpstreamPool(options.upstreams, listener, log.child('upstream'), this.#plugins.chain);
+    const limits = options.limits ?? { ...DEFAULT_UPSTREAM_LIMITS };
+    this.#pool = new UpstreamPool(
+      options.upstreams,
+      listener,
+      log.child('upstream'),
+      this.#plugins.chain,
+      limits,
+    );
     const pool = this.#pool;
     this.#sessions = new SessionRegistry(log);
     this.#subscriptions = upstreamSubscriptions(pool, log);
@@ -141,10 +154,15 @@ export class Gateway {
     this.#plugins.attach(pluginView({ pool, router, tools, prompts, watches, completionTarget }));
   }
 
-  /** Starts connecting to every upstream. Resolves once each has connected or failed its first attempt. */
+  /**
+   * Starts connecting to every upstream. Resolves once each has connected or failed its first attempt
+   * (each within its `timeoutMs`), or after 10 s: the slower ones go on connecting in the background.
+   */
   start(): Promise<void> {
     if (!this.#settled) {
-      this.#settled = this.#events.settled(this.#pool.names).then(() => this.#plugins.ready());
+      this.#settled = this.#events
+        .settled(this.#pool.names, STARTUP_WAIT_MS)
+        .then(() => this.#plugins.ready());
       this.#pool.start();
     }
     return this.#settled;

@@ -47,7 +47,7 @@ export {
   DEFAULT_ANONYMOUS_ID,
 } from './identity.js';
 export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
-export { UNAVAILABLE_META_KEY } from './listing/merged.js';
+export { TRUNCATED_META_KEY, UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export type { Outcome } from './middleware.js';
 export { type CurationConfig, nameFilter } from './naming/curation.js';
@@ -86,6 +86,8 @@ export type {
 } from './stats/recorder.js';
 export type { SeriesBucket } from './stats/series.js';
 export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
+export { liveChildren, terminateChildren } from './upstream/child-processes.js';
+export { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';
 export { probeUpstream, type UpstreamCounts, type UpstreamProbe } from './upstream/probe.js';
 export { type WebSocketClientOptions, WebSocketClientTransport } from './upstream/ws-client-transport.js';
 export { CORE_VERSION } from './version.js';

@@ -135,8 +135,9 @@ describe('freshness hints on merged listings', () => {
         '',
       ),
     );
-    expect(codec.decode('r', first.nextCursor)).toEqual({ a: '1', $scope: 'public' });
-    await expect(list(gateway, codec.encode('r', { a: '1', $scope: 'shared' }))).rejects.toMatchObject({
+    const state = codec.decode('r', first.nextCursor);
+    expect(state).toEqual({ positions: { a: { cursor: '1', pages: 1, seen: [] } }, scope: 'public' });
+    await expect(list(gateway, codec.encode('r', { ...state, scope: 'shared' }))).rejects.toMatchObject({
       code: -32602,
       data: { reason: 'invalid_cursor' },
     });

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MergedCursorCodec } from '../src/cursor.js';
+import { MergedCursorCodec, type MergedCursorState } from '../src/cursor.js';
 import { GatewayError } from '../src/errors.js';
 
 const KEY = '[[["a",true],["b",false]],""]';
@@ -35,26 +35,34 @@ function flip(text: string, index: number): string {
   return text.slice(0, index) + (c === 'A' ? 'B' : 'A') + text.slice(index + 1);
 }
 
+/** A state whose upstreams are each on their second page at `cursor`. */
+function st(cursors: Record<string, string>): MergedCursorState {
+  const positions = Object.fromEntries(
+    Object.entries(cursors).map(([name, cursor]) => [name, { cursor, pages: 1, seen: [] as string[] }]),
+  );
+  return { positions };
+}
+
 describe('MergedCursorCodec', () => {
   const codec = new MergedCursorCodec(KEY);
 
   it('round-trips a state and produces URL-safe text', () => {
-    const state = { a: 'opaque-1', b: 'with spaces/and+plus=', 'c-d': '' };
+    const state = { ...st({ a: 'opaque-1', b: 'with spaces/and+plus=', 'c-d': '' }), scope: 'public' };
     const cursor = codec.encode('r', state);
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(codec.decode('r', cursor)).toEqual(state);
-    expect(codec.decode('r', codec.encode('r', {}))).toEqual({});
+    expect(codec.decode('r', codec.encode('r', st({})))).toEqual(st({}));
   });
 
   it('is stateless: another codec with the same key material continues the cursor', () => {
-    const cursor = codec.encode('t', { a: 'x' });
-    expect(new MergedCursorCodec(KEY).decode('t', cursor)).toEqual({ a: 'x' });
+    const cursor = codec.encode('t', st({ a: 'x' }));
+    expect(new MergedCursorCodec(KEY).decode('t', cursor)).toEqual(st({ a: 'x' }));
   });
 
   it('the test signer matches the codec (so the forged cursors below are correctly signed)', () => {
-    const payload = JSON.stringify({ v: 1, k: 'r', s: { a: 'x' } });
-    expect(sign(KEY, payload)).toBe(codec.encode('r', { a: 'x' }));
-    expect(codec.decode('r', sign(KEY, payload))).toEqual({ a: 'x' });
+    const payload = JSON.stringify({ v: 2, k: 'r', s: { a: ['x', 1] } });
+    expect(sign(KEY, payload)).toBe(codec.encode('r', st({ a: 'x' })));
+    expect(codec.decode('r', sign(KEY, payload))).toEqual(st({ a: 'x' }));
   });
 
   it('rejects non-string and garbage input', () => {
@@ -65,7 +73,7 @@ describe('MergedCursorCodec', () => {
   });
 
   it('rejects truncated cursors', () => {
-    const cursor = codec.encode('r', { a: 'page-2', b: 'page-3' });
+    const cursor = codec.encode('r', st({ a: 'page-2', b: 'page-3' }));
     for (const cut of [1, 2, 5, 16, cursor.length - 20, cursor.length - 1]) {
       expectInvalid(() => codec.decode('r', cursor.slice(0, cut)));
     }
@@ -73,17 +81,19 @@ describe('MergedCursorCodec', () => {
   });
 
   it('rejects an altered body', () => {
-    const cursor = codec.encode('r', { a: 'page-2' });
+    const cursor = codec.encode('r', st({ a: 'page-2' }));
     const [body, mac] = cursor.split('.') as [string, string];
     for (let i = 0; i < body.length; i += 3)
       expectInvalid(() => codec.decode('r', `${flip(body, i)}.${mac}`));
     // A meaningful forgery: a different state re-encoded, keeping the old MAC.
-    const forged = Buffer.from(JSON.stringify({ v: 1, k: 'r', s: { a: 'page-9' } })).toString('base64url');
+    const forged = Buffer.from(JSON.stringify({ v: 2, k: 'r', s: { a: ['page-9', 1] } })).toString(
+      'base64url',
+    );
     expectInvalid(() => codec.decode('r', `${forged}.${mac}`));
   });
 
   it('rejects an altered MAC', () => {
-    const cursor = codec.encode('r', { a: 'page-2' });
+    const cursor = codec.encode('r', st({ a: 'page-2' }));
     const [body, mac] = cursor.split('.') as [string, string];
     for (let i = 0; i < mac.length; i++) expectInvalid(() => codec.decode('r', `${body}.${flip(mac, i)}`));
     expectInvalid(() => codec.decode('r', `${body}.${mac.slice(0, -1)}`));
@@ -93,34 +103,40 @@ describe('MergedCursorCodec', () => {
 
   // Regression: a lenient base64url decode of the MAC let appended characters ("A", "=", "!", "\n") through.
   it('rejects a MAC with characters appended', () => {
-    const cursor = codec.encode('r', { a: 'page-2' });
+    const cursor = codec.encode('r', st({ a: 'page-2' }));
     for (const suffix of ['A', '=', '!', '\n']) expectInvalid(() => codec.decode('r', cursor + suffix));
   });
 
   it('rejects a cursor made for another kind', () => {
-    const cursor = codec.encode('r', { a: 'x' });
+    const cursor = codec.encode('r', st({ a: 'x' }));
     expectInvalid(() => codec.decode('t', cursor));
-    expect(codec.decode('r', cursor)).toEqual({ a: 'x' });
+    expect(codec.decode('r', cursor)).toEqual(st({ a: 'x' }));
   });
 
   it('rejects a cursor made with other key material (another upstream set or secret)', () => {
     const other = new MergedCursorCodec('[[["a",true]],""]');
-    expectInvalid(() => codec.decode('r', other.encode('r', { a: 'x' })));
-    expectInvalid(() => other.decode('r', codec.encode('r', { a: 'x' })));
+    expectInvalid(() => codec.decode('r', other.encode('r', st({ a: 'x' }))));
+    expectInvalid(() => other.decode('r', codec.encode('r', st({ a: 'x' }))));
   });
 
   it('rejects correctly signed cursors whose content is malformed', () => {
     const payloads = [
       '{not json',
-      JSON.stringify({ v: 2, k: 'r', s: {} }),
+      JSON.stringify({ v: 1, k: 'r', s: {} }),
       JSON.stringify({ k: 'r', s: {} }),
-      JSON.stringify({ v: 1, k: 'r' }),
-      JSON.stringify({ v: 1, k: 'r', s: null }),
-      JSON.stringify({ v: 1, k: 'r', s: ['x'] }),
-      JSON.stringify({ v: 1, k: 'r', s: 'x' }),
-      JSON.stringify({ v: 1, k: 'r', s: { a: 1 } }),
-      JSON.stringify({ v: 1, k: 'r', s: { a: 'ok', b: null } }),
-      JSON.stringify({ v: 1, k: 'r', s: { a: { nested: 'x' } } }),
+      JSON.stringify({ v: 2, k: 'r' }),
+      JSON.stringify({ v: 2, k: 'r', s: null }),
+      JSON.stringify({ v: 2, k: 'r', s: ['x'] }),
+      JSON.stringify({ v: 2, k: 'r', s: 'x' }),
+      JSON.stringify({ v: 2, k: 'r', s: { a: 1 } }),
+      JSON.stringify({ v: 2, k: 'r', s: { a: 'ok' } }),
+      JSON.stringify({ v: 2, k: 'r', s: { a: ['ok'] } }),
+      JSON.stringify({ v: 2, k: 'r', s: { a: ['ok', -1] } }),
+      JSON.stringify({ v: 2, k: 'r', s: { a: ['ok', 1.5] } }),
+      JSON.stringify({ v: 2, k: 'r', s: { a: ['ok', 1, 7] } }),
+      JSON.stringify({ v: 2, k: 'r', s: { a: ['ok', 1], b: null } }),
+      JSON.stringify({ v: 2, k: 'r', s: { a: { nested: 'x' } } }),
+      JSON.stringify({ v: 2, k: 'r', s: {}, c: 5 }),
       JSON.stringify([1, 'r', {}]),
       JSON.stringify('r'),
       JSON.stringify(1),
@@ -134,9 +150,9 @@ describe('MergedCursorCodec', () => {
   });
 
   it('rejects oversized input even when correctly signed', () => {
-    const small = codec.encode('r', { a: 'x'.repeat(1000) });
-    expect(codec.decode('r', small)).toEqual({ a: 'x'.repeat(1000) });
-    const huge = codec.encode('r', { a: 'x'.repeat(60_000) });
+    const small = codec.encode('r', st({ a: 'x'.repeat(1000) }));
+    expect(codec.decode('r', small)).toEqual(st({ a: 'x'.repeat(1000) }));
+    const huge = codec.encode('r', st({ a: 'x'.repeat(60_000) }));
     expect(huge.length).toBeGreaterThan(65_536);
     expectInvalid(() => codec.decode('r', huge));
     expectInvalid(() => codec.decode('r', 'A'.repeat(100_000)));

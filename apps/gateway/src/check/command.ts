@@ -1,4 +1,4 @@
-import type { Logger } from '@switchyard/core';
+import { DEFAULT_UPSTREAM_LIMITS, type Logger } from '@switchyard/core';
 import type { GatewayConfig } from '../config/load.js';
 import { allOk, probeUpstreams } from './probe.js';
 import { renderCheckTable, summarize } from './table.js';
@@ -13,7 +13,10 @@ export async function runCheck(
   out: (text: string) => void,
   logger?: Logger,
 ): Promise<number> {
-  const probes = await probeUpstreams(config.upstreams, logger);
+  const probes = await probeUpstreams(config.upstreams, logger, {
+    ...DEFAULT_UPSTREAM_LIMITS,
+    ...config.limits,
+  });
   out(`${renderCheckTable(probes)}\n${summarize(probes)}\n`);
   return allOk(probes) ? 0 : 1;
 }

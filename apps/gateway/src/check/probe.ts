@@ -1,4 +1,10 @@
-import { type Logger, probeUpstream, type UpstreamConfig, type UpstreamProbe } from '@switchyard/core';
+import {
+  type Logger,
+  probeUpstream,
+  type UpstreamConfig,
+  type UpstreamLimits,
+  type UpstreamProbe,
+} from '@switchyard/core';
 
 /**
  * Probes every upstream of a config at once (each within its own `timeoutMs`), in config order. Error
@@ -8,8 +14,9 @@ import { type Logger, probeUpstream, type UpstreamConfig, type UpstreamProbe } f
 export async function probeUpstreams(
   upstreams: readonly UpstreamConfig[],
   logger?: Logger,
+  limits?: UpstreamLimits,
 ): Promise<UpstreamProbe[]> {
-  const probes = await Promise.all(upstreams.map((u) => probeUpstream(u, { logger })));
+  const probes = await Promise.all(upstreams.map((u) => probeUpstream(u, { logger, limits })));
   const secrets = secretsOf(upstreams);
   return probes.map((probe) => (probe.ok ? probe : { ...probe, error: mask(probe.error, secrets) }));
 }

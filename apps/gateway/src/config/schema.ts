@@ -71,6 +71,8 @@ const limits = z
     concurrentPerSession: count.default(64),
     idleSessionMs: count.max(2 ** 31 - 1).default(1_800_000),
     maxWsFrameBytes: count.optional(),
+    maxResultBytes: count.default(32 * 1024 * 1024),
+    maxPagesPerList: count.default(1_000),
   })
   .prefault({});
 

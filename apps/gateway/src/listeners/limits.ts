@@ -1,4 +1,5 @@
 import { type Counter, metrics } from '@opentelemetry/api';
+import { DEFAULT_UPSTREAM_LIMITS } from '@switchyard/core';
 
 /** `limits` in the config: what one gateway process accepts before it refuses (DESIGN §10). */
 export interface Limits {
@@ -14,6 +15,10 @@ export interface Limits {
   idleSessionMs: number;
   /** Largest WebSocket message; a bigger one closes the connection with 1009. */
   maxWsFrameBytes: number;
+  /** Largest upstream answer; a bigger one fails its request with `result_too_large` (DESIGN §11). */
+  maxResultBytes: number;
+  /** Pages of one upstream in one merged enumeration, before it is cut off (DESIGN §11). */
+  maxPagesPerList: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -23,6 +28,8 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   concurrentPerSession: 64,
   idleSessionMs: 30 * 60_000,
   maxWsFrameBytes: 4 * 1024 * 1024,
+  maxResultBytes: DEFAULT_UPSTREAM_LIMITS.maxResultBytes,
+  maxPagesPerList: DEFAULT_UPSTREAM_LIMITS.maxPagesPerList,
 });
 
 /** The stable `data.reason` of a refusal by a limit, or by a gateway that is shutting down. */

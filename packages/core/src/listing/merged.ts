@@ -2,20 +2,30 @@ import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import { mergeCacheHints } from '../cache-hints.js';
 import type { UpstreamConfig } from '../config.js';
 import type { RequestContext } from '../context.js';
-import { MergedCursorCodec, type MergedCursorState } from '../cursor.js';
+import { MergedCursorCodec } from '../cursor.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { asRecords } from '../payload.js';
+import { RateLimitedLog } from '../rate-limited-log.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { originOf } from '../upstream/origin.js';
 import { offered, type UpstreamFeature, type UpstreamPool } from '../upstream/pool.js';
+import { advance, type CutOff, type UpstreamPosition } from './page-guard.js';
 import type { ListMethod } from './walk.js';
 
 /** Key under `_meta` of merged list results naming upstreams whose entries are missing from the page. */
 export const UNAVAILABLE_META_KEY = 'switchyard/unavailable';
 
-/** Cursor key carrying the cache scope an enumeration started with (not a valid server name). */
-const SCOPE_KEY = '$scope';
+/**
+ * Key under `_meta` naming upstreams cut off from this enumeration (DESIGN §11): their cursor repeated,
+ * or they reached `limits.maxPagesPerList` pages. Their later pages are not listed.
+ */
+export const TRUNCATED_META_KEY = 'switchyard/truncated';
+
+const CUT_OFF_WHY: Record<CutOff, string> = {
+  'repeated-cursor': 'its nextCursor repeats one it gave before in this enumeration',
+  'page-limit': 'it reached limits.maxPagesPerList pages in this enumeration',
+};
 
 /** One of the merged list kinds: what to ask each upstream and how its items are exposed. */
 export interface ListKind {
@@ -57,10 +67,12 @@ export class MergedListing {
   readonly #secret: string;
   #cursors: MergedCursorCodec;
   readonly #log: Logger;
+  readonly #cutLog: RateLimitedLog;
 
   constructor(pool: UpstreamPool, cursorSecret: string | undefined, logger: Logger) {
     this.#pool = pool;
     this.#log = logger;
+    this.#cutLog = new RateLimitedLog(logger);
     this.#secret = cursorSecret ?? '';
     this.#cursors = this.#codec();
   }
@@ -79,12 +91,12 @@ export class MergedListing {
 
   async list(kind: ListKind, ctx: RequestContext): Promise<Record<string, unknown>> {
     const { state, pinnedScope } = this.#start(kind, ctx.params.cursor);
-    const participants = this.#pool.ordered.filter((u) => u.name in state);
+    const participants = this.#pool.ordered.filter((u) => state.has(u.name));
     const origin = originOf(ctx);
     const settled = await Promise.allSettled(
       participants.map((u) => {
         if (u.state === 'ready' && !offersKind(kind, u.capabilities)) return Promise.resolve(undefined);
-        const upstreamCursor = state[u.name];
+        const upstreamCursor = state.get(u.name)?.cursor;
         return u.request(kind.method, upstreamCursor === undefined ? {} : { cursor: upstreamCursor }, {
           signal: ctx.signal,
           origin,
@@ -93,8 +105,10 @@ export class MergedListing {
     );
     if (ctx.signal.aborted) throw GatewayError.cancelled(kind.method);
     const items: unknown[] = [];
-    const next: MergedCursorState = {};
+    const next: Record<string, UpstreamPosition> = {};
     const unavailable: string[] = [];
+    const truncated: string[] = [];
+    const maxPages = this.#pool.limits.maxPagesPerList;
     const pages: Record<string, unknown>[] = [];
     participants.forEach((u, i) => {
       const outcome = settled[i]!;
@@ -114,19 +128,35 @@ export class MergedListing {
         const item = kind.expose(u, raw);
         if (item !== undefined) items.push(item);
       }
-      if (typeof page.nextCursor === 'string' && page.nextCursor.length > 0) next[u.name] = page.nextCursor;
+      const nextCursor =
+        typeof page.nextCursor === 'string' && page.nextCursor.length > 0 ? page.nextCursor : undefined;
+      const { position, cut } = advance(state.get(u.name), nextCursor, maxPages);
+      if (position) next[u.name] = position;
+      if (cut) {
+        truncated.push(u.name);
+        this.#cutLog.warn(`${u.name} ${kind.method}`, 'upstream cut off from a merged listing', {
+          upstream: u.name,
+          method: kind.method,
+          why: CUT_OFF_WHY[cut],
+        });
+      }
     });
     const result: Record<string, unknown> = { [kind.field]: items };
     const hints = mergeCacheHints(pages);
+    let scope: string | undefined;
     if (hints || pinnedScope) {
       // A page never widens the scope the enumeration started with; a private contribution narrows it.
-      const scope = hints?.cacheScope === 'public' && pinnedScope !== 'private' ? 'public' : 'private';
+      scope = hints?.cacheScope === 'public' && pinnedScope !== 'private' ? 'public' : 'private';
       result.ttlMs = hints?.ttlMs ?? 0;
       result.cacheScope = scope;
-      if (Object.keys(next).length > 0) next[SCOPE_KEY] = scope;
     }
-    if (Object.keys(next).length > 0) result.nextCursor = this.#cursors.encode(kind.cursorKind, next);
-    if (unavailable.length > 0) result._meta = { [UNAVAILABLE_META_KEY]: unavailable };
+    if (Object.keys(next).length > 0) {
+      result.nextCursor = this.#cursors.encode(kind.cursorKind, { positions: next, scope });
+    }
+    const meta: Record<string, unknown> = {};
+    if (unavailable.length > 0) meta[UNAVAILABLE_META_KEY] = unavailable;
+    if (truncated.length > 0) meta[TRUNCATED_META_KEY] = truncated;
+    if (Object.keys(meta).length > 0) result._meta = meta;
     return result;
   }
 
@@ -134,23 +164,16 @@ export class MergedListing {
   #start(
     kind: ListKind,
     cursor: unknown,
-  ): { state: Record<string, string | undefined>; pinnedScope: string | undefined } {
+  ): { state: Map<string, UpstreamPosition | undefined>; pinnedScope: string | undefined } {
     if (cursor === undefined || cursor === null) {
-      return {
-        state: Object.fromEntries(this.#pool.names.map((name) => [name, undefined])),
-        pinnedScope: undefined,
-      };
+      return { state: new Map(this.#pool.names.map((name) => [name, undefined])), pinnedScope: undefined };
     }
-    const state: Record<string, string | undefined> = this.#cursors.decode(kind.cursorKind, cursor);
+    const { positions, scope } = this.#cursors.decode(kind.cursorKind, cursor);
     // The spec requires one cacheScope for every page of a listing (modern era): the first page decides
-    // it and the cursor carries it. Upstream names cannot start with '$'.
-    const pinnedScope = state[SCOPE_KEY];
-    delete state[SCOPE_KEY];
-    if (pinnedScope !== undefined && pinnedScope !== 'public' && pinnedScope !== 'private') {
-      throw GatewayError.invalidCursor();
-    }
-    for (const name of Object.keys(state)) if (!this.#pool.get(name)) throw GatewayError.invalidCursor();
-    return { state, pinnedScope };
+    // it and the cursor carries it.
+    if (scope !== undefined && scope !== 'public' && scope !== 'private') throw GatewayError.invalidCursor();
+    for (const name of Object.keys(positions)) if (!this.#pool.get(name)) throw GatewayError.invalidCursor();
+    return { state: new Map(Object.entries(positions)), pinnedScope: scope };
   }
 }
 

@@ -7,6 +7,7 @@ import type { SubscriptionTable } from '../subscriptions.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import type { RequestOrigin } from '../upstream/origin.js';
 import { type ListChangedCoalescer, listChangedKind } from './list-changed.js';
+import { RefreshThrottle } from './refresh-throttle.js';
 import { atLeast, type SessionRegistry } from './sessions.js';
 import type { PluginWatches } from './watches.js';
 
@@ -48,6 +49,8 @@ function callers(origins: Iterable<RequestOrigin>): number {
  */
 export class NotificationFanout {
   readonly #deps: FanoutDeps;
+  /** Re-lists after `list_changed`, at most one per upstream and kind per interval (storms coalesce). */
+  readonly #refreshes = new RefreshThrottle();
 
   constructor(deps: FanoutDeps) {
     this.#deps = deps;
@@ -97,7 +100,8 @@ export class NotificationFanout {
       return;
     }
     const kind = listChangedKind(method);
-    if (kind !== undefined) void this.#refreshThenAnnounce(u, kind);
+    if (kind !== undefined)
+      this.#refreshes.trigger(`${u.name} ${kind}`, () => this.#refreshThenAnnounce(u, kind));
   }
 
   /** The gateway's own index of the list is refreshed first, so a client that re-lists sees the change. */
@@ -110,6 +114,7 @@ export class NotificationFanout {
         .refresh(u.name, (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }), u.capabilities)
         .catch(() => {});
     }
+    if (u.state === 'closed') return;
     listChanged.schedule(kind);
   }
 }

@@ -38,11 +38,24 @@ export class UpstreamEvents implements UpstreamListener {
     this.#deps = deps;
   }
 
-  /** Resolves once each of `names` has connected (and been indexed) or failed its first attempt. */
-  settled(names: readonly string[]): Promise<void> {
-    return Promise.all(
+  /**
+   * Resolves once each of `names` has connected (and been indexed) or failed its first attempt, or after
+   * `maxWaitMs`: a slow upstream then keeps connecting in the background while the others serve, and
+   * sessions hear `list_changed` when it arrives.
+   */
+  settled(names: readonly string[], maxWaitMs: number): Promise<void> {
+    const all = Promise.all(
       names.map((name) => new Promise<void>((resolve) => this.#firstAttempt.set(name, resolve))),
     ).then(() => {});
+    let timer: NodeJS.Timeout | undefined;
+    const waited = new Promise<void>((resolve) => {
+      timer = setTimeout(() => {
+        this.#firstAttempt.clear();
+        resolve();
+      }, maxWaitMs);
+      timer.unref?.();
+    });
+    return Promise.race([all, waited]).finally(() => clearTimeout(timer));
   }
 
   ready(u: UpstreamConnection): void {

@@ -1,4 +1,4 @@
-import { type ListPage, walk } from '../listing/walk.js';
+import { type ListPage, type WalkEnd, walk } from '../listing/walk.js';
 import type { Logger } from '../logger.js';
 import type { NameFilter } from '../naming/curation.js';
 import { exposeName, splitExposedName } from '../naming/names.js';
@@ -108,24 +108,33 @@ export class NameIndex {
     return this.#owners.size;
   }
 
-  /** Re-reads one upstream's full listing (every page) and replaces what the index knew of it. */
-  async refresh(upstream: string, list: ListPage): Promise<void> {
+  /**
+   * Re-reads one upstream's full listing (every page, at most `maxPages`) and replaces what the index
+   * knew of it.
+   */
+  async refresh(upstream: string, list: ListPage, maxPages: number): Promise<WalkEnd> {
     const generation = (this.#generation.get(upstream) ?? 0) + 1;
     this.#generation.set(upstream, generation);
     const names = new Map<string, string>();
-    await walk(list, LIST_METHOD[this.kind], (page) => {
-      for (const item of asRecords(page[this.kind])) {
-        if (typeof item?.name !== 'string') continue;
-        const exposed = this.expose(upstream, item.name);
-        if (exposed === undefined) continue;
-        const first = names.get(exposed);
-        if (first === undefined) names.set(exposed, item.name);
-        else if (first !== item.name) this.#collision(exposed, upstream, first, upstream, item.name);
-      }
-    });
-    if (this.#generation.get(upstream) !== generation) return;
+    const end = await walk(
+      list,
+      LIST_METHOD[this.kind],
+      (page) => {
+        for (const item of asRecords(page[this.kind])) {
+          if (typeof item?.name !== 'string') continue;
+          const exposed = this.expose(upstream, item.name);
+          if (exposed === undefined) continue;
+          const first = names.get(exposed);
+          if (first === undefined) names.set(exposed, item.name);
+          else if (first !== item.name) this.#collision(exposed, upstream, first, upstream, item.name);
+        }
+      },
+      maxPages,
+    );
+    if (this.#generation.get(upstream) !== generation) return end;
     this.#names.set(upstream, names);
     this.#rebuild();
+    return end;
   }
 
   #learn(upstream: string, name: string, exposed: string): void {

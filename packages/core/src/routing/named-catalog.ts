@@ -46,9 +46,19 @@ export class NamedCatalog {
     if (running) return running;
     if (upstream.state !== 'ready' || !offered(upstream.capabilities, this.kind)) return Promise.resolve();
     const done = this.index
-      .refresh(upstream.name, (method, cursor) =>
-        upstream.request(method, cursor === undefined ? {} : { cursor }),
+      .refresh(
+        upstream.name,
+        (method, cursor) => upstream.request(method, cursor === undefined ? {} : { cursor }),
+        this.#pool.limits.maxPagesPerList,
       )
+      .then((end) => {
+        if (end !== 'complete') {
+          this.#log.warn(`indexed only part of an upstream's ${this.kind}: its listing did not end`, {
+            upstream: upstream.name,
+            why: end,
+          });
+        }
+      })
       .catch((error) =>
         this.#log.warn(`could not index the ${this.kind} of an upstream`, {
           upstream: upstream.name,

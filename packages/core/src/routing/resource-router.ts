@@ -25,6 +25,7 @@ export class ResourceRouter {
     this.catalog = new UnprefixedCatalog(
       pool.ordered.filter((u) => !u.config.prefix).map((u) => u.name),
       logger,
+      () => pool.limits.maxPagesPerList,
     );
   }
 

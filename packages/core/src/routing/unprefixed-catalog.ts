@@ -3,6 +3,7 @@ import { declaresSkills } from '../features/skills-capability.js';
 import { type ListPage, walk } from '../listing/walk.js';
 import type { Logger } from '../logger.js';
 import { asRecords } from '../payload.js';
+import { DEFAULT_UPSTREAM_LIMITS } from '../upstream/limits.js';
 import { reportCollisions } from './collisions.js';
 import { SkillRoots } from './skill-roots.js';
 
@@ -24,10 +25,17 @@ export class UnprefixedCatalog {
   readonly #generation = new Map<string, number>();
   #owners = new Map<string, string>();
   readonly #log: Logger;
+  /** `limits.maxPagesPerList`, read live. */
+  readonly #maxPages: () => number;
 
-  constructor(order: string[], logger: Logger) {
+  constructor(
+    order: string[],
+    logger: Logger,
+    maxPages: () => number = () => DEFAULT_UPSTREAM_LIMITS.maxPagesPerList,
+  ) {
     this.#order = order;
     this.#log = logger;
+    this.#maxPages = maxPages;
     this.skills = new SkillRoots(order, logger);
   }
 
@@ -56,15 +64,26 @@ export class UnprefixedCatalog {
     this.#generation.set(server, generation);
     const uris = new Set<string>();
     const templates: ServerEntry['templates'] = [];
-    await walk(list, 'resources/list', (page) => {
-      for (const item of asRecords(page.resources)) if (typeof item?.uri === 'string') uris.add(item.uri);
-    });
-    await walk(list, 'resources/templates/list', (page) => {
-      for (const item of asRecords(page.resourceTemplates)) {
-        if (typeof item?.uriTemplate !== 'string') continue;
-        templates.push({ raw: item.uriTemplate, template: parseTemplate(item.uriTemplate) });
-      }
-    }).catch((error) => this.#log.debug('template listing failed', { server, error: String(error) }));
+    const maxPages = this.#maxPages();
+    await walk(
+      list,
+      'resources/list',
+      (page) => {
+        for (const item of asRecords(page.resources)) if (typeof item?.uri === 'string') uris.add(item.uri);
+      },
+      maxPages,
+    );
+    await walk(
+      list,
+      'resources/templates/list',
+      (page) => {
+        for (const item of asRecords(page.resourceTemplates)) {
+          if (typeof item?.uriTemplate !== 'string') continue;
+          templates.push({ raw: item.uriTemplate, template: parseTemplate(item.uriTemplate) });
+        }
+      },
+      maxPages,
+    ).catch((error) => this.#log.debug('template listing failed', { server, error: String(error) }));
     const skills = declaresSkills(capabilities) ? await this.#skillUris(server, list) : [];
     if (this.#generation.get(server) !== generation) return;
     this.#servers.set(server, { uris, templates });
@@ -82,9 +101,15 @@ export class UnprefixedCatalog {
   async #skillUris(server: string, list: ListPage): Promise<string[] | undefined> {
     const uris: string[] = [];
     try {
-      await walk(list, 'skills/list', (page) => {
-        for (const skill of asRecords(page.skills)) if (typeof skill?.uri === 'string') uris.push(skill.uri);
-      });
+      await walk(
+        list,
+        'skills/list',
+        (page) => {
+          for (const skill of asRecords(page.skills))
+            if (typeof skill?.uri === 'string') uris.push(skill.uri);
+        },
+        this.#maxPages(),
+      );
       return uris;
     } catch (error) {
       this.#log.debug('skill listing failed', { server, error: String(error) });

@@ -4,6 +4,8 @@ import type { Logger } from '../logger.js';
 import type { UpstreamAuth } from './auth/upstream-auth.js';
 import { CallCorrelation } from './correlation.js';
 import { errorText } from './errors.js';
+import { guardInbound } from './inbound-guard.js';
+import type { UpstreamLimits } from './limits.js';
 import { pipeLines } from './stderr.js';
 import { createUpstreamTransport } from './transport.js';
 import { createUpstreamClient } from './upstream-client.js';
@@ -19,14 +21,16 @@ export interface ConnectionAttempt {
 
 /**
  * Prepares one attempt to connect to an upstream: its transport, whose requests carry the upstream's
- * credentials (`auth`) for the caller each serves, a spawned server's stderr logged line by line, and
- * the SDK client that relays what the upstream sends on its own.
+ * credentials (`auth`) for the caller each serves, guarded so that whatever the upstream sends costs at
+ * most the request it answers (`guardInbound`), a spawned server's stderr logged line by line, and the
+ * SDK client that relays what the upstream sends on its own.
  */
 export function prepareAttempt(
   config: UpstreamConfig,
   auth: UpstreamAuth | undefined,
   notify: (method: string, params: unknown) => void,
   log: Logger,
+  limits: UpstreamLimits,
 ): ConnectionAttempt {
   const correlation = new CallCorrelation();
   const credentials = auth?.bind((message) => correlation.callerOf(message));
@@ -41,5 +45,10 @@ export function prepareAttempt(
       }),
   });
   client.onerror = (error) => log.debug('transport error', { error: error.message });
-  return { client, correlation, transport: correlation.wrap(transport) };
+  const guarded = guardInbound(transport, {
+    upstream: config.name,
+    log,
+    maxResultBytes: () => limits.maxResultBytes,
+  });
+  return { client, correlation, transport: correlation.wrap(guarded) };
 }

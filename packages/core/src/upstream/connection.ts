@@ -8,13 +8,13 @@ import { backoffDelay } from './backoff.js';
 import { type CallChain, callChain } from './call-chain.js';
 import { CallCorrelation } from './correlation.js';
 import { describeDown, errorText, mapUpstreamError } from './errors.js';
+import { handshake } from './handshake.js';
+import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './limits.js';
 import type { RequestOrigin, UpstreamRequestOptions } from './origin.js';
 import { ResourceFollower } from './resource-follower.js';
 import { sendRequest } from './send.js';
 import { ToolHeaders } from './tool-headers.js';
 import { describeTransport } from './transport.js';
-
-const MIN_CONNECT_TIMEOUT_MS = 10_000;
 
 export type UpstreamState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
 
@@ -44,6 +44,8 @@ export class UpstreamConnection {
   #timer: NodeJS.Timeout | undefined;
   #lastError: unknown;
   #connectedSince: number | undefined;
+  /** Connections made since start (1 = never reconnected). */
+  #connections = 0;
   /** What the upstream offered when it was last connected (kept while it is down). */
   #known: ServerCapabilities | undefined;
   /** Which downstream request each upstream request (and server-to-client request) belongs to. */
@@ -58,13 +60,21 @@ export class UpstreamConnection {
   readonly #chain: CallChain;
   /** The gateway's own credentials for this upstream (`auth`), kept across reconnects. */
   readonly #auth: UpstreamAuth | undefined;
+  readonly #limits: UpstreamLimits;
 
-  constructor(config: UpstreamConfig, listener: UpstreamListener, logger: Logger, chain = callChain()) {
+  constructor(
+    config: UpstreamConfig,
+    listener: UpstreamListener,
+    logger: Logger,
+    chain = callChain(),
+    limits: UpstreamLimits = DEFAULT_UPSTREAM_LIMITS,
+  ) {
     this.name = config.name;
     this.config = config;
     this.#listener = listener;
     this.#log = logger.child(config.name);
     this.#chain = chain;
+    this.#limits = limits;
     this.#auth = upstreamAuthOf(config);
     this.#tools = new ToolHeaders(config.transport.kind === 'http');
     this.#follower = new ResourceFollower(
@@ -128,6 +138,11 @@ export class UpstreamConnection {
     return this.#state === 'ready' ? this.#connectedSince : undefined;
   }
 
+  /** How many times it connected since start: a count above 1 means it reconnected. */
+  get connections(): number {
+    return this.#connections;
+  }
+
   start(): void {
     if (this.#state !== 'idle') return;
     void this.#connect();
@@ -138,13 +153,10 @@ export class UpstreamConnection {
     this.#state = 'connecting';
     this.#attempt += 1;
     const notify = (method: string, params: unknown) => this.#notify(method, params);
-    const { client, correlation, transport } = prepareAttempt(this.config, this.#auth, notify, this.#log);
+    const attempt = prepareAttempt(this.config, this.#auth, notify, this.#log, this.#limits);
+    const { client, correlation, transport } = attempt;
     try {
-      await client.connect(transport, {
-        // The handshake of a slow-starting server is not bounded by a small per-request timeout.
-        timeout: Math.max(this.config.timeoutMs, MIN_CONNECT_TIMEOUT_MS),
-        prior: this.#prior,
-      });
+      await handshake(client, transport, { timeoutMs: this.config.timeoutMs, prior: this.#prior });
     } catch (error) {
       this.#lastError = error;
       await client.close().catch(() => {});
@@ -165,6 +177,7 @@ export class UpstreamConnection {
     this.#correlation = correlation;
     this.#state = 'ready';
     this.#connectedSince = Date.now();
+    this.#connections += 1;
     this.#known = capabilities;
     // Only a legacy verdict is kept (it skips the era probe). A modern upstream is discovered afresh each
     // time: adopting the last result "connects" without reaching the server, so a down upstream would look

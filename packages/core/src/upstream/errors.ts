@@ -1,4 +1,4 @@
-import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
+import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { GatewayError } from '../errors.js';
 
 /** The message of an error and, when it adds something, its cause's: for logs and error details. */
@@ -18,9 +18,20 @@ export function describeDown(error: unknown): string {
   return error === undefined ? 'not connected yet' : `last error: ${errorText(error)}`;
 }
 
+/** SDK errors about one answer (its shape, its kind), not about the connection. */
+const INVALID_ANSWER = new Set<string>([
+  SdkErrorCode.InvalidResult,
+  SdkErrorCode.UnsupportedResultType,
+  SdkErrorCode.InputRequiredRoundsExceeded,
+  SdkErrorCode.ListPaginationExceeded,
+]);
+
 /**
  * What a failed upstream request means to the gateway: the upstream's own JSON-RPC error (kept, with the
- * upstream named), `cancelled`, `upstream_timeout`, or `upstream_unavailable` for a broken connection.
+ * upstream named), `cancelled`, `upstream_timeout`, `upstream_invalid_result` for an answer that is not a
+ * result of its method, `upstream_error` for an HTTP error page, or `upstream_unavailable` for a broken
+ * connection. Only the last one is the connection's failure (`broken`); everything else costs the one
+ * request (DESIGN §11).
  */
 export function mapUpstreamError(
   error: unknown,
@@ -36,6 +47,15 @@ export function mapUpstreamError(
   if (error instanceof GatewayError) return error;
   if (call.signal?.aborted) return GatewayError.cancelled(call.method);
   if (error instanceof ProtocolError) return GatewayError.fromUnknown(error, call.upstream);
+  if (error instanceof SdkHttpError) {
+    return GatewayError.upstreamError(
+      call.upstream,
+      `HTTP ${error.status} ${error.statusText ?? ''}`.trim(),
+      {
+        status: error.status,
+      },
+    );
+  }
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) {
       return GatewayError.upstreamTimeout(call.upstream, call.method, call.timeoutMs);
@@ -45,9 +65,18 @@ export function mapUpstreamError(
         upstream: call.upstream,
       });
     }
+    if (INVALID_ANSWER.has(error.code)) {
+      return GatewayError.upstreamInvalidResult(call.upstream, call.method, invalidDetail(error.message));
+    }
     call.broken?.(error);
     return GatewayError.upstreamUnavailable(call.upstream, error.message, error);
   }
   call.broken?.(error);
   return GatewayError.upstreamUnavailable(call.upstream, errorText(error), error);
+}
+
+/** The SDK says "Invalid result for tools/call: <why>"; the gateway's message names the method already. */
+function invalidDetail(message: string): string {
+  const why = message.replace(/^Invalid result for [^:]+:\s*/, '');
+  return why.length > 300 ? `${why.slice(0, 300)}…` : why;
 }

@@ -5,11 +5,25 @@ import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcont
 import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import type { UpstreamCredentials } from './auth/upstream-auth.js';
 import { consumeEvents, type EventSink } from './http-events.js';
-import { isEventStream, messageHeaders, modernHeaders, parseErrorFor, readBody } from './http-wire.js';
+import {
+  describePage,
+  isEventStream,
+  messageHeaders,
+  modernHeaders,
+  parseErrorFor,
+  readBody,
+} from './http-wire.js';
+import type { FaultReporting, InboundFaults } from './inbound-guard.js';
 
 /** Errors of a reused keep-alive socket the server had already closed. */
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
 const STREAM_RETRY_MS = [250, 1_000, 5_000, 15_000, 30_000];
+/** Without a guard's limit, a response body may be this big. */
+const FALLBACK_MAX_BODY_BYTES = 64 * 1024 * 1024;
+/** How much of an HTTP error page is read to describe it. */
+const ERROR_PAGE_BYTES = 64 * 1024;
+/** Requests of the handshake: their HTTP failures are for the SDK's era negotiation to judge. */
+const HANDSHAKE = new Set(['initialize', 'server/discover']);
 
 /**
  * The client side of Streamable HTTP on plain node:http with a keep-alive agent: POST per message, JSON
@@ -22,13 +36,15 @@ const STREAM_RETRY_MS = [250, 1_000, 5_000, 15_000, 30_000];
  * and a 401 is retried once with a fresh token. The SDK `Client` on top owns all protocol semantics;
  * this only moves bytes, without the web-streams machinery of `fetch` on every hop.
  */
-export class HttpClientTransport implements Transport {
+export class HttpClientTransport implements Transport, FaultReporting {
   /** Each request has its own HTTP exchange, so closing it (requestSignal) ends a modern listen stream. */
   readonly hasPerRequestStream = true;
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
   sessionId: string | undefined;
+  faults?: InboundFaults;
+  maxMessageBytes?: number;
   readonly #url: URL;
   readonly #headers: Record<string, string>;
   readonly #agent: http.Agent;
@@ -47,6 +63,12 @@ export class HttpClientTransport implements Transport {
     deliver: (message) => this.#deliver(message),
     relate: (inbound, awaited) => this.#related.set(inbound, awaited),
     error: (error) => this.onerror?.(error),
+    unparsable: (text) => this.faults?.unparsable(text, 'an event-stream event'),
+    oversized: (id, bytes) => {
+      if (this.faults) this.faults.oversized(id, bytes);
+      else this.onerror?.(new Error(`dropped an upstream event stream at ${bytes} bytes (over the limit)`));
+    },
+    maxBytes: () => this.#maxBytes(),
     closed: () => this.#closed,
   };
 
@@ -89,15 +111,24 @@ export class HttpClientTransport implements Transport {
       void this.close();
       throw error;
     }
+    const { id, method } = message as { id?: string | number; method?: string };
     if (status < 200 || status >= 300) {
-      const text = await readBody(res).catch(() => '');
+      const text = (await readBody(res, ERROR_PAGE_BYTES).catch(() => undefined))?.text ?? '';
       // A modern request's 4xx usually carries its JSON-RPC error (e.g. -32022): deliver it as such.
       if (modern && status >= 400 && status < 500) {
-        const answer = parseErrorFor(text, (message as { id?: unknown }).id);
+        const answer = parseErrorFor(text, id);
         if (answer) {
           this.#deliver(answer);
           return;
         }
+      }
+      // An error page for one request (a 500 from the server or a proxy) fails that request alone; the
+      // handshake's are for the SDK's era negotiation to judge.
+      if (this.faults && id !== undefined && method !== undefined && !HANDSHAKE.has(method)) {
+        const page = describePage(text);
+        const detail = `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}${page ? `: ${page}` : ''}`;
+        this.faults.failed(id, detail, { status });
+        return;
       }
       // Typed like the SDK's own transport, so its version probe can classify the answer.
       throw new SdkHttpError(
@@ -106,15 +137,38 @@ export class HttpClientTransport implements Transport {
         { status, statusText: res.statusMessage ?? '', text },
       );
     }
+    const awaited = method !== undefined ? id : undefined;
     if (status === 202) {
       res.resume();
     } else if (isEventStream(res)) {
-      const id = 'method' in message ? (message as { id?: string | number }).id : undefined;
-      consumeEvents(res, this.#sink, undefined, id, options?.requestSignal);
+      consumeEvents(res, this.#sink, undefined, awaited, options?.requestSignal);
     } else {
-      this.#deliver(JSON.parse(await readBody(res)) as JSONRPCMessage | JSONRPCMessage[]);
+      this.#json(await readBody(res, this.#maxBytes()), awaited);
     }
     if ((message as { method?: string }).method === 'notifications/initialized') this.#openStream();
+  }
+
+  #maxBytes(): number {
+    return this.maxMessageBytes ?? FALLBACK_MAX_BODY_BYTES;
+  }
+
+  /** A JSON answer to our request `awaited`: delivered, or reported when it is too big or no JSON. */
+  #json(body: Awaited<ReturnType<typeof readBody>>, awaited: string | number | undefined): void {
+    if (body.text === undefined) {
+      if (!this.faults) throw new Error(`upstream response of ${body.bytes} bytes is over the limit`);
+      this.faults.oversized(awaited, body.bytes);
+      return;
+    }
+    let payload: JSONRPCMessage | JSONRPCMessage[];
+    try {
+      payload = JSON.parse(body.text) as JSONRPCMessage | JSONRPCMessage[];
+    } catch (error) {
+      if (!this.faults) throw error;
+      this.faults.unparsable(body.text, 'a response body');
+      if (awaited !== undefined) this.faults.failed(awaited, 'the response body is not JSON');
+      return;
+    }
+    this.#deliver(payload);
   }
 
   #deliver(payload: JSONRPCMessage | JSONRPCMessage[]): void {

@@ -11,6 +11,12 @@ export interface EventSink {
   /** An inbound request arrived on the stream answering our request `awaited`. */
   relate(inbound: RequestId, awaited: RequestId): void;
   error(error: Error): void;
+  /** An event that is no JSON-RPC message was dropped. */
+  unparsable(text: string): void;
+  /** An event grew over `maxBytes()` and the stream was dropped; `id` is the request it answered, if any. */
+  oversized(id: RequestId | undefined, bytes: number): void;
+  /** Largest event kept (`limits.maxResultBytes`). */
+  maxBytes(): number;
   /** Whether the transport was closed (a stream ending then is no failure). */
   closed(): boolean;
 }
@@ -31,15 +37,18 @@ export function consumeEvents(
   // request (and its progress handler) before the progress is seen.
   let notified = false;
   let answered = false;
+  /** Bytes read since the last complete event: what the parser holds. */
+  let pending = 0;
   const parser = createParser({
     onEvent: (event) => {
+      pending = 0;
       if (event.event !== undefined && event.event !== 'message') return;
       if (!event.data) return;
       let message: JSONRPCMessage;
       try {
         message = JSON.parse(event.data) as JSONRPCMessage;
-      } catch (error) {
-        sink.error(new Error(`unparsable event from upstream: ${(error as Error).message}`));
+      } catch {
+        sink.unparsable(event.data);
         return;
       }
       if ('method' in message) {
@@ -77,7 +86,16 @@ export function consumeEvents(
     onEnd?.();
   };
   res.setEncoding('utf8');
-  res.on('data', (chunk: string) => parser.feed(chunk));
+  res.on('data', (chunk: string) => {
+    pending += chunk.length;
+    parser.feed(chunk);
+    // An event over the limit: the stream is dropped (memory stays bounded) and its request fails alone.
+    if (pending > sink.maxBytes()) {
+      answered = true;
+      res.destroy();
+      sink.oversized(awaitedId, pending);
+    }
+  });
   res.once('end', ended);
   res.once('error', ended);
   res.once('aborted', ended);

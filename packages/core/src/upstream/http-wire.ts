@@ -4,7 +4,6 @@ import { encodeParamValue } from '../param-headers/values.js';
 
 // The HTTP shapes the upstream Streamable HTTP transport reads and writes.
 
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
 /** Which params field the modern era's `Mcp-Name` header mirrors, per method. */
 const MCP_NAME_SOURCE: Record<string, string> = {
@@ -72,20 +71,32 @@ export function isEventStream(res: IncomingMessage): boolean {
   return String(res.headers['content-type'] ?? '').includes('text/event-stream');
 }
 
-export function readBody(res: IncomingMessage): Promise<string> {
+/** A response body: its text, or, when it was over the limit, only its size (it was discarded as it arrived). */
+export type Body = { text: string; bytes: number } | { text?: undefined; bytes: number };
+
+/**
+ * Reads a response body, keeping at most `maxBytes` of it: a bigger one is read to its end (so the
+ * keep-alive connection stays usable) but only counted.
+ */
+export function readBody(res: IncomingMessage, maxBytes: number): Promise<Body> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
+    let chunks: Buffer[] | undefined = [];
     let size = 0;
     res.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_RESPONSE_BYTES) {
-        res.destroy();
-        reject(new Error(`upstream response exceeds ${MAX_RESPONSE_BYTES} bytes`));
-        return;
-      }
-      chunks.push(chunk);
+      if (chunks && size > maxBytes) chunks = undefined;
+      chunks?.push(chunk);
     });
-    res.once('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    res.once('end', () =>
+      resolve(chunks ? { text: Buffer.concat(chunks, size).toString('utf8'), bytes: size } : { bytes: size }),
+    );
     res.once('error', reject);
   });
+}
+
+/** What an HTTP error page says, in a line: its `<title>` or its text without markup, shortened. */
+export function describePage(text: string): string {
+  const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
+  const plain = (title ?? text.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
+  return plain.length > 200 ? `${plain.slice(0, 200)}…` : plain;
 }

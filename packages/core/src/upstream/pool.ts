@@ -3,6 +3,7 @@ import type { UpstreamConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import type { CallChain } from './call-chain.js';
 import { UpstreamConnection, type UpstreamListener } from './connection.js';
+import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './limits.js';
 
 export interface UpstreamStatus {
   name: string;
@@ -17,6 +18,8 @@ export interface UpstreamStatus {
   connectedSince?: string;
   /** Why the upstream last failed or disconnected (cleared by a successful connection). */
   lastError?: string;
+  /** Connections made since it was configured: above 1, it reconnected (dropped, or its server restarted). */
+  connections: number;
 }
 
 /** A server feature an upstream may offer. */
@@ -49,16 +52,19 @@ export class UpstreamPool {
   readonly #listener: UpstreamListener;
   readonly #logger: Logger;
   readonly #chain: CallChain;
+  readonly #limits: UpstreamLimits;
 
   constructor(
     configs: readonly UpstreamConfig[],
     listener: UpstreamListener,
     logger: Logger,
     chain: CallChain,
+    limits: UpstreamLimits = DEFAULT_UPSTREAM_LIMITS,
   ) {
     this.#listener = listener;
     this.#logger = logger;
     this.#chain = chain;
+    this.#limits = limits;
     this.#install(configs, () => undefined);
   }
 
@@ -68,6 +74,11 @@ export class UpstreamPool {
 
   get names(): readonly string[] {
     return this.#names;
+  }
+
+  /** What upstreams may send (`limits`), read live. */
+  get limits(): UpstreamLimits {
+    return this.#limits;
   }
 
   /**
@@ -101,7 +112,7 @@ export class UpstreamPool {
     for (const config of configs) {
       let connection = reuse(config);
       if (!connection) {
-        connection = new UpstreamConnection(config, this.#listener, this.#logger, this.#chain);
+        connection = new UpstreamConnection(config, this.#listener, this.#logger, this.#chain, this.#limits);
         created.push(connection);
       }
       byName.set(config.name, connection);
@@ -139,6 +150,7 @@ export class UpstreamPool {
       required: u.config.required === true,
       connectedSince: u.connectedSince === undefined ? undefined : new Date(u.connectedSince).toISOString(),
       lastError: u.lastError === undefined ? undefined : errorMessage(u.lastError),
+      connections: u.connections,
     }));
   }
 

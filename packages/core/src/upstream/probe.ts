@@ -5,6 +5,8 @@ import { prepareAttempt } from './attempt.js';
 import { upstreamAuthOf } from './auth/upstream-auth.js';
 import type { CallCorrelation } from './correlation.js';
 import { errorText } from './errors.js';
+import { handshake } from './handshake.js';
+import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './limits.js';
 import { sendRequest } from './send.js';
 
 /** What one upstream exposes, counted over every page; undefined = the upstream does not offer it. */
@@ -40,9 +42,6 @@ const LISTS = [
   ['prompts', 'prompts/list', 'prompts', 'prompts'],
 ] as const;
 
-/** A bound on pages per list, against an upstream that hands out cursors forever. */
-const MAX_PAGES = 10_000;
-
 /**
  * Connects once to `config`'s upstream with the gateway's own connection code (transport, era
  * negotiation, credentials), counts its resources, resource templates, tools and prompts over every
@@ -55,15 +54,16 @@ const MAX_PAGES = 10_000;
  */
 export async function probeUpstream(
   config: UpstreamConfig,
-  options: { logger?: Logger } = {},
+  options: { logger?: Logger; limits?: UpstreamLimits } = {},
 ): Promise<UpstreamProbe> {
+  const limits = options.limits ?? DEFAULT_UPSTREAM_LIMITS;
   const base = { name: config.name, transport: config.transport.kind };
   const log = (options.logger ?? silentLogger).child(config.name);
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let attempt: ReturnType<typeof prepareAttempt>;
   try {
-    attempt = prepareAttempt(config, upstreamAuthOf(config), () => {}, log);
+    attempt = prepareAttempt(config, upstreamAuthOf(config), () => {}, log, limits);
   } catch (error) {
     return { ...base, ok: false, latencyMs: elapsed(), error: errorText(error) };
   }
@@ -79,14 +79,19 @@ export async function probeUpstream(
     }, config.timeoutMs);
   });
   const work = (async () => {
-    await client.connect(transport, { timeout: config.timeoutMs });
+    await handshake(client, transport, { timeoutMs: config.timeoutMs, prior: undefined });
     latencyMs = elapsed();
     const counts: UpstreamCounts = {};
     const capabilities = client.getServerCapabilities();
     for (const [key, method, field, feature] of LISTS) {
       if (!offers(capabilities, feature)) continue;
       step = `listing ${method}`;
-      counts[key] = await countAll(client, correlation, method, field, config.timeoutMs, deadline.signal);
+      const pages = {
+        timeoutMs: config.timeoutMs,
+        signal: deadline.signal,
+        maxPages: limits.maxPagesPerList,
+      };
+      counts[key] = await countAll(client, correlation, method, field, pages);
     }
     return counts;
   })();
@@ -119,13 +124,12 @@ async function countAll(
   correlation: CallCorrelation,
   method: string,
   field: string,
-  timeoutMs: number,
-  signal: AbortSignal,
+  { timeoutMs, signal, maxPages }: { timeoutMs: number; signal: AbortSignal; maxPages: number },
 ): Promise<number> {
   let count = 0;
   let cursor: string | undefined;
   const seen = new Set<string>();
-  for (let page = 0; page < MAX_PAGES; page++) {
+  for (let page = 0; page < maxPages; page++) {
     const params = cursor === undefined ? {} : { cursor };
     const result = await sendRequest(client, correlation, method, params, { signal }, timeoutMs);
     const items = result[field];
@@ -136,5 +140,5 @@ async function countAll(
     seen.add(next);
     cursor = next;
   }
-  throw new Error(`${method} still had more after ${MAX_PAGES} pages`);
+  throw new Error(`${method} still had more after ${maxPages} pages (limits.maxPagesPerList)`);
 }

@@ -1,16 +1,11 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import { SSEClientTransport } from '@modelcontextprotocol/client';
-import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamTransportConfig } from '../config.js';
 import type { UpstreamCredentials } from './auth/upstream-auth.js';
 import { HttpClientTransport } from './http-client-transport.js';
+import { StdioClientTransport } from './stdio-client-transport.js';
 import { WebSocketClientTransport } from './ws-client-transport.js';
-
-/**
- * The SDK probes a base `StdioClientTransport` for its era on a second, throw-away process; a subclass
- * is probed in place, so each stdio upstream is spawned exactly once.
- */
-class InPlaceStdioClientTransport extends StdioClientTransport {}
 
 /** A client transport for one upstream, plus the child's stderr when it is a spawned process. */
 export interface UpstreamTransport {
@@ -29,14 +24,14 @@ export function createUpstreamTransport(
 ): UpstreamTransport {
   switch (config.kind) {
     case 'stdio': {
-      const transport = new InPlaceStdioClientTransport({
+      // Our own stdio transport (not the SDK's) is probed in place: each stdio upstream is spawned once.
+      const transport = new StdioClientTransport({
         command: config.command,
         args: config.args,
         env: { ...getDefaultEnvironment(), ...config.env },
         cwd: config.cwd,
-        stderr: 'pipe',
       });
-      return { transport, stderr: (transport.stderr as NodeJS.ReadableStream | null) ?? undefined };
+      return { transport, stderr: transport.stderr };
     }
     case 'http':
       return { transport: new HttpClientTransport(new URL(config.url), config.headers, credentials) };

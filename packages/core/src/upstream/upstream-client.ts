@@ -42,7 +42,8 @@ export function createUpstreamClient(timeoutMs: number, inbound: UpstreamInbound
     capabilities: CLIENT_CAPABILITIES,
     versionNegotiation: {
       mode: 'auto',
-      probe: { timeoutMs: Math.min(timeoutMs, PROBE_TIMEOUT_MS) },
+      // Half the handshake's budget at most: a silent server still gets `initialize` within `timeoutMs`.
+      probe: { timeoutMs: Math.min(Math.max(1, Math.floor(timeoutMs / 2)), PROBE_TIMEOUT_MS) },
     },
   });
   for (const method of RELAYED_NOTIFICATIONS) {

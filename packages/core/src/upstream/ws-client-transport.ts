@@ -3,6 +3,8 @@ import WebSocket from 'ws';
 
 import { DEFAULT_MAX_MESSAGE_BYTES, KEEP_ALIVE_MS, keepAlive, MCP_WS_SUBPROTOCOL } from '../websocket.js';
 import type { UpstreamCredentials } from './auth/upstream-auth.js';
+import type { FaultReporting, InboundFaults } from './inbound-guard.js';
+import { JsonIdScanner } from './json-id-scanner.js';
 
 function noSubprotocol(): Error {
   return new Error(`upstream did not accept the "${MCP_WS_SUBPROTOCOL}" WebSocket subprotocol`);
@@ -12,18 +14,23 @@ export interface WebSocketClientOptions {
   headers?: Record<string, string>;
   /** Authorize the upgrade request (the gateway's own credentials); a 401 is retried once. */
   credentials?: UpstreamCredentials;
+  /** Largest message accepted; default: the guard's `maxMessageBytes`, else 16 MiB. */
   maxMessageBytes?: number;
   keepAliveMs?: number;
 }
 
 /**
  * MCP over WebSocket to an upstream (`ws://` / `wss://`): subprotocol `mcp`, one JSON-RPC message per
- * text frame, ping/pong keepalive (a peer that misses a pong is dropped), and a message size limit.
+ * text frame, ping/pong keepalive (a peer that misses a pong is dropped), and a message size limit. A
+ * message over the limit fails the request it answers; `ws` itself closes the connection (1009) only for
+ * one over twice the limit, where it stops buffering.
  */
-export class WebSocketClientTransport implements Transport {
+export class WebSocketClientTransport implements Transport, FaultReporting {
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+  faults?: InboundFaults;
+  maxMessageBytes?: number;
   readonly #url: URL;
   readonly #options: WebSocketClientOptions;
   #socket: WebSocket | undefined;
@@ -62,7 +69,7 @@ export class WebSocketClientTransport implements Transport {
       const headers = authorization ? { ...this.#options.headers, authorization } : this.#options.headers;
       const socket = new WebSocket(this.#url, MCP_WS_SUBPROTOCOL, {
         headers,
-        maxPayload: this.#options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+        maxPayload: 2 * this.#maxBytes(),
         handshakeTimeout: 30_000,
       });
       this.#socket = socket;
@@ -92,11 +99,23 @@ export class WebSocketClientTransport implements Transport {
           socket.close(1003, 'MCP messages are text frames');
           return;
         }
+        const bytes = Array.isArray(data)
+          ? data.reduce((n, b) => n + b.length, 0)
+          : (data as Buffer | ArrayBuffer).byteLength;
+        if (bytes > this.#maxBytes() && this.faults) {
+          const scanner = new JsonIdScanner();
+          for (const part of Array.isArray(data) ? data : [Buffer.from(data as ArrayBuffer)])
+            scanner.feed(part);
+          this.faults.oversized(scanner.id, bytes);
+          return;
+        }
+        const text = data.toString();
         let message: JSONRPCMessage;
         try {
-          message = JSON.parse(data.toString()) as JSONRPCMessage;
+          message = JSON.parse(text) as JSONRPCMessage;
         } catch (error) {
-          this.onerror?.(new Error(`unparsable frame from upstream: ${(error as Error).message}`));
+          if (this.faults) this.faults.unparsable(text, 'a WebSocket message');
+          else this.onerror?.(new Error(`unparsable frame from upstream: ${(error as Error).message}`));
           return;
         }
         this.onmessage?.(message);
@@ -111,6 +130,10 @@ export class WebSocketClientTransport implements Transport {
         if (!refused) this.#finish();
       });
     });
+  }
+
+  #maxBytes(): number {
+    return this.#options.maxMessageBytes ?? this.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   async send(message: JSONRPCMessage): Promise<void> {

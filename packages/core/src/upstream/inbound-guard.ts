@@ -1,0 +1,189 @@
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { GatewayError } from '../errors.js';
+import type { Logger } from '../logger.js';
+import { isRecord } from '../payload.js';
+import { preview, RateLimitedLog } from '../rate-limited-log.js';
+import { checkNotification } from './notification-shapes.js';
+
+type RequestId = string | number;
+
+/**
+ * What a transport reports about inbound bytes it could not hand on as a message. The guard turns each
+ * into a log line (rate-limited) and, when it spoiled one of our requests, that request's error.
+ */
+export interface InboundFaults {
+  /** A message over the size limit was discarded as it arrived; `id` when it could be read from it. */
+  oversized(id: RequestId | undefined, bytes: number): void;
+  /** Bytes that are no JSON-RPC message (a banner, a debug print, a truncated line); `where` names the channel. */
+  unparsable(text: string, where: string): void;
+  /** The upstream answered our request `id` outside JSON-RPC (e.g. an HTTP 500 page). */
+  failed(id: RequestId, detail: string, data?: Record<string, unknown>): void;
+}
+
+/** A transport that reports its inbound faults (and bounds message size) when given somewhere to report them. */
+export interface FaultReporting {
+  faults?: InboundFaults;
+  /** Inbound messages over this many bytes are discarded as they arrive and reported as oversized. */
+  maxMessageBytes?: number;
+}
+
+export interface InboundGuardOptions {
+  /** The upstream's name, for errors. */
+  upstream: string;
+  log: Logger;
+  /** `limits.maxResultBytes`, read when a message is measured (a reload may change it). */
+  maxResultBytes: () => number;
+}
+
+/** What is remembered of each request sent, until it is answered. */
+interface Sent {
+  method: string;
+  /** Sent on the 2026-07-28 wire (its results must carry `resultType`). */
+  modern: boolean;
+}
+
+/** Requests remembered at most (one never answered nor cancelled must not be kept forever). */
+const MAX_REMEMBERED = 65_536;
+const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+
+/**
+ * Stands between an upstream's transport and the SDK client (DESIGN §11): whatever the upstream sends, the
+ * client sees well-formed JSON-RPC, and one bad message costs at most the request it answers.
+ * - A response to no request of ours (unknown or already answered id) is dropped.
+ * - A result that is no object, or an error that is no JSON-RPC error, becomes that request's
+ *   `upstream_invalid_result` error instead of an exception that would drop the connection.
+ * - A 2026-07-28 result without `resultType` (SDK v1 servers answer so) is taken as complete.
+ * - A notification whose params the gateway could not use is dropped.
+ * - A message the transport discarded for its size fails its request with `result_too_large`.
+ * Each drop is logged, rate-limited.
+ */
+export function guardInbound(transport: Transport, options: InboundGuardOptions): Transport {
+  const { upstream } = options;
+  const sent = new Map<RequestId, Sent>();
+  const noise = new RateLimitedLog(options.log);
+  let toldResultType = false;
+  let onmessage: Transport['onmessage'];
+
+  const fail = (id: RequestId, error: GatewayError): void => {
+    sent.delete(id);
+    onmessage?.({ jsonrpc: '2.0', id, error: error.toJSON() } as JSONRPCMessage);
+  };
+  const faults: InboundFaults = {
+    oversized(id, bytes) {
+      const limit = options.maxResultBytes();
+      noise.warn('oversized', 'discarded an upstream message over limits.maxResultBytes', { bytes, limit });
+      if (id !== undefined && sent.has(id)) fail(id, GatewayError.resultTooLarge(upstream, bytes, limit));
+    },
+    unparsable(text, where) {
+      noise.warn(`unparsable:${where}`, `dropped ${where} that is not JSON-RPC`, { text: preview(text) });
+    },
+    failed(id, detail, data) {
+      if (sent.has(id)) fail(id, GatewayError.upstreamError(upstream, detail, data));
+    },
+  };
+  const reporting = transport as Transport & FaultReporting;
+  reporting.faults = faults;
+  reporting.maxMessageBytes = options.maxResultBytes();
+
+  const send: Transport['send'] = (message, sendOptions) => {
+    const m = message as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
+    if (typeof m.method === 'string') {
+      if (isId(m.id)) remember(sent, m.id, { method: m.method, modern: isModern(m.method, m.params) });
+      else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId))
+        sent.delete(m.params.requestId);
+    }
+    reporting.maxMessageBytes = options.maxResultBytes();
+    return transport.send(message, sendOptions);
+  };
+
+  const check = (message: unknown): JSONRPCMessage | undefined => {
+    if (!isRecord(message)) {
+      faults.unparsable(JSON.stringify(message) ?? String(message), 'a message');
+      return undefined;
+    }
+    if (typeof message.method === 'string') {
+      if (isId(message.id)) return message as JSONRPCMessage; // the upstream's own request
+      const problem = checkNotification(message.method, message.params);
+      if (problem === undefined) return message as JSONRPCMessage;
+      noise.warn(`notification:${message.method}`, 'dropped a malformed notification', {
+        method: message.method,
+        problem,
+      });
+      return undefined;
+    }
+    const id = message.id;
+    const request = isId(id) ? sent.get(id) : undefined;
+    if (!isId(id) || request === undefined) {
+      noise.warn('stray', 'dropped a response to no request of ours (unknown or already answered id)', {
+        id: preview(JSON.stringify(id) ?? 'none', 60),
+      });
+      return undefined;
+    }
+    sent.delete(id);
+    if ('error' in message) {
+      if (isErrorObject(message.error)) return message as JSONRPCMessage;
+      return invalid(id, request, 'its error is not a JSON-RPC error object');
+    }
+    if (!('result' in message)) return invalid(id, request, 'the response has neither result nor error');
+    const result = message.result;
+    if (!isRecord(result)) return invalid(id, request, 'the result is not an object');
+    if (request.modern && result.resultType === undefined) {
+      if (!toldResultType) {
+        toldResultType = true;
+        options.log.info('answers 2026-07-28 requests without resultType; taking such results as complete', {
+          method: request.method,
+        });
+      }
+      return { ...message, result: { ...result, resultType: 'complete' } } as unknown as JSONRPCMessage;
+    }
+    return message as JSONRPCMessage;
+  };
+  const invalid = (id: RequestId, request: Sent, detail: string): JSONRPCMessage => {
+    noise.warn(`invalid:${request.method}`, 'an upstream answer is not a valid result', {
+      method: request.method,
+      detail,
+    });
+    const error = GatewayError.upstreamInvalidResult(upstream, request.method, detail);
+    return { jsonrpc: '2.0', id, error: error.toJSON() } as JSONRPCMessage;
+  };
+
+  const observe: NonNullable<Transport['onmessage']> = (message, extra) => {
+    const checked = check(message);
+    if (checked !== undefined) onmessage?.(checked, extra);
+  };
+  return new Proxy(transport, {
+    get(target, key) {
+      if (key === 'send') return send;
+      if (key === 'onmessage') return onmessage === undefined ? undefined : observe;
+      const value = Reflect.get(target, key, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+    set(target, key, value) {
+      if (key === 'onmessage') {
+        onmessage = value;
+        return Reflect.set(target, key, value === undefined ? undefined : observe, target);
+      }
+      return Reflect.set(target, key, value, target);
+    },
+  });
+}
+
+function remember(sent: Map<RequestId, Sent>, id: RequestId, request: Sent): void {
+  sent.set(id, request);
+  if (sent.size > MAX_REMEMBERED) sent.delete(sent.keys().next().value as RequestId);
+}
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** Sent on the 2026-07-28 wire: the discovery probe, or a request carrying the protocol-version envelope. */
+function isModern(method: string, params: Record<string, unknown> | undefined): boolean {
+  if (method === 'server/discover') return true;
+  const meta = params?._meta;
+  return isRecord(meta) && typeof meta[PROTOCOL_VERSION_META_KEY] === 'string';
+}
+
+function isErrorObject(value: unknown): boolean {
+  return isRecord(value) && Number.isInteger(value.code) && typeof value.message === 'string';
+}
