@@ -8,7 +8,7 @@ const NOTES = {
   regression: 'REGRESSION: the gateway fails checks that do not fail directly',
   'fixture-bug': 'FIXTURE BUG: a required scenario fails directly',
   'direct-fail': 'fails directly (not required at this revision)',
-  'server-fail': 'fails directly (the server under test does not pass it: not gated)',
+  'server-fail': 'fails directly (the server itself does not pass it; not gated)',
 };
 
 /** The outcomes that make `pnpm conformance` exit non-zero. */
