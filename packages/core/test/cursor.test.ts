@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { MergedCursorCodec, type MergedCursorState } from '../src/cursor.js';
 import { GatewayError } from '../src/errors.js';
+import { advance, cursorDigest } from '../src/listing/page-guard.js';
 
 const KEY = '[[["a",true],["b",false]],""]';
 
@@ -52,6 +53,23 @@ describe('MergedCursorCodec', () => {
     expect(cursor).toMatch(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
     expect(codec.decode('r', cursor)).toEqual(state);
     expect(codec.decode('r', codec.encode('r', st({})))).toEqual(st({}));
+  });
+
+  it('carries each position’s pages and cursor digests compactly, and the scope only when set', () => {
+    const seen = ['p1', 'p2', 'p3', 'p4'].map(cursorDigest);
+    const positions = { a: { cursor: 'p5', pages: 5, seen }, b: { cursor: 'q', pages: 0, seen: [] } };
+    for (const state of [{ positions }, { positions, scope: 'private' }]) {
+      const cursor = codec.encode('r', state);
+      const decoded = codec.decode('r', cursor);
+      expect(decoded).toEqual(state);
+      expect('scope' in decoded).toBe('scope' in state);
+      const wire = JSON.parse(Buffer.from(cursor.split('.')[0]!, 'base64url').toString('utf8'));
+      expect(wire.s).toEqual({ a: ['p5', 5, ...seen], b: ['q', 0] });
+    }
+    // The decoded position goes on guarding the enumeration: a cursor it gave before is recognised.
+    const { a } = codec.decode('r', codec.encode('r', { positions })).positions;
+    expect(advance(a, 'p2', 100)).toEqual({ cut: 'repeated-cursor' });
+    expect(advance(a, 'p6', 6)).toEqual({ cut: 'page-limit' });
   });
 
   it('is stateless: another codec with the same key material continues the cursor', () => {

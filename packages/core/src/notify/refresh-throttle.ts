@@ -59,8 +59,8 @@ export class RefreshThrottle {
     state.running = true;
     state.dirty = false;
     state.lastStart = this.#now();
-    void state
-      .run()
+    // A `run` that throws instead of rejecting must not leave the key running for ever.
+    void (async () => state.run())()
       .catch(() => {})
       .finally(() => {
         state.running = false;
@@ -71,9 +71,12 @@ export class RefreshThrottle {
 
   /** An idle key is forgotten once its interval is over (nothing to wait for any more). */
   #forgetLater(key: string, state: KeyState): void {
-    const wait = Math.max(0, state.lastStart + this.#intervalMs - this.#now());
+    const started = state.lastStart;
+    const wait = Math.max(0, started + this.#intervalMs - this.#now());
     const timer = setTimeout(() => {
-      if (!state.running && !state.timer && this.#keys.get(key) === state) this.#keys.delete(key);
+      // A run started since then has its own interval (and forgets the key after it).
+      if (state.lastStart !== started || state.running || state.timer) return;
+      if (this.#keys.get(key) === state) this.#keys.delete(key);
     }, wait);
     timer.unref?.();
   }

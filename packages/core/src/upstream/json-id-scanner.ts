@@ -57,9 +57,10 @@ export class JsonIdScanner {
         if (this.#number.length <= MAX_ID_CHARS) this.#number += String.fromCharCode(b);
         return;
       }
-      const n = Number(this.#number);
+      const text = this.#number;
       this.#number = undefined;
-      if (Number.isFinite(n)) this.#id = n;
+      const n = Number(text);
+      if (text.length <= MAX_ID_CHARS && Number.isFinite(n)) this.#id = n;
     }
     if (b === QUOTE) {
       this.#inString = true;
@@ -100,6 +101,8 @@ export class JsonIdScanner {
     try {
       text = JSON.parse(`"${Buffer.from(bytes).toString('utf8')}"`) as string;
     } catch {
+      // Not a JSON string (a raw control character): no key, so the value after it is not the id.
+      if (this.#capturingKey) this.#lastKey = undefined;
       return;
     }
     if (this.#capturingKey) this.#lastKey = text;

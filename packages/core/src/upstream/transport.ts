@@ -1,9 +1,9 @@
 import type { Transport } from '@modelcontextprotocol/client';
-import { SSEClientTransport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamTransportConfig } from '../config.js';
 import type { UpstreamCredentials } from './auth/upstream-auth.js';
 import { HttpClientTransport } from './http-client-transport.js';
+import { SseClientTransport } from './sse-client-transport.js';
 import { StdioClientTransport } from './stdio-client-transport.js';
 import { WebSocketClientTransport } from './ws-client-transport.js';
 
@@ -42,7 +42,7 @@ export function createUpstreamTransport(
     case 'sse': {
       const authorized = credentials ? authorizedFetch(credentials) : fetch;
       return {
-        transport: new SSEClientTransport(new URL(config.url), {
+        transport: new SseClientTransport(new URL(config.url), {
           requestInit: { headers: config.headers },
           fetch: (input, init) => fetchWithScopedAbort(input, init, authorized),
           eventSourceInit: {

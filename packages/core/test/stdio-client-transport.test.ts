@@ -1,0 +1,183 @@
+import { readFileSync } from 'node:fs';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { eventually } from '@switchyard/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { liveChildren, terminateChildren } from '../src/upstream/child-processes.js';
+import type { InboundFaults } from '../src/upstream/inbound-guard.js';
+import { StdioClientTransport } from '../src/upstream/stdio-client-transport.js';
+
+const MiB = 1024 * 1024;
+
+/** Prints a banner and a broken line, then answers `big` with a 2 MiB line (id last) and anything else briefly. */
+const NOISY_SERVER = `
+process.stdout.write('Noisy server v1.0 starting on stdio\\n');
+process.stdout.write('{"debug": unterminated\\n');
+process.stderr.write('a line on stderr\\n');
+require('node:readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const m = JSON.parse(line);
+  if (m.method === 'big') {
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', result: { text: 'x'.repeat(2 * ${MiB}) }, id: m.id }) + '\\n');
+  } else {
+    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { echo: m.method } }) + '\\r\\n');
+  }
+});
+`;
+
+/** Ignores stdin closing and SIGTERM, and starts a grandchild that ignores SIGTERM too; prints its pid. */
+const STUBBORN_SERVER = `
+process.on('SIGTERM', () => process.stderr.write('ignoring SIGTERM\\n'));
+process.stdin.on('end', () => process.stderr.write('ignoring stdin end\\n'));
+process.stdin.resume();
+setInterval(() => {}, 1000);
+const grandchild = require('node:child_process').spawn(
+  process.execPath,
+  ['-e', "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.log('ready')"],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
+grandchild.stdout.once('data', () => {
+  const params = { level: 'info', data: { grandchild: grandchild.pid } };
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/message', params }) + '\\n');
+});
+`;
+
+/** Ignores stdin closing but stops on SIGTERM. */
+const LINGERING_SERVER = `
+process.stdin.resume();
+setInterval(() => {}, 1000);
+process.stdout.write('{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"up"}}\\n');
+`;
+
+/** Process groups started here, killed after every test whatever happened. */
+const groups: number[] = [];
+
+/** Running and not a zombie (an exited grandchild waits for a reaper; it runs nothing any more). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return process.platform !== 'linux';
+  }
+}
+
+async function start(script: string) {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: ['-e', script],
+    env: process.env as Record<string, string>,
+  });
+  const messages: Array<Record<string, unknown>> = [];
+  const faults = { unparsable: [] as Array<[string, string]>, oversized: [] as Array<[unknown, number]> };
+  const reporting: InboundFaults = {
+    unparsable: (text, where) => faults.unparsable.push([text, where]),
+    oversized: (id, bytes) => faults.oversized.push([id, bytes]),
+    failed: () => {},
+  };
+  transport.faults = reporting;
+  transport.maxMessageBytes = MiB;
+  transport.onmessage = (message: JSONRPCMessage) => messages.push(message as Record<string, unknown>);
+  let stderr = '';
+  transport.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  let closed = false;
+  transport.onclose = () => {
+    closed = true;
+  };
+  await transport.start();
+  const pid = transport.pid!;
+  groups.push(pid);
+  return { transport, pid, messages, faults, stderr: () => stderr, closed: () => closed };
+}
+
+/** The grandchild pid the stubborn server announces. */
+async function grandchildOf(server: Awaited<ReturnType<typeof start>>): Promise<number> {
+  return eventually(
+    () => (server.messages[0]?.params as { data?: { grandchild?: number } } | undefined)?.data?.grandchild,
+    'the grandchild to start',
+    5000,
+  );
+}
+
+describe('StdioClientTransport with real processes', () => {
+  afterEach(() => {
+    for (const pgid of groups.splice(0)) {
+      try {
+        process.kill(-pgid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+
+  it('reports junk lines and an oversized line with its id, and delivers the other messages', async () => {
+    const server = await start(NOISY_SERVER);
+    await server.transport.send({ jsonrpc: '2.0', id: 1, method: 'big' });
+    await server.transport.send({ jsonrpc: '2.0', id: 2, method: 'small' });
+    await eventually(() => server.messages.length > 0, 'the answer to request 2', 5000);
+    expect(server.messages).toEqual([{ jsonrpc: '2.0', id: 2, result: { echo: 'small' } }]);
+    expect(server.faults.unparsable).toEqual([
+      ['Noisy server v1.0 starting on stdio', 'a stdout line'],
+      ['{"debug": unterminated', 'a stdout line'],
+    ]);
+    const bigLine = JSON.stringify({ jsonrpc: '2.0', result: { text: 'x'.repeat(2 * MiB) }, id: 1 });
+    expect(server.faults.oversized).toEqual([[1, Buffer.byteLength(bigLine)]]);
+    await eventually(() => server.stderr().includes('a line on stderr'), 'stderr', 5000);
+
+    // A well-behaved server exits once its stdin is closed (close() resolves on its exit, onclose follows
+    // when its pipes have closed).
+    const began = Date.now();
+    await server.transport.close();
+    expect(Date.now() - began).toBeLessThan(1000);
+    expect(alive(server.pid)).toBe(false);
+    await eventually(server.closed, 'onclose', 1000);
+    expect(server.transport.pid).toBeUndefined();
+    expect(() => server.transport.send({ jsonrpc: '2.0', id: 3, method: 'late' })).toThrow('Not connected');
+  });
+
+  it('close() stops a server and its grandchild that ignore stdin end and SIGTERM', async () => {
+    const server = await start(STUBBORN_SERVER);
+    const grandchild = await grandchildOf(server);
+    expect(alive(server.pid)).toBe(true);
+    expect(alive(grandchild)).toBe(true);
+    const before = liveChildren();
+
+    const began = Date.now();
+    await server.transport.close();
+    const took = Date.now() - began;
+    expect(alive(server.pid)).toBe(false);
+    await eventually(() => !alive(grandchild), 'the grandchild to be gone', 1000);
+    // stdin end, then SIGTERM, each given its second, then SIGKILL.
+    expect(server.stderr()).toContain('ignoring stdin end\nignoring SIGTERM\n');
+    expect(took).toBeGreaterThanOrEqual(1900);
+    expect(took).toBeLessThan(3500);
+    await eventually(server.closed, 'onclose', 1000);
+    expect(liveChildren()).toBe(before - 1);
+    // Closing again is the same close.
+    await server.transport.close();
+  });
+
+  it('terminateChildren() stops every live server: SIGTERM, then SIGKILL after the grace', async () => {
+    const lingering = await start(LINGERING_SERVER);
+    const stubborn = await start(STUBBORN_SERVER);
+    const grandchild = await grandchildOf(stubborn);
+    await eventually(() => lingering.messages.length > 0, 'the lingering server to be up', 5000);
+    expect(liveChildren()).toBe(2);
+
+    const began = Date.now();
+    await terminateChildren(300);
+    expect(Date.now() - began).toBeLessThan(1500);
+    await eventually(
+      () => !alive(lingering.pid) && !alive(stubborn.pid) && !alive(grandchild),
+      'every process to be gone',
+      1000,
+    );
+    await eventually(() => liveChildren() === 0, 'the exits to be seen', 1000);
+    expect(stubborn.stderr()).toContain('ignoring SIGTERM');
+    await eventually(() => lingering.closed() && stubborn.closed(), 'onclose of both', 1000);
+  });
+});
