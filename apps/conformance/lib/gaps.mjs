@@ -32,21 +32,38 @@ export function gapFor(gaps, revision, scenario) {
 }
 
 /**
+ * The gateway's own failures in one scenario: the checks failing through the gateway that do not fail
+ * directly. All of them when the scenario passes directly; when the server itself fails some checks, the
+ * gateway is still held to the others.
+ */
+export function gatewayFailures({ direct, gateway }) {
+  if (gateway?.status !== 'fail') return [];
+  const failedDirectly = new Set((direct?.failures ?? []).map((f) => f.id));
+  return gateway.failures.filter((f) => !failedDirectly.has(f.id));
+}
+
+/**
  * Judges one scenario at one revision:
  * - `fixture-bug` — a required scenario fails directly against the fixture (fails the run);
- * - `direct-fail` — a not-required one fails directly (reported only);
- * - `regression` — passes directly, fails through the gateway, not in the baseline (fails the run);
+ * - `regression` — the gateway fails checks that do not fail directly, not in the baseline (fails the run);
  * - `gap-changed` — in the baseline, but failing checks the baseline does not name (fails the run);
  * - `gap` — a known gap, failing only the named checks;
  * - `gap-closed` — in the baseline but now passing (remove the entry; not said of entries marked `flaky`);
+ * - `direct-fail` — a not-required one fails directly, and the gateway fails nothing more (reported only);
+ * - `server-fail` — the same for a server we did not write (`gateDirect: false`), required or not;
  * - `ok`.
  */
-export function judge({ direct, gateway, gap, required }) {
-  if (direct.status === 'fail') return required ? 'fixture-bug' : 'direct-fail';
-  if (gateway.status !== 'fail') return gap && !gap.flaky ? 'gap-closed' : 'ok';
+export function judge({ direct, gateway, gap, required, gateDirect = true }) {
+  if (direct.status === 'fail' && gateDirect && required) return 'fixture-bug';
+  const own = gatewayFailures({ direct, gateway });
+  if (own.length === 0) {
+    if (gap && !gap.flaky) return 'gap-closed';
+    if (direct.status === 'fail') return gateDirect ? 'direct-fail' : 'server-fail';
+    return 'ok';
+  }
   if (!gap) return 'regression';
   const allowed = new Set(gap.failingChecks);
-  return gateway.failures.every((f) => allowed.has(f.id)) ? 'gap' : 'gap-changed';
+  return own.every((f) => allowed.has(f.id)) ? 'gap' : 'gap-changed';
 }
 
 /**
@@ -56,15 +73,16 @@ export function judge({ direct, gateway, gap, required }) {
 export function writeGaps(file, comment, gaps, results, kept = []) {
   const entries = [...kept];
   for (const r of results) {
-    if (r.direct.status !== 'pass' || r.gateway.status !== 'fail') continue;
+    const own = gatewayFailures(r);
+    if (own.length === 0) continue;
     const previous = gapFor(gaps, r.revision, r.scenario);
-    const first = r.gateway.failures[0];
+    const first = own[0];
     entries.push({
       revision: r.revision,
       scenario: r.scenario,
       reason: previous?.reason ?? `TODO (auto): ${first.id}: ${first.message.slice(0, 160)}`,
       ...(previous?.flaky ? { flaky: true } : {}),
-      failingChecks: [...new Set(r.gateway.failures.map((f) => f.id))].sort(),
+      failingChecks: [...new Set(own.map((f) => f.id))].sort(),
     });
   }
   // A flaky entry stays even when this run happened to pass.

@@ -4,10 +4,11 @@ const NOTES = {
   ok: '',
   gap: 'known gap',
   'gap-changed': 'GAP CHANGED: fails checks the baseline does not name',
-  'gap-closed': 'gap closed: remove it from gateway-gaps.json',
-  regression: 'REGRESSION: passes directly, fails through the gateway',
+  'gap-closed': 'gap closed: remove its entry from the gaps file',
+  regression: 'REGRESSION: the gateway fails checks that do not fail directly',
   'fixture-bug': 'FIXTURE BUG: a required scenario fails directly',
   'direct-fail': 'fails directly (not required at this revision)',
+  'server-fail': 'fails directly (the server itself does not pass it; not gated)',
 };
 
 /** The outcomes that make `pnpm conformance` exit non-zero. */
@@ -28,12 +29,12 @@ function clip(text, max) {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** Prints the table, the not-run lines and the failing checks of one revision. */
-export function printRevision(revision, plan, rows, counts) {
+/** Prints the table, the not-run lines and the failing checks of one server and revision. */
+export function printRevision(server, revision, plan, rows, counts) {
   const label = (r) =>
     r.required ? r.scenario : r.extension ? `${r.scenario} (extension)` : `${r.scenario} (not required)`;
   const width = Math.max(30, ...rows.map((r) => label(r).length)) + 2;
-  console.log(`\n== ${revision.id}: ${revision.title}`);
+  console.log(`\n== ${server.id} ${revision.id}: ${revision.title}`);
   console.log(`  ${'scenario'.padEnd(width)}${'direct'.padEnd(16)}gateway`);
   for (const r of rows) {
     const note = NOTES[r.outcome] ? ` ${NOTES[r.outcome]}` : '';
@@ -68,9 +69,11 @@ export function printRevision(revision, plan, rows, counts) {
         target === 'gateway' && r.outcome !== 'regression' ? ` (${NOTES[r.outcome] || r.outcome})` : '';
       console.log(`    ${target} ${r.scenario}${note}`);
       // Checks failing with one and the same message (e.g. all skipped for one reason) share a line.
+      // Through the gateway, a check that fails directly too is the server's own failure, and said so.
+      const alsoDirect = new Set(target === 'gateway' ? (r.direct?.failures ?? []).map((f) => f.id) : []);
       const byMessage = new Map();
       for (const f of res.failures) {
-        const message = clip(f.message, 220);
+        const message = (alsoDirect.has(f.id) ? '(fails directly too) ' : '') + clip(f.message, 220);
         const ids = byMessage.get(message) ?? new Set();
         ids.add(f.id);
         byMessage.set(message, ids);
@@ -83,17 +86,20 @@ export function printRevision(revision, plan, rows, counts) {
   }
 }
 
-/** One summary line for a revision. */
-export function summaryLine(revision, plan, rows) {
+/** One summary line for a server and revision. */
+export function summaryLine(server, revision, plan, rows) {
   const count = (pred) => rows.filter(pred).length;
   const directPass = count((r) => r.direct.status === 'pass');
   const gatewayPass = count((r) => r.gateway.status === 'pass');
   const outcome = (o) => count((r) => r.outcome === o);
   return (
-    `${revision.id}: ${rows.length} run, ${plan.notRun.length} not run | ` +
+    `${server.id} ${revision.id}: ${rows.length} run, ${plan.notRun.length} not run | ` +
     `direct ${directPass} pass, ${rows.length - directPass} fail | ` +
     `gateway ${gatewayPass} pass, ${rows.length - gatewayPass} fail ` +
     `(${outcome('gap')} known gaps, ${outcome('regression')} regressions, ${outcome('gap-changed')} changed gaps, ` +
-    `${outcome('gap-closed')} closed gaps, ${outcome('fixture-bug')} fixture bugs)`
+    `${outcome('gap-closed')} closed gaps, ` +
+    (server.gateDirect
+      ? `${outcome('fixture-bug')} fixture bugs)`
+      : `${outcome('server-fail')} fail directly)`)
   );
 }

@@ -124,16 +124,18 @@ export function readRequirements(suiteDir, revision) {
 /**
  * Splits a suite's scenarios into those run at `revision` and those not run, with the reason. `forced`
  * names the extension scenarios among `run`: the suite's `--suite all` skips them, so they run alone with
- * `--force`.
+ * `--force`. `noExtensions` (a reason) leaves every extension scenario out, for a server that implements none.
  */
-export function planRevision(revision, scenarios) {
+export function planRevision(revision, scenarios, { noExtensions } = {}) {
   const run = [];
   const forced = new Set();
   const notRun = [];
   for (const scenario of scenarios) {
     const extension = EXTENSIONS.find((e) => scenario.name.startsWith(e.prefix));
     if (scenario.tags.includes('extension') || extension) {
-      if (extension?.runAt !== undefined && extension.runAt === revision.specVersion) {
+      if (noExtensions !== undefined) {
+        notRun.push({ name: scenario.name, why: noExtensions });
+      } else if (extension?.runAt !== undefined && extension.runAt === revision.specVersion) {
         run.push(scenario.name);
         forced.add(scenario.name);
       } else {
