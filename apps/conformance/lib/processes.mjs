@@ -4,17 +4,19 @@ import { join } from 'node:path';
 import { startProcess } from '@switchyard/testkit/process';
 
 /**
- * Spawns `node args…` and resolves with `{ child, url, stop, stderr }` once `ready` (a line matcher on
- * `stream`) gives the URL it serves; rejects (and kills the child) if it exits first or stays silent for
- * 20 s, with its last output.
+ * Spawns `node args…` (in `cwd`, with `env` over ours) and resolves with `{ child, url, stop, stderr }`
+ * once `ready` (a line matcher on `stream`) gives the URL it serves; rejects (and kills the child) if it
+ * exits first or stays silent for `timeoutMs` (20 s), with its last output.
  */
-async function startServer(name, args, stream, ready) {
+export async function startServer(name, args, stream, ready, { cwd, env, timeoutMs } = {}) {
   // Keep only the tail: a long run logs a lot and only the last lines help when something breaks.
   const { proc, ready: url } = await startProcess({
     name,
     args,
+    cwd,
+    env,
     keepChars: 20_000,
-    ready: { stream, line: ready },
+    ready: { stream, line: ready, timeoutMs },
   });
   return { child: proc.child, url, stop: () => proc.stop(), stderr: () => proc.stderr() };
 }

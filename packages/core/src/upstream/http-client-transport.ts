@@ -161,7 +161,7 @@ export class HttpClientTransport implements Transport, FaultReporting {
     }
     let payload: JSONRPCMessage | JSONRPCMessage[];
     try {
-      payload = JSON.parse(body.text) as JSONRPCMessage | JSONRPCMessage[];
+      payload = parseJsonBody(body.text);
     } catch (error) {
       if (!this.faults) throw error;
       this.faults.unparsable(body.text, 'a response body');
@@ -296,5 +296,20 @@ export class HttpClientTransport implements Transport, FaultReporting {
     }
     this.#agent.destroy();
     this.onclose?.();
+  }
+}
+
+/**
+ * A JSON answer: one message or a batch, or, as some servers write an `application/json` answer that
+ * carries a notification before the result, one message per line (what an event stream would have sent
+ * as events). Throws when it is none of these.
+ */
+function parseJsonBody(text: string): JSONRPCMessage | JSONRPCMessage[] {
+  try {
+    return JSON.parse(text) as JSONRPCMessage | JSONRPCMessage[];
+  } catch (error) {
+    const lines = text.split('\n').filter((line) => line.trim() !== '');
+    if (lines.length < 2) throw error;
+    return lines.map((line) => JSON.parse(line) as JSONRPCMessage);
   }
 }
