@@ -41,8 +41,16 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
     target: `${ctx.method}\u0000${ctx.target?.exposed ?? ''}`,
   });
 
-  /** Legacy upstream: the call runs once; what it asks meanwhile goes to the client. */
-  const legacy = (ctx: RequestContext, upstream: UpstreamConnection, params: Record<string, unknown>) => {
+  /**
+   * Legacy upstream (or an upstream's 2025 session path, `path`): the call runs once; what it asks
+   * meanwhile goes to the client.
+   */
+  const legacy = (
+    ctx: RequestContext,
+    upstream: UpstreamConnection,
+    params: Record<string, unknown>,
+    path?: 'legacy',
+  ) => {
     const client = ctx.client;
     const deadline =
       client?.request && canBeAsked(client.capabilities)
@@ -52,7 +60,10 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
       ...originOf(ctx),
       ask: (method, p, signal) => askClient(client, method, p, signal, deadline),
     };
-    return upstream.request(ctx.method, withoutProgressToken(params), callOptions(ctx, origin, deadline));
+    return upstream.request(ctx.method, withoutProgressToken(params), {
+      ...callOptions(ctx, origin, deadline),
+      path,
+    });
   };
 
   /** Modern upstream: each input-required result is answered (legacy client) or handed on (modern client). */
@@ -165,9 +176,11 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
       if (state.upstreamState !== undefined) retry.requestState = state.upstreamState;
       return modern(ctx, upstream, retry);
     }
-    if (upstream.era === 'modern') return modern(ctx, upstream, params);
+    // A 2025 client of an upstream that also answers 2025 is served on that path (era affinity).
+    const era = await upstream.eraFor(client);
+    if (era === 'modern') return modern(ctx, upstream, params);
     if (client?.era === 'modern') return suspendable(ctx, upstream, params);
-    return legacy(ctx, upstream, params);
+    return legacy(ctx, upstream, params, upstream.era === 'modern' ? 'legacy' : undefined);
   };
 }
 

@@ -9,6 +9,7 @@ import { type CallChain, callChain } from './call-chain.js';
 import { CallCorrelation } from './correlation.js';
 import { describeDown, errorText, mapUpstreamError } from './errors.js';
 import { handshake } from './handshake.js';
+import { LegacyPath, type SessionPath } from './legacy-path.js';
 import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './limits.js';
 import type { RequestOrigin, UpstreamRequestOptions } from './origin.js';
 import { ResourceFollower } from './resource-follower.js';
@@ -40,6 +41,8 @@ export class UpstreamConnection {
   readonly config: UpstreamConfig;
   #state = 'idle' as UpstreamState;
   #client: Client | undefined;
+  /** A modern HTTP upstream's 2025 session path, for 2025 clients (see LegacyPath); per connection. */
+  #legacy: LegacyPath | undefined;
   #attempt = 0;
   #timer: NodeJS.Timeout | undefined;
   #lastError: unknown;
@@ -81,10 +84,9 @@ export class UpstreamConnection {
       {
         name: this.name,
         config,
-        credentials: this.#auth?.bind(() => undefined),
         timeoutMs: config.timeoutMs,
         current: () => (this.#state === 'ready' ? this.#client : undefined),
-        notify: (method, params) => this.#notify(method, params),
+        notify: (method, params) => this.#notify(method, params, []),
         mapError: (error, method) => this.#mapError(error, method, undefined),
         unavailable: () => this.#unavailable(),
         request: (method, params, options) => this.request(method, params, options),
@@ -152,9 +154,10 @@ export class UpstreamConnection {
     if (this.#state === 'closed') return;
     this.#state = 'connecting';
     this.#attempt += 1;
-    const notify = (method: string, params: unknown) => this.#notify(method, params);
+    const notify = (method: string, params: unknown) => this.#notify(method, params, correlation.inflight);
     const attempt = prepareAttempt(this.config, this.#auth, notify, this.#log, this.#limits);
-    const { client, correlation, transport } = attempt;
+    const { client, transport } = attempt;
+    const correlation = attempt.correlation;
     try {
       await handshake(client, transport, { timeoutMs: this.config.timeoutMs, prior: this.#prior });
     } catch (error) {
@@ -167,13 +170,25 @@ export class UpstreamConnection {
       );
       return;
     }
-    const capabilities = await this.#follower.connected(client);
+    const legacy =
+      client.getProtocolEra() === 'modern' && LegacyPath.possible(this.config)
+        ? new LegacyPath({
+            config: this.config,
+            auth: this.#auth,
+            limits: this.#limits,
+            log: this.#log,
+            notify: (method, params, origins) => this.#notify(method, params, origins),
+          })
+        : undefined;
+    const capabilities = await this.#follower.connected(client, legacy);
     if (this.#isClosed()) {
       this.#follower.dropped();
+      await legacy?.close();
       await client.close().catch(() => {});
       return;
     }
     this.#client = client;
+    this.#legacy = legacy;
     this.#correlation = correlation;
     this.#state = 'ready';
     this.#connectedSince = Date.now();
@@ -200,6 +215,7 @@ export class UpstreamConnection {
     if (this.#client !== client) return;
     this.#client = undefined;
     this.#follower.dropped();
+    this.#dropLegacy();
     if (this.#state === 'closed') return;
     const error = new Error('connection closed');
     this.#lastError = error;
@@ -227,6 +243,7 @@ export class UpstreamConnection {
     if (!client || this.#state !== 'ready') return;
     this.#client = undefined;
     this.#follower.dropped();
+    this.#dropLegacy();
     this.#lastError = error;
     this.#state = 'backoff';
     this.#listener.down(this, error);
@@ -234,9 +251,26 @@ export class UpstreamConnection {
     this.#scheduleReconnect(`request failed: ${errorText(error)}`);
   }
 
-  #notify(method: string, params: unknown): void {
+  #notify(method: string, params: unknown, origins: readonly RequestOrigin[]): void {
     const p = (params ?? {}) as Record<string, unknown>;
-    this.#listener.notification(this, method, p, this.#correlation.inflight);
+    this.#listener.notification(this, method, p, origins);
+  }
+
+  /** Drops the 2025 session path kept beside the connection that is gone. */
+  #dropLegacy(): void {
+    void this.#legacy?.close();
+    this.#legacy = undefined;
+  }
+
+  /**
+   * The era a request of `client` is served in: a 2025 client of an upstream spoken to in 2026-07-28 that
+   * also answers 2025 gets its 2025 session path (opened now if need be), so it sees what it would see
+   * directly; everything else, the upstream's own era.
+   */
+  async eraFor(client: { era: 'modern' | 'legacy' } | undefined): Promise<'modern' | 'legacy' | undefined> {
+    const legacy = this.#legacy;
+    if (this.era !== 'modern' || client?.era !== 'legacy' || !legacy) return this.era;
+    return (await legacy.open()) ? 'legacy' : 'modern';
   }
 
   /**
@@ -259,11 +293,23 @@ export class UpstreamConnection {
     params: Record<string, unknown> | undefined,
     options: UpstreamRequestOptions,
   ): Promise<Record<string, unknown>> {
-    const client = this.#client;
-    if (!client || this.#state !== 'ready') throw this.#unavailable();
+    const main = this.#client;
+    if (!main || this.#state !== 'ready') throw this.#unavailable();
+    const path: SessionPath = (options.path === 'legacy' ? this.#legacy?.current : undefined) ?? {
+      client: main,
+      correlation: this.#correlation,
+    };
     try {
       const { timeoutMs } = this.config;
-      return await sendRequest(client, this.#correlation, method, params, options, timeoutMs, this.#tools);
+      return await sendRequest(
+        path.client,
+        path.correlation,
+        method,
+        params,
+        options,
+        timeoutMs,
+        this.#tools,
+      );
     } catch (error) {
       if (options.deadline?.expired)
         throw GatewayError.upstreamTimeout(this.name, method, this.config.timeoutMs);
@@ -308,6 +354,8 @@ export class UpstreamConnection {
     const client = this.#client;
     this.#client = undefined;
     this.#follower.dropped();
-    if (client) await client.close().catch(() => {});
+    const legacy = this.#legacy;
+    this.#legacy = undefined;
+    await Promise.all([legacy?.close(), client?.close().catch(() => {})]);
   }
 }

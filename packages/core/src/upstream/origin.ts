@@ -34,6 +34,8 @@ export interface UpstreamRequestOptions {
   allowInputRequired?: boolean;
   /** The request's timeout, when the caller pauses it (while the client answers) instead of a fixed one. */
   deadline?: Deadline;
+  /** `'legacy'`: send it on the upstream's 2025 session path (see `UpstreamConnection.eraFor`). */
+  path?: 'legacy';
 }
 
 /** The origin of a downstream request's upstream calls. */

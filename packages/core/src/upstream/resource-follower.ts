@@ -1,15 +1,12 @@
 import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import type { Logger } from '../logger.js';
-import type { UpstreamCredentials } from './auth/upstream-auth.js';
-import { LegacySide } from './legacy-side.js';
+import type { LegacyPath } from './legacy-path.js';
 import { type ListenHost, ListenStreams } from './listen-streams.js';
 import type { UpstreamRequestOptions } from './origin.js';
 
 export interface FollowerHost extends ListenHost {
   readonly config: UpstreamConfig;
-  /** The gateway's own credentials for the upstream (its `auth`), for the legacy session path. */
-  readonly credentials?: UpstreamCredentials;
   /** Sends a request on the upstream's main connection. */
   request(
     method: string,
@@ -27,7 +24,8 @@ export class ResourceFollower {
   readonly #host: FollowerHost;
   readonly #streams: ListenStreams;
   readonly #log: Logger;
-  #legacySide: LegacySide | undefined;
+  /** The upstream's 2025 session path, when resources are followed there. */
+  #legacySide: LegacyPath | undefined;
 
   constructor(host: FollowerHost, logger: Logger) {
     this.#host = host;
@@ -36,22 +34,25 @@ export class ResourceFollower {
   }
 
   /**
-   * A new connection: a modern upstream that declares no resource subscriptions is checked for a legacy
-   * session path that has them. Resolves to the capabilities the gateway can count on.
+   * A new connection: a modern upstream that declares no resource subscriptions is checked for a 2025
+   * session path (`legacy`) that has them. Resolves to the capabilities the gateway can count on.
    */
-  async connected(client: Client): Promise<ServerCapabilities | undefined> {
+  async connected(client: Client, legacy: LegacyPath | undefined): Promise<ServerCapabilities | undefined> {
     const capabilities = client.getServerCapabilities();
     const resources = capabilities?.resources;
-    if (client.getProtocolEra() !== 'modern' || !resources || resources.subscribe) return capabilities;
-    const { config, notify, credentials } = this.#host;
-    this.#legacySide = await LegacySide.open(config, notify, this.#log, credentials);
-    if (!this.#legacySide) return capabilities;
+    if (client.getProtocolEra() !== 'modern' || !resources || resources.subscribe || !legacy) {
+      return capabilities;
+    }
+    if (!(await legacy.open()) || !legacy.capabilities?.resources?.subscribe) return capabilities;
+    this.#legacySide = legacy;
+    this.#log.info(
+      'following resources on the legacy session path (the modern side declares no subscriptions)',
+    );
     return { ...capabilities, resources: { ...resources, subscribe: true } };
   }
 
-  /** The connection is gone: so is the legacy session kept beside it. */
+  /** The connection is gone (its owner closes the 2025 session path with it). */
   dropped(): void {
-    void this.#legacySide?.close();
     this.#legacySide = undefined;
   }
 
