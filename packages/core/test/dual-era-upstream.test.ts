@@ -1,4 +1,7 @@
+import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openSession } from '../src/downstream/session.js';
+import type { Gateway } from '../src/gateway.js';
 import {
   Cleanup,
   connect,
@@ -41,9 +44,55 @@ describe('an upstream that answers both eras', () => {
     );
   });
 
+  it('serves a 2025 client on its 2025 session path (era affinity), a 2026-07-28 client on its modern side', async () => {
+    const dual = await httpUpstream(cleanup, {
+      name: 'dual',
+      resources: 1,
+      modern: true,
+      behaviorTools: true,
+    });
+    const gateway = await startGateway(cleanup, [upstreamConfig('dual', dual.url)]);
+    expect(dual.server.stats.requests.initialize ?? 0).toBe(0);
+    const sampled: string[] = [];
+    const client = await samplingClient(cleanup, gateway, (text) => {
+      sampled.push(text);
+      return 'a sampled answer';
+    });
+    const result = await client.callTool({ name: 'dual__sample', arguments: { prompt: 'hello' } });
+    expect(JSON.stringify(result.content)).toContain('a sampled answer');
+    expect(sampled).toEqual(['hello']);
+    // The gateway opened the upstream's 2025 session for it (once), and its calls go there.
+    expect(dual.server.stats.requests.initialize).toBe(1);
+    await client.callTool({ name: 'dual__echo', arguments: { text: 'again' } });
+    expect(dual.server.stats.requests.initialize).toBe(1);
+    expect(dual.server.stats.sessions).toBe(1);
+  });
+
   it('keeps no legacy session when the modern side follows resources itself', async () => {
     const both = await httpUpstream(cleanup, { name: 'both', resources: 1, modern: true });
     await startGateway(cleanup, [upstreamConfig('both', both.url)]);
     expect(both.server.stats.requests.initialize ?? 0).toBe(0);
   });
 });
+
+/** A 2025 client (in process) that answers sampling requests with `answer(prompt text)`. */
+async function samplingClient(cleanup: Cleanup, gateway: Gateway, answer: (text: string) => string) {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const session = openSession(gateway, { transport: 'memory' });
+  await session.connect(serverSide);
+  const client = new Client({ name: 'sampler', version: '1.0.0' }, { capabilities: { sampling: {} } });
+  client.setRequestHandler('sampling/createMessage', (request) => {
+    const content = request.params.messages[0]?.content as { text?: string } | undefined;
+    return {
+      role: 'assistant' as const,
+      model: 'test',
+      content: { type: 'text' as const, text: answer(content?.text ?? '') },
+    };
+  });
+  await client.connect(clientSide);
+  cleanup.add(async () => {
+    await client.close().catch(() => {});
+    await session.close();
+  });
+  return client;
+}
