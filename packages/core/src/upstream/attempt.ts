@@ -5,6 +5,7 @@ import type { UpstreamAuth } from './auth/upstream-auth.js';
 import { CallCorrelation } from './correlation.js';
 import { errorText } from './errors.js';
 import { pipeLines } from './stderr.js';
+import { acceptTaskResults } from './task-results.js';
 import { createUpstreamTransport } from './transport.js';
 import { createUpstreamClient } from './upstream-client.js';
 
@@ -41,5 +42,5 @@ export function prepareAttempt(
       }),
   });
   client.onerror = (error) => log.debug('transport error', { error: error.message });
-  return { client, correlation, transport: correlation.wrap(transport) };
+  return { client, correlation, transport: correlation.wrap(acceptTaskResults(transport)) };
 }
