@@ -6,7 +6,8 @@ export type ListMethod =
   | 'resources/templates/list'
   | 'tools/list'
   | 'prompts/list'
-  | 'skills/list';
+  | 'skills/list'
+  | 'tasks/list';
 
 /** Guards against an upstream whose cursors never end. */
 const MAX_PAGES = 10_000;
