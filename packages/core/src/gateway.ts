@@ -149,7 +149,13 @@ export class Gateway {
     });
     this.#dispatcher = dispatcher;
     const completionTarget = (ref: unknown) => completion.route(ref)?.upstream;
-    this.#plugins.attach(pluginView({ pool, router, tools, prompts, watches, completionTarget }));
+    const task = (taskId: string, identity: string) => {
+      const binding = this.#taskIds.open(taskId, identity);
+      return (
+        binding && { upstream: binding.upstream, name: binding.tool.name, exposed: binding.tool.exposed }
+      );
+    };
+    this.#plugins.attach(pluginView({ pool, router, tools, prompts, watches, completionTarget, task }));
   }
 
   /** Starts connecting to every upstream. Resolves once each has connected or failed its first attempt. */
