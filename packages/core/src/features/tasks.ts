@@ -3,6 +3,7 @@ import { ErrorCode, GatewayError } from '../errors.js';
 import type { ListKind, MergedListing } from '../listing/merged.js';
 import { isRecord } from '../payload.js';
 import type { TaskBinding } from '../routing/task-ids.js';
+import type { HeldTask } from '../routing/task-owners.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { originOf } from '../upstream/origin.js';
 import type { UpstreamPool } from '../upstream/pool.js';
@@ -77,13 +78,8 @@ export function tasksFeature(deps: TasksDeps): Feature {
 
   const modernOnly = (ctx: RequestContext): void => {
     if (eraOf(ctx) === 'legacy') throw notInRevision(ctx.method, '2025-11-25');
-    if (
-      !isRecord(
-        (ctx.client?.capabilities?.extensions as Record<string, unknown> | undefined)?.[TASKS_EXTENSION_ID],
-      )
-    ) {
-      throw missingExtension();
-    }
+    const extensions = ctx.client?.capabilities?.extensions;
+    if (!isRecord(extensions) || !isRecord(extensions[TASKS_EXTENSION_ID])) throw missingExtension();
   };
   const legacyOnly = (ctx: RequestContext): void => {
     if (eraOf(ctx) === 'modern') throw notInRevision(ctx.method, '2026-07-28');
@@ -94,7 +90,7 @@ export function tasksFeature(deps: TasksDeps): Feature {
     served(ctx.method);
     gate(ctx);
     const { binding, upstream, exposed } = route(ctx);
-    if (binding.local) return heldTask(held(binding, exposed).held, exposed);
+    if (binding.local) return heldTask(held(binding, exposed), exposed);
     const task = await send(ctx, upstream, 'tasks/get', { taskId: binding.taskId });
     if (upstream.era !== 'modern') return { ...task, taskId: exposed };
     if (binding.clientEra === 'legacy') return legacyTaskOf(task, exposed);
@@ -108,7 +104,7 @@ export function tasksFeature(deps: TasksDeps): Feature {
     legacyOnly(ctx);
     const taskRoute = route(ctx);
     const { binding, upstream, exposed } = taskRoute;
-    if (binding.local) return relatedTo(held(binding, exposed).held.result, exposed);
+    if (binding.local) return relatedTo(held(binding, exposed).result, exposed);
     const poll = (taskId: string) => send(ctx, upstream, 'tasks/get', { taskId });
     if (upstream.era === 'modern') {
       const update = (inputResponses: Record<string, unknown>) =>
@@ -124,7 +120,7 @@ export function tasksFeature(deps: TasksDeps): Feature {
     const { binding, upstream, exposed } = route(ctx);
     const taskId = binding.taskId;
     if (binding.local) {
-      const { status } = heldTask(held(binding, exposed).held, exposed);
+      const { status } = heldTask(held(binding, exposed), exposed);
       throw GatewayError.invalidParams(`Cannot cancel task ${exposed}: it is already ${String(status)}.`);
     }
     if (upstream.era !== 'modern')
@@ -174,10 +170,11 @@ export function tasksFeature(deps: TasksDeps): Feature {
     return listing.list(kind, ctx);
   };
 
-  const held = (binding: TaskBinding, exposed: string) => {
+  /** A task the gateway holds itself (kept by the instance that created it, for its TTL). */
+  const held = (binding: TaskBinding, exposed: string): HeldTask => {
     const owned = owners.owner(binding.upstream, binding.taskId);
     if (!owned?.held) throw taskNotFound(exposed);
-    return { held: owned.held };
+    return owned.held;
   };
 
   return {
