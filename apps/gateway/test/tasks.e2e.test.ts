@@ -88,7 +88,10 @@ describe('tasks through the gateway process', () => {
     });
     const taskId = (created.task as { taskId: string }).taskId;
     expect(await request(alice, 'tasks/result', { taskId })).toMatchObject({
-      content: [{ type: 'text', text: 'Computed e2e after 0.2s' }],
+      content: [
+        { type: 'text', text: 'Computed e2e after 0.2s' },
+        { type: 'resource_link', uri: 'old+test://static-text' },
+      ],
     });
     expect((await request(alice, 'tasks/list', {})).tasks).toEqual([expect.objectContaining({ taskId })]);
     await eventually(
@@ -110,7 +113,10 @@ describe('tasks through the gateway process', () => {
       const got = await modern(gw.url, 'alice-token', 'tasks/get', { taskId: modernId });
       return got.result?.status === 'completed' ? got.result : undefined;
     }, 'completed');
-    expect(done).toMatchObject({ resultType: 'complete', result: { content: [{ type: 'text' }] } });
+    expect(done).toMatchObject({
+      resultType: 'complete',
+      result: { content: [{ type: 'text' }, { type: 'resource_link', uri: 'mod+test://static-text' }] },
+    });
     expect((await modern(gw.url, 'bob-token', 'tasks/get', { taskId: modernId })).error).toMatchObject({
       code: -32602,
     });

@@ -106,6 +106,17 @@ describe('tasks, 2025-11-25 client and upstream', () => {
     expect(await request(client, 'tasks/get', { taskId: failing.taskId })).toMatchObject({
       status: 'failed',
     });
+    // The result is the tool call's, its resource links exposed as in any tool result.
+    const computed = taskOf(
+      await request(client, 'tools/call', {
+        name: 'jobs__slow_compute',
+        arguments: { seconds: 0.1 },
+        task: {},
+      }),
+    );
+    expect(await request(client, 'tasks/result', { taskId: computed.taskId })).toMatchObject({
+      content: [{ type: 'text' }, { type: 'resource_link', uri: 'jobs+test://static-text' }],
+    });
     const crashing = taskOf(
       await request(client, 'tools/call', { name: 'jobs__protocol_error_job', arguments: {}, task: {} }),
     );
@@ -194,7 +205,10 @@ describe('tasks, 2025-11-25 client on a 2026-07-28 upstream', () => {
 
     // Without a task, the call runs as before (the upstream is not told the client takes tasks).
     expect(await client.callTool({ name: 'jobs__slow_compute', arguments: { seconds: 0 } })).toMatchObject({
-      content: [{ type: 'text', text: 'Computed result after 0s' }],
+      content: [
+        { type: 'text', text: 'Computed result after 0s' },
+        { type: 'resource_link', uri: 'jobs+test://static-text' },
+      ],
     });
     await expect(client.request({ method: 'tasks/list', params: {} }, RAW)).resolves.toEqual({ tasks: [] });
   });

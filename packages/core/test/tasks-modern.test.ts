@@ -86,7 +86,7 @@ describe('tasks, 2026-07-28 client and upstream', () => {
     expect(
       await request(client, 'tools/call', { name: 'jobs__slow_compute', arguments: { seconds: 0 } }),
     ).toMatchObject({
-      content: [{ type: 'text' }],
+      content: [{ type: 'text' }, { type: 'resource_link', uri: 'jobs+test://static-text' }],
     });
     await expect(
       request(client, 'tools/call', { name: 'jobs__failing_job', arguments: {} }),

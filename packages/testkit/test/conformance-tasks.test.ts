@@ -102,7 +102,10 @@ describe('conformance fixture tasks, 2026-07-28 extension (SEP-2663)', () => {
       expect(answer.error?.data).toMatchObject({ requiredCapabilities: { extensions: { [TASKS]: {} } } });
     }
     const sync = await modern(url, 'tools/call', { name: 'slow_compute', arguments: { seconds: 0 } }, false);
-    expect(sync.result).toMatchObject({ resultType: 'complete', content: [{ type: 'text' }] });
+    expect(sync.result).toMatchObject({
+      resultType: 'complete',
+      content: [{ type: 'text' }, { type: 'resource_link', uri: 'test://static-text' }],
+    });
   });
 });
 

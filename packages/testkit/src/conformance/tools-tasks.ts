@@ -36,6 +36,16 @@ function seconds(args: Args): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? Math.min(value, 600) : 0;
 }
 
+/** What slow_compute returns: the computation, and a link to a resource (a gateway exposes its URI). */
+function computed(args: Args): CallToolResult {
+  return {
+    content: [
+      { type: 'text', text: `Computed ${String(args.label ?? 'result')} after ${seconds(args)}s` },
+      { type: 'resource_link', uri: 'test://static-text', name: 'static-text', mimeType: 'text/plain' },
+    ],
+  };
+}
+
 function confirmed(response: Record<string, unknown>): boolean {
   const content = response.content as Record<string, unknown> | undefined;
   return response.action === 'accept' && content?.confirm !== false;
@@ -59,7 +69,7 @@ const TASK_TOOLS: ReadonlyMap<string, TaskTool> = new Map<string, TaskTool>([
       support: 'optional',
       job: async (args, task) => {
         await delay(seconds(args) * 1000, task.signal);
-        return text(`Computed ${String(args.label ?? 'result')} after ${seconds(args)}s`);
+        return computed(args);
       },
     },
   ],
@@ -191,7 +201,7 @@ export function registerTaskTools(mcp: McpServer): void {
     },
     async (args: Args, ctx) => {
       await delay(seconds(args) * 1000, ctx.mcpReq.signal);
-      return text(`Computed ${String(args.label ?? 'result')} after ${seconds(args)}s`);
+      return computed(args);
     },
   );
   // `registerTool` takes no `execution`; tools/list lists what the registered tool carries.
