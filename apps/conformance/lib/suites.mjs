@@ -34,10 +34,14 @@ export const REVISIONS = [
 
 /**
  * Extension scenarios by name prefix. Extensions are off the spec timeline (the suite runs them on the
- * 2026-07-28 wire); the fixture implements skills, so those run there, forced, one at a time.
+ * 2026-07-28 wire); the fixture implements tasks and skills, so those run there, forced, one at a time.
  */
 const EXTENSIONS = [
-  { prefix: 'tasks-', why: 'tasks extension (SEP-2663), not implemented by the fixture' },
+  {
+    prefix: 'tasks-',
+    why: 'tasks extension (SEP-2663), run on the 2026-07-28 wire only',
+    runAt: '2026-07-28',
+  },
   {
     prefix: 'sep-2640-skills-',
     why: 'skills extension (SEP-2640), run on the 2026-07-28 wire only',

@@ -11,6 +11,8 @@ export const ErrorCode = {
   ResourceNotFoundLegacy: -32002,
   /** 2026-07-28 HTTP: request headers disagree with the body (`Mcp-Method`, `Mcp-Name`, `Mcp-Param-*`). */
   HeaderMismatch: -32020,
+  /** 2026-07-28: the request needs a client capability it did not declare (`data.requiredCapabilities`). */
+  MissingRequiredClientCapability: -32021,
   UpstreamUnavailable: -32030,
   UpstreamTimeout: -32031,
   UpstreamBusy: -32032,
@@ -34,6 +36,8 @@ export type GatewayErrorReason =
   | 'resource_not_found'
   | 'tool_not_found'
   | 'prompt_not_found'
+  /** A task id this gateway did not hand to this caller (or whose upstream is gone). */
+  | 'task_not_found'
   | 'invalid_cursor'
   | 'invalid_request_state'
   | 'cancelled'

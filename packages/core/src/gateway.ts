@@ -3,6 +3,7 @@ import type { RequestContext, RequestMiddleware, SessionSink } from './context.j
 import type { Dispatcher } from './features/dispatch.js';
 import { gatewayFeatures } from './features/index.js';
 import { skillsExtensions } from './features/skills-capability.js';
+import { tasksCapabilities } from './features/tasks-capability.js';
 import { interactiveCaller } from './interaction/caller.js';
 import { INPUT_ROUND_TTL_MS, RequestStateSeal } from './interaction/request-state.js';
 import { SuspendedCalls } from './interaction/suspended-call.js';
@@ -11,6 +12,7 @@ import { createLogger, type Logger } from './logger.js';
 import type { Outcome } from './middleware.js';
 import { ListChangedCoalescer } from './notify/list-changed.js';
 import { SessionRegistry } from './notify/sessions.js';
+import { taskStatusRelay } from './notify/task-status.js';
 import { UpstreamEvents } from './notify/upstream-events.js';
 import { PluginWatches } from './notify/watches.js';
 import type { ParamHeaderDeclaration } from './param-headers/declarations.js';
@@ -21,6 +23,8 @@ import type { LoadedPlugin } from './plugins/host.js';
 import { pluginView } from './plugins/view.js';
 import { NamedCatalog } from './routing/named-catalog.js';
 import { ResourceRouter } from './routing/resource-router.js';
+import { TaskIdSeal } from './routing/task-ids.js';
+import { TaskOwners } from './routing/task-owners.js';
 import { GatewayStats } from './stats/recorder.js';
 import type { SubscriptionTable } from './subscriptions.js';
 import { GatewayTelemetry, requestAttributes } from './telemetry.js';
@@ -68,6 +72,9 @@ export class Gateway {
   readonly #tools: NamedCatalog;
   readonly #prompts: NamedCatalog;
   readonly #listing: MergedListing;
+  /** The tasks handed out (whose each is): forgotten for upstreams a reload removes. */
+  readonly #taskOwners = new TaskOwners();
+  readonly #taskIds: TaskIdSeal;
   /** Telemetry, or undefined when no OpenTelemetry SDK is registered: then no wrappers at all. */
   readonly #telemetry: GatewayTelemetry | undefined;
   /** Request and upstream-call statistics for the status page (always on: O(1) per event). */
@@ -120,6 +127,7 @@ export class Gateway {
     const listing = new MergedListing(pool, options.cursorSecret, log);
     this.#listing = listing;
     const watches = new PluginWatches(this.#subscriptions, log);
+    this.#taskIds = new TaskIdSeal(options.cursorSecret);
     this.#listChanged = new ListChangedCoalescer(options.listChangedDebounceMs ?? 25, (method) =>
       this.#sessions.broadcast(method, {}),
     );
@@ -132,6 +140,7 @@ export class Gateway {
       tools,
       prompts,
       plugins: (n) => this.#plugins.notify(n),
+      taskStatus: taskStatusRelay(this.#taskOwners, this.#sessions, log),
       logger: log,
     });
     this.#suspended = new SuspendedCalls(INPUT_ROUND_TTL_MS);
@@ -148,10 +157,18 @@ export class Gateway {
       subscriptions: this.#subscriptions,
       sessions: this.#sessions,
       call,
+      taskIds: this.#taskIds,
+      taskOwners: this.#taskOwners,
     });
     this.#dispatcher = dispatcher;
     const completionTarget = (ref: unknown) => completion.route(ref)?.upstream;
-    this.#plugins.attach(pluginView({ pool, router, tools, prompts, watches, completionTarget }));
+    const task = (taskId: string, identity: string) => {
+      const binding = this.#taskIds.open(taskId, identity);
+      return (
+        binding && { upstream: binding.upstream, name: binding.tool.name, exposed: binding.tool.exposed }
+      );
+    };
+    this.#plugins.attach(pluginView({ pool, router, tools, prompts, watches, completionTarget, task }));
   }
 
   /**
@@ -191,6 +208,7 @@ export class Gateway {
     this.#prompts.reconfigure(kept);
     this.#router.reconfigure(kept);
     this.#listing.rekey();
+    this.#taskOwners.retain(new Set(this.#pool.names));
     for (const u of retired) this.#events.retired(u);
     await Promise.allSettled(retired.map((u) => u.close()));
     // Not started before start(): start() connects the whole pool.
@@ -218,16 +236,22 @@ export class Gateway {
   }
 
   /**
-   * Downstream capabilities: resources always; tools, prompts, completions and the skills extension when
-   * some upstream offers them (as of its last connection).
+   * Downstream capabilities: resources always; tools, prompts, completions, the skills extension and
+   * tasks when some upstream offers them (as of its last connection). Tasks differ by the client's era
+   * (`legacy` when unknown): the 2025-11-25 `tasks` capability, or the 2026-07-28 Tasks extension.
    */
-  capabilities(): Record<string, unknown> {
+  capabilities(era: 'legacy' | 'modern' = 'legacy'): Record<string, unknown> {
     const caps: Record<string, unknown> = { resources: { subscribe: true, listChanged: true } };
     if (this.#pool.offers('tools')) caps.tools = { listChanged: true };
     if (this.#pool.offers('prompts')) caps.prompts = { listChanged: true };
     if (this.#pool.offers('completions')) caps.completions = {};
-    const extensions = skillsExtensions(this.#pool.ordered);
-    if (extensions) caps.extensions = extensions;
+    const tasks = tasksCapabilities(this.#pool.ordered, era);
+    if (tasks?.tasks) caps.tasks = tasks.tasks;
+    const extensions = {
+      ...skillsExtensions(this.#pool.ordered),
+      ...(tasks?.extensions as object | undefined),
+    };
+    if (Object.keys(extensions).length > 0) caps.extensions = extensions;
     return caps;
   }
 

@@ -64,6 +64,7 @@ export {
   type PluginSetupContext,
   type ResourceRoute,
   type SwitchyardPlugin,
+  type TaskRoute,
   type UpstreamCall,
   type UpstreamCallMiddleware,
   type UpstreamNotification,

@@ -386,11 +386,11 @@ describe('Gateway: reads', () => {
       return outcome;
     };
     const gateway = await startGateway([config('a', a)], { middleware: [audit] });
-    const error = await failure(call(gateway, 'tasks/list'));
+    const error = await failure(call(gateway, 'widgets/list'));
     expect(error.code).toBe(-32601);
     expect(error.message).toContain('tools/call');
     await result(call(gateway, 'resources/read', { uri: 'a+test://a/r/0' }));
-    expect(seen).toEqual(['tasks/list:-32601', 'resources/read:ok']);
+    expect(seen).toEqual(['widgets/list:-32601', 'resources/read:ok']);
   });
 });
 

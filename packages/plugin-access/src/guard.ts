@@ -13,6 +13,7 @@ import { LIST_METHODS } from './options.js';
 import type { AccessPolicy, Decision } from './policy.js';
 import { screenSkillResult } from './skills.js';
 import { decideTarget, ITEM_METHOD, type Target, targetOf } from './targets.js';
+import { screenTaskList, screenTaskResult } from './tasks.js';
 import { type MayRead, type Screened, withholdReadContents, withholdResources } from './withhold.js';
 
 /** Counts what the plugin refuses and hides (OpenTelemetry counters, or no-ops). */
@@ -40,6 +41,9 @@ const RESULT_SCREENS = new Map<
   ['prompts/get', (ctx, result, mayRead) => withholdResources(ctx.method, result, mayRead)],
   ['resources/read', (ctx, result, mayRead) => withholdReadContents(ctx.params.uri, result, mayRead)],
   ['completion/complete', (ctx, result, mayRead) => screenCompletion(ctx.params, result, mayRead)],
+  // A task's result is its tool call's; 2026-07-28 inlines it in tasks/get.
+  ['tasks/result', (_ctx, result, mayRead) => withholdResources('tools/call', result, mayRead)],
+  ['tasks/get', (_ctx, result, mayRead) => screenTaskResult(result, mayRead)],
 ]);
 
 /**
@@ -110,6 +114,16 @@ export class AccessGuard {
       if (screened.refused) return this.#refuse(ctx, targetOf(ctx, this.#gateway), DENIED_BY_FILES);
       if (screened.hidden > 0) this.#metrics.hidden(ctx.method, screened.hidden);
       return { ok: true, result: screened.result };
+    }
+    if (ctx.method === 'tasks/list') {
+      const screened = screenTaskList(ctx, outcome.result, this.#gateway, (route) =>
+        this.#policy.decideServers(
+          { identity: ctx.identity, method: ITEM_METHOD.tool, tool: route.exposed },
+          [route.upstream],
+        ),
+      );
+      if (screened.withheld > 0) this.#metrics.hidden(ctx.method, screened.withheld);
+      return screened.withheld === 0 ? outcome : { ok: true, result: screened.result };
     }
     const screen = RESULT_SCREENS.get(ctx.method);
     if (screen === undefined) return outcome;

@@ -19,16 +19,26 @@ export interface Target {
 /** The method a list item is decided as: listing an item shows what a read, call or get would use. */
 export const ITEM_METHOD = { resource: 'resources/read', tool: 'tools/call', prompt: 'prompts/get' } as const;
 
+/** The methods on one task: each is decided as a call of the tool that created the task. */
+export const TASK_METHODS: ReadonlySet<string> = new Set([
+  'tasks/get',
+  'tasks/result',
+  'tasks/cancel',
+  'tasks/update',
+]);
+
 /**
  * Decides a request for `target`: a resource on every canonical reading, a tool or prompt on every
- * upstream it may go to (so a name's decision never depends on whether it exists).
+ * upstream it may go to (so a name's decision never depends on whether it exists). A task's methods are
+ * decided as a `tools/call` of its tool: a caller that may no longer call a tool may not use its tasks.
  */
 export function decideTarget(
   policy: AccessPolicy,
   request: Pick<RequestContext, 'identity' | 'method'>,
   target: Target,
 ): Decision {
-  const { identity, method } = request;
+  const { identity } = request;
+  const method = TASK_METHODS.has(request.method) ? ITEM_METHOD.tool : request.method;
   if (target.kind === 'resource') {
     return policy.decideReadings({ identity, method, server: target.servers[0] }, target.readings);
   }
@@ -54,7 +64,7 @@ export function targetOf(ctx: RequestContext, gateway: PluginGateway): Target | 
     case 'completion/complete':
       return completionTarget(ctx, gateway, ref);
     default:
-      return undefined;
+      return TASK_METHODS.has(ctx.method) ? taskTarget(ctx) : undefined;
   }
 }
 
@@ -67,6 +77,17 @@ function completionTarget(ctx: RequestContext, gateway: PluginGateway, ref: unkn
   }
   if (type === 'ref/prompt' && nonEmpty(name)) return namedTarget(ctx, gateway, 'prompt', name);
   return undefined;
+}
+
+/**
+ * A task's tool, as the gateway routed the request (from the task id, which it handed to this caller
+ * only); an id it does not know has no target, and the gateway answers "not found".
+ */
+function taskTarget(ctx: RequestContext): Target | undefined {
+  const routed = ctx.target;
+  return routed?.kind === 'tool'
+    ? { kind: 'tool', shown: routed.exposed, servers: [routed.upstream] }
+    : undefined;
 }
 
 function resourceTarget(uri: string, server: string | undefined, template: boolean): Target {

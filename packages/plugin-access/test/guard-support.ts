@@ -12,6 +12,7 @@ export const gatewayView: PluginGateway = {
   prompt: () => undefined,
   exposeName: (_kind, upstream, name) => `${upstream}__${name}`,
   completionTarget: () => undefined,
+  task: () => undefined,
   prefixed: () => true,
   exposeUri: (upstream, uri) => `${upstream}+${uri}`,
   canSubscribe: () => false,

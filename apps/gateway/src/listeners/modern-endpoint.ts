@@ -101,7 +101,7 @@ export class ModernEndpoint {
       identity,
       deliver: async (method, params) => this.#publish(method, params),
     });
-    const handler = createMcpHandler(() => session.build(), {
+    const handler = createMcpHandler((ctx) => session.build(ctx), {
       legacy: 'reject',
       bus: this.#bus,
       onerror: (error) => this.#log.debug('modern request failed', { error: error.message }),

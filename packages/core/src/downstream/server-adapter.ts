@@ -3,6 +3,7 @@ import {
   LOG_LEVEL_META_KEY,
   Server,
   type ServerContext,
+  type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import type { DownstreamClient, ProgressUpdate, RequestContext, SessionSink } from '../context.js';
 import type { Gateway } from '../gateway.js';
@@ -13,6 +14,24 @@ export const SERVER_INFO = { name: 'switchyard', version: CORE_VERSION } as cons
 
 /** Fields only the modern era defines; legacy clients never see them. */
 const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
+
+/**
+ * Methods the 2026-07-28 revision removed from the core and the Tasks extension (SEP-2663) defines again:
+ * the SDK dispatches them in that era only to a handler registered with its own params schema.
+ */
+const EXTENSION_REUSED_METHODS = ['tasks/get', 'tasks/cancel'] as const;
+
+/** Params the gateway checks itself (as on the fallback path): any object. */
+const ANY_PARAMS: StandardSchemaV1<Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'switchyard',
+    validate: (value) =>
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { value: value as Record<string, unknown> }
+        : { issues: [{ message: 'params must be an object' }] },
+  },
+};
 
 /**
  * An SDK `Server` for one downstream session: the SDK owns the handshake, discovery, ping, version
@@ -26,9 +45,10 @@ export function buildServer(
   sink: SessionSink,
   logging: LogLevelHolder,
   codes: WireErrorCodes,
+  era?: 'legacy' | 'modern',
 ): Server {
   const server = new Server(SERVER_INFO, {
-    capabilities: { ...gateway.capabilities(), logging: {} },
+    capabilities: { ...gateway.capabilities(era), logging: {} },
     instructions:
       'Switchyard gateway: the resources, tools, prompts and skills of several MCP servers, namespaced as "<server>+<uri>" and "<server>__<name>".',
   });
@@ -37,7 +57,10 @@ export function buildServer(
     logging.level = request.params.level;
     return {};
   });
-  server.fallbackRequestHandler = async (request, ctx) => {
+  const handle = async (
+    request: { method: string; params?: Record<string, unknown> },
+    ctx: ServerContext,
+  ) => {
     const progressToken = ctx.mcpReq._meta?.progressToken;
     const onProgress =
       progressToken === undefined
@@ -66,6 +89,12 @@ export function buildServer(
     }
     return forEra(outcome.result, version) as never;
   };
+  server.fallbackRequestHandler = handle;
+  for (const method of EXTENSION_REUSED_METHODS) {
+    server.setRequestHandler(method, { params: ANY_PARAMS }, (params, ctx) =>
+      handle({ method, params }, ctx),
+    );
+  }
   return server;
 }
 

@@ -28,8 +28,11 @@ export interface SessionOptions {
 export interface DownstreamSession {
   readonly id: string;
   readonly sink: SessionSink;
-  /** A new SDK `Server` for this session (the newest one receives its notifications). */
-  build(): Server;
+  /**
+   * A new SDK `Server` for this session (the newest one receives its notifications); an SDK serving entry
+   * passes the era it will serve, which decides what the server declares (tasks differ by era).
+   */
+  build(context?: { era?: 'legacy' | 'modern' }): Server;
   /**
    * The transport with the era adapter around it: errors leave with the code the gateway answered with
    * (a legacy -32002, which the SDK alone would write as -32602).
@@ -61,8 +64,8 @@ export function openSession(gateway: Gateway, options: SessionOptions): Downstre
   };
   gateway.openSession(sink);
   let closed = false;
-  const build = () => {
-    current = buildServer(gateway, sink, logging, codes);
+  const build = (context?: { era?: 'legacy' | 'modern' }) => {
+    current = buildServer(gateway, sink, logging, codes, context?.era);
     return current;
   };
   return {

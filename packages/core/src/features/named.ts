@@ -1,4 +1,4 @@
-import type { RequestTarget } from '../context.js';
+import type { RequestContext, RequestTarget } from '../context.js';
 import type { ListKind, MergedListing } from '../listing/merged.js';
 import type { NamedCatalog } from '../routing/named-catalog.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
@@ -25,6 +25,12 @@ export interface NamedFeatureSpec {
   cursorKind: string;
   /** The result as clients see it (resource URIs it carries exposed). */
   expose(upstream: UpstreamConnection, result: Record<string, unknown>): Record<string, unknown>;
+  /** A listed item as the client of `ctx` sees it, when that depends on the client (e.g. its era). */
+  listed?(
+    ctx: RequestContext,
+    upstream: UpstreamConnection,
+    item: Record<string, unknown>,
+  ): Record<string, unknown>;
 }
 
 /**
@@ -42,7 +48,7 @@ export function namedFeature(deps: NamedFeatureDeps, spec: NamedFeatureSpec): Fe
   };
   return {
     handlers: {
-      [kind.method]: (ctx) => listing.list(kind, ctx),
+      [kind.method]: (ctx) => listing.list(spec.listed ? forClient(kind, ctx, spec.listed) : kind, ctx),
       [spec.use]: async (ctx) => {
         const exposed = requireName(ctx.params, spec.noun);
         checkArguments(ctx.params, spec.noun);
@@ -55,6 +61,21 @@ export function namedFeature(deps: NamedFeatureDeps, spec: NamedFeatureSpec): Fe
       },
     },
     target: (ctx) => (ctx.method === spec.use ? target(ctx.params.name) : undefined),
+  };
+}
+
+/** `kind` with each item it exposes passed through `listed` for the client of `ctx`. */
+function forClient(
+  kind: ListKind,
+  ctx: RequestContext,
+  listed: NonNullable<NamedFeatureSpec['listed']>,
+): ListKind {
+  return {
+    ...kind,
+    expose: (upstream, item) => {
+      const exposed = kind.expose(upstream, item);
+      return exposed && listed(ctx, upstream, exposed);
+    },
   };
 }
 

@@ -6,7 +6,8 @@ export type ListMethod =
   | 'resources/templates/list'
   | 'tools/list'
   | 'prompts/list'
-  | 'skills/list';
+  | 'skills/list'
+  | 'tasks/list';
 
 /** How a walk ended: every page read, or cut off at a cursor seen before or at the page limit. */
 export type WalkEnd = 'complete' | 'repeated-cursor' | 'page-limit';

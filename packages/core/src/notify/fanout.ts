@@ -9,6 +9,7 @@ import type { RequestOrigin } from '../upstream/origin.js';
 import { type ListChangedCoalescer, listChangedKind } from './list-changed.js';
 import { RefreshThrottle } from './refresh-throttle.js';
 import { atLeast, type SessionRegistry } from './sessions.js';
+import { TASK_STATUS_METHOD } from './task-status.js';
 import type { PluginWatches } from './watches.js';
 
 export interface FanoutDeps {
@@ -21,6 +22,8 @@ export interface FanoutDeps {
   prompts: NamedCatalog;
   /** The plugins' notification hooks. */
   plugins: (notification: UpstreamNotification) => void;
+  /** Relays a task status notification to the caller that created the task. */
+  taskStatus: (upstream: UpstreamConnection, params: Record<string, unknown>) => void;
   logger: Logger;
 }
 
@@ -45,7 +48,7 @@ function callers(origins: Iterable<RequestOrigin>): number {
  * Re-emits upstream notifications to exactly the downstream sessions that should get them (DESIGN §7):
  * `resources/updated` to the sessions (and plugin watches) subscribed to that resource, list changes
  * to every session once the gateway's own index is refreshed, log messages to the sessions whose
- * requests were in flight when they all act as one identity.
+ * requests were in flight when they all act as one identity, task statuses to the task's creator.
  */
 export class NotificationFanout {
   readonly #deps: FanoutDeps;
@@ -70,6 +73,10 @@ export class NotificationFanout {
       for (const id of subscriptions.subscribers(u.name, params.uri)) {
         if (!watches.updated(id)) sessions.send(id, method, exposed);
       }
+      return;
+    }
+    if (method === TASK_STATUS_METHOD) {
+      this.#deps.taskStatus(u, params);
       return;
     }
     if (method === 'notifications/message') {

@@ -31,6 +31,11 @@ export class SessionRegistry {
     return this.#sessions.delete(id);
   }
 
+  /** The open sessions of one identity. */
+  ofIdentity(identity: string): string[] {
+    return [...this.#sessions.values()].filter((s) => s.identity.id === identity).map((s) => s.id);
+  }
+
   /** Open sessions counted by identity and transport. */
   summary(): { identity: string; transport: string; sessions: number }[] {
     const counts = new Map<string, { identity: string; transport: string; sessions: number }>();

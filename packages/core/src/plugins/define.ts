@@ -59,6 +59,11 @@ export interface NamedRoute {
   readonly name: string;
 }
 
+/** The tool call a task was created by: its upstream, the tool's own name there, and its exposed name. */
+export interface TaskRoute extends NamedRoute {
+  readonly exposed: string;
+}
+
 /** What a plugin may ask of the gateway it runs in (usable from the first request on, not during setup). */
 export interface PluginGateway {
   /** The configured upstream names, in config order, whether or not they are connected right now. */
@@ -69,6 +74,11 @@ export interface PluginGateway {
   tool(exposedName: string): NamedRoute | undefined;
   /** The upstream prompt an exposed prompt name leads to, or undefined when none does. */
   prompt(exposedName: string): NamedRoute | undefined;
+  /**
+   * The tool call that created a task, for a task id this gateway handed to `identity` (a task's methods
+   * are routed, and judged, as that tool); undefined for any other id.
+   */
+  task(taskId: string, identity: string): TaskRoute | undefined;
   /**
    * The name clients see for an upstream's own tool or prompt name (`server__name`, mapped to the
    * allowed characters), or undefined when the server's curation hides it.

@@ -11,6 +11,7 @@ import {
   type PluginHooks,
   type ResourceRoute,
   type SwitchyardPlugin,
+  type TaskRoute,
   type UpstreamCallMiddleware,
   type UpstreamNotification,
 } from './define.js';
@@ -82,6 +83,10 @@ export class GatewayPort implements PluginGateway {
 
   completionTarget(ref: unknown): string | undefined {
     return this.#gateway().completionTarget(ref);
+  }
+
+  task(taskId: string, identity: string): TaskRoute | undefined {
+    return this.#gateway().task(taskId, identity);
   }
 
   prefixed(upstream: string): boolean {

@@ -15,6 +15,8 @@ export interface PluginViewDeps {
   watches: PluginWatches;
   /** The upstream a completion ref routes to (exactly as the gateway routes it). */
   completionTarget(ref: unknown): string | undefined;
+  /** The tool call that created a task the caller holds. */
+  task: PluginGateway['task'];
 }
 
 /** What plugins may ask of the running gateway (see PluginGateway). */
@@ -25,6 +27,7 @@ export function pluginView({
   prompts,
   watches,
   completionTarget,
+  task,
 }: PluginViewDeps): PluginGateway {
   return {
     upstreams: () => pool.names,
@@ -36,6 +39,7 @@ export function pluginView({
     prompt: (exposedName) => prompts.index.resolve(exposedName),
     exposeName: (kind, upstream, name) => (kind === 'tools' ? tools : prompts).index.expose(upstream, name),
     completionTarget,
+    task,
     prefixed: (upstream) => pool.get(upstream)?.config.prefix ?? false,
     exposeUri: (upstream, uri) => exposeUri(upstream, uri, pool.require(upstream).config.prefix),
     canSubscribe: (upstream) => subscribable(pool.get(upstream)),

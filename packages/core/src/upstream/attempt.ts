@@ -7,6 +7,7 @@ import { errorText } from './errors.js';
 import { guardInbound } from './inbound-guard.js';
 import type { UpstreamLimits } from './limits.js';
 import { pipeLines } from './stderr.js';
+import { acceptTaskResults } from './task-results.js';
 import { createUpstreamTransport } from './transport.js';
 import { createUpstreamClient } from './upstream-client.js';
 
@@ -50,5 +51,5 @@ export function prepareAttempt(
     log,
     maxResultBytes: () => limits.maxResultBytes,
   });
-  return { client, correlation, transport: correlation.wrap(guarded) };
+  return { client, correlation, transport: correlation.wrap(acceptTaskResults(guarded)) };
 }

@@ -10,6 +10,10 @@ const MCP_NAME_SOURCE: Record<string, string> = {
   'resources/read': 'uri',
   'tools/call': 'name',
   'prompts/get': 'name',
+  // The Tasks extension (SEP-2663): a task's requests are routed by its id.
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
 };
 
 /** The modern era's body-derived headers, or undefined for a message without the envelope claim. */

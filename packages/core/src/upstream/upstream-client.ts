@@ -18,6 +18,9 @@ const RELAYED_NOTIFICATIONS = [
   'notifications/message',
 ] as const;
 
+/** Relayed too, but the SDK client has no typed handler for them (the 2025-11-25 task status). */
+const UNTYPED_RELAYED_NOTIFICATIONS: ReadonlySet<string> = new Set(['notifications/tasks/status']);
+
 /** Where what an upstream sends on its own goes. */
 export interface UpstreamInbound {
   notify(method: string, params: unknown): void;
@@ -49,6 +52,9 @@ export function createUpstreamClient(timeoutMs: number, inbound: UpstreamInbound
   for (const method of RELAYED_NOTIFICATIONS) {
     client.setNotificationHandler(method, (n) => inbound.notify(n.method, n.params));
   }
+  client.fallbackNotificationHandler = async (n) => {
+    if (UNTYPED_RELAYED_NOTIFICATIONS.has(n.method)) inbound.notify(n.method, n.params);
+  };
   for (const method of RELAYED_REQUESTS) {
     client.setRequestHandler(
       method,

@@ -4,13 +4,14 @@ import { type ConformanceHttp, startConformanceHttp } from './http.js';
 import { FixtureState } from './state.js';
 import { serveConformanceStdio } from './stdio.js';
 
-const USAGE = `usage: switchyard-testkit-conformance [--stdio | --http] [--host H] [--port N] [--name S]
+const USAGE = `usage: switchyard-testkit-conformance [--stdio | --http] [--legacy] [--host H] [--port N] [--name S]
 
 Serves the fixture the official MCP conformance suite's server scenarios expect, in both wire eras.
   --stdio (default)  one connection on stdin/stdout; the opening message picks the era (stdout carries
                      only the protocol; logs go to stderr)
   --http             Streamable HTTP on 127.0.0.1 (ephemeral port unless --port): 2025 sessions and
                      stateless 2026-07-28 requests at the same URL; prints {"url": ...} on one stdout line
+  --legacy           stdio only: serve only the 2025 era (a modern client falls back to initialize)
   --name S           serverInfo.name (default conformance-fixture)`;
 
 function log(message: string): void {
@@ -22,6 +23,7 @@ interface CliConfig {
   host: string;
   port: number;
   name: string | undefined;
+  legacy: boolean;
 }
 
 function parse(argv: string[]): CliConfig | undefined {
@@ -35,11 +37,13 @@ function parse(argv: string[]): CliConfig | undefined {
       host: { type: 'string' },
       port: { type: 'string' },
       name: { type: 'string' },
+      legacy: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
   if (values.help) return undefined;
   if (values.stdio && values.http) throw new Error('--stdio and --http are mutually exclusive');
+  if (values.legacy && values.http) throw new Error('--legacy applies to --stdio only');
   if (values.port !== undefined && !/^\d+$/.test(values.port)) {
     throw new Error(`--port expects a non-negative integer, got '${values.port}'`);
   }
@@ -48,6 +52,7 @@ function parse(argv: string[]): CliConfig | undefined {
     host: values.host ?? '127.0.0.1',
     port: values.port === undefined ? 0 : Number(values.port),
     name: values.name,
+    legacy: values.legacy === true,
   };
 }
 
@@ -93,6 +98,7 @@ async function main(): Promise<void> {
 
   const handle = serveConformanceStdio(state, {
     ...(config.name === undefined ? {} : { name: config.name }),
+    legacyOnly: config.legacy,
     onerror: (error) => log(`error: ${error.message}`),
   });
   stop = () => handle.close();

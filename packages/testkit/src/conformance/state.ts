@@ -7,6 +7,7 @@ import {
 } from '@modelcontextprotocol/server';
 import type { SkillsExtension } from '@modelcontextprotocol/server/ext/skills';
 import { loadFixtureSkills } from './skills.js';
+import { TaskStore } from './task-store.js';
 
 /** What a multi-round tool keeps in its signed `requestState` between rounds. */
 export interface RoundState {
@@ -22,7 +23,7 @@ export interface RoundState {
  * The state every instance of one conformance fixture shares, whatever era or transport serves it:
  * the change-event bus the modern `subscriptions/listen` streams hang on, the long-lived instances
  * (2025 sessions, stdio connections) that get list-changed notifications pushed, per-session resource
- * subscriptions, and the HMAC codec that signs multi-round `requestState`.
+ * subscriptions, the HMAC codec that signs multi-round `requestState`, and the tasks.
  */
 export class FixtureState {
   /** Modern HTTP `subscriptions/listen` streams subscribe here. */
@@ -35,6 +36,8 @@ export class FixtureState {
     key: randomBytes(32),
     bind: (ctx) => ctx.mcpReq.method,
   });
+  /** The tasks (2025-11-25 utility, 2026-07-28 extension) every instance serves. */
+  readonly tasks = new TaskStore();
   /** The skills (SEP-2640 extension) every instance serves, when loaded. */
   readonly skills: SkillsExtension | undefined;
   readonly #live = new Map<McpServer, 'legacy' | 'modern'>();

@@ -1,5 +1,5 @@
 import type { Transport } from '@modelcontextprotocol/server';
-import { type StdioServerHandle, serveStdio } from '@modelcontextprotocol/server/stdio';
+import { type StdioServerHandle, StdioServerTransport, serveStdio } from '@modelcontextprotocol/server/stdio';
 import { createConformanceServer } from './fixture.js';
 import type { FixtureState } from './state.js';
 
@@ -9,6 +9,11 @@ export interface ConformanceStdioOptions {
   transport?: Transport;
   /** serverInfo.name; default `conformance-fixture`. */
   name?: string;
+  /**
+   * Serve only the 2025 era (a plain 2025 server: a 2026-07-28 client falls back to `initialize`), as a
+   * server written before the modern era would; default false.
+   */
+  legacyOnly?: boolean;
   onerror?: (error: Error) => void;
 }
 
@@ -20,6 +25,7 @@ export function serveConformanceStdio(
   state: FixtureState,
   options: ConformanceStdioOptions = {},
 ): StdioServerHandle {
+  if (options.legacyOnly) return serveLegacyOnly(state, options);
   return serveStdio(
     (ctx) => {
       const server = createConformanceServer(state, ctx.era, options.name);
@@ -31,4 +37,20 @@ export function serveConformanceStdio(
       ...(options.onerror === undefined ? {} : { onerror: options.onerror }),
     },
   );
+}
+
+function serveLegacyOnly(state: FixtureState, options: ConformanceStdioOptions): StdioServerHandle {
+  const server = createConformanceServer(state, 'legacy', options.name);
+  state.attach(server, 'legacy');
+  if (options.onerror) server.server.onerror = options.onerror;
+  const connected = server.connect(options.transport ?? new StdioServerTransport());
+  connected.catch((error: unknown) =>
+    options.onerror?.(error instanceof Error ? error : new Error(String(error))),
+  );
+  return {
+    close: async () => {
+      await connected.catch(() => {});
+      await server.close();
+    },
+  };
 }

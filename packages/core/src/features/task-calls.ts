@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import type { DownstreamClient, RequestContext } from '../context.js';
+import { isRecord } from '../payload.js';
+import type { TaskIdSeal } from '../routing/task-ids.js';
+import type { HeldTask, TaskOwners } from '../routing/task-owners.js';
+import type { UpstreamConnection } from '../upstream/connection.js';
+import { restoreTaskResult } from '../upstream/task-results.js';
+import { exposeToolResult } from './content.js';
+import { legacyTaskOf, TASKS_EXTENSION_ID } from './task-wire.js';
+import { taskEra } from './tasks-capability.js';
+import type { UpstreamCaller } from './upstream-caller.js';
+
+/** How long the gateway keeps a task it holds itself (a 2026-07-28 upstream answered at once). */
+export const HELD_TASK_TTL_MS = 10 * 60_000;
+
+/** What a task-aware call needs: where ids are sealed, and where handed-out tasks are remembered. */
+export interface TaskIssuer {
+  seal: TaskIdSeal;
+  owners: TaskOwners;
+}
+
+/**
+ * A `tools/call` caller that lets tasks through (DESIGN §4b, "no capability lost"): a task the upstream
+ * creates gets an exposed id bound to the upstream, the caller and the tool ({@link TaskIdSeal}).
+ * - 2025-11-25 client, 2025-11-25 upstream: the call goes as the client made it (`params.task` included
+ *   when the upstream runs tool calls as tasks) and the `CreateTaskResult`'s task id is exposed.
+ * - 2026-07-28 client, 2026-07-28 upstream: the client's own capabilities tell the upstream whether it
+ *   takes tasks (SEP-2663, the server decides); a `resultType: "task"` answer's id is exposed.
+ * - 2025-11-25 client, 2026-07-28 upstream: a task-augmented call declares the Tasks extension upstream
+ *   on the client's behalf; the upstream's task comes back as a 2025-11-25 `CreateTaskResult`, and an
+ *   answer it gave at once becomes a finished task the gateway holds, as the client asked for a task.
+ * A 2026-07-28 client's legacy `task` param is dropped (SEP-2663: servers ignore it).
+ */
+export function taskAwareToolCaller(issuer: TaskIssuer, call: UpstreamCaller): UpstreamCaller {
+  return async (ctx, upstream, params) => {
+    const legacyClient = (ctx.client?.era ?? 'legacy') === 'legacy';
+    const wantsTask = legacyClient && isRecord(params.task);
+    const { task: requested, ...plain } = params;
+    if (upstream.era !== 'modern') {
+      const result = await call(ctx, upstream, wantsTask && taskEra(upstream) === 'legacy' ? params : plain);
+      const task = result.task;
+      if (!isRecord(task) || typeof task.taskId !== 'string') return result;
+      const exposed = issue(issuer, ctx, upstream, task.taskId, task.ttl);
+      return { ...result, task: { ...task, taskId: exposed } };
+    }
+    const caller = legacyClient ? withTasksDeclared(ctx, wantsTask) : ctx;
+    const result = restoreTaskResult(await call(caller, upstream, plain));
+    if (result.resultType === 'task' && typeof result.taskId === 'string') {
+      const exposed = issue(issuer, caller, upstream, result.taskId, result.ttlMs);
+      return legacyClient ? { task: legacyTaskOf(result, exposed) } : { ...result, taskId: exposed };
+    }
+    if (!wantsTask || result.resultType === 'input_required') return result;
+    return hold(issuer, ctx, upstream, exposeToolResult(upstream, result), requested);
+  };
+}
+
+/** Seals the id of a task `ctx`'s call created on `upstream`, and remembers whose it is. */
+function issue(
+  { seal, owners }: TaskIssuer,
+  ctx: RequestContext,
+  upstream: UpstreamConnection,
+  taskId: string,
+  ttl: unknown,
+): string {
+  const binding = {
+    upstream: upstream.name,
+    identity: ctx.identity.id,
+    clientEra: ctx.client?.era ?? 'legacy',
+    tool: toolOf(ctx),
+    taskId,
+  } as const;
+  const exposedId = seal.seal(binding);
+  owners.add({ binding, exposedId }, typeof ttl === 'number' ? ttl : null);
+  return exposedId;
+}
+
+/** A finished task the gateway holds for a 2025-11-25 client whose task-augmented call was answered at once. */
+function hold(
+  { seal, owners }: TaskIssuer,
+  ctx: RequestContext,
+  upstream: UpstreamConnection,
+  result: Record<string, unknown>,
+  requested: unknown,
+): Record<string, unknown> {
+  const wanted = isRecord(requested) && typeof requested.ttl === 'number' ? requested.ttl : HELD_TASK_TTL_MS;
+  const held: HeldTask = {
+    result,
+    createdAt: new Date().toISOString(),
+    ttlMs: Math.max(0, Math.min(wanted, HELD_TASK_TTL_MS)),
+  };
+  const binding = {
+    upstream: upstream.name,
+    identity: ctx.identity.id,
+    clientEra: 'legacy',
+    tool: toolOf(ctx),
+    taskId: `held-${randomUUID()}`,
+    local: true,
+  } as const;
+  const exposedId = seal.seal(binding);
+  owners.add({ binding, exposedId, held }, held.ttlMs);
+  return { task: heldTask(held, exposedId) };
+}
+
+/** A held task as a 2025-11-25 `Task`. */
+export function heldTask(held: HeldTask, taskId: string): Record<string, unknown> {
+  return {
+    taskId,
+    status: held.result.isError === true ? 'failed' : 'completed',
+    createdAt: held.createdAt,
+    lastUpdatedAt: held.createdAt,
+    ttl: held.ttlMs,
+  };
+}
+
+function toolOf(ctx: RequestContext): { exposed: string; name: string } {
+  const target = ctx.target;
+  const exposed = target?.exposed ?? String(ctx.params.name);
+  return { exposed, name: target?.name ?? exposed };
+}
+
+/**
+ * A 2025-11-25 client's call as a 2026-07-28 upstream should see it: the Tasks extension declared in the
+ * client's capabilities exactly when the client asked for a task (a 2025 client knows nothing of it).
+ */
+function withTasksDeclared(ctx: RequestContext, declared: boolean): RequestContext {
+  const client = ctx.client;
+  const capabilities = (client?.capabilities ?? {}) as Record<string, unknown>;
+  const extensions = isRecord(capabilities.extensions) ? capabilities.extensions : {};
+  if (TASKS_EXTENSION_ID in extensions === declared) return ctx;
+  const { [TASKS_EXTENSION_ID]: _dropped, ...others } = extensions;
+  const next = declared ? { ...others, [TASKS_EXTENSION_ID]: {} } : others;
+  const view: DownstreamClient = {
+    era: 'legacy',
+    ...client,
+    capabilities: { ...capabilities, extensions: next },
+  };
+  return { ...ctx, client: view };
+}

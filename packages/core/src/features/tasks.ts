@@ -1,0 +1,236 @@
+import type { RequestContext, RequestTarget } from '../context.js';
+import { ErrorCode, GatewayError } from '../errors.js';
+import type { ListKind, MergedListing } from '../listing/merged.js';
+import { isRecord } from '../payload.js';
+import type { TaskBinding } from '../routing/task-ids.js';
+import type { HeldTask } from '../routing/task-owners.js';
+import type { UpstreamConnection } from '../upstream/connection.js';
+import { originOf } from '../upstream/origin.js';
+import type { UpstreamPool } from '../upstream/pool.js';
+import { exposeToolResult } from './content.js';
+import type { Feature } from './feature.js';
+import { heldTask, type TaskIssuer } from './task-calls.js';
+import { bridgedResult, legacyResult, type TaskRoute } from './task-outcome.js';
+import { isTerminal, legacyTaskOf, relatedTo, TASKS_EXTENSION_ID } from './task-wire.js';
+import { declaresTaskList, taskEra } from './tasks-capability.js';
+import type { UpstreamCaller } from './upstream-caller.js';
+
+export interface TasksDeps extends TaskIssuer {
+  pool: UpstreamPool;
+  listing: MergedListing;
+  call: UpstreamCaller;
+}
+
+const TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'tasks/update']);
+
+/**
+ * Tasks (the 2025-11-25 utility and the 2026-07-28 Tasks extension, SEP-2663): every method on a task is
+ * routed by its exposed id, which names the upstream, the caller and the tool ({@link TaskIssuer}); an id
+ * another caller created, or that this gateway never handed out, is "not found" alike (-32602). Each
+ * client gets its own era's methods and shapes: `tasks/get`, `tasks/result`, `tasks/list` (merged over
+ * the upstreams that list tasks, the caller's own only) and `tasks/cancel` for a 2025-11-25 client;
+ * `tasks/get` (result inlined), `tasks/update` and `tasks/cancel` for a 2026-07-28 client that declares
+ * the extension (-32021 otherwise). A 2025-11-25 client's tasks on a 2026-07-28 upstream are bridged.
+ */
+export function tasksFeature(deps: TasksDeps): Feature {
+  const { pool, listing, call, seal, owners } = deps;
+
+  const served = (method: string): void => {
+    if (pool.ordered.some((u) => taskEra(u) !== undefined)) return;
+    throw new GatewayError(
+      ErrorCode.MethodNotFound,
+      `Method not found: ${method}. No upstream of this gateway runs tool calls as tasks.`,
+    );
+  };
+
+  const route = (ctx: RequestContext): TaskRoute => {
+    const exposed = ctx.params.taskId;
+    if (typeof exposed !== 'string' || exposed.length === 0) {
+      throw GatewayError.invalidParams(
+        `${ctx.method} needs params.taskId: the task id a tools/call answered with.`,
+      );
+    }
+    const binding = seal.open(exposed, ctx.identity.id);
+    const upstream = binding && pool.get(binding.upstream);
+    if (!binding || !upstream) throw taskNotFound(exposed);
+    if (binding.clientEra !== eraOf(ctx)) {
+      throw GatewayError.invalidParams(
+        `Task ${exposed} was created by a ${revision(binding.clientEra)} client; use it with that protocol revision.`,
+        { reason: 'task_not_found', taskId: exposed },
+      );
+    }
+    ctx.target ??= toolTarget(binding);
+    return { binding, upstream, exposed };
+  };
+
+  /** Sends one tasks request upstream; a 2026-07-28 upstream is told the caller takes tasks. */
+  const send = (
+    ctx: RequestContext,
+    upstream: UpstreamConnection,
+    method: string,
+    params: Record<string, unknown>,
+  ) =>
+    upstream.request(method, params, {
+      signal: ctx.signal,
+      origin: originOf(ctx),
+      envelope: { 'io.modelcontextprotocol/clientCapabilities': declaringTasks(ctx) },
+    });
+
+  const modernOnly = (ctx: RequestContext): void => {
+    if (eraOf(ctx) === 'legacy') throw notInRevision(ctx.method, '2025-11-25');
+    const extensions = ctx.client?.capabilities?.extensions;
+    if (!isRecord(extensions) || !isRecord(extensions[TASKS_EXTENSION_ID])) throw missingExtension();
+  };
+  const legacyOnly = (ctx: RequestContext): void => {
+    if (eraOf(ctx) === 'modern') throw notInRevision(ctx.method, '2026-07-28');
+  };
+  const gate = (ctx: RequestContext): void => (eraOf(ctx) === 'modern' ? modernOnly(ctx) : undefined);
+
+  const get = async (ctx: RequestContext) => {
+    served(ctx.method);
+    gate(ctx);
+    const { binding, upstream, exposed } = route(ctx);
+    if (binding.local) return heldTask(held(binding, exposed), exposed);
+    const task = await send(ctx, upstream, 'tasks/get', { taskId: binding.taskId });
+    if (upstream.era !== 'modern') return { ...task, taskId: exposed };
+    if (binding.clientEra === 'legacy') return legacyTaskOf(task, exposed);
+    return isRecord(task.result)
+      ? { ...task, taskId: exposed, result: exposeToolResult(upstream, task.result) }
+      : { ...task, taskId: exposed };
+  };
+
+  const result = async (ctx: RequestContext) => {
+    served(ctx.method);
+    legacyOnly(ctx);
+    const taskRoute = route(ctx);
+    const { binding, upstream, exposed } = taskRoute;
+    if (binding.local) return relatedTo(held(binding, exposed).result, exposed);
+    const poll = (taskId: string) => send(ctx, upstream, 'tasks/get', { taskId });
+    if (upstream.era === 'modern') {
+      const update = (inputResponses: Record<string, unknown>) =>
+        send(ctx, upstream, 'tasks/update', { taskId: binding.taskId, inputResponses });
+      return bridgedResult(ctx, taskRoute, () => poll(binding.taskId), update);
+    }
+    return legacyResult(ctx, taskRoute, poll, call);
+  };
+
+  const cancel = async (ctx: RequestContext) => {
+    served(ctx.method);
+    gate(ctx);
+    const { binding, upstream, exposed } = route(ctx);
+    const taskId = binding.taskId;
+    if (binding.local) {
+      const { status } = heldTask(held(binding, exposed), exposed);
+      throw GatewayError.invalidParams(`Cannot cancel task ${exposed}: it is already ${String(status)}.`);
+    }
+    if (upstream.era !== 'modern')
+      return { ...(await send(ctx, upstream, 'tasks/cancel', { taskId })), taskId: exposed };
+    if (binding.clientEra === 'modern') return send(ctx, upstream, 'tasks/cancel', { taskId });
+    // A 2025-11-25 client: a task that ended cannot be cancelled, and the answer is the task as it is now.
+    const before = await send(ctx, upstream, 'tasks/get', { taskId });
+    if (isTerminal(before.status)) {
+      throw GatewayError.invalidParams(
+        `Cannot cancel task ${exposed}: it is already ${String(before.status)}.`,
+      );
+    }
+    await send(ctx, upstream, 'tasks/cancel', { taskId });
+    return legacyTaskOf(await send(ctx, upstream, 'tasks/get', { taskId }), exposed);
+  };
+
+  const update = async (ctx: RequestContext) => {
+    served(ctx.method);
+    modernOnly(ctx);
+    const { binding, upstream } = route(ctx);
+    // The SDK hands a request's `inputResponses` over apart from its params (as on a multi round-trip retry).
+    const inputResponses = ctx.params.inputResponses ?? ctx.client?.inputResponses;
+    if (!isRecord(inputResponses)) {
+      throw GatewayError.invalidParams(
+        'tasks/update needs params.inputResponses: {<input request key>: <response>}.',
+      );
+    }
+    return send(ctx, upstream, 'tasks/update', { taskId: binding.taskId, inputResponses });
+  };
+
+  const list = (ctx: RequestContext) => {
+    served(ctx.method);
+    legacyOnly(ctx);
+    // Per request: an upstream lists every task of the gateway's connection, the caller sees its own.
+    const kind: ListKind = {
+      method: 'tasks/list',
+      field: 'tasks',
+      cursorKind: 'k',
+      feature: declaresTaskList,
+      expose(upstream, item) {
+        const owned = owners.owner(upstream.name, item.taskId);
+        if (owned?.binding.identity !== ctx.identity.id || owned.binding.clientEra !== 'legacy')
+          return undefined;
+        return { ...item, taskId: owned.exposedId };
+      },
+    };
+    return listing.list(kind, ctx);
+  };
+
+  /** A task the gateway holds itself (kept by the instance that created it, for its TTL). */
+  const held = (binding: TaskBinding, exposed: string): HeldTask => {
+    const owned = owners.owner(binding.upstream, binding.taskId);
+    if (!owned?.held) throw taskNotFound(exposed);
+    return owned.held;
+  };
+
+  return {
+    handlers: {
+      'tasks/get': get,
+      'tasks/result': result,
+      'tasks/list': list,
+      'tasks/cancel': cancel,
+      'tasks/update': update,
+    },
+    target(ctx): RequestTarget | undefined {
+      if (!TASK_METHODS.has(ctx.method)) return undefined;
+      const binding = seal.open(ctx.params.taskId, ctx.identity.id);
+      return binding && toolTarget(binding);
+    },
+  };
+}
+
+/** A task's methods are routed, and judged, as the tool call that created it. */
+function toolTarget(binding: TaskBinding): RequestTarget {
+  return { kind: 'tool', upstream: binding.upstream, name: binding.tool.name, exposed: binding.tool.exposed };
+}
+
+function eraOf(ctx: RequestContext): 'legacy' | 'modern' {
+  return ctx.client?.era ?? 'legacy';
+}
+
+function revision(era: 'legacy' | 'modern'): string {
+  return era === 'legacy' ? '2025-11-25' : '2026-07-28';
+}
+
+/** The caller's capabilities with the Tasks extension declared (it uses tasks, whatever its era). */
+function declaringTasks(ctx: RequestContext): Record<string, unknown> {
+  const capabilities = (ctx.client?.capabilities ?? {}) as Record<string, unknown>;
+  const extensions = isRecord(capabilities.extensions) ? capabilities.extensions : {};
+  return { ...capabilities, extensions: { ...extensions, [TASKS_EXTENSION_ID]: {} } };
+}
+
+export function taskNotFound(taskId: string): GatewayError {
+  return GatewayError.invalidParams(
+    `Task not found: ${taskId}. Use a task id a tools/call of this client answered with (tasks expire after their ttl).`,
+    { reason: 'task_not_found', taskId },
+  );
+}
+
+function missingExtension(): GatewayError {
+  return new GatewayError(
+    ErrorCode.MissingRequiredClientCapability,
+    `Missing required client capability: declare the ${TASKS_EXTENSION_ID} extension (in the request's client capabilities) to use tasks.`,
+    { requiredCapabilities: { extensions: { [TASKS_EXTENSION_ID]: {} } } },
+  );
+}
+
+function notInRevision(method: string, era: string): GatewayError {
+  return new GatewayError(
+    ErrorCode.MethodNotFound,
+    `Method not found: ${method} is not part of tasks in protocol revision ${era}.`,
+  );
+}

@@ -1,0 +1,103 @@
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+
+/** What an exposed task id stands for. */
+export interface TaskBinding {
+  /** The upstream running the task. */
+  upstream: string;
+  /** The identity of the caller that created it: nobody else may use it. */
+  identity: string;
+  /** The era of the client that created it (its methods and shapes are that era's). */
+  clientEra: 'legacy' | 'modern';
+  /** The tool call it runs: the exposed name (access rules judge it) and the upstream's own name. */
+  tool: { exposed: string; name: string };
+  /** The upstream's own task id, or the gateway's key of a task it holds itself (`local`). */
+  taskId: string;
+  /**
+   * A task the gateway holds itself: a 2025-11-25 client asked for a task and the 2026-07-28 upstream
+   * answered at once (it decides whether to create one), so the gateway keeps the finished result.
+   */
+  local?: true;
+}
+
+interface Wire {
+  v: 1;
+  u: string;
+  i: string;
+  c: 'l' | 'm';
+  t: string;
+  n: string;
+  x: string;
+  l?: 1;
+}
+
+const PREFIX = 'swt1.';
+const IV_BYTES = 12;
+const TAG_BYTES = 16;
+
+/**
+ * Seals the task ids the gateway hands out: each is the upstream, the creating caller, the tool and the
+ * upstream's own task id, encrypted and authenticated (AES-256-GCM), so it routes without any lookup (any
+ * replica that shares `cursorSecret` can serve it), cannot be forged or altered, and says nothing about
+ * the upstream or the caller to whoever sees it. Opened for another identity it is unknown, exactly as a
+ * made-up id. The key comes from `cursorSecret` when one is configured, else it is random per process.
+ *
+ * @example
+ * const ids = new TaskIdSeal(secret);
+ * const exposed = ids.seal({ upstream: 'jobs', identity: 'alice', clientEra: 'modern', tool, taskId: 't-1' });
+ * ids.open(exposed, 'alice')?.taskId; // 't-1'
+ * ids.open(exposed, 'bob'); // undefined
+ */
+export class TaskIdSeal {
+  readonly #key: Buffer;
+
+  constructor(secret: string | undefined) {
+    this.#key = createHmac('sha256', 'switchyard/task-id/v1')
+      .update(secret ?? randomBytes(32))
+      .digest();
+  }
+
+  seal(binding: TaskBinding): string {
+    const wire: Wire = {
+      v: 1,
+      u: binding.upstream,
+      i: binding.identity,
+      c: binding.clientEra === 'legacy' ? 'l' : 'm',
+      t: binding.tool.exposed,
+      n: binding.tool.name,
+      x: binding.taskId,
+    };
+    if (binding.local) wire.l = 1;
+    const iv = randomBytes(IV_BYTES);
+    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
+    const body = Buffer.concat([cipher.update(JSON.stringify(wire), 'utf8'), cipher.final()]);
+    return PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+  }
+
+  /** What `raw` stands for, when it is an id this gateway sealed for `identity`; else undefined. */
+  open(raw: unknown, identity: string): TaskBinding | undefined {
+    if (typeof raw !== 'string' || !raw.startsWith(PREFIX) || raw.length > 4096) return undefined;
+    const bytes = Buffer.from(raw.slice(PREFIX.length), 'base64url');
+    if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
+    let wire: Wire;
+    try {
+      const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(0, IV_BYTES));
+      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
+      const plain = Buffer.concat([
+        decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
+      wire = JSON.parse(plain.toString('utf8')) as Wire;
+    } catch {
+      return undefined;
+    }
+    if (wire.v !== 1 || wire.i !== identity) return undefined;
+    return {
+      upstream: wire.u,
+      identity: wire.i,
+      clientEra: wire.c === 'l' ? 'legacy' : 'modern',
+      tool: { exposed: wire.t, name: wire.n },
+      taskId: wire.x,
+      ...(wire.l === 1 ? { local: true as const } : {}),
+    };
+  }
+}

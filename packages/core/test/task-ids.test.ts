@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { type TaskBinding, TaskIdSeal } from '../src/routing/task-ids.js';
+import { TaskOwners } from '../src/routing/task-owners.js';
+
+const binding: TaskBinding = {
+  upstream: 'jobs',
+  identity: 'alice',
+  clientEra: 'modern',
+  tool: { exposed: 'jobs__build', name: 'build' },
+  taskId: 'upstream-task-1',
+};
+
+describe('TaskIdSeal', () => {
+  it('opens its own ids for their caller only, and hides what they stand for', () => {
+    const seal = new TaskIdSeal('secret');
+    const id = seal.seal(binding);
+    expect(seal.open(id, 'alice')).toEqual(binding);
+    expect(seal.open(id, 'bob')).toBeUndefined();
+    expect(id).not.toContain('upstream-task-1');
+    expect(Buffer.from(id.slice(5), 'base64url').toString('latin1')).not.toContain('alice');
+    expect(seal.seal(binding)).not.toBe(id); // a fresh IV each time
+    expect(seal.open(seal.seal({ ...binding, local: true }), 'alice')).toMatchObject({ local: true });
+  });
+
+  it('refuses altered, foreign and malformed ids; instances sharing the secret share ids', () => {
+    const seal = new TaskIdSeal('secret');
+    const id = seal.seal(binding);
+    const bytes = Buffer.from(id.slice(5), 'base64url');
+    bytes[20] = (bytes[20] ?? 0) ^ 1;
+    expect(seal.open(`swt1.${bytes.toString('base64url')}`, 'alice')).toBeUndefined();
+    expect(new TaskIdSeal('other').open(id, 'alice')).toBeUndefined();
+    expect(new TaskIdSeal(undefined).open(id, 'alice')).toBeUndefined();
+    expect(new TaskIdSeal('secret').open(id, 'alice')).toEqual(binding);
+    for (const raw of ['', 'swt1.', 'swt1.AAAA', 'upstream-task-1', 42, undefined]) {
+      expect(seal.open(raw, 'alice')).toBeUndefined();
+    }
+  });
+});
+
+describe('TaskOwners', () => {
+  it('remembers whose each task is until its TTL, and forgets removed upstreams', () => {
+    let now = 1_000;
+    const owners = new TaskOwners(() => now);
+    owners.add({ binding, exposedId: 'e1' }, 5_000);
+    owners.add({ binding: { ...binding, upstream: 'other', taskId: 't2' }, exposedId: 'e2' }, null);
+    expect(owners.owner('jobs', 'upstream-task-1')?.exposedId).toBe('e1');
+    expect(owners.owner('other', 'upstream-task-1')).toBeUndefined();
+    now += 5_000;
+    expect(owners.owner('jobs', 'upstream-task-1')).toBeUndefined();
+    expect(owners.owner('other', 't2')?.exposedId).toBe('e2');
+    owners.retain(new Set(['jobs']));
+    expect(owners.owner('other', 't2')).toBeUndefined();
+  });
+});
