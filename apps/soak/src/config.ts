@@ -7,6 +7,8 @@ import type { SoakUpstream } from './upstreams.js';
 
 /** The gateway's per-call upstream timeout: a SIGSTOPped upstream answers `upstream_timeout` after it. */
 export const UPSTREAM_TIMEOUT_MS = 5_000;
+/** `limits.maxResultBytes` of the run: small, so the misbehaving upstream's huge answers are cheap. */
+export const MAX_RESULT_BYTES = 1024 * 1024;
 
 export interface ConfigState {
   /** The upstreams in the config, in order. */
@@ -31,7 +33,7 @@ export function renderConfig(state: ConfigState): Record<string, unknown> {
       http: { host: '127.0.0.1', port: 0, path: '/mcp' },
       admin: { host: '127.0.0.1', port: 0 },
     },
-    limits: { idleSessionMs: state.idleSessionMs },
+    limits: { idleSessionMs: state.idleSessionMs, maxResultBytes: MAX_RESULT_BYTES },
     plugins: [['@switchyard/plugin-audit', { file: state.audit.file, arguments: state.audit.arguments }]],
     shutdownGraceMs: 2_000,
     mcpServers: Object.fromEntries(

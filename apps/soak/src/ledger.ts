@@ -10,10 +10,12 @@ import { ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/cli
 export type Target = string;
 export const ALL = '*';
 
-export type OutcomeKind = 'ok' | 'error' | 'wrong' | 'lost' | 'broken';
+export type OutcomeKind = 'ok' | 'spoiled' | 'error' | 'wrong' | 'lost' | 'broken';
 
 export interface Tally {
   ok: number;
+  /** Requests the misbehaving upstream spoiled, answered with the error the gateway promises for them. */
+  spoiled: number;
   error: number;
   /** Answered with a result that is not what was asked for (another resource, tool or prompt). */
   wrong: number;
@@ -25,7 +27,7 @@ export interface FailureRecord {
   target: Target;
   method: string;
   era: 'legacy' | 'modern';
-  kind: Exclude<OutcomeKind, 'ok'>;
+  kind: Exclude<OutcomeKind, 'ok' | 'spoiled'>;
   start: number;
   end: number;
   code?: number;
@@ -46,7 +48,7 @@ const MAX_RECORDS = 200_000;
 /** Slack over the SDK's own request timeout before a request counts as lost regardless. */
 const HARD_TIMEOUT_SLACK_MS = 2_000;
 
-export const emptyTally = (): Tally => ({ ok: 0, error: 0, wrong: 0, lost: 0, broken: 0 });
+export const emptyTally = (): Tally => ({ ok: 0, spoiled: 0, error: 0, wrong: 0, lost: 0, broken: 0 });
 
 export class Ledger {
   readonly total: Tally = emptyTally();
@@ -70,8 +72,10 @@ export class Ledger {
 
   /**
    * Runs one request (given the SDK timeout to pass on) and records its outcome. A result with
-   * `isError: true` counts as an error, one that `verify` objects to as wrong. Resolves with the result,
-   * or undefined when there was none; never rejects.
+   * `isError: true` counts as an error, one that `verify` objects to as wrong. A request the misbehaving
+   * upstream spoils (`spoiled`: the `data.reason` promised for it) counts as spoiled when answered with
+   * that error, and as wrong when answered otherwise. Resolves with the result, or undefined when there
+   * was none; never rejects.
    */
   async track(
     target: Target,
@@ -79,6 +83,7 @@ export class Ledger {
     era: 'legacy' | 'modern',
     run: (timeoutMs: number) => Promise<unknown>,
     verify?: (result: Record<string, unknown>) => string | undefined,
+    spoiled?: string,
   ): Promise<Record<string, unknown> | undefined> {
     const start = Date.now();
     this.inFlight += 1;
@@ -91,7 +96,11 @@ export class Ledger {
     });
     try {
       const result = (await Promise.race([run(this.#timeoutMs), hard])) as Record<string, unknown>;
-      const wrong = result ? verify?.(result) : 'no result';
+      const wrong = spoiled
+        ? `a spoiled ${method} was answered with a result, not ${spoiled}`
+        : result
+          ? verify?.(result)
+          : 'no result';
       if (result?.isError === true) {
         this.#fail({ target, method, era, kind: 'error', start, reason: 'isError', message: text(result) });
       } else if (wrong !== undefined) {
@@ -105,7 +114,15 @@ export class Ledger {
       }
       return result;
     } catch (error) {
-      this.#fail({ target, method, era, start, ...classify(error) });
+      const outcome = classify(error);
+      if (spoiled !== undefined && outcome.kind === 'error' && outcome.reason === spoiled) {
+        this.#count(target, 'spoiled');
+      } else if (spoiled !== undefined && outcome.kind === 'error') {
+        const message = `a spoiled ${method} was answered with ${outcome.reason}, not ${spoiled}: ${outcome.message}`;
+        this.#fail({ target, method, era, start, kind: 'wrong', reason: 'wrong_error', message });
+      } else {
+        this.#fail({ target, method, era, start, ...outcome });
+      }
       return undefined;
     } finally {
       clearTimeout(timer);

@@ -15,7 +15,7 @@ import { rssMiB } from '@switchyard/testkit/process';
 import { parseSoakArgs, type SoakArgs, USAGE } from './args.js';
 import { Chaos } from './chaos.js';
 import { children } from './children.js';
-import { type ConfigState, writeConfig } from './config.js';
+import { type ConfigState, MAX_RESULT_BYTES, writeConfig } from './config.js';
 import { FaultTimeline } from './faults.js';
 import { type RunningGateway, startGateway, waitForStatus } from './gateway.js';
 import { Ledger } from './ledger.js';
@@ -39,21 +39,25 @@ async function setUp(gatewayLog: string | undefined): Promise<{
   gateway: RunningGateway;
   base: SoakUpstream[];
   spare: SoakUpstream;
+  wild: SoakUpstream;
   reloads: ConfigReloads;
 }> {
   const dir = await children.scratchDir('switchyard-soak-');
-  const [alpha, beta, gamma, spare] = await Promise.all([
+  const [alpha, beta, gamma, spare, wild] = await Promise.all([
     HttpUpstream.start('alpha', 'legacy'),
     HttpUpstream.start('beta', 'modern'),
     HttpUpstream.start('gamma', 'legacy'),
     HttpUpstream.start('spare', 'legacy'),
+    HttpUpstream.startWild('wild'),
   ]);
   let gateway: RunningGateway | undefined;
   const delta = new StdioUpstream('delta', dir, () => gateway?.proc.pid);
   const base: SoakUpstream[] = [alpha, beta, gamma, delta];
-  upstreams = [...base, spare];
+  upstreams = [...base, spare, wild];
   const state: ConfigState = {
-    upstreams: [...base],
+    // The misbehaving upstream is never under fault: whatever it does must cost it nothing but the
+    // requests it spoils, and cost the others nothing at all.
+    upstreams: [...base, wild],
     idleSessionMs: 1_800_000,
     timeoutBump: {},
     audit: { file: join(dir, 'audit.jsonl'), arguments: false },
@@ -63,7 +67,7 @@ async function setUp(gatewayLog: string | undefined): Promise<{
   gateway = await startGateway(configPath, gatewayLog);
   const ready = await waitForStatus(
     gateway,
-    (s) => base.every((u) => s.upstreams.some((x) => x.name === u.name && x.state === 'ready')),
+    (s) => [...base, wild].every((u) => s.upstreams.some((x) => x.name === u.name && x.state === 'ready')),
     30_000,
   );
   if (ready === undefined)
@@ -71,7 +75,7 @@ async function setUp(gatewayLog: string | undefined): Promise<{
   log(
     `gateway ${gateway.url} (admin ${gateway.adminUrl}, pid ${gateway.proc.pid}); upstreams ${base.map((u) => `${u.name}:${u.transport}/${u.era}`).join(' ')}`,
   );
-  return { gateway, base, spare, reloads: new ConfigReloads(configPath, state, gateway, spare) };
+  return { gateway, base, spare, wild, reloads: new ConfigReloads(configPath, state, gateway, spare) };
 }
 
 async function afterClose(
@@ -83,7 +87,7 @@ async function afterClose(
 }
 
 async function run(args: SoakArgs): Promise<boolean> {
-  const { gateway, base, spare, reloads } = await setUp(args.gatewayLog);
+  const { gateway, base, spare, wild, reloads } = await setUp(args.gatewayLog);
   const durationMs = args.durationS * 1000;
   const ledger = new Ledger(args.requestTimeoutMs);
   const timeline = new FaultTimeline();
@@ -95,6 +99,7 @@ async function run(args: SoakArgs): Promise<boolean> {
     ledger,
     watched: base.map((u) => ({ upstream: u.name, uri: `${u.name}+${u.watchedUri}` })),
     upstreams: () => targets,
+    wild: { name: wild.name, maxResultBytes: MAX_RESULT_BYTES },
   });
   const runStart = Date.now();
   const endAt = runStart + durationMs;
@@ -150,6 +155,7 @@ async function run(args: SoakArgs): Promise<boolean> {
     listenDrops: traffic.listenDrops,
     afterClose: released,
     connects: gateway.connects,
+    wild: wild.name,
     runStart,
   };
   const errors = breakdown(input);
@@ -158,7 +164,9 @@ async function run(args: SoakArgs): Promise<boolean> {
     durationS: args.durationS,
     sessions: args.sessions,
     opened: traffic.opened,
-    upstreams: [...base, spare].map((u) => `${u.name} (${u.transport}, ${u.era})`),
+    upstreams: [...base, spare, wild].map(
+      (u) => `${u.name} (${u.transport}, ${u.era}${u === wild ? ', misbehaving' : ''})`,
+    ),
     rss: input.rss,
     soakRssMiB: rssMiB(process.pid) ?? 0,
     totals: ledger.total,

@@ -12,6 +12,8 @@ export interface Operation {
   params: Record<string, unknown>;
   /** Says what is wrong with the result, or undefined when it is the expected one. */
   verify?: (result: Record<string, unknown>) => string | undefined;
+  /** A request the misbehaving upstream spoils: the gateway must answer it with this `data.reason`. */
+  spoiled?: string;
 }
 
 const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
@@ -60,8 +62,39 @@ const listing = (method: string, field: string): Operation => ({
   verify: (r) => (Array.isArray(r[field]) ? undefined : `${method} without ${field}`),
 });
 
-/** One random operation over the upstreams configured right now. */
-export function nextOperation(upstreams: readonly string[]): Operation {
+/**
+ * A request the misbehaving upstream spoils, and the `data.reason` the gateway must answer it with (or
+ * none: the `list_changed` burst is answered, and costs at most a few re-lists).
+ */
+function spoilerOf(upstream: string, maxResultBytes: number): Operation {
+  const call = (tool: string, args: Record<string, unknown>, spoiled?: string): Operation => ({
+    target: upstream,
+    method: 'tools/call',
+    params: { name: `${upstream}__${tool}`, arguments: args },
+    spoiled,
+  });
+  return pick([
+    call('non_object_result', {}, 'upstream_invalid_result'),
+    call('huge', { bytes: 2 * maxResultBytes }, 'result_too_large'),
+    call('http_500', {}, 'upstream_error'),
+    call('burst', { count: 200 }),
+  ]);
+}
+
+/** The misbehaving upstream of the run, and the `limits.maxResultBytes` its huge answers exceed. */
+export interface Wild {
+  name: string;
+  maxResultBytes: number;
+}
+
+/**
+ * One random operation over the upstreams configured right now; a share goes to the misbehaving upstream
+ * (`wild`): the usual requests, which must be answered right through its noise, and requests it spoils.
+ */
+export function nextOperation(upstreams: readonly string[], wild?: Wild): Operation {
+  if (wild && Math.random() < 0.15) {
+    return Math.random() < 0.3 ? spoilerOf(wild.name, wild.maxResultBytes) : nextOperation([wild.name]);
+  }
   const u = pick(upstreams);
   const roll = Math.random();
   if (roll < 0.3) return readOf(u, `test://${u}/r/${index(CATALOG.resources)}`);

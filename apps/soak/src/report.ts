@@ -23,7 +23,7 @@ export class ProgressLine {
 
   render(p: ProgressSource): string {
     const t = p.ledger.total;
-    const all = t.ok + t.error + t.wrong + t.lost + t.broken;
+    const all = t.ok + t.spoiled + t.error + t.wrong + t.lost + t.broken;
     const rate = p.elapsedS > this.#lastAt ? (all - this.#lastTotal) / (p.elapsedS - this.#lastAt) : 0;
     this.#lastTotal = all;
     this.#lastAt = p.elapsedS;
@@ -62,7 +62,7 @@ export interface Summary {
 const pad = (s: string | number, n: number) => String(s).padStart(n);
 
 function tallyRow(name: string, t: Tally): string {
-  return `  ${name.padEnd(8)}${pad(t.ok, 9)}${pad(t.error, 8)}${pad(t.wrong, 7)}${pad(t.lost, 6)}${pad(t.broken, 8)}`;
+  return `  ${name.padEnd(8)}${pad(t.ok, 9)}${pad(t.spoiled, 9)}${pad(t.error, 8)}${pad(t.wrong, 7)}${pad(t.lost, 6)}${pad(t.broken, 8)}`;
 }
 
 function restoreStats(steps: StepRecord[]): string {
@@ -78,7 +78,7 @@ function restoreStats(steps: StepRecord[]): string {
 export function renderSummary(s: Summary): string {
   const lines: string[] = [];
   const t = s.totals;
-  const all = t.ok + t.error + t.wrong + t.lost + t.broken;
+  const all = t.ok + t.spoiled + t.error + t.wrong + t.lost + t.broken;
   lines.push(
     `Switchyard soak: ${s.durationS} s, ${s.sessions} concurrent sessions (half legacy 2025-11-25, half modern 2026-07-28); ` +
       `sessions opened: ${s.opened.legacy} legacy + ${s.opened.modern} modern; upstreams ${s.upstreams.join(', ')}`,
@@ -95,11 +95,11 @@ export function renderSummary(s: Summary): string {
   }
   lines.push('');
   lines.push(
-    `Requests: ${all} (${(all / s.durationS).toFixed(0)}/s): ok ${t.ok}, error ${t.error}, wrong ${t.wrong}, ` +
-      `lost ${t.lost}, broken ${t.broken}`,
+    `Requests: ${all} (${(all / s.durationS).toFixed(0)}/s): ok ${t.ok}, spoiled as promised ${t.spoiled}, ` +
+      `error ${t.error}, wrong ${t.wrong}, lost ${t.lost}, broken ${t.broken}`,
   );
   lines.push(
-    `  target       ok   error  wrong  lost  broken   (* = merged listing / listen over all upstreams)`,
+    `  target       ok  spoiled   error  wrong  lost  broken   (* = merged listing / listen over all upstreams)`,
   );
   for (const [name, tally] of Object.entries(s.byTarget).sort()) lines.push(tallyRow(name, tally));
   const sum = (r: Record<string, number>) => Object.values(r).reduce((a, b) => a + b, 0);

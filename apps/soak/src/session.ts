@@ -6,7 +6,7 @@
  */
 import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ALL, type Ledger } from './ledger.js';
-import { nextOperation, send } from './ops.js';
+import { nextOperation, send, type Wild } from './ops.js';
 
 export type Era = 'legacy' | 'modern';
 
@@ -119,17 +119,18 @@ export class SoakSession {
     });
   }
 
-  /** One request of the mix over `upstreams`, recorded in the ledger. */
-  async step(upstreams: readonly string[]): Promise<void> {
+  /** One request of the mix over `upstreams` (some to the misbehaving `wild`), recorded in the ledger. */
+  async step(upstreams: readonly string[], wild?: Wild): Promise<void> {
     const client = this.#client;
     if (!client) return;
-    const op = nextOperation(upstreams);
+    const op = nextOperation(upstreams, wild);
     await this.#ledger.track(
       op.target,
       op.method,
       this.era,
       (timeout) => send(client, op, timeout),
       op.verify,
+      op.spoiled,
     );
   }
 

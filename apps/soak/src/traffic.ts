@@ -5,6 +5,7 @@
  * in the gateway's RSS).
  */
 import type { Ledger } from './ledger.js';
+import type { Wild } from './ops.js';
 import { type Era, SoakSession, type Watched } from './session.js';
 
 const MIN_LIFE_MS = 30_000;
@@ -19,6 +20,8 @@ export interface TrafficOptions {
   watched: readonly Watched[];
   /** The upstreams in the config right now (requests only go to configured ones). */
   upstreams: () => readonly string[];
+  /** The misbehaving upstream, which a share of the requests go to. */
+  wild?: Wild;
 }
 
 export class Traffic {
@@ -85,7 +88,7 @@ export class Traffic {
       try {
         while (!this.#stopping && Date.now() < until) {
           await session.follow();
-          await session.step(this.#options.upstreams());
+          await session.step(this.#options.upstreams(), this.#options.wild);
           if (this.#options.thinkMs > 0) await sleep(this.#options.thinkMs * (0.5 + Math.random()));
         }
       } finally {

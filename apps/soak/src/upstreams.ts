@@ -25,6 +25,22 @@ const CATALOG_FLAGS = [
   '2',
 ];
 
+/**
+ * The misbehaving upstream's modes (testkit `--misbehave`): noise on every answer (stray and duplicate
+ * ids, malformed notifications, 2026-07-28 results without `resultType`) and the tools that spoil one
+ * request each (invalid results, a huge result, an HTTP 500 page, a list_changed burst).
+ */
+export const WILD_MODES = [
+  'no-result-type',
+  'unknown-ids',
+  'duplicate-ids',
+  'malformed-notifications',
+  'invalid-result',
+  'huge-result',
+  'http-500',
+  'list-changed-burst',
+] as const;
+
 export function testkitCli(): string {
   const cli = fileURLToPath(new URL('./cli.js', import.meta.resolve('@switchyard/testkit')));
   if (!existsSync(cli)) throw new Error(`${cli} not found: build first (pnpm build)`);
@@ -61,19 +77,35 @@ export class HttpUpstream implements SoakUpstream {
   #proc: ManagedProcess | undefined;
   #control: ControlClient | undefined;
   #paused = false;
+  readonly #extraArgs: readonly string[];
 
-  private constructor(name: string, era: 'legacy' | 'modern', port: number) {
+  private constructor(name: string, era: 'legacy' | 'modern', port: number, extraArgs: readonly string[]) {
     this.name = name;
     this.era = era;
     this.#port = port;
+    this.#extraArgs = extraArgs;
     this.watchedUri = `test://${name}/r/0`;
   }
 
-  static async start(name: string, era: 'legacy' | 'modern'): Promise<HttpUpstream> {
+  /** A testkit server; `extraArgs` add to its command line (e.g. `--misbehave` modes). */
+  static async start(
+    name: string,
+    era: 'legacy' | 'modern',
+    extraArgs: readonly string[] = [],
+  ): Promise<HttpUpstream> {
     // A port that was free a moment ago: the upstream keeps it for the whole run.
-    const upstream = new HttpUpstream(name, era, await freePort());
+    const upstream = new HttpUpstream(name, era, await freePort(), extraArgs);
     await upstream.restart();
     return upstream;
+  }
+
+  /** The misbehaving upstream (2026-07-28 and 2025 at one URL, every `WILD_MODES` mode on). */
+  static startWild(name: string): Promise<HttpUpstream> {
+    return HttpUpstream.start(
+      name,
+      'modern',
+      WILD_MODES.flatMap((mode) => ['--misbehave', mode]),
+    );
   }
 
   get entry(): Record<string, unknown> {
@@ -97,7 +129,7 @@ export class HttpUpstream implements SoakUpstream {
   async restart(): Promise<void> {
     const args = ['--http', '--host', '127.0.0.1', '--port', String(this.#port), '--name', this.name];
     if (this.era === 'modern') args.push('--modern');
-    args.push(...CATALOG_FLAGS);
+    args.push(...CATALOG_FLAGS, ...this.#extraArgs);
     // The port may linger a moment after a SIGKILL: retry a few times.
     let lastError: unknown;
     for (let attempt = 0; attempt < 10; attempt++) {

@@ -36,6 +36,8 @@ export interface VerdictInput {
   afterClose?: { sessions: number; subscriptions: number };
   /** Connections the gateway made per upstream (from its log). */
   connects: ReadonlyMap<string, number>;
+  /** The misbehaving upstream (never under fault). */
+  wild?: string;
   runStart: number;
 }
 
@@ -134,6 +136,15 @@ export function judge(input: VerdictInput, errors: ErrorBreakdown): Check[] {
         : '/admin/status unreadable after close',
     },
   ];
+  if (input.wild !== undefined) {
+    const made = input.connects.get(input.wild) ?? 0;
+    const tally = ledger.byTarget.get(input.wild);
+    checks.push({
+      name: 'the misbehaving upstream kept its one connection',
+      ok: made === 1,
+      detail: `${input.wild}: ${made} connection${made === 1 ? '' : 's'} (0 reconnects wanted); ${tally?.ok ?? 0} requests answered right through its noise, ${tally?.spoiled ?? 0} it spoiled answered with the promised error`,
+    });
+  }
   const storms = Object.entries(extraConnects(input));
   checks.push({
     name: 'no reconnect storm',

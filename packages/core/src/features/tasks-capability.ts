@@ -69,7 +69,8 @@ export function tasksCapabilities(
 /**
  * A listed tool as a 2025-11-25 client may use it: `execution.taskSupport` is kept where the upstream
  * runs tool calls as tasks (a 2026-07-28 upstream decides per call, so its tools are `optional` unless
- * they say more), and dropped elsewhere, so no client tries to run as a task what cannot be one.
+ * they say more), and dropped elsewhere, so no client tries to run as a task what cannot be one. A tool
+ * that says `forbidden` keeps saying so (true everywhere), so the list is the upstream's own.
  */
 export function toolForLegacyClient(
   upstream: UpstreamConnection,
@@ -77,6 +78,7 @@ export function toolForLegacyClient(
 ): Record<string, unknown> {
   const execution = isRecord(tool.execution) ? tool.execution : undefined;
   const declared = execution?.taskSupport;
+  if (declared === 'forbidden') return tool;
   const tasks = taskEra(upstream);
   const support = tasks === 'legacy' ? declared : tasks === 'modern' ? (declared ?? 'optional') : undefined;
   if (support === declared) return tool;

@@ -176,12 +176,32 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
       if (state.upstreamState !== undefined) retry.requestState = state.upstreamState;
       return modern(ctx, upstream, retry);
     }
-    // A 2025 client of an upstream that also answers 2025 is served on that path (era affinity).
-    const era = await upstream.eraFor(client);
-    if (era === 'modern') return modern(ctx, upstream, params);
+    if (upstream.era === 'modern') {
+      if (!(affine(ctx) && (await upstream.hasLegacyPath()))) return modern(ctx, upstream, params);
+      return legacy(ctx, upstream, params, 'legacy');
+    }
     if (client?.era === 'modern') return suspendable(ctx, upstream, params);
-    return legacy(ctx, upstream, params, upstream.era === 'modern' ? 'legacy' : undefined);
+    return legacy(ctx, upstream, params);
   };
+}
+
+/** Calls that may ask the client something, and so go the way the client speaks when they can. */
+const AFFINE_METHODS = new Set(['tools/call', 'prompts/get']);
+const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
+
+/**
+ * Era affinity: a 2025 client that can be asked something (sampling, elicitation, roots), calling a tool
+ * or a prompt, is served on a 2026-07-28 upstream's 2025 session path when it has one, so the server asks
+ * it as it would directly (a server's stateless 2026 path may not ask at all: SDK v1 servers, the
+ * conformance suite's reference server). Not for reads (their cache hints come from the 2026 path) nor a
+ * task-augmented call bridged to the Tasks extension.
+ */
+function affine(ctx: RequestContext): boolean {
+  const client = ctx.client;
+  if (!client || client.era !== 'legacy' || !AFFINE_METHODS.has(ctx.method)) return false;
+  const extensions = (client.capabilities as { extensions?: Record<string, unknown> } | undefined)
+    ?.extensions;
+  return canBeAsked(client.capabilities) && !(extensions && TASKS_EXTENSION_ID in extensions);
 }
 
 function callOptions(

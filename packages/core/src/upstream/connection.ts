@@ -263,14 +263,12 @@ export class UpstreamConnection {
   }
 
   /**
-   * The era a request of `client` is served in: a 2025 client of an upstream spoken to in 2026-07-28 that
-   * also answers 2025 gets its 2025 session path (opened now if need be), so it sees what it would see
-   * directly; everything else, the upstream's own era.
+   * Whether this upstream, spoken to in 2026-07-28, also has a 2025 session path (Streamable HTTP, and the
+   * server answers `initialize`): opened now if need be, once per connection. See `LegacyPath`.
    */
-  async eraFor(client: { era: 'modern' | 'legacy' } | undefined): Promise<'modern' | 'legacy' | undefined> {
+  async hasLegacyPath(): Promise<boolean> {
     const legacy = this.#legacy;
-    if (this.era !== 'modern' || client?.era !== 'legacy' || !legacy) return this.era;
-    return (await legacy.open()) ? 'legacy' : 'modern';
+    return this.era === 'modern' && legacy !== undefined && (await legacy.open()) !== undefined;
   }
 
   /**
