@@ -122,6 +122,36 @@ describe('tools through the gateway', () => {
     expect(warnings.join('\n')).toMatch(/tool name collision.*"exposed":"dup_x"/);
   });
 
+  it('lists an upstream afresh for an unknown name, but not one whose listing never ends', async () => {
+    const fresh = await httpUpstream(cleanup, { name: 'fresh', resources: 0, tools: 2 });
+    const endless = await httpUpstream(cleanup, {
+      name: 'endless',
+      resources: 0,
+      tools: 2,
+      misbehave: ['endless-cursor'],
+    });
+    const gateway = await startGateway(
+      cleanup,
+      [upstreamConfig('fresh', fresh.url), upstreamConfig('endless', endless.url)],
+      { limits: { maxResultBytes: 1024 * 1024, maxPagesPerList: 20 } },
+    );
+    const client = await connect(cleanup, gateway);
+    const listed = () => [
+      fresh.server.stats.requests['tools/list'],
+      endless.server.stats.requests['tools/list'],
+    ];
+    expect(listed()).toEqual([1, 20]); // on connect: endless is cut off at maxPagesPerList
+    for (const name of ['fresh__nope', 'endless__nope']) {
+      await expect(client.callTool({ name, arguments: {} })).rejects.toMatchObject({
+        data: { reason: 'tool_not_found' },
+      });
+    }
+    expect(listed()).toEqual([2, 20]);
+    await expect(client.callTool({ name: 'endless__tool_1', arguments: {} })).resolves.toMatchObject({
+      structuredContent: { tool: 'tool_1' },
+    });
+  });
+
   it('curates with allow/deny globs over the upstream names: filtered tools are absent and refused without reaching it', async () => {
     const a = await httpUpstream(cleanup, {
       name: 'gh',

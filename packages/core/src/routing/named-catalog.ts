@@ -19,6 +19,12 @@ export class NamedCatalog {
   readonly #log: Logger;
   /** Refreshes in flight, per upstream: concurrent misses share one listing. */
   readonly #refreshing = new Map<string, Promise<void>>();
+  /**
+   * Upstreams whose last full listing did not end (a repeating cursor, or `limits.maxPagesPerList` pages):
+   * a miss does not list them again (DESIGN §11), or every unknown name a client tried would cost up to
+   * `maxPagesPerList` upstream requests; their `list_changed` still does.
+   */
+  readonly #endless = new Set<string>();
 
   constructor(kind: NamedKind, pool: UpstreamPool, logger: Logger) {
     this.kind = kind;
@@ -30,6 +36,7 @@ export class NamedCatalog {
   /** Follows a change of the pool's upstream set; `kept` are the upstreams whose connection stayed. */
   reconfigure(kept: ReadonlySet<string>): void {
     this.index.setUpstreams(this.#entries(), (name) => kept.has(name));
+    for (const name of this.#endless) if (!kept.has(name)) this.#endless.delete(name);
   }
 
   #entries() {
@@ -52,6 +59,8 @@ export class NamedCatalog {
         this.#pool.limits.maxPagesPerList,
       )
       .then((end) => {
+        if (end === 'complete') this.#endless.delete(upstream.name);
+        else this.#endless.add(upstream.name);
         if (end !== 'complete') {
           this.#log.warn(`indexed only part of an upstream's ${this.kind}: its listing did not end`, {
             upstream: upstream.name,
@@ -72,8 +81,8 @@ export class NamedCatalog {
 
   /**
    * Where an exposed name leads. A name the index does not know yet sends the upstreams it could belong
-   * to for a fresh listing first (an upstream may add items without announcing it); still unknown, it
-   * is refused with the names that do exist.
+   * to for a fresh listing first (an upstream may add items without announcing it; not one whose last
+   * listing never ended); still unknown, it is refused with the names that do exist.
    */
   async locate(exposed: string): Promise<NamedTarget> {
     const known = this.index.resolve(exposed);
@@ -81,6 +90,7 @@ export class NamedCatalog {
     await Promise.all(
       this.index
         .candidates(exposed)
+        .filter((name) => !this.#endless.has(name))
         .map((name) => this.#pool.get(name))
         .filter((u): u is UpstreamConnection => u !== undefined)
         .map((u) => this.refresh(u)),
