@@ -4,8 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 /**
  * Every upstream process the gateway has spawned, with its process group, until the whole group is gone.
  * No upstream may outlive the gateway (DESIGN §11), however the gateway stops: the orderly close stops
- * each one (`stopChild`), a forced exit terminates them all first (`terminateChildren`), and any exit at
- * all signals whatever is left. Groups matter: an `npx` wrapper exits and leaves the server it started,
+ * each one (`stopChild`), a forced exit terminates them all first (`terminateChildren`), an exit that
+ * cannot wait kills them (`killChildren`), and any exit at all signals whatever is left. Groups matter: an `npx` wrapper exits and leaves the server it started,
  * or a server leaves a helper behind; signalling the group reaches them.
  */
 const live = new Set<ChildProcess>();
@@ -127,4 +127,13 @@ export async function terminateChildren(graceMs = STOP_STEP_MS): Promise<void> {
   children.forEach((child, i) => {
     if (!done[i]) signal(child, 'SIGKILL');
   });
+}
+
+/**
+ * The exit that cannot wait (a third signal): SIGKILL to every upstream process group, synchronously.
+ * What is left of the stop sequence would outlive the gateway, and SIGTERM alone does not stop a server
+ * that ignores it.
+ */
+export function killChildren(): void {
+  for (const child of live) signal(child, 'SIGKILL');
 }

@@ -1,4 +1,4 @@
-import type { Client, PriorDiscovery, ServerCapabilities } from '@modelcontextprotocol/client';
+import type { Client, PriorDiscovery, ServerCapabilities, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -40,6 +40,12 @@ export class UpstreamConnection {
   readonly config: UpstreamConfig;
   #state = 'idle' as UpstreamState;
   #client: Client | undefined;
+  /**
+   * The attempt in progress, until it is adopted or given up: close() ends it too. Its transport is closed
+   * directly: during the era probe the SDK client does not hold it yet, and closing the client alone
+   * would leave a spawned server running.
+   */
+  #pending: { client: Client; transport: Transport } | undefined;
   #attempt = 0;
   #timer: NodeJS.Timeout | undefined;
   #lastError: unknown;
@@ -155,11 +161,15 @@ export class UpstreamConnection {
     const notify = (method: string, params: unknown) => this.#notify(method, params);
     const attempt = prepareAttempt(this.config, this.#auth, notify, this.#log, this.#limits);
     const { client, correlation, transport } = attempt;
+    const pending = { client, transport };
+    this.#pending = pending;
     try {
       await handshake(client, transport, { timeoutMs: this.config.timeoutMs, prior: this.#prior });
     } catch (error) {
       this.#lastError = error;
-      await client.close().catch(() => {});
+      // The transport too: given up during the era probe, the client does not hold it yet.
+      await Promise.all([client.close().catch(() => {}), transport.close().catch(() => {})]);
+      if (this.#pending === pending) this.#pending = undefined;
       if (this.#isClosed()) return;
       this.#listener.failed(this, error);
       this.#scheduleReconnect(
@@ -168,6 +178,7 @@ export class UpstreamConnection {
       return;
     }
     const capabilities = await this.#follower.connected(client);
+    if (this.#pending === pending) this.#pending = undefined;
     if (this.#isClosed()) {
       this.#follower.dropped();
       await client.close().catch(() => {});
@@ -301,13 +312,23 @@ export class UpstreamConnection {
     });
   }
 
+  /**
+   * Closes the connection for good, and an attempt still in its handshake too: a spawned server is stopped
+   * (stdin end, SIGTERM, SIGKILL) before this resolves, whatever state it was in.
+   */
   async close(): Promise<void> {
     this.#state = 'closed';
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     const client = this.#client;
+    const pending = this.#pending;
     this.#client = undefined;
+    this.#pending = undefined;
     this.#follower.dropped();
-    if (client) await client.close().catch(() => {});
+    await Promise.all([
+      client?.close().catch(() => {}),
+      pending?.client.close().catch(() => {}),
+      pending?.transport.close().catch(() => {}),
+    ]);
   }
 }

@@ -1,0 +1,132 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { type Cleanup, stopProcess, TESTKIT_CLI, watchProcess } from './harness.js';
+
+// The process tree under a gateway, read from /proc (Linux only): which processes it started, whether
+// they still run, and a last-resort kill of their process groups after a test.
+
+export const LINUX = process.platform === 'linux';
+
+export interface ProcStat {
+  pid: number;
+  /** The process state letter: R, S, D, T, Z (zombie) … */
+  state: string;
+  ppid: number;
+  pgrp: number;
+}
+
+/** One /proc/<pid>/stat, or undefined when the process is gone. */
+export function procStat(pid: number): ProcStat | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined;
+  }
+  // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses, so read after the last ')'.
+  const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { pid, state: state!, ppid: Number(ppid), pgrp: Number(pgrp) };
+}
+
+/** Running: it exists and is no zombie (an exited process nobody reaps runs nothing any more). */
+export function running(pid: number): boolean {
+  const stat = procStat(pid);
+  return stat !== undefined && stat.state !== 'Z';
+}
+
+/** Its command line, arguments joined by spaces ('' once it is gone). */
+export function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim();
+  } catch {
+    return '';
+  }
+}
+
+/** Every running process below `root` (children, grandchildren …), found by following ppid links. */
+export function descendants(root: number): ProcStat[] {
+  const children = new Map<number, ProcStat[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = procStat(Number(entry));
+    if (!stat || stat.state === 'Z') continue;
+    children.set(stat.ppid, [...(children.get(stat.ppid) ?? []), stat]);
+  }
+  const found: ProcStat[] = [];
+  const queue = [root];
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child);
+      queue.push(child.pid);
+    }
+  }
+  return found;
+}
+
+/**
+ * The safety net for processes a test saw: SIGKILL to each and to its process group, except the group of
+ * this test process itself (a gateway spawned without a group of its own shares it).
+ */
+export function killAll(stats: Iterable<ProcStat>): void {
+  const ownGroup = procStat(process.pid)?.pgrp;
+  const kill = (target: number) => {
+    try {
+      process.kill(target, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  };
+  for (const { pid, pgrp } of stats) {
+    if (pgrp !== ownGroup && pgrp > 1) kill(-pgrp);
+    kill(pid);
+  }
+}
+
+/**
+ * A testkit CLI serving Streamable HTTP in a process of its own (`--http`, plus `args`): resolves with the
+ * URLs it prints once listening. Stopped by `cleanup`.
+ */
+export async function startTestkitHttp(
+  cleanup: Cleanup,
+  args: string[],
+): Promise<{ proc: ChildProcess; url: string; controlUrl: string }> {
+  const proc = spawn(process.execPath, [TESTKIT_CLI, '--http', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  cleanup.add(() => stopProcess(proc));
+  const watched = watchProcess(proc);
+  let stdout = '';
+  proc.stdout?.setEncoding('utf8');
+  const line = new Promise<string>((resolve, reject) => {
+    proc.stdout?.on('data', (chunk: string) => {
+      stdout += chunk;
+      const nl = stdout.indexOf('\n');
+      if (nl >= 0) resolve(stdout.slice(0, nl));
+    });
+    void watched.exited.then((code) => reject(new Error(`testkit exited (${code}):\n${watched.stderr()}`)));
+  });
+  const { url, controlUrl } = JSON.parse(await line) as { url: string; controlUrl: string };
+  return { proc, url, controlUrl };
+}
+
+/**
+ * Every running process, anywhere, whose environment holds `name=value`: how a test finds what it started
+ * even after the parent died and the process was adopted elsewhere.
+ */
+export function withEnv(name: string, value: string): ProcStat[] {
+  const wanted = `${name}=${value}`;
+  const found: ProcStat[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    let environ: string;
+    try {
+      environ = readFileSync(`/proc/${entry}/environ`, 'utf8');
+    } catch {
+      continue; // gone meanwhile, or not ours
+    }
+    if (!environ.split('\0').includes(wanted)) continue;
+    const stat = procStat(Number(entry));
+    if (stat && stat.state !== 'Z') found.push(stat);
+  }
+  return found;
+}
