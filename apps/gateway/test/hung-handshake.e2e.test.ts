@@ -19,8 +19,8 @@ import {
   killAll,
   LINUX,
   type ProcStat,
-  running,
   startTestkitHttp,
+  stillRunning,
 } from './support/processes.js';
 
 // DESIGN §11: "An upstream that never finishes its handshake is given up after its `timeoutMs` and retried
@@ -163,12 +163,12 @@ describe('an upstream that never finishes its handshake', () => {
     // Each attempt spawns the server afresh (a new control URL each time); a given-up one is stopped, so
     // no more than one hang process runs at a time and the earlier ones are gone.
     const handshakes = new Map<string, number>();
-    const hangPids = new Set<number>();
+    const hangs = new Map<number, ProcStat>();
     await eventually(async () => {
       if (LINUX) {
         for (const p of descendants(gw.proc.pid!)) {
           seen.set(p.pid, p);
-          if (cmdline(p.pid).includes('hang-handshake')) hangPids.add(p.pid);
+          if (cmdline(p.pid).includes('hang-handshake')) hangs.set(p.pid, p);
         }
       }
       const url = await readControlUrl(controlFile);
@@ -181,9 +181,9 @@ describe('an upstream that never finishes its handshake', () => {
     }, 'two hang processes, each sent a handshake');
     expect(gw.stderr()).toMatch(/failed to connect[^\n]*handshake within[^\n]*; retrying in \d+ ms/);
     if (LINUX) {
-      expect(hangPids.size).toBeGreaterThanOrEqual(2);
+      expect(hangs.size).toBeGreaterThanOrEqual(2);
       await eventually(
-        () => [...hangPids].filter(running).length <= 1,
+        () => [...hangs.values()].filter(stillRunning).length <= 1,
         'given-up hang processes to be stopped',
         5_000,
       );

@@ -9,6 +9,7 @@ import {
   LINUX,
   type ProcStat,
   running,
+  stillRunning,
   withEnv,
 } from './support/processes.js';
 import { connectStdio, type RawStdioGateway, spawnStdioGateway } from './support/stdio.js';
@@ -80,6 +81,9 @@ process.stdin.on('data', (chunk) => {
 });
 `;
 
+/** In an upstream's args: the path of the stubborn server's script. */
+const STUBBORN = '<stubborn>';
+
 /** Set in the environment of every upstream of a test (and so of the stubborn one's grandchild). */
 const MARK = 'SWITCHYARD_LIFETIMES_TEST';
 
@@ -108,8 +112,6 @@ async function setup(
   );
   return { file: await writeConfig(cleanup, { mcpServers }), mark: dir };
 }
-
-const STUBBORN = '<stubborn>';
 
 const UPSTREAMS = ['everything', 'local', 'stubborn'];
 
@@ -143,9 +145,7 @@ async function allGone(tree: ProcStat[], mark: string, logs: () => string): Prom
   const left = () => {
     const marked = withEnv(MARK, mark);
     for (const p of marked) seen.set(p.pid, p);
-    return [
-      ...new Set([...tree.filter((p) => running(p.pid)).map((p) => p.pid), ...marked.map((p) => p.pid)]),
-    ];
+    return [...new Set([...tree.filter(stillRunning).map((p) => p.pid), ...marked.map((p) => p.pid)])];
   };
   try {
     await eventually(() => left().length === 0, 'every upstream process to be gone', 5_000);
@@ -251,11 +251,11 @@ describe.skipIf(!LINUX)('no upstream process outlives the gateway', () => {
   });
 
   it("the SDK client's close sequence (stdin end, SIGTERM, SIGKILL): leaves nothing", async () => {
+    // The SDK's default negotiation ('legacy'): with versionNegotiation 'auto', the SDK first probes a
+    // sibling gateway it spawns and kills 1 s after stdin end + SIGTERM, mid-drain (a known gap: see the
+    // lifetimes report).
     const { file, mark } = await setup();
     const { client, transport, logs } = await connectStdio(cleanup, file, { name: 'lifetimes' });
-    const closed = new Promise<void>((resolve) => {
-      transport.onclose = () => resolve();
-    });
     await eventually(async () => {
       const listed = upstreamsOf((await client.listTools()).tools);
       return UPSTREAMS.every((u) => listed.includes(u));
@@ -263,8 +263,7 @@ describe.skipIf(!LINUX)('no upstream process outlives the gateway', () => {
     const gatewayPid = transport.pid!;
     const tree = upstreamTree(gatewayPid);
     await client.close();
-    await within(closed, 15_000, 'the gateway exit', () => logs.text);
-    await eventually(() => !running(gatewayPid), 'the gateway to be gone', 5_000);
+    await eventually(() => !running(gatewayPid), 'the gateway to be gone', 15_000);
     await allGone(tree, mark, () => logs.text);
     expectStopSequence(logs.text);
   });

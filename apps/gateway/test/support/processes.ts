@@ -13,6 +13,8 @@ export interface ProcStat {
   state: string;
   ppid: number;
   pgrp: number;
+  /** Clock ticks after boot when it started: with the pid, who it is (pids get reused). */
+  start: number;
 }
 
 /** One /proc/<pid>/stat, or undefined when the process is gone. */
@@ -24,14 +26,26 @@ export function procStat(pid: number): ProcStat | undefined {
     return undefined;
   }
   // "pid (comm) state ppid pgrp …"; comm may hold spaces and parentheses, so read after the last ')'.
-  const [state, ppid, pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return { pid, state: state!, ppid: Number(ppid), pgrp: Number(pgrp) };
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return {
+    pid,
+    state: fields[0]!,
+    ppid: Number(fields[1]),
+    pgrp: Number(fields[2]),
+    start: Number(fields[19]),
+  };
 }
 
 /** Running: it exists and is no zombie (an exited process nobody reaps runs nothing any more). */
 export function running(pid: number): boolean {
   const stat = procStat(pid);
   return stat !== undefined && stat.state !== 'Z';
+}
+
+/** The process seen earlier still runs (the same one: a pid may be reused once it is gone). */
+export function stillRunning(seen: ProcStat): boolean {
+  const now = procStat(seen.pid);
+  return now !== undefined && now.state !== 'Z' && now.start === seen.start;
 }
 
 /** Its command line, arguments joined by spaces ('' once it is gone). */
@@ -64,8 +78,10 @@ export function descendants(root: number): ProcStat[] {
 }
 
 /**
- * The safety net for processes a test saw: SIGKILL to each and to its process group, except the group of
- * this test process itself (a gateway spawned without a group of its own shares it).
+ * The safety net for processes a test saw: SIGKILL to each one still running (the same process: same pid
+ * and start time) and to its process group, except the group of this test process itself (a gateway
+ * spawned without a group of its own shares it). A pid or group that is gone is left alone: by now it may
+ * be someone else's.
  */
 export function killAll(stats: Iterable<ProcStat>): void {
   const ownGroup = procStat(process.pid)?.pgrp;
@@ -76,9 +92,11 @@ export function killAll(stats: Iterable<ProcStat>): void {
       // already gone
     }
   };
-  for (const { pid, pgrp } of stats) {
-    if (pgrp !== ownGroup && pgrp > 1) kill(-pgrp);
-    kill(pid);
+  for (const seen of stats) {
+    const now = procStat(seen.pid);
+    if (!now || now.start !== seen.start) continue;
+    if (now.pgrp !== ownGroup && now.pgrp > 1) kill(-now.pgrp);
+    kill(now.pid);
   }
 }
 
