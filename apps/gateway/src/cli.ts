@@ -1,10 +1,17 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { createLogger, type LogLevel, PluginError, terminateChildren } from '@switchyard/core';
+import {
+  createLogger,
+  exiting,
+  killChildren,
+  type LogLevel,
+  PluginError,
+  terminateChildren,
+} from '@switchyard/core';
 import { runCheck } from './check/command.js';
 import { ConfigError, type GatewayConfig, loadConfigFile } from './config/load.js';
 import { defaultConfig } from './default-config.js';
-import { runGateway } from './run.js';
+import { type RunningGateway, runGateway, StartAborted } from './run.js';
 
 const HELP = `switchyard — one MCP endpoint in front of many upstream MCP servers
 
@@ -80,13 +87,61 @@ async function main(): Promise<number> {
     const logger = createLogger({ level: (level as LogLevel | undefined) ?? 'warn' });
     return runCheck(config, (text) => process.stdout.write(text), logger);
   }
-  let running: Awaited<ReturnType<typeof runGateway>>;
+  // The signals are ours from before the upstreams start: a stop while they connect (which may last up to
+  // their timeoutMs) closes what was started instead of dying with the upstream processes left running.
+  const startup = new AbortController();
+  let running: RunningGateway | undefined;
+  let stopping = false;
+  let signals = 0;
+  let finish!: (code: number) => void;
+  const finished = new Promise<number>((resolve) => {
+    finish = resolve;
+  });
+  /** Set by a second signal: the forced exit is under way and exits itself (a drain ending meanwhile waits). */
+  let forced = false;
+  const drain = (gateway: RunningGateway) =>
+    void gateway.drain().then(() => {
+      if (!forced) finish(0);
+    });
+  const stop = (reason: string) => {
+    if (stopping) return;
+    stopping = true;
+    // The whole process is going: its upstream processes get short stop steps (its client may kill it soon).
+    exiting();
+    process.stderr.write(`switchyard: ${reason}, shutting down (draining; a second signal forces exit)\n`);
+    if (running) drain(running);
+    else startup.abort(); // runGateway closes what it started and rejects with StartAborted
+  };
+  // Only signals count towards forcing: stdin closing is how a stdio client ends the session, and the
+  // SIGTERM it sends next (the MCP Inspector sends both at once) must not cut the orderly close short.
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    signals += 1;
+    if (signals === 1) {
+      if (stopping) process.stderr.write(`switchyard: ${signal}: already shutting down\n`);
+      return stop(signal);
+    }
+    const code = signal === 'SIGINT' ? 130 : 143;
+    forced = true;
+    if (signals > 2) {
+      killChildren(); // the stop sequence still running would outlive us
+      process.exit(code);
+    }
+    process.stderr.write(
+      `switchyard: ${signal} again, exiting without waiting (upstream processes stopped first)\n`,
+    );
+    // No upstream process outlives the gateway, even a forced exit (DESIGN §11).
+    void terminateChildren().finally(() => process.exit(code));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
   try {
     running = await runGateway(config, {
       logLevel: level as LogLevel | undefined,
       watch: args.config !== undefined,
+      stop: startup.signal,
     });
   } catch (error) {
+    if (error instanceof StartAborted) return 0;
     if (error instanceof PluginError) {
       process.stderr.write(
         `switchyard: plugin error (${error.code}): ${error.message}\nNothing was started.\n`,
@@ -98,35 +153,9 @@ async function main(): Promise<number> {
     process.stderr.write(`switchyard: cannot start: ${e.message}${hint}\n`);
     return 1;
   }
-  return new Promise<number>((resolve) => {
-    let stopping = false;
-    let signals = 0;
-    const stop = (reason: string) => {
-      if (stopping) return;
-      stopping = true;
-      process.stderr.write(`switchyard: ${reason}, shutting down (draining; a second signal forces exit)\n`);
-      void running.drain().then(() => resolve(0));
-    };
-    // Only signals count towards forcing: stdin closing is how a stdio client ends the session, and the
-    // SIGTERM it sends next (the MCP Inspector sends both at once) must not cut the orderly close short.
-    const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-      signals += 1;
-      if (signals === 1) {
-        if (stopping) process.stderr.write(`switchyard: ${signal}: already shutting down\n`);
-        return stop(signal);
-      }
-      const code = signal === 'SIGINT' ? 130 : 143;
-      if (signals > 2) process.exit(code);
-      process.stderr.write(
-        `switchyard: ${signal} again, exiting without waiting (upstream processes stopped first)\n`,
-      );
-      // No upstream process outlives the gateway, even a forced exit (DESIGN §11).
-      void terminateChildren().finally(() => process.exit(code));
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    running.stdioClosed?.then(() => stop('stdin closed'));
-  });
+  if (stopping) drain(running);
+  running.stdioClosed?.then(() => stop('stdin closed'));
+  return finished;
 }
 
 function parse() {

@@ -31,6 +31,25 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
+/** What runGateway rejects with when `stop` aborted the start: everything it had started is closed. */
+export class StartAborted extends Error {
+  constructor() {
+    super('stopped while starting');
+    this.name = 'StartAborted';
+  }
+}
+
+/** Resolves when `work` does, or as soon as `signal` aborts (whatever `work` does later is moot). */
+function untilAborted(work: Promise<void>, signal: AbortSignal | undefined): Promise<void> {
+  if (!signal) return work;
+  return new Promise((resolve, reject) => {
+    const abort = () => resolve();
+    if (signal.aborted) return abort();
+    signal.addEventListener('abort', abort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', abort));
+  });
+}
+
 /** Starts the gateway described by `config`: connects upstreams, then opens the configured listeners. */
 export async function runGateway(
   config: GatewayConfig,
@@ -39,6 +58,12 @@ export async function runGateway(
     logLevel?: LogLevel;
     /** Reload on SIGHUP and when the config file changes (DESIGN §10); the CLI sets it for --config. */
     watch?: boolean;
+    /**
+     * Aborting it while the upstreams are still connecting (up to their timeoutMs) stops the start: every
+     * upstream is closed (spawned servers stopped, those still in their handshake too) and runGateway
+     * rejects with StartAborted. Once the listeners open, stopping is the caller's (drain or close).
+     */
+    stop?: AbortSignal;
   } = {},
 ): Promise<RunningGateway> {
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? config.logLevel ?? 'info' });
@@ -77,7 +102,13 @@ export async function runGateway(
     oauthIssuer: config.auth?.oauth?.issuer,
     oauthResource: config.auth?.oauth?.resource,
   });
-  await gateway.start();
+  await untilAborted(gateway.start(), options.stop);
+  if (options.stop?.aborted) {
+    await gateway.close();
+    auth.close();
+    await telemetry.close();
+    throw new StartAborted();
+  }
   const down = gateway.status().filter((s) => s.state !== 'ready');
   if (down.length > 0) {
     logger.warn('some upstreams are not connected yet; serving the others and retrying in the background', {

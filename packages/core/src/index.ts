@@ -87,7 +87,7 @@ export type {
 } from './stats/recorder.js';
 export type { SeriesBucket } from './stats/series.js';
 export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
-export { liveChildren, terminateChildren } from './upstream/child-processes.js';
+export { exiting, killChildren, liveChildren, terminateChildren } from './upstream/child-processes.js';
 export { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';
 export { probeUpstream, type UpstreamCounts, type UpstreamProbe } from './upstream/probe.js';
 export { type WebSocketClientOptions, WebSocketClientTransport } from './upstream/ws-client-transport.js';

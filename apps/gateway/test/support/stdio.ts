@@ -52,7 +52,7 @@ function gatewayArgs(configFile: string, extra: string[] = []): string[] {
 export async function connectStdio(
   cleanup: Cleanup,
   configFile: string,
-  options: { name?: string; args?: string[] } = {},
+  options: { name?: string; args?: string[]; client?: ConstructorParameters<typeof Client>[1] } = {},
 ): Promise<{ client: Client; transport: StdioClientTransport; logs: TextSink }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
@@ -60,7 +60,7 @@ export async function connectStdio(
     stderr: 'pipe',
   });
   const logs = new TextSink(transport.stderr as NodeJS.ReadableStream | null);
-  const client = new Client({ name: options.name ?? 'stdio-test', version: '1.0.0' });
+  const client = new Client({ name: options.name ?? 'stdio-test', version: '1.0.0' }, options.client);
   cleanup.add(() => client.close());
   try {
     await client.connect(transport);

@@ -37,14 +37,18 @@ export function prepareAttempt(
   const credentials = auth?.bind((message) => correlation.callerOf(message));
   const { transport, stderr } = createUpstreamTransport(config.transport, credentials);
   if (stderr) pipeLines(stderr, (line) => log.info(line, { stream: 'stderr' }));
-  const client = createUpstreamClient(config.timeoutMs, {
-    notify,
-    relay: (method, params, id, signal) =>
-      correlation.relay(method, params, id, signal).catch((error: unknown) => {
-        log.warn(`could not relay ${method}`, { error: errorText(error) });
-        throw error;
-      }),
-  });
+  const client = createUpstreamClient(
+    config.timeoutMs,
+    {
+      notify,
+      relay: (method, params, id, signal) =>
+        correlation.relay(method, params, id, signal).catch((error: unknown) => {
+          log.warn(`could not relay ${method}`, { error: errorText(error) });
+          throw error;
+        }),
+    },
+    config.transport.kind,
+  );
   client.onerror = (error) => log.debug('transport error', { error: error.message });
   const guarded = guardInbound(transport, {
     upstream: config.name,

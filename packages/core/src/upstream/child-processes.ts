@@ -4,8 +4,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 /**
  * Every upstream process the gateway has spawned, with its process group, until the whole group is gone.
  * No upstream may outlive the gateway (DESIGN §11), however the gateway stops: the orderly close stops
- * each one (`stopChild`), a forced exit terminates them all first (`terminateChildren`), and any exit at
- * all signals whatever is left. Groups matter: an `npx` wrapper exits and leaves the server it started,
+ * each one (`stopChild`), a forced exit terminates them all first (`terminateChildren`), an exit that
+ * cannot wait kills them (`killChildren`), and any exit at all signals whatever is left. Groups matter: an `npx` wrapper exits and leaves the server it started,
  * or a server leaves a helper behind; signalling the group reaches them.
  */
 const live = new Set<ChildProcess>();
@@ -14,6 +14,18 @@ let exitHook = false;
 const WINDOWS = process.platform === 'win32';
 /** Each step of the stop sequence waits this long for the process to exit. */
 export const STOP_STEP_MS = 1_000;
+/**
+ * The step once the gateway process itself is exiting: an MCP client that closes the gateway signals it
+ * soon after closing its stdin (the SDK kills a probe process 1 s after stdin end and SIGTERM), so its
+ * upstreams must be stopped within that.
+ */
+export const EXITING_STEP_MS = 200;
+let currentStepMs = STOP_STEP_MS;
+
+/** The gateway process is exiting: every upstream stop, those under way included, takes short steps. */
+export function exiting(): void {
+  currentStepMs = EXITING_STEP_MS;
+}
 const POLL_MS = 50;
 
 /** Spawn options that put the child in a process group of its own, so a signal reaches its children too. */
@@ -88,11 +100,12 @@ function groupRunsOnLinux(pgid: number): boolean {
   return false;
 }
 
-/** Waits up to `ms` for the child and its group to be gone; resolves whether they are. */
-async function gone(child: ChildProcess, ms: number): Promise<boolean> {
-  const until = Date.now() + ms;
+/** Waits up to `ms` (read as it waits: `exiting()` shortens it) for the child and its group to be gone. */
+async function gone(child: ChildProcess, ms: number | (() => number)): Promise<boolean> {
+  const started = Date.now();
+  const limit = typeof ms === 'number' ? () => ms : ms;
   while (running(child)) {
-    if (Date.now() >= until) return false;
+    if (Date.now() - started >= limit()) return false;
     await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref?.());
   }
   live.delete(child);
@@ -103,17 +116,18 @@ async function gone(child: ChildProcess, ms: number): Promise<boolean> {
  * Stops one upstream process the way MCP's stdio lifecycle asks: stdin closed, then SIGTERM, then SIGKILL,
  * each after `stepMs` while the process or anything in its group still runs.
  */
-export async function stopChild(child: ChildProcess, stepMs = STOP_STEP_MS): Promise<void> {
+export async function stopChild(child: ChildProcess, stepMs?: number): Promise<void> {
+  const step = () => stepMs ?? currentStepMs;
   try {
     child.stdin?.end();
   } catch {
     // the pipe is already closed
   }
-  if (await gone(child, stepMs)) return;
+  if (await gone(child, step)) return;
   signal(child, 'SIGTERM');
-  if (await gone(child, stepMs)) return;
+  if (await gone(child, step)) return;
   signal(child, 'SIGKILL');
-  await gone(child, stepMs);
+  await gone(child, step);
 }
 
 /**
@@ -127,4 +141,13 @@ export async function terminateChildren(graceMs = STOP_STEP_MS): Promise<void> {
   children.forEach((child, i) => {
     if (!done[i]) signal(child, 'SIGKILL');
   });
+}
+
+/**
+ * The exit that cannot wait (a third signal): SIGKILL to every upstream process group, synchronously.
+ * What is left of the stop sequence would outlive the gateway, and SIGTERM alone does not stop a server
+ * that ignores it.
+ */
+export function killChildren(): void {
+  for (const child of live) signal(child, 'SIGKILL');
 }

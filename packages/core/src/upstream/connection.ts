@@ -1,4 +1,4 @@
-import type { Client, PriorDiscovery, ServerCapabilities } from '@modelcontextprotocol/client';
+import type { Client, PriorDiscovery, ServerCapabilities, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -43,6 +43,12 @@ export class UpstreamConnection {
   #client: Client | undefined;
   /** A modern HTTP upstream's 2025 session path, for 2025 clients (see LegacyPath); per connection. */
   #legacy: LegacyPath | undefined;
+  /**
+   * The attempt in progress, until it is adopted or given up: close() ends it too. Its transport is closed
+   * directly: during the era probe the SDK client does not hold it yet, and closing the client alone
+   * would leave a spawned server running.
+   */
+  #pending: { client: Client; transport: Transport } | undefined;
   #attempt = 0;
   #timer: NodeJS.Timeout | undefined;
   #lastError: unknown;
@@ -158,11 +164,15 @@ export class UpstreamConnection {
     const attempt = prepareAttempt(this.config, this.#auth, notify, this.#log, this.#limits);
     const { client, transport } = attempt;
     const correlation = attempt.correlation;
+    const pending = { client, transport };
+    this.#pending = pending;
     try {
       await handshake(client, transport, { timeoutMs: this.config.timeoutMs, prior: this.#prior });
     } catch (error) {
       this.#lastError = error;
-      await client.close().catch(() => {});
+      // The transport too: given up during the era probe, the client does not hold it yet.
+      await Promise.all([client.close().catch(() => {}), transport.close().catch(() => {})]);
+      if (this.#pending === pending) this.#pending = undefined;
       if (this.#isClosed()) return;
       this.#listener.failed(this, error);
       this.#scheduleReconnect(
@@ -181,6 +191,7 @@ export class UpstreamConnection {
           })
         : undefined;
     const capabilities = await this.#follower.connected(client, legacy);
+    if (this.#pending === pending) this.#pending = undefined;
     if (this.#isClosed()) {
       this.#follower.dropped();
       await legacy?.close();
@@ -345,15 +356,26 @@ export class UpstreamConnection {
     });
   }
 
+  /**
+   * Closes the connection for good, and an attempt still in its handshake too: a spawned server is stopped
+   * (stdin end, SIGTERM, SIGKILL) before this resolves, whatever state it was in.
+   */
   async close(): Promise<void> {
     this.#state = 'closed';
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     const client = this.#client;
+    const pending = this.#pending;
     this.#client = undefined;
+    this.#pending = undefined;
     this.#follower.dropped();
     const legacy = this.#legacy;
     this.#legacy = undefined;
-    await Promise.all([legacy?.close(), client?.close().catch(() => {})]);
+    await Promise.all([
+      legacy?.close(),
+      client?.close().catch(() => {}),
+      pending?.client.close().catch(() => {}),
+      pending?.transport.close().catch(() => {}),
+    ]);
   }
 }

@@ -3,8 +3,9 @@ import type { Client, PriorDiscovery, Transport } from '@modelcontextprotocol/cl
 /**
  * Connects `client` over `transport` with the whole handshake (the era probe and `initialize`, or
  * `server/discover`) bounded by the upstream's `timeoutMs`: a server that never finishes it is given up
- * then (DESIGN §11) and retried with backoff, while the others serve. The caller closes the client on
- * failure, which ends whatever the SDK still waits for.
+ * then (DESIGN §11) and retried with backoff, while the others serve. The caller closes the client and the
+ * transport on failure (during the era probe the client does not hold the transport yet), which ends
+ * whatever the SDK still waits for.
  */
 export async function handshake(
   client: Client,

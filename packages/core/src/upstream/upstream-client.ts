@@ -1,4 +1,5 @@
 import { Client } from '@modelcontextprotocol/client';
+import type { UpstreamTransportConfig } from '../config.js';
 import { CORE_VERSION } from '../version.js';
 
 const GATEWAY_INFO = { name: 'switchyard', version: CORE_VERSION };
@@ -34,20 +35,32 @@ export interface UpstreamInbound {
 }
 
 /**
+ * How long the era probe (`server/discover`) may wait. On stdio a silent server counts as legacy once the
+ * probe times out, so the probe gets half the handshake's budget at most and `initialize` still goes out
+ * within `timeoutMs`. Anywhere else (HTTP, WebSocket) the SDK takes a probe timeout for a failed
+ * connection, so the probe gets the whole `timeoutMs`: a server is given up after its timeoutMs, not
+ * before (DESIGN §11).
+ */
+function probeTimeoutMs(timeoutMs: number, transport: UpstreamTransportConfig['kind']): number {
+  if (transport !== 'stdio') return timeoutMs;
+  return Math.min(Math.max(1, Math.floor(timeoutMs / 2)), PROBE_TIMEOUT_MS);
+}
+
+/**
  * The SDK client the gateway speaks to one upstream with. It probes `server/discover` and speaks modern
  * to modern servers; anything else falls back to the legacy handshake (a silent stdio server counts as
  * legacy after a short probe timeout).
  */
-export function createUpstreamClient(timeoutMs: number, inbound: UpstreamInbound): Client {
+export function createUpstreamClient(
+  timeoutMs: number,
+  inbound: UpstreamInbound,
+  transport: UpstreamTransportConfig['kind'],
+): Client {
   const client = new Client(GATEWAY_INFO, {
     // What the gateway can relay to the downstream client that caused a request. Whether that client
     // can really answer is checked per request (and a modern upstream is told its real capabilities).
     capabilities: CLIENT_CAPABILITIES,
-    versionNegotiation: {
-      mode: 'auto',
-      // Half the handshake's budget at most: a silent server still gets `initialize` within `timeoutMs`.
-      probe: { timeoutMs: Math.min(Math.max(1, Math.floor(timeoutMs / 2)), PROBE_TIMEOUT_MS) },
-    },
+    versionNegotiation: { mode: 'auto', probe: { timeoutMs: probeTimeoutMs(timeoutMs, transport) } },
   });
   for (const method of RELAYED_NOTIFICATIONS) {
     client.setNotificationHandler(method, (n) => inbound.notify(n.method, n.params));
