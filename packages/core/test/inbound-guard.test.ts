@@ -105,7 +105,7 @@ describe('guardInbound', () => {
       {
         level: 'warn',
         message: 'dropped a response to no request of ours (unknown or already answered id)',
-        fields: { id: '2' },
+        fields: { id: 2 },
       },
     ]);
     // Still awaited: the real answer passes.
@@ -346,7 +346,7 @@ describe('guardInbound', () => {
     vi.advanceTimersByTime(10_000);
     t.inner.receive({ jsonrpc: '2.0', id: 5000, result: {} });
     expect(t.warnings()).toHaveLength(3);
-    expect(t.warnings()[2]!.fields).toEqual({ id: '5000', suppressed: 99 });
+    expect(t.warnings()[2]!.fields).toEqual({ id: 5000, suppressed: 99 });
   });
 
   it('forgets the oldest request past 65,536 unanswered ones', async () => {

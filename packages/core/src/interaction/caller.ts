@@ -198,7 +198,7 @@ const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
  */
 function affine(ctx: RequestContext): boolean {
   const client = ctx.client;
-  if (!client || client.era !== 'legacy' || !AFFINE_METHODS.has(ctx.method)) return false;
+  if (client?.era !== 'legacy' || !AFFINE_METHODS.has(ctx.method)) return false;
   const extensions = (client.capabilities as { extensions?: Record<string, unknown> } | undefined)
     ?.extensions;
   return canBeAsked(client.capabilities) && !(extensions && TASKS_EXTENSION_ID in extensions);

@@ -23,6 +23,8 @@ export interface NamedUpstream {
 }
 
 const LIST_METHOD = { tools: 'tools/list', prompts: 'prompts/list' } as const;
+/** Collisions remembered as already logged (past it, the memory starts over). */
+const MAX_REPORTED = 10_000;
 
 /**
  * The index from exposed tool (or prompt) name to (upstream, original name), for every upstream. It is
@@ -39,6 +41,7 @@ export class NameIndex {
   #owners = new Map<string, NamedTarget>();
   readonly #generation = new Map<string, number>();
   readonly #log: Logger;
+  readonly #reported = new Set<string>();
 
   constructor(kind: NamedKind, upstreams: readonly NamedUpstream[], logger: Logger) {
     this.kind = kind;
@@ -161,16 +164,32 @@ export class NameIndex {
     reportCollisions(
       this.#log,
       `${this.kind === 'tools' ? 'tool' : 'prompt'} name collision; the first in config order keeps the name`,
-      collisions,
+      collisions.filter((c) => this.#firstReport(c)),
     );
   }
 
   #collision(exposed: string, upstream: string, first: string, hiddenUpstream: string, hidden: string) {
+    const collision = describe(
+      this.kind,
+      exposed,
+      { upstream, name: first },
+      { upstream: hiddenUpstream, name: hidden },
+    );
+    if (!this.#firstReport(collision)) return;
     reportCollisions(
       this.#log,
       `${this.kind === 'tools' ? 'tool' : 'prompt'} name collision; the first listed keeps the name`,
-      [describe(this.kind, exposed, { upstream, name: first }, { upstream: hiddenUpstream, name: hidden })],
+      [collision],
     );
+  }
+
+  /** Whether a collision is news: each is logged once, not again on every re-list. */
+  #firstReport(collision: Record<string, string>): boolean {
+    const key = `${collision.exposed}\u0000${collision.winner}\u0000${collision.hidden}`;
+    if (this.#reported.has(key)) return false;
+    if (this.#reported.size >= MAX_REPORTED) this.#reported.clear();
+    this.#reported.add(key);
+    return true;
   }
 }
 

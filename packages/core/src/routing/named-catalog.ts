@@ -6,6 +6,8 @@ import { offered, type UpstreamPool } from '../upstream/pool.js';
 import { type NamedKind, type NamedTarget, NameIndex } from './name-index.js';
 
 const NOUN = { tools: 'tool', prompts: 'prompt' } as const;
+/** Unknown names re-list an upstream at most this often. */
+const MISS_INTERVAL_MS = 500;
 
 /**
  * The gateway's live knowledge of every upstream's tools (or prompts): the {@link NameIndex}, refreshed
@@ -25,6 +27,8 @@ export class NamedCatalog {
    * `maxPagesPerList` upstream requests; their `list_changed` still does.
    */
   readonly #endless = new Set<string>();
+  /** When an unknown name last had each upstream listed, to bound listings driven by unknown names. */
+  readonly #missedAt = new Map<string, number>();
 
   constructor(kind: NamedKind, pool: UpstreamPool, logger: Logger) {
     this.kind = kind;
@@ -82,18 +86,25 @@ export class NamedCatalog {
   /**
    * Where an exposed name leads. A name the index does not know yet sends the upstreams it could belong
    * to for a fresh listing first (an upstream may add items without announcing it; not one whose last
-   * listing never ended); still unknown, it is refused with the names that do exist.
+   * listing never ended, nor one an unknown name had listed within the last 500 ms, so unknown names
+   * cannot drive listings at any rate); still unknown, it is refused with the names that do exist.
    */
   async locate(exposed: string): Promise<NamedTarget> {
     const known = this.index.resolve(exposed);
     if (known) return known;
+    const now = Date.now();
     await Promise.all(
       this.index
         .candidates(exposed)
-        .filter((name) => !this.#endless.has(name))
+        .filter(
+          (name) => !this.#endless.has(name) && (this.#missedAt.get(name) ?? 0) <= now - MISS_INTERVAL_MS,
+        )
         .map((name) => this.#pool.get(name))
         .filter((u): u is UpstreamConnection => u !== undefined)
-        .map((u) => this.refresh(u)),
+        .map((u) => {
+          this.#missedAt.set(u.name, now);
+          return this.refresh(u);
+        }),
     );
     const found = this.index.resolve(exposed);
     if (found) return found;

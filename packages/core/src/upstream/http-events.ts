@@ -87,7 +87,7 @@ export function consumeEvents(
   };
   res.setEncoding('utf8');
   res.on('data', (chunk: string) => {
-    pending += chunk.length;
+    pending += Buffer.byteLength(chunk);
     parser.feed(chunk);
     // An event over the limit: the stream is dropped (memory stays bounded) and its request fails alone.
     if (pending > sink.maxBytes()) {

@@ -125,7 +125,10 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
     const request = isId(id) ? sent.get(id) : undefined;
     if (!isId(id) || request === undefined) {
       noise.warn('stray', 'dropped a response to no request of ours (unknown or already answered id)', {
-        id: preview(JSON.stringify(id) ?? 'none', 60),
+        id:
+          typeof id === 'number'
+            ? id
+            : preview(typeof id === 'string' ? id : (JSON.stringify(id) ?? 'none'), 60),
       });
       return undefined;
     }
