@@ -175,6 +175,20 @@ describe('loadConfigFile: a valid config', () => {
     expect(error.message).toMatch(/busy/);
   });
 
+  it('reads the limits on what upstreams send: maxResultBytes (32 MiB) and maxPagesPerList (1,000)', async () => {
+    const defaults = await (await load({ mcpServers: {} })).config();
+    expect(defaults.limits).toMatchObject({ maxResultBytes: 32 * 1024 * 1024, maxPagesPerList: 1000 });
+    const { config } = await load({ mcpServers: {}, limits: { maxResultBytes: 1024, maxPagesPerList: 5 } });
+    expect((await config()).limits).toMatchObject({ maxResultBytes: 1024, maxPagesPerList: 5 });
+    const { error } = await loadError({
+      mcpServers: {},
+      limits: { maxResultBytes: 0, maxPagesPerList: 'x' },
+    });
+    expect(error.issues.map((i) => i.path)).toEqual(
+      expect.arrayContaining(['$.limits.maxResultBytes', '$.limits.maxPagesPerList']),
+    );
+  });
+
   it('serves stdio only when "listen" is omitted, and a stdio server without cwd runs in the config dir', async () => {
     const { config } = await load({ mcpServers: { a: { command: 'run-a' } } });
     const loaded = await config();
