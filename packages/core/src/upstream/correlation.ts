@@ -2,6 +2,7 @@ import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { Identity } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 import type { RequestOrigin } from './origin.js';
+import { hookTransport } from './transport-hook.js';
 
 type RequestId = string | number;
 
@@ -42,40 +43,27 @@ export class CallCorrelation {
       if (id !== undefined && this.#next) this.#byId.set(id, this.#next);
       return transport.send(message, options);
     };
-    let onmessage: Transport['onmessage'];
     // The SDK dispatches notifications a microtask later but responses at once: a response right behind
     // a progress notification would retire the request (and its progress handler) before the progress is
     // seen. Such a response waits a turn.
     let notified = false;
-    const observe: NonNullable<Transport['onmessage']> = (message, extra) => {
-      const answered = responseId(message);
-      if (answered === undefined) {
-        if (!notified && isNotification(message)) {
-          notified = true;
-          setImmediate(() => {
-            notified = false;
-          });
+    return hookTransport(transport, {
+      send,
+      receive: (message, extra, deliver) => {
+        const answered = responseId(message);
+        if (answered === undefined) {
+          if (!notified && isNotification(message)) {
+            notified = true;
+            setImmediate(() => {
+              notified = false;
+            });
+          }
+          deliver(message, extra);
+          return;
         }
-        onmessage?.(message, extra);
-        return;
-      }
-      this.#byId.delete(answered);
-      if (notified) setImmediate(() => onmessage?.(message, extra));
-      else onmessage?.(message, extra);
-    };
-    return new Proxy(transport, {
-      get(target, key) {
-        if (key === 'send') return send;
-        if (key === 'onmessage') return onmessage === undefined ? undefined : observe;
-        const value = Reflect.get(target, key, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-      set(target, key, value) {
-        if (key === 'onmessage') {
-          onmessage = value;
-          return Reflect.set(target, key, value === undefined ? undefined : observe, target);
-        }
-        return Reflect.set(target, key, value, target);
+        this.#byId.delete(answered);
+        if (notified) setImmediate(() => deliver(message, extra));
+        else deliver(message, extra);
       },
     });
   }

@@ -4,6 +4,7 @@ import type { Logger } from '../logger.js';
 import { isRecord } from '../payload.js';
 import { preview, RateLimitedLog } from '../rate-limited-log.js';
 import { checkNotification } from './notification-shapes.js';
+import { hookTransport } from './transport-hook.js';
 
 type RequestId = string | number;
 
@@ -65,11 +66,9 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
   const sent = new Map<RequestId, Sent>();
   const noise = new RateLimitedLog(options.log);
   let toldResultType = false;
-  let onmessage: Transport['onmessage'];
-
+  // The answer for a request the transport could not deliver, handed to the client like any other.
   const fail = (id: RequestId, error: GatewayError): void => {
-    sent.delete(id);
-    onmessage?.({ jsonrpc: '2.0', id, error: error.toJSON() } as JSONRPCMessage);
+    guarded.onmessage?.({ jsonrpc: '2.0', id, error: error.toJSON() } as JSONRPCMessage);
   };
   const faults: InboundFaults = {
     oversized(id, bytes, hasMethod = false) {
@@ -160,25 +159,14 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
     return { jsonrpc: '2.0', id, error: error.toJSON() } as JSONRPCMessage;
   };
 
-  const observe: NonNullable<Transport['onmessage']> = (message, extra) => {
-    const checked = check(message);
-    if (checked !== undefined) onmessage?.(checked, extra);
-  };
-  return new Proxy(transport, {
-    get(target, key) {
-      if (key === 'send') return send;
-      if (key === 'onmessage') return onmessage === undefined ? undefined : observe;
-      const value = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-    set(target, key, value) {
-      if (key === 'onmessage') {
-        onmessage = value;
-        return Reflect.set(target, key, value === undefined ? undefined : observe, target);
-      }
-      return Reflect.set(target, key, value, target);
+  const guarded = hookTransport(transport, {
+    send,
+    receive: (message, extra, deliver) => {
+      const checked = check(message);
+      if (checked !== undefined) deliver(checked, extra);
     },
   });
+  return guarded;
 }
 
 function remember(sent: Map<RequestId, Sent>, id: RequestId, request: Sent): void {

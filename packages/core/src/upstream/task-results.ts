@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { withoutEnvelope } from './pass-through.js';
+import { hookTransport } from './transport-hook.js';
 
 /** Where a task handle travels through the SDK client (a key no result of the spec uses). */
 const TASK_MARKER = 'switchyard/taskResult';
@@ -11,22 +12,8 @@ const TASK_MARKER = 'switchyard/taskResult';
  * the original; {@link restoreTaskResult} gives it back. Everything else passes untouched.
  */
 export function acceptTaskResults(transport: Transport): Transport {
-  let onmessage: Transport['onmessage'];
-  const observe: NonNullable<Transport['onmessage']> = (message, extra) =>
-    onmessage?.(disguised(message), extra);
-  return new Proxy(transport, {
-    get(target, key) {
-      if (key === 'onmessage') return onmessage === undefined ? undefined : observe;
-      const value = Reflect.get(target, key, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-    set(target, key, value) {
-      if (key === 'onmessage') {
-        onmessage = value;
-        return Reflect.set(target, key, value === undefined ? undefined : observe, target);
-      }
-      return Reflect.set(target, key, value, target);
-    },
+  return hookTransport(transport, {
+    receive: (message, extra, deliver) => deliver(disguised(message), extra),
   });
 }
 
