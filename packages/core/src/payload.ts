@@ -1,3 +1,5 @@
+import type { StandardSchemaV1 } from '@modelcontextprotocol/client';
+
 /** Reading untyped JSON-RPC payloads (upstream results, request params) without trusting their shape. */
 
 export function isRecord(value: unknown): value is Record<string, unknown> {
@@ -7,4 +9,19 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 /** The array at `value` as records, or an empty list when it is not an array. */
 export function asRecords(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? (value as Record<string, unknown>[]) : [];
+}
+
+/**
+ * A Standard Schema that takes any JSON object as is (`what` names it in the one issue it reports): where
+ * the gateway reads a payload itself rather than through the SDK's per-method schemas.
+ */
+export function anyObject(what: string): StandardSchemaV1<Record<string, unknown>> {
+  return {
+    '~standard': {
+      version: 1,
+      vendor: 'switchyard',
+      validate: (value) =>
+        isRecord(value) ? { value } : { issues: [{ message: `${what} must be an object` }] },
+    },
+  };
 }

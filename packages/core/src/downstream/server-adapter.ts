@@ -3,10 +3,10 @@ import {
   LOG_LEVEL_META_KEY,
   Server,
   type ServerContext,
-  type StandardSchemaV1,
 } from '@modelcontextprotocol/server';
 import type { DownstreamClient, ProgressUpdate, RequestContext, SessionSink } from '../context.js';
 import type { Gateway } from '../gateway.js';
+import { anyObject } from '../payload.js';
 import { CORE_VERSION } from '../version.js';
 import { isLegacyVersion, type WireErrorCodes } from './era.js';
 
@@ -22,16 +22,7 @@ const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
 const EXTENSION_REUSED_METHODS = ['tasks/get', 'tasks/cancel'] as const;
 
 /** Params the gateway checks itself (as on the fallback path): any object. */
-const ANY_PARAMS: StandardSchemaV1<Record<string, unknown>> = {
-  '~standard': {
-    version: 1,
-    vendor: 'switchyard',
-    validate: (value) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { value: value as Record<string, unknown> }
-        : { issues: [{ message: 'params must be an object' }] },
-  },
-};
+const ANY_PARAMS = anyObject('params');
 
 /**
  * An SDK `Server` for one downstream session: the SDK owns the handshake, discovery, ping, version

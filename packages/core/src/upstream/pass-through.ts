@@ -1,20 +1,12 @@
 import type { StandardSchemaV1 } from '@modelcontextprotocol/client';
+import { anyObject } from '../payload.js';
 
 /**
  * Results are relayed, not consumed: the gateway reads only the few fields it routes on (and checks
  * those itself), and the downstream client validates what it receives. Skipping the SDK's per-method
  * result schema keeps a full schema parse off every hop.
  */
-export const PASS_THROUGH: StandardSchemaV1<Record<string, unknown>> = {
-  '~standard': {
-    version: 1,
-    vendor: 'switchyard',
-    validate: (value) =>
-      typeof value === 'object' && value !== null && !Array.isArray(value)
-        ? { value: value as Record<string, unknown> }
-        : { issues: [{ message: 'result must be an object' }] },
-  },
-};
+export const PASS_THROUGH: StandardSchemaV1<Record<string, unknown>> = anyObject('result');
 
 const ENVELOPE_PREFIX = 'io.modelcontextprotocol/';
 
