@@ -11,6 +11,11 @@ export function asRecords(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? (value as Record<string, unknown>[]) : [];
 }
 
+/** A JSON-RPC request id: a string or a (finite) number. */
+export function isRequestId(value: unknown): value is string | number {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
+}
+
 /**
  * A Standard Schema that takes any JSON object as is (`what` names it in the one issue it reports): where
  * the gateway reads a payload itself rather than through the SDK's per-method schemas.

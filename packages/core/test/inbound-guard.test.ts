@@ -17,7 +17,6 @@ class FakeTransport implements Transport, FaultReporting {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   faults?: InboundFaults;
-  maxMessageBytes?: number;
   sessionId = 'session-1';
   readonly sent: Array<{ message: JSONRPCMessage; options?: TransportSendOptions }> = [];
   readonly versions: string[] = [];
@@ -249,11 +248,11 @@ describe('guardInbound', () => {
   it('fails an awaited request whose answer was oversized with result_too_large, at the live limit', async () => {
     const t = setup();
     expect(t.inner.faults).toBeDefined();
-    expect(t.inner.maxMessageBytes).toBe(1000);
+    expect(t.inner.faults!.maxBytes()).toBe(1000);
     await t.request(1);
     t.limits.maxResultBytes = 500;
     await t.request(2);
-    expect(t.inner.maxMessageBytes).toBe(500);
+    expect(t.inner.faults!.maxBytes()).toBe(500);
     t.inner.faults!.oversized(2, 9000);
     expect(t.messages()).toEqual([
       {

@@ -76,9 +76,9 @@ async function start(script: string) {
     unparsable: (text, where) => faults.unparsable.push([text, where]),
     oversized: (id, bytes) => faults.oversized.push([id, bytes]),
     failed: () => {},
+    maxBytes: () => MiB,
   };
   transport.faults = reporting;
-  transport.maxMessageBytes = MiB;
   transport.onmessage = (message: JSONRPCMessage) => messages.push(message as Record<string, unknown>);
   let stderr = '';
   transport.stderr.on('data', (chunk: Buffer) => {

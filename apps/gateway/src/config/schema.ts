@@ -1,4 +1,4 @@
-import { SERVER_NAME_PATTERN } from '@switchyard/core';
+import { DEFAULT_UPSTREAM_LIMITS, SERVER_NAME_PATTERN } from '@switchyard/core';
 import { z } from 'zod';
 import { authSchema } from './auth-schema.js';
 import { upstreamAuthSchema } from './upstream-auth-schema.js';
@@ -71,8 +71,8 @@ const limits = z
     concurrentPerSession: count.default(64),
     idleSessionMs: count.max(2 ** 31 - 1).default(1_800_000),
     maxWsFrameBytes: count.optional(),
-    maxResultBytes: count.default(32 * 1024 * 1024),
-    maxPagesPerList: count.default(1_000),
+    maxResultBytes: count.default(DEFAULT_UPSTREAM_LIMITS.maxResultBytes),
+    maxPagesPerList: count.default(DEFAULT_UPSTREAM_LIMITS.maxPagesPerList),
   })
   .prefault({});
 

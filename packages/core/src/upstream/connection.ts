@@ -226,7 +226,7 @@ export class UpstreamConnection {
     if (this.#client !== client) return;
     this.#client = undefined;
     this.#follower.dropped();
-    this.#dropLegacy();
+    void this.#dropLegacy();
     if (this.#state === 'closed') return;
     const error = new Error('connection closed');
     this.#lastError = error;
@@ -254,7 +254,7 @@ export class UpstreamConnection {
     if (!client || this.#state !== 'ready') return;
     this.#client = undefined;
     this.#follower.dropped();
-    this.#dropLegacy();
+    void this.#dropLegacy();
     this.#lastError = error;
     this.#state = 'backoff';
     this.#listener.down(this, error);
@@ -267,10 +267,11 @@ export class UpstreamConnection {
     this.#listener.notification(this, method, p, origins);
   }
 
-  /** Drops the 2025 session path kept beside the connection that is gone. */
-  #dropLegacy(): void {
-    void this.#legacy?.close();
+  /** Drops the 2025 session path kept beside the connection that is gone; resolves once it is closed. */
+  async #dropLegacy(): Promise<void> {
+    const legacy = this.#legacy;
     this.#legacy = undefined;
+    await legacy?.close();
   }
 
   /**
@@ -369,10 +370,8 @@ export class UpstreamConnection {
     this.#client = undefined;
     this.#pending = undefined;
     this.#follower.dropped();
-    const legacy = this.#legacy;
-    this.#legacy = undefined;
     await Promise.all([
-      legacy?.close(),
+      this.#dropLegacy(),
       client?.close().catch(() => {}),
       pending?.client.close().catch(() => {}),
       pending?.transport.close().catch(() => {}),

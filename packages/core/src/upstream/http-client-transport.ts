@@ -6,7 +6,8 @@ import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import type { UpstreamCredentials } from './auth/upstream-auth.js';
 import { consumeEvents, type EventSink } from './http-events.js';
 import {
-  describePage,
+  failsAlone,
+  httpFailure,
   isEventStream,
   messageHeaders,
   modernHeaders,
@@ -22,8 +23,6 @@ const STREAM_RETRY_MS = [250, 1_000, 5_000, 15_000, 30_000];
 const FALLBACK_MAX_BODY_BYTES = 64 * 1024 * 1024;
 /** How much of an HTTP error page is read to describe it. */
 const ERROR_PAGE_BYTES = 64 * 1024;
-/** Requests of the handshake: their HTTP failures are for the SDK's era negotiation to judge. */
-const HANDSHAKE = new Set(['initialize', 'server/discover']);
 
 /**
  * The client side of Streamable HTTP on plain node:http with a keep-alive agent: POST per message, JSON
@@ -44,7 +43,6 @@ export class HttpClientTransport implements Transport, FaultReporting {
   onclose?: () => void;
   sessionId: string | undefined;
   faults?: InboundFaults;
-  maxMessageBytes?: number;
   readonly #url: URL;
   readonly #headers: Record<string, string>;
   readonly #agent: http.Agent;
@@ -122,12 +120,10 @@ export class HttpClientTransport implements Transport, FaultReporting {
           return;
         }
       }
-      // An error page for one request (a 500 from the server or a proxy) fails that request alone; the
-      // handshake's are for the SDK's era negotiation to judge.
-      if (this.faults && id !== undefined && method !== undefined && !HANDSHAKE.has(method)) {
-        const page = describePage(text);
-        const detail = `HTTP ${status}${res.statusMessage ? ` ${res.statusMessage}` : ''}${page ? `: ${page}` : ''}`;
-        this.faults.failed(id, detail, { status });
+      // An error page for one request (a 500 from the server or a proxy) fails that request alone.
+      const alone = failsAlone(message);
+      if (this.faults && alone !== undefined) {
+        this.faults.failed(alone, httpFailure(status, res.statusMessage, text), { status });
         return;
       }
       // Typed like the SDK's own transport, so its version probe can classify the answer.
@@ -145,11 +141,11 @@ export class HttpClientTransport implements Transport, FaultReporting {
     } else {
       this.#json(await readBody(res, this.#maxBytes()), awaited);
     }
-    if ((message as { method?: string }).method === 'notifications/initialized') this.#openStream();
+    if (method === 'notifications/initialized') this.#openStream();
   }
 
   #maxBytes(): number {
-    return this.maxMessageBytes ?? FALLBACK_MAX_BODY_BYTES;
+    return this.faults?.maxBytes() ?? FALLBACK_MAX_BODY_BYTES;
   }
 
   /** A JSON answer to our request `awaited`: delivered, or reported when it is too big or no JSON. */

@@ -98,8 +98,26 @@ export function readBody(res: IncomingMessage, maxBytes: number): Promise<Body> 
   });
 }
 
+/** Requests of the handshake: their HTTP failures are for the SDK's era negotiation to judge. */
+const HANDSHAKE = new Set(['initialize', 'server/discover']);
+
+/**
+ * The id of a request that an HTTP error answering it fails alone (DESIGN §11), or undefined: the
+ * handshake's failures are the era negotiation's, a notification's or response's are no request's.
+ */
+export function failsAlone(message: JSONRPCMessage): string | number | undefined {
+  const { id, method } = message as { id?: string | number; method?: unknown };
+  return typeof method === 'string' && !HANDSHAKE.has(method) ? id : undefined;
+}
+
+/** An HTTP failure in a line: `HTTP 500 Internal Server Error: <what its page says>`. */
+export function httpFailure(status: number | string, statusText: string | undefined, body: string): string {
+  const page = describePage(body);
+  return `HTTP ${status}${statusText ? ` ${statusText}` : ''}${page ? `: ${page}` : ''}`;
+}
+
 /** What an HTTP error page says, in a line: its `<title>` or its text without markup, shortened. */
-export function describePage(text: string): string {
+function describePage(text: string): string {
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
   const plain = (title ?? text.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
   return plain.length > 200 ? `${plain.slice(0, 200)}…` : plain;

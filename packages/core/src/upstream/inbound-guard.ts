@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { isRecord } from '../payload.js';
+import { isRecord, isRequestId } from '../payload.js';
 import { preview, RateLimitedLog } from '../rate-limited-log.js';
 import { checkNotification } from './notification-shapes.js';
 import { hookTransport } from './transport-hook.js';
@@ -22,13 +22,16 @@ export interface InboundFaults {
   unparsable(text: string, where: string): void;
   /** The upstream answered our request `id` outside JSON-RPC (e.g. an HTTP 500 page). */
   failed(id: RequestId, detail: string, data?: Record<string, unknown>): void;
+  /**
+   * Inbound messages over this many bytes are discarded as they arrive and reported as oversized
+   * (`limits.maxResultBytes`, read live: a reload may change it).
+   */
+  maxBytes(): number;
 }
 
 /** A transport that reports its inbound faults (and bounds message size) when given somewhere to report them. */
 export interface FaultReporting {
   faults?: InboundFaults;
-  /** Inbound messages over this many bytes are discarded as they arrive and reported as oversized. */
-  maxMessageBytes?: number;
 }
 
 export interface InboundGuardOptions {
@@ -89,19 +92,17 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
     failed(id, detail, data) {
       if (sent.has(id)) fail(id, GatewayError.upstreamError(upstream, detail, data));
     },
+    maxBytes: options.maxResultBytes,
   };
-  const reporting = transport as Transport & FaultReporting;
-  reporting.faults = faults;
-  reporting.maxMessageBytes = options.maxResultBytes();
+  (transport as Transport & FaultReporting).faults = faults;
 
   const send: Transport['send'] = (message, sendOptions) => {
     const m = message as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
     if (typeof m.method === 'string') {
-      if (isId(m.id)) remember(sent, m.id, { method: m.method, modern: isModern(m.method, m.params) });
-      else if (m.method === 'notifications/cancelled' && isId(m.params?.requestId))
+      if (isRequestId(m.id)) remember(sent, m.id, { method: m.method, modern: isModern(m.method, m.params) });
+      else if (m.method === 'notifications/cancelled' && isRequestId(m.params?.requestId))
         sent.delete(m.params.requestId);
     }
-    reporting.maxMessageBytes = options.maxResultBytes();
     return transport.send(message, sendOptions);
   };
 
@@ -111,7 +112,7 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
       return undefined;
     }
     if (typeof message.method === 'string') {
-      if (isId(message.id)) return message as JSONRPCMessage; // the upstream's own request
+      if (isRequestId(message.id)) return message as JSONRPCMessage; // the upstream's own request
       const problem = checkNotification(message.method, message.params);
       if (problem === undefined) return message as JSONRPCMessage;
       noise.warn(`notification:${message.method}`, 'dropped a malformed notification', {
@@ -121,8 +122,8 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
       return undefined;
     }
     const id = message.id;
-    const request = isId(id) ? sent.get(id) : undefined;
-    if (!isId(id) || request === undefined) {
+    const request = isRequestId(id) ? sent.get(id) : undefined;
+    if (!isRequestId(id) || request === undefined) {
       noise.warn('stray', 'dropped a response to no request of ours (unknown or already answered id)', {
         id:
           typeof id === 'number'
@@ -172,10 +173,6 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
 function remember(sent: Map<RequestId, Sent>, id: RequestId, request: Sent): void {
   sent.set(id, request);
   if (sent.size > MAX_REMEMBERED) sent.delete(sent.keys().next().value as RequestId);
-}
-
-function isId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value));
 }
 
 /** Sent on the 2026-07-28 wire: the discovery probe, or a request carrying the protocol-version envelope. */

@@ -1,8 +1,6 @@
-import { isRecord } from '../payload.js';
+import { isRecord, isRequestId } from '../payload.js';
 
 const LOG_LEVELS = new Set(['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency']);
-
-const isId = (v: unknown) => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
 /**
  * What the gateway reads of each notification it relays, checked before anything reads it: a field the
@@ -17,12 +15,14 @@ export function checkNotification(method: string, params: unknown): string | und
     case 'notifications/resources/updated':
       return typeof p.uri === 'string' ? undefined : 'params.uri is not a string';
     case 'notifications/progress':
-      if (!isId(p.progressToken)) return 'params.progressToken is not a string or number';
+      if (!isRequestId(p.progressToken)) return 'params.progressToken is not a string or number';
       return typeof p.progress === 'number' ? undefined : 'params.progress is not a number';
     case 'notifications/message':
       return LOG_LEVELS.has(p.level as string) ? undefined : 'params.level is not a log level';
     case 'notifications/cancelled':
-      return p.requestId === undefined || isId(p.requestId) ? undefined : 'params.requestId is not an id';
+      return p.requestId === undefined || isRequestId(p.requestId)
+        ? undefined
+        : 'params.requestId is not an id';
     default:
       return undefined;
   }

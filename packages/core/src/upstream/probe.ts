@@ -1,5 +1,6 @@
 import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
+import { type ListMethod, type ListPage, walk } from '../listing/walk.js';
 import { type Logger, silentLogger } from '../logger.js';
 import { prepareAttempt } from './attempt.js';
 import { upstreamAuthOf } from './auth/upstream-auth.js';
@@ -122,23 +123,25 @@ function offers(capabilities: ServerCapabilities | undefined, feature: keyof Ser
 async function countAll(
   client: Client,
   correlation: CallCorrelation,
-  method: string,
+  method: ListMethod,
   field: string,
   { timeoutMs, signal, maxPages }: { timeoutMs: number; signal: AbortSignal; maxPages: number },
 ): Promise<number> {
   let count = 0;
-  let cursor: string | undefined;
-  const seen = new Set<string>();
-  for (let page = 0; page < maxPages; page++) {
-    const params = cursor === undefined ? {} : { cursor };
-    const result = await sendRequest(client, correlation, method, params, { signal }, timeoutMs);
-    const items = result[field];
-    count += Array.isArray(items) ? items.length : 0;
-    const next = result.nextCursor;
-    if (typeof next !== 'string' || next === '') return count;
-    if (seen.has(next)) throw new Error(`${method} repeated the cursor ${JSON.stringify(next)}`);
-    seen.add(next);
-    cursor = next;
+  const list: ListPage = (m, cursor) =>
+    sendRequest(client, correlation, m, cursor === undefined ? {} : { cursor }, { signal }, timeoutMs);
+  const end = await walk(
+    list,
+    method,
+    (page) => {
+      const items = page[field];
+      count += Array.isArray(items) ? items.length : 0;
+    },
+    maxPages,
+  );
+  if (end === 'repeated-cursor') throw new Error(`${method} repeated a cursor it had given before`);
+  if (end === 'page-limit') {
+    throw new Error(`${method} still had more after ${maxPages} pages (limits.maxPagesPerList)`);
   }
-  throw new Error(`${method} still had more after ${maxPages} pages (limits.maxPagesPerList)`);
+  return count;
 }

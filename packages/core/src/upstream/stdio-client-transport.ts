@@ -30,7 +30,6 @@ export class StdioClientTransport implements Transport, FaultReporting {
   onerror?: (error: Error) => void;
   onclose?: () => void;
   faults?: InboundFaults;
-  maxMessageBytes?: number;
   readonly #params: StdioServerParams;
   readonly #stderr = new PassThrough();
   readonly #reader: LineReader;
@@ -47,7 +46,7 @@ export class StdioClientTransport implements Transport, FaultReporting {
           else this.onerror?.(new Error(`discarded a stdout line of ${bytes} bytes (over the limit)`));
         },
       },
-      () => this.maxMessageBytes ?? FALLBACK_MAX_LINE_BYTES,
+      () => this.faults?.maxBytes() ?? FALLBACK_MAX_LINE_BYTES,
     );
   }
 

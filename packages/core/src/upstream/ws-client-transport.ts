@@ -14,7 +14,7 @@ export interface WebSocketClientOptions {
   headers?: Record<string, string>;
   /** Authorize the upgrade request (the gateway's own credentials); a 401 is retried once. */
   credentials?: UpstreamCredentials;
-  /** Largest message accepted; default: the guard's `maxMessageBytes`, else 16 MiB. */
+  /** Largest message accepted; default: the guard's limit (`limits.maxResultBytes`), else 16 MiB. */
   maxMessageBytes?: number;
   keepAliveMs?: number;
 }
@@ -30,7 +30,6 @@ export class WebSocketClientTransport implements Transport, FaultReporting {
   onerror?: (error: Error) => void;
   onclose?: () => void;
   faults?: InboundFaults;
-  maxMessageBytes?: number;
   readonly #url: URL;
   readonly #options: WebSocketClientOptions;
   #socket: WebSocket | undefined;
@@ -104,8 +103,10 @@ export class WebSocketClientTransport implements Transport, FaultReporting {
           : (data as Buffer | ArrayBuffer).byteLength;
         if (bytes > this.#maxBytes() && this.faults) {
           const scanner = new JsonIdScanner();
-          for (const part of Array.isArray(data) ? data : [Buffer.from(data as ArrayBuffer)])
-            scanner.feed(part);
+          const parts = Array.isArray(data)
+            ? data
+            : [data instanceof ArrayBuffer ? new Uint8Array(data) : data];
+          for (const part of parts) scanner.feed(part);
           this.faults.oversized(scanner.id, bytes, scanner.hasMethod);
           return;
         }
@@ -133,7 +134,7 @@ export class WebSocketClientTransport implements Transport, FaultReporting {
   }
 
   #maxBytes(): number {
-    return this.#options.maxMessageBytes ?? this.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    return this.#options.maxMessageBytes ?? this.faults?.maxBytes() ?? DEFAULT_MAX_MESSAGE_BYTES;
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
