@@ -5,6 +5,7 @@ import {
   type Logger,
   type PluginEntry,
   PluginError,
+  type Store,
   setupPlugins,
 } from '@switchyard/core';
 import { canonical } from './config/canonical.js';
@@ -25,6 +26,7 @@ export interface RunningPlugins {
 export async function loadPlugins(
   config: GatewayConfig,
   logger: Logger,
+  store: Store,
   running?: RunningPlugins,
 ): Promise<LoadedPlugin[]> {
   const entries = [];
@@ -56,6 +58,7 @@ export async function loadPlugins(
   }
   return setupPlugins(entries, logger, {
     baseDir: config.baseDir,
+    store,
     reuse: (entry) => reusable.get(keys.get(entry) ?? ''),
   });
 }

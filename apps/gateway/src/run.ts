@@ -1,4 +1,12 @@
-import { ClientDirectory, createLogger, Gateway, type Logger, type LogLevel } from '@switchyard/core';
+import {
+  ClientDirectory,
+  createLogger,
+  Gateway,
+  type Logger,
+  type LogLevel,
+  openStore,
+  type Store,
+} from '@switchyard/core';
 import { type AdminListener, startAdminListener } from './admin/listener.js';
 import type { ReloadRecord } from './admin/status.js';
 import { createAuthenticator } from './auth/authenticator.js';
@@ -16,6 +24,8 @@ import { startTelemetry } from './telemetry.js';
 
 export interface RunningGateway {
   gateway: Gateway;
+  /** The store replicas share state through (in memory without `store.redis`). */
+  store: Store;
   http?: HttpListener;
   ws?: WsListener;
   admin?: AdminListener;
@@ -70,10 +80,16 @@ export async function runGateway(
   // Telemetry providers must exist before the gateway and plugins create their instruments.
   const telemetry = await startTelemetry(config.telemetry, logger);
   const clients = new ClientDirectory({ clients: config.clients, anonymous: config.anonymous });
+  if (config.store?.redis && config.cursorSecret === undefined)
+    logger.warn(
+      'store.redis is set without cursorSecret: cursors, requestState, task ids and sessions minted by one replica are refused by the others; give every replica the same cursorSecret',
+    );
+  const store = await openStore(config.store, logger);
   let plugins: Awaited<ReturnType<typeof loadPlugins>>;
   try {
-    plugins = await loadPlugins(config, logger);
+    plugins = await loadPlugins(config, logger, store);
   } catch (error) {
+    await store.dispose();
     await telemetry.close();
     throw error;
   }
@@ -105,6 +121,7 @@ export async function runGateway(
   await untilAborted(gateway.start(), options.stop);
   if (options.stop?.aborted) {
     await gateway.close();
+    await store.dispose();
     auth.close();
     await telemetry.close();
     throw new StartAborted();
@@ -115,7 +132,14 @@ export async function runGateway(
       upstreams: down.map((s) => s.name).join(','),
     });
   }
-  const reloader = new ConfigReloader(config.source, config, { gateway, auth, limits, plugins, logger });
+  const reloader = new ConfigReloader(config.source, config, {
+    gateway,
+    auth,
+    limits,
+    plugins,
+    store,
+    logger,
+  });
   const shared = { limits, quota: new SessionQuota(limits), drain: new Drain() };
   let http: HttpListener | undefined;
   let ws: WsListener | undefined;
@@ -142,6 +166,7 @@ export async function runGateway(
         listeners: mcp,
         listenersDown: () => (stopping || shared.drain.draining ? mcp().map((l) => l.kind) : []),
         reloads: () => reloader.history,
+        store,
       });
     }
   } catch (error) {
@@ -149,6 +174,7 @@ export async function runGateway(
     await ws?.close();
     await http?.close();
     await gateway.close();
+    await store.dispose();
     auth.close();
     await telemetry.close();
     throw error;
@@ -171,6 +197,7 @@ export async function runGateway(
       await ws?.close();
       await http?.close();
       await gateway.close();
+      await store.dispose();
       await admin?.close();
       auth.close();
       await telemetry.close();
@@ -179,6 +206,7 @@ export async function runGateway(
   };
   return {
     gateway,
+    store,
     http,
     ws,
     admin,

@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { Gateway, type LoadedPlugin, type Logger, silentLogger } from '@switchyard/core';
+import { Gateway, type LoadedPlugin, type Logger, MemoryStore, silentLogger } from '@switchyard/core';
 import { testRequest } from '@switchyard/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Authenticator, AuthOutcome } from '../src/auth/authenticator.js';
@@ -59,7 +59,7 @@ function recordingLogger(lines: string[]): Logger {
 
 async function reloaderFor(next: () => GatewayConfig) {
   const lines: string[] = [];
-  const plugins = await loadPlugins(base, silentLogger);
+  const plugins = await loadPlugins(base, silentLogger, new MemoryStore());
   const gateway = new Gateway({ upstreams: [], logger: silentLogger, plugins });
   closing.push(() => gateway.close());
   await gateway.start();
@@ -71,6 +71,7 @@ async function reloaderFor(next: () => GatewayConfig) {
     auth,
     limits,
     plugins,
+    store: new MemoryStore(),
     logger: recordingLogger(lines),
     load: async () => next(),
   });
@@ -147,7 +148,7 @@ describe('ConfigReloader', () => {
 
 describe('loadPlugins on a reload', () => {
   it('keeps the running instance of every entry whose specifier and options are unchanged', async () => {
-    const running: LoadedPlugin[] = await loadPlugins(base, silentLogger);
+    const running: LoadedPlugin[] = await loadPlugins(base, silentLogger, new MemoryStore());
     const next: GatewayConfig = {
       ...base,
       plugins: [
@@ -155,11 +156,17 @@ describe('loadPlugins on a reload', () => {
         { specifier: './deny-plugin.js', options: { contains: 'private' } },
       ],
     };
-    const reloaded = await loadPlugins(next, silentLogger, { config: base, plugins: running });
+    const reloaded = await loadPlugins(next, silentLogger, new MemoryStore(), {
+      config: base,
+      plugins: running,
+    });
     expect(reloaded[0]).toBe(running[0]);
     expect(reloaded[1]).not.toBe(running[1]);
     // A fresh copy of the same entries keeps every instance.
-    const same = await loadPlugins(structuredClone(base), silentLogger, { config: base, plugins: running });
+    const same = await loadPlugins(structuredClone(base), silentLogger, new MemoryStore(), {
+      config: base,
+      plugins: running,
+    });
     expect(same).toEqual(running);
     expect(same[1]).toBe(running[1]);
   });

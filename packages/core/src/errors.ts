@@ -22,6 +22,8 @@ export const ErrorCode = {
   ResultTooLarge: -32035,
   /** An upstream failed one request outside JSON-RPC (an HTTP error page instead of an answer). */
   UpstreamError: -32036,
+  /** The shared store (DESIGN §12) did not answer and `onUnavailable` is `refuse`. */
+  StoreUnavailable: -32000,
 } as const;
 
 /** Stable machine-readable reasons carried in `error.data.reason`. */
@@ -46,6 +48,8 @@ export type GatewayErrorReason =
   | 'upstream_invalid_result'
   /** An upstream's result was over `limits.maxResultBytes` (DESIGN §11). */
   | 'result_too_large'
+  /** The shared store did not answer and the config says to refuse what needs it (DESIGN §12). */
+  | 'store_unavailable'
   | 'internal';
 
 export interface GatewayErrorData {
@@ -166,6 +170,17 @@ export class GatewayError extends Error {
       ErrorCode.RateLimited,
       `Rate limited: this client sent more requests than it is allowed; retry after ${wait} ms.`,
       { ...data, reason: 'rate_limited', retryAfterMs: wait },
+    );
+  }
+
+  /** The request needs state shared across replicas and the store does not answer (`onUnavailable: "refuse"`). */
+  static storeUnavailable(detail?: string): GatewayError {
+    return new GatewayError(
+      ErrorCode.StoreUnavailable,
+      `Store unavailable: this request needs state shared across replicas and the store does not answer${
+        detail ? ` (${detail})` : ''
+      }; retry shortly.`,
+      { reason: 'store_unavailable' },
     );
   }
 

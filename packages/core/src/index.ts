@@ -86,6 +86,16 @@ export type {
   UpstreamCallStats,
 } from './stats/recorder.js';
 export type { SeriesBucket } from './stats/series.js';
+export { MemoryStore } from './store/memory.js';
+export { openStore, type StoreConfig } from './store/open.js';
+export { DEFAULT_KEY_PREFIX, type RedisStoreConfig } from './store/redis-config.js';
+export {
+  type Store,
+  type StoreCounters,
+  type StorePubSub,
+  StoreUnavailableError,
+  type UnavailablePolicy,
+} from './store/store.js';
 export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
 export { exiting, killChildren, liveChildren, terminateChildren } from './upstream/child-processes.js';
 export { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';

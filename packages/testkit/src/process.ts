@@ -18,3 +18,11 @@ export type {
 } from './process/types.js';
 export { cpuTimeMs, rssMiB } from './process/usage.js';
 export { WARNING_LINE, WarningTally, type WarningTallyOptions, warningKind } from './process/warnings.js';
+export {
+  type Balancer,
+  type BalancerBackend,
+  haproxyConfig,
+  haproxyMissing,
+  startBalancer,
+} from './services/haproxy.js';
+export { type RedisServer, redisMissing, startRedis } from './services/redis.js';

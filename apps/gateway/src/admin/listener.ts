@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { CORE_VERSION, type Gateway, type Logger } from '@switchyard/core';
+import { CORE_VERSION, type Gateway, type Logger, type Store } from '@switchyard/core';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AdminListenerConfig } from '../config/schema.js';
 import { header, sendJson } from '../listeners/http-io.js';
@@ -28,6 +28,8 @@ export interface AdminListenerOptions {
   listenersDown: () => readonly string[];
   /** Config reloads, newest first. */
   reloads?: () => ReloadRecord[];
+  /** The store replicas share, reported in `/readyz` and on the status page when it is shared. */
+  store?: Store;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
@@ -48,7 +50,7 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
   const assets = await loadAssets();
   const guard = createRequestGuard(config);
   const startedAt = Date.now();
-  const ready = () => readiness(gateway, options.listenersDown);
+  const ready = () => readiness(gateway, options.listenersDown, options.store);
 
   /** Answers with the identity's refusal, or undefined when the caller may see the status. */
   const refuse = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { ClientConfig, LogLevel, UpstreamConfig } from '@switchyard/core';
+import type { ClientConfig, LogLevel, StoreConfig, UpstreamConfig } from '@switchyard/core';
 import type { z } from 'zod';
 import type { Limits } from '../listeners/limits.js';
 import type { AuthConfig } from './auth-schema.js';
@@ -34,6 +34,8 @@ export interface GatewayConfig {
   auth?: AuthConfig;
   telemetry?: TelemetryConfig;
   cursorSecret?: string;
+  /** `store`: state shared by replicas (DESIGN §12); absent = in memory. */
+  store?: StoreConfig;
   logLevel?: LogLevel;
   /** `limits`; absent = the defaults (DEFAULT_LIMITS). */
   limits?: Limits;
@@ -198,6 +200,7 @@ function resolveConfig(
     auth: config.auth,
     telemetry: config.telemetry,
     cursorSecret: config.cursorSecret,
+    store: config.store,
     logLevel: config.logLevel,
     limits: {
       ...config.limits,

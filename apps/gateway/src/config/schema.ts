@@ -156,6 +156,23 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   cursorSecret: z.string().optional(),
+  store: z
+    .strictObject({
+      redis: z
+        .strictObject({
+          url: z
+            .string()
+            .refine(
+              (u) => URL.canParse(u) && ['redis:', 'rediss:'].includes(new URL(u).protocol),
+              'must be a redis:// or rediss:// URL (is the variable it reads set?)',
+            ),
+          keyPrefix: z.string().default('switchyard:'),
+          onUnavailable: z.enum(['local', 'refuse']).default('local'),
+          commandTimeoutMs: z.number().int().positive().max(60_000).default(1000),
+        })
+        .optional(),
+    })
+    .optional(),
   limits,
   shutdownGraceMs: z.number().int().nonnegative().max(3_600_000).default(10_000),
   logLevel: z.enum(['debug', 'info', 'warn', 'error']).optional(),

@@ -4,6 +4,7 @@ import {
   type Gateway,
   type LoadedPlugin,
   type Logger,
+  type Store,
   type UpstreamChanges,
 } from '@switchyard/core';
 import type { ReloadRecord } from '../admin/status.js';
@@ -26,6 +27,8 @@ export interface ReloadTargets {
   limits: Limits;
   /** The plugin instances the gateway was started with (one per config entry, in order). */
   plugins: readonly LoadedPlugin[];
+  /** The store plugins set up on a reload get (the one they started with: `store` changes need a restart). */
+  store: Store;
   logger: Logger;
   /** Reads the config file (tests may substitute it). */
   load?: (file: string) => Promise<GatewayConfig>;
@@ -104,7 +107,10 @@ export class ConfigReloader {
     let plugins = this.#plugins;
     if (diff.plugins) {
       try {
-        plugins = await loadPlugins(next, logger, { config: this.#running, plugins: this.#plugins });
+        plugins = await loadPlugins(next, logger, this.#targets.store, {
+          config: this.#running,
+          plugins: this.#plugins,
+        });
       } catch (error) {
         return refuse(error);
       }

@@ -1,6 +1,7 @@
 import type { Meter, Tracer } from '@opentelemetry/api';
 import type { RequestContext, RequestMiddleware } from '../context.js';
 import type { Logger } from '../logger.js';
+import type { Store } from '../store/store.js';
 
 /** One call the gateway makes to one upstream (a list fan-out makes one per upstream). */
 export interface UpstreamCall {
@@ -113,6 +114,11 @@ export interface PluginSetupContext {
   baseDir: string;
   /** The gateway the plugin runs in (routes, exposure, coherent subscriptions). */
   gateway: PluginGateway;
+  /**
+   * The gateway's store (DESIGN §12), scoped to this plugin's keys and channels: in memory by default,
+   * shared by every replica (`store.shared`) when `store.redis` is configured.
+   */
+  store: Store;
   /** OpenTelemetry tracer and meter (no-ops unless the app switches telemetry on). */
   tracer: Tracer;
   meter: Meter;

@@ -1,6 +1,8 @@
 import semver from 'semver';
 import type { RequestMiddleware } from '../context.js';
 import type { Logger } from '../logger.js';
+import { MemoryStore } from '../store/memory.js';
+import type { Store } from '../store/store.js';
 import { telemetryApi } from '../telemetry.js';
 import { CORE_VERSION } from '../version.js';
 import {
@@ -115,6 +117,8 @@ export interface PluginEntry {
 
 export interface PluginHost {
   baseDir?: string;
+  /** The gateway's store (DESIGN §12); each plugin gets a view scoped to `plugin:<name>:`. Default: in memory. */
+  store?: Store;
   /**
    * A running instance to keep for an entry instead of setting it up anew (a config reload keeps the
    * plugins whose options did not change); it is still checked against the plugins listed before it.
@@ -134,8 +138,9 @@ export async function setupPlugins(
 ): Promise<LoadedPlugin[]> {
   const loaded: LoadedPlugin[] = [];
   const port = new GatewayPort();
+  const store = host.store ?? new MemoryStore();
   try {
-    for (const entry of entries) loaded.push(await setupOne(entry, loaded, port, logger, host));
+    for (const entry of entries) loaded.push(await setupOne(entry, loaded, port, logger, { ...host, store }));
   } catch (error) {
     const fresh = loaded.filter((p) => p.port === port);
     await runCloseHooks(fresh, logger);
@@ -164,6 +169,7 @@ async function setupOne(
         loaded: loaded.map((p) => p.name),
         baseDir: host.baseDir ?? process.cwd(),
         gateway: port,
+        store: (host.store ?? new MemoryStore()).scoped(`plugin:${name}:`),
         tracer,
         meter,
       })) ?? {};

@@ -1,0 +1,187 @@
+import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from '../logger.js';
+import { DEFAULT_KEY_PREFIX, type RedisStoreConfig } from './redis-config.js';
+import { ScopedStore } from './scoped.js';
+import {
+  type Store,
+  type StoreCounters,
+  type StorePubSub,
+  StoreUnavailableError,
+  type UnavailablePolicy,
+} from './store.js';
+
+const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
+const CONNECT_TIMEOUT_MS = 2000;
+/** Reconnect backoff: 100 ms, 200 ms, … capped at 2 s, forever (replicas rejoin by themselves). */
+const retryStrategy = (attempt: number) => Math.min(attempt * 100, 2000);
+
+/**
+ * The Redis driver, on ioredis: one connection for commands (no offline queue: while Redis is away a
+ * command fails at once instead of waiting) and one for subscriptions (re-established by ioredis
+ * after a reconnect). Keys and channels are prefixed here, not by ioredis, so a library given the
+ * native client (rate-limiter-flexible) prefixes its keys the same way.
+ */
+export class RedisStore implements Store {
+  readonly driver = 'redis';
+  readonly shared = true;
+  readonly onUnavailable: UnavailablePolicy;
+  readonly #client: Redis;
+  readonly #subscriber: Redis;
+  readonly #prefix: string;
+  readonly #log: Logger;
+  readonly #listeners = new Set<(available: boolean) => void>();
+  readonly #channels = new Map<string, Set<(message: string) => void>>();
+  #available = false;
+  #disposed = false;
+
+  constructor(config: RedisStoreConfig, logger: Logger) {
+    this.#prefix = config.keyPrefix ?? DEFAULT_KEY_PREFIX;
+    this.onUnavailable = config.onUnavailable ?? 'local';
+    this.#log = logger;
+    const options: RedisOptions = {
+      lazyConnect: true,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      commandTimeout: config.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS,
+      connectTimeout: CONNECT_TIMEOUT_MS,
+      retryStrategy,
+    };
+    this.#client = new Redis(config.url, options);
+    // Subscriptions queue while disconnected and are restored by ioredis once it reconnects.
+    this.#subscriber = new Redis(config.url, {
+      ...options,
+      enableOfflineQueue: true,
+      commandTimeout: undefined,
+    });
+    this.#client.on('ready', () => this.#setAvailable(true));
+    this.#client.on('close', () => this.#setAvailable(false));
+    // ioredis reports every failed attempt; the availability change is what the log needs.
+    this.#client.on('error', () => {});
+    this.#subscriber.on('error', () => {});
+    this.#subscriber.on('message', (channel: string, message: string) => {
+      for (const listener of this.#channels.get(channel) ?? []) listener(message);
+    });
+  }
+
+  /** Connects, waiting at most the connect timeout: an unreachable Redis leaves the store unavailable (retrying). */
+  async connect(): Promise<void> {
+    const connected = Promise.all([this.#client.connect(), this.#subscriber.connect()]);
+    await connected.catch((error: unknown) => {
+      this.#log.warn('the store is unreachable; retrying in the background', {
+        driver: this.driver,
+        error: error instanceof Error ? error.message : String(error),
+        onUnavailable: this.onUnavailable,
+      });
+    });
+  }
+
+  get available(): boolean {
+    return this.#available;
+  }
+
+  get native() {
+    return { kind: 'redis', client: this.#client, prefix: this.#prefix };
+  }
+
+  onAvailability(listener: (available: boolean) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  get(key: string): Promise<string | undefined> {
+    return this.#run(async () => (await this.#client.get(this.#prefix + key)) ?? undefined);
+  }
+
+  set(key: string, value: string, options?: { ttlMs?: number }): Promise<void> {
+    const full = this.#prefix + key;
+    return this.#run(async () => {
+      if (options?.ttlMs === undefined) await this.#client.set(full, value);
+      else await this.#client.set(full, value, 'PX', Math.max(1, Math.ceil(options.ttlMs)));
+    });
+  }
+
+  delete(...keys: string[]): Promise<void> {
+    if (keys.length === 0) return Promise.resolve();
+    return this.#run(async () => {
+      await this.#client.del(...keys.map((key) => this.#prefix + key));
+    });
+  }
+
+  touch(key: string, ttlMs: number): Promise<boolean> {
+    return this.#run(
+      async () => (await this.#client.pexpire(this.#prefix + key, Math.max(1, Math.ceil(ttlMs)))) === 1,
+    );
+  }
+
+  readonly counters: StoreCounters = {
+    increment: (key, by, ttlMs) => {
+      const full = this.#prefix + key;
+      return this.#run(async () => {
+        const batch = this.#client.multi().incrby(full, by);
+        if (ttlMs !== undefined) batch.pexpire(full, Math.max(1, Math.ceil(ttlMs)));
+        const results = await batch.exec();
+        const [error, value] = results?.[0] ?? [new Error('no reply'), undefined];
+        if (error) throw error;
+        return Number(value);
+      });
+    },
+  };
+
+  readonly pubsub: StorePubSub = {
+    publish: (channel, message) =>
+      this.#run(async () => {
+        await this.#client.publish(this.#prefix + channel, message);
+      }),
+    subscribe: async (channel, listener) => {
+      const full = this.#prefix + channel;
+      let listeners = this.#channels.get(full);
+      if (!listeners) {
+        listeners = new Set();
+        this.#channels.set(full, listeners);
+        // Queued while disconnected; a failure here is retried by ioredis's resubscription.
+        this.#subscriber.subscribe(full).catch(() => {});
+      }
+      listeners.add(listener);
+      return async () => {
+        const current = this.#channels.get(full);
+        if (!current?.delete(listener) || current.size > 0) return;
+        this.#channels.delete(full);
+        await this.#subscriber.unsubscribe(full).catch(() => {});
+      };
+    },
+  };
+
+  scoped(prefix: string): Store {
+    return new ScopedStore(this, prefix);
+  }
+
+  async dispose(): Promise<void> {
+    if (this.#disposed) return;
+    this.#disposed = true;
+    this.#listeners.clear();
+    this.#channels.clear();
+    this.#client.disconnect();
+    this.#subscriber.disconnect();
+  }
+
+  async #run<T>(command: () => Promise<T>): Promise<T> {
+    if (!this.#available) throw new StoreUnavailableError(`the ${this.driver} store is unavailable`);
+    try {
+      return await command();
+    } catch (error) {
+      throw new StoreUnavailableError(
+        `the ${this.driver} store did not answer: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  #setAvailable(available: boolean): void {
+    if (this.#available === available || this.#disposed) return;
+    this.#available = available;
+    if (available) this.#log.info('the store is available', { driver: this.driver });
+    else
+      this.#log.warn('the store is unavailable', { driver: this.driver, onUnavailable: this.onUnavailable });
+    for (const listener of this.#listeners) listener(available);
+  }
+}
