@@ -78,6 +78,7 @@ export {
   setupPlugins,
 } from './plugins/host.js';
 export { runCloseHooks as closePlugins } from './plugins/lifecycle.js';
+export { SealedBox } from './sealed-box.js';
 export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';
 export type {
   GatewayStats,

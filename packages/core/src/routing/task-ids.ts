@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { SealedBox } from '../sealed-box.js';
 
 /** What an exposed task id stands for. */
 export interface TaskBinding {
@@ -30,10 +30,6 @@ interface Wire {
   l?: 1;
 }
 
-const PREFIX = 'swt1.';
-const IV_BYTES = 12;
-const TAG_BYTES = 16;
-
 /**
  * Seals the task ids the gateway hands out: each is the upstream, the creating caller, the tool and the
  * upstream's own task id, encrypted and authenticated (AES-256-GCM), so it routes without any lookup (any
@@ -48,12 +44,10 @@ const TAG_BYTES = 16;
  * ids.open(exposed, 'bob'); // undefined
  */
 export class TaskIdSeal {
-  readonly #key: Buffer;
+  readonly #box: SealedBox;
 
   constructor(secret: string | undefined) {
-    this.#key = createHmac('sha256', 'switchyard/task-id/v1')
-      .update(secret ?? randomBytes(32))
-      .digest();
+    this.#box = new SealedBox(secret, 'switchyard/task-id/v1', 'swt1.');
   }
 
   seal(binding: TaskBinding): string {
@@ -67,30 +61,13 @@ export class TaskIdSeal {
       x: binding.taskId,
     };
     if (binding.local) wire.l = 1;
-    const iv = randomBytes(IV_BYTES);
-    const cipher = createCipheriv('aes-256-gcm', this.#key, iv);
-    const body = Buffer.concat([cipher.update(JSON.stringify(wire), 'utf8'), cipher.final()]);
-    return PREFIX + Buffer.concat([iv, body, cipher.getAuthTag()]).toString('base64url');
+    return this.#box.seal(wire);
   }
 
   /** What `raw` stands for, when it is an id this gateway sealed for `identity`; else undefined. */
   open(raw: unknown, identity: string): TaskBinding | undefined {
-    if (typeof raw !== 'string' || !raw.startsWith(PREFIX) || raw.length > 4096) return undefined;
-    const bytes = Buffer.from(raw.slice(PREFIX.length), 'base64url');
-    if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
-    let wire: Wire;
-    try {
-      const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(0, IV_BYTES));
-      decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));
-      const plain = Buffer.concat([
-        decipher.update(bytes.subarray(IV_BYTES, bytes.length - TAG_BYTES)),
-        decipher.final(),
-      ]);
-      wire = JSON.parse(plain.toString('utf8')) as Wire;
-    } catch {
-      return undefined;
-    }
-    if (wire.v !== 1 || wire.i !== identity) return undefined;
+    const wire = this.#box.open(raw) as Wire | undefined;
+    if (!wire || wire.v !== 1 || wire.i !== identity) return undefined;
     return {
       upstream: wire.u,
       identity: wire.i,

@@ -39,6 +39,12 @@ export class MemoryStore implements Store {
     this.#entries.set(key, { value, expiresAt: expiry(options?.ttlMs) });
   }
 
+  async setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean> {
+    if (this.#live(key)) return false;
+    this.#entries.set(key, { value, expiresAt: expiry(options?.ttlMs) });
+    return true;
+  }
+
   async delete(...keys: string[]): Promise<void> {
     for (const key of keys) this.#entries.delete(key);
   }

@@ -100,6 +100,17 @@ export class RedisStore implements Store {
     });
   }
 
+  setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean> {
+    const full = this.#prefix + key;
+    return this.#run(async () => {
+      const reply =
+        options?.ttlMs === undefined
+          ? await this.#client.set(full, value, 'NX')
+          : await this.#client.set(full, value, 'PX', Math.max(1, Math.ceil(options.ttlMs)), 'NX');
+      return reply === 'OK';
+    });
+  }
+
   delete(...keys: string[]): Promise<void> {
     if (keys.length === 0) return Promise.resolve();
     return this.#run(async () => {

@@ -47,6 +47,9 @@ export class ScopedStore implements Store {
   set(key: string, value: string, options?: { ttlMs?: number }) {
     return this.#inner.set(this.#prefix + key, value, options);
   }
+  setIfAbsent(key: string, value: string, options?: { ttlMs?: number }) {
+    return this.#inner.setIfAbsent(this.#prefix + key, value, options);
+  }
   delete(...keys: string[]) {
     return this.#inner.delete(...keys.map((key) => this.#prefix + key));
   }

@@ -37,6 +37,8 @@ export interface Store {
   get(key: string): Promise<string | undefined>;
   /** Sets `key`; with `ttlMs` it disappears after that long. */
   set(key: string, value: string, options?: { ttlMs?: number }): Promise<void>;
+  /** Sets `key` only if it does not exist (atomically across replicas); resolves to whether it did. */
+  setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean>;
   delete(...keys: string[]): Promise<void>;
   /** Resets the lifetime of `key`, if it exists. Resolves to whether it did. */
   touch(key: string, ttlMs: number): Promise<boolean>;
