@@ -148,7 +148,11 @@ export async function runGateway(
   /** Set once close() starts: /readyz then reports the MCP listeners as down (as it does while draining). */
   let stopping = false;
   try {
-    if (config.listen.http) http = await startHttpListener(gateway, config.listen.http, logger, auth, shared);
+    if (config.listen.http)
+      http = await startHttpListener(gateway, config.listen.http, logger, auth, shared, {
+        store,
+        secret: config.cursorSecret,
+      });
     if (config.listen.ws) ws = await startWsListener(gateway, config.listen.ws, logger, auth, shared);
     if (config.listen.stdio) stdio = await startStdioListener(gateway, logger, clients.anonymous, shared);
     if (config.listen.admin) {

@@ -15,6 +15,8 @@ export interface ListenerConfig {
   path: string;
   allowedHosts: string[];
   allowedOrigins: string[];
+  /** HTTP only: where the other replicas reach this listener (default: derived from host and port). */
+  advertise?: string;
 }
 
 /** The validated, resolved gateway configuration. */

@@ -83,7 +83,18 @@ export const configSchema = z.strictObject({
   listen: z
     .strictObject({
       stdio: z.boolean().default(false),
-      http: listener.optional(),
+      http: listener
+        .extend({
+          /**
+           * Where the other replicas reach this listener (DESIGN §12), e.g. `http://10.0.3.7:7480`; default
+           * the bound address, or the machine's first non-loopback IPv4 when bound to a wildcard address.
+           */
+          advertise: z
+            .string()
+            .refine((u) => URL.canParse(u) && new URL(u).protocol === 'http:', 'must be an http:// URL')
+            .optional(),
+        })
+        .optional(),
       ws: listener.extend({ port: z.number().int().min(0).max(65_535).default(7481) }).optional(),
       admin: adminListener.optional(),
     })

@@ -10,6 +10,11 @@ export class BodyTooLarge extends Error {}
  * a body without one (chunked) is refused as soon as it passes the limit, and left unread.
  */
 export async function readJson(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  return JSON.parse((await readBody(req, maxBytes)).toString('utf8'));
+}
+
+/** The request's body, at most `maxBytes` (else BodyTooLarge, before more is buffered). */
+export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw new BodyTooLarge(`${declared} bytes declared`);
   const body = await new Promise<Buffer>((resolve, reject) => {
@@ -42,7 +47,7 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
     req.once('error', onError);
     req.once('close', onClose);
   });
-  return JSON.parse(body.toString('utf8'));
+  return body;
 }
 
 export function isInitialize(body: unknown): boolean {

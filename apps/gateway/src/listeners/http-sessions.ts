@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Transport } from '@modelcontextprotocol/server';
 import {
   type DownstreamSession,
   type Gateway,
@@ -20,6 +21,18 @@ export interface HttpSession {
   identity: Identity;
   lastSeen: number;
   openStreams: number;
+  /** Set when the session ends for good (DELETE, idle), not merely closes here (shutdown, moved away). */
+  terminated?: boolean;
+}
+
+/** How a listener shapes one session it opens (replicas: a sealed id, a recorder of its state). */
+export interface SessionOpenOptions {
+  /** Default: a random UUID. */
+  id?: string;
+  /** Wraps the session's HTTP transport before the gate (e.g. to record what a takeover restores). */
+  wrap?: (transport: SessionHttpTransport) => Transport;
+  /** Called once the session is closed here: `terminated` when it ended for good. */
+  onEnd?: (terminated: boolean) => void;
 }
 
 /**
@@ -58,12 +71,13 @@ export class HttpSessionTable {
   /** Opens a session for `identity`, or says why the quota refuses it. */
   async open(
     identity: Identity,
+    options: SessionOpenOptions = {},
   ): Promise<{ ok: true; entry: HttpSession } | Extract<SessionClaim, { ok: false }>> {
     const claim = this.#quota.claim(identity.id);
     if (!claim.ok) return claim;
-    const id = randomUUID();
+    const id = options.id ?? randomUUID();
     const transport = new SessionHttpTransport(id);
-    const gate = new SessionGate(transport, {
+    const gate = new SessionGate(options.wrap?.(transport) ?? transport, {
       limit: this.#limits.concurrentPerSession,
       drain: this.#drain,
       transport: 'http',
@@ -75,6 +89,7 @@ export class HttpSessionTable {
       this.#sessions.delete(id);
       claim.release();
       void session.close();
+      options.onEnd?.(entry.terminated === true);
       this.#log.debug('session closed', { session: id, sessions: this.#sessions.size });
     };
     try {
@@ -86,6 +101,12 @@ export class HttpSessionTable {
     }
     this.#log.debug('session opened', { session: id, sessions: this.#sessions.size });
     return { ok: true, entry };
+  }
+
+  /** Ends a session for good (DELETE): no replica may resume it. */
+  async terminate(entry: HttpSession): Promise<void> {
+    entry.terminated = true;
+    await entry.transport.close();
   }
 
   async close(): Promise<void> {
@@ -102,7 +123,7 @@ export class HttpSessionTable {
       if (entry.openStreams > 0 || entry.gate.inFlight > 0) entry.lastSeen = now;
       else if (now - entry.lastSeen > idleMs) {
         this.#log.debug('closing idle session', { session: entry.session.id });
-        void entry.transport.close();
+        void this.terminate(entry);
         closed += 1;
       }
     }

@@ -6,16 +6,20 @@ import {
   type Gateway,
   type Identity,
   type Logger,
+  type Store,
 } from '@switchyard/core';
 import { type Authenticator, asAuthenticator, refreshSubjectToken } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
+import { advertisedUrl } from '../replicas/advertise.js';
+import { ReplicaSessions } from '../replicas/replica-sessions.js';
+import { initializeParams } from '../replicas/session-ids.js';
 import {
   accepts,
   BodyTooLarge,
   claimsModernEra,
   header,
   isInitialize,
-  readJson,
+  readBody,
   rpcError,
   sendJson,
 } from './http-io.js';
@@ -41,6 +45,13 @@ export interface HttpListener {
   close(): Promise<void>;
 }
 
+/** With a shared store, legacy sessions are served by whichever replica the balancer picks (DESIGN §12). */
+export interface HttpReplicaOptions {
+  store?: Store;
+  /** `cursorSecret`: replicas that share it accept each other's session ids. */
+  secret?: string;
+}
+
 /**
  * Serves MCP over Streamable HTTP (legacy sessions: POST, the GET notification stream, DELETE) on one
  * path, with one SessionHttpTransport and one downstream session (an SDK Server) per `Mcp-Session-Id`.
@@ -51,6 +62,7 @@ export async function startHttpListener(
   logger: Logger,
   auth: Authenticator | ClientDirectory,
   shared: Partial<ListenerLimits> = {},
+  replication: HttpReplicaOptions = {},
 ): Promise<HttpListener> {
   const log = logger.child('http');
   const authenticator = asAuthenticator(auth);
@@ -58,6 +70,8 @@ export async function startHttpListener(
   const sessions = new HttpSessionTable({ gateway, log, limits, quota, drain });
   const guard = createRequestGuard(config);
   const modern = new ModernEndpoint(gateway, log);
+  /** Set once the listener knows its port, when the store is shared. */
+  let replicas: ReplicaSessions | undefined;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     // RFC 9728 metadata is public (clients read it before they have a token), like its CORS header says.
@@ -117,7 +131,12 @@ export async function startHttpListener(
     if (req.method === 'GET' || req.method === 'DELETE') {
       req.resume();
       if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return unsupported();
-      const entry = sessionId ? sessions.get(sessionId) : undefined;
+      let entry = sessionId ? sessions.get(sessionId) : undefined;
+      if (!entry && sessionId && replicas) {
+        const routed = await replicas.route(req, res, sessionId, identity);
+        if (routed.kind === 'handled') return;
+        if (routed.kind === 'local') entry = routed.entry;
+      }
       if (!entry) {
         return sendJson(
           res,
@@ -130,7 +149,7 @@ export async function startHttpListener(
       if (wrongClient(entry)) return;
       entry.lastSeen = Date.now();
       if (req.method === 'DELETE') {
-        await entry.transport.close();
+        await sessions.terminate(entry);
         res.writeHead(200).end();
         return;
       }
@@ -154,9 +173,11 @@ export async function startHttpListener(
       res.setHeader('Allow', 'GET, POST, DELETE');
       return sendJson(res, 405, rpcError(-32600, `Method ${req.method} not allowed`));
     }
+    let raw: Buffer;
     let body: unknown;
     try {
-      body = await readJson(req, limits.maxBodyBytes);
+      raw = await readBody(req, limits.maxBodyBytes);
+      body = JSON.parse(raw.toString('utf8'));
     } catch (error) {
       if (error instanceof BodyTooLarge) return bodyTooLarge(req, res, limits.maxBodyBytes);
       return sendJson(res, 400, rpcError(-32700, `Parse error: ${(error as Error).message}`));
@@ -175,7 +196,12 @@ export async function startHttpListener(
     const messages = body as JSONRPCMessage | JSONRPCMessage[];
     const acceptsSse = accepts(req, 'text/event-stream');
     if (sessionId) {
-      const entry = sessions.get(sessionId);
+      let entry = sessions.get(sessionId);
+      if (!entry && replicas) {
+        const routed = await replicas.route(req, res, sessionId, identity, raw);
+        if (routed.kind === 'handled') return;
+        if (routed.kind === 'local') entry = routed.entry;
+      }
       if (!entry) return sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new session'));
       if (wrongClient(entry)) return;
       entry.lastSeen = Date.now();
@@ -193,7 +219,8 @@ export async function startHttpListener(
         ),
       );
     }
-    const opened = await sessions.open(identity);
+    const init = replicas ? initializeParams(initializeOf(body)?.params) : undefined;
+    const opened = replicas && init ? await replicas.open(identity, init) : await sessions.open(identity);
     if (!opened.ok) return refuseSessions(res, opened);
     const entry = opened.entry;
     entry.transport.handlePost(res, messages, acceptsSse);
@@ -209,6 +236,18 @@ export async function startHttpListener(
   server.keepAliveTimeout = 65_000;
 
   const { port, url } = await listen(server, config, 'http');
+  if (replication.store?.shared) {
+    replicas = new ReplicaSessions({
+      table: sessions,
+      store: replication.store,
+      self: advertisedUrl(config, port),
+      secret: replication.secret,
+      idleSessionMs: () => limits.idleSessionMs,
+      logger: log,
+    });
+    await replicas.start();
+    log.info('legacy sessions are shared with the other replicas', { advertise: replicas.self });
+  }
   return {
     url,
     port,
@@ -216,12 +255,20 @@ export async function startHttpListener(
     close: async () => {
       await modern.close();
       await sessions.close();
+      await replicas?.close();
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
       });
     },
   };
+}
+
+function initializeOf(body: unknown): { params?: unknown } | undefined {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.find(
+    (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
+  );
 }
 
 function sameGroups(a: Identity, b: Identity): boolean {

@@ -36,9 +36,15 @@ export class SessionHttpTransport implements Transport {
   readonly #keepAliveMs: number;
   readonly #streamToolCallsAfterMs: number;
   #pending = new Map<RequestId, Exchange>();
+  readonly #injected = new Map<RequestId, (response: JSONRPCMessage | undefined) => void>();
   #standalone: StreamLog<Owner> | undefined;
   #protocolVersion: string | undefined;
   #closed = false;
+  /**
+   * Set when this replica took the session over from one that died: the client's Last-Event-ID names
+   * events that replica held, so a GET resuming one opens the stream anew instead of failing.
+   */
+  restored = false;
 
   constructor(sessionId: string, options: SessionHttpTransportOptions = {}) {
     this.sessionId = sessionId;
@@ -97,7 +103,7 @@ export class SessionHttpTransport implements Transport {
   /** Opens the session's standalone stream (GET), or resumes a stream with `Last-Event-ID`. */
   handleGet(res: ServerResponse, request: { lastEventId?: string; protocolVersion?: string } = {}): void {
     const priming = expectsPriming(this.#protocolVersion ?? request.protocolVersion);
-    if (request.lastEventId !== undefined) {
+    if (request.lastEventId !== undefined && !(this.restored && !this.#store.replay(request.lastEventId))) {
       this.#resume(res, request.lastEventId, priming);
       return;
     }
@@ -111,10 +117,31 @@ export class SessionHttpTransport implements Transport {
     this.#attach(this.#standalone, res, priming);
   }
 
+  /**
+   * Delivers a message the gateway sends on the client's behalf (a replica restoring a session it takes
+   * over replays the client's `initialize`, log level and subscriptions); a request resolves with its
+   * response, which no client sees.
+   */
+  inject(message: JSONRPCMessage): Promise<JSONRPCMessage | undefined> {
+    if (!isRequest(message)) {
+      this.onmessage?.(message);
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve) => {
+      this.#injected.set(message.id, resolve);
+      this.onmessage?.(message);
+    });
+  }
+
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (this.#closed) return;
     if (isResponse(message)) {
       const id = (message as { id: RequestId }).id;
+      const injected = this.#injected.get(id);
+      if (injected) {
+        this.#injected.delete(id);
+        return injected(message);
+      }
       const exchange = this.#pending.get(id);
       if (!exchange) return;
       this.#pending.delete(id);
@@ -143,6 +170,8 @@ export class SessionHttpTransport implements Transport {
     for (const log of this.#store.streams()) log.owner.channel?.end();
     this.#store.dispose();
     this.#pending.clear();
+    for (const resolve of this.#injected.values()) resolve(undefined);
+    this.#injected.clear();
     this.#standalone = undefined;
     this.onclose?.();
   }

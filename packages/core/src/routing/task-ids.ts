@@ -67,7 +67,7 @@ export class TaskIdSeal {
   /** What `raw` stands for, when it is an id this gateway sealed for `identity`; else undefined. */
   open(raw: unknown, identity: string): TaskBinding | undefined {
     const wire = this.#box.open(raw) as Wire | undefined;
-    if (!wire || wire.v !== 1 || wire.i !== identity) return undefined;
+    if (wire?.v !== 1 || wire.i !== identity) return undefined;
     return {
       upstream: wire.u,
       identity: wire.i,

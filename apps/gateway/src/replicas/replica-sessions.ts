@@ -1,0 +1,241 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { Identity, Logger, Store } from '@switchyard/core';
+import { header, sendJson } from '../listeners/http-io.js';
+import type { HttpSession, HttpSessionTable } from '../listeners/http-sessions.js';
+import type { SessionClaim } from '../listeners/limits.js';
+import { Forwarder } from './forward.js';
+import { FORWARDED_HEADER, ForwardProof } from './forward-proof.js';
+import { SessionDirectory, type SessionRecord } from './session-directory.js';
+import { type InitializeParams, SessionIds, type SessionTicket } from './session-ids.js';
+import { RESTORE_ID_PREFIX, SessionRecorder } from './session-recorder.js';
+
+/** What routing a request for a session this replica does not hold came to. */
+export type Routed =
+  /** Served here: the session was restored on this replica. */
+  | { kind: 'local'; entry: HttpSession }
+  /** The answer is written (forwarded to the owner, or refused). */
+  | { kind: 'handled' }
+  /** No such session (forged, foreign, ended, or another identity's): 404. */
+  | { kind: 'unknown' };
+
+/**
+ * Legacy sessions across replicas (DESIGN §12), by ownership and forwarding: the replica that opens a
+ * session serves it; a request that lands elsewhere is forwarded to it (one hop, streams included), so
+ * everything a session holds — its SDK server, `GET` stream, subscriptions, server-to-client requests,
+ * suspended calls — lives in one place and works whichever replica the balancer picks. The session id
+ * is sealed (it names the owner and carries the client's `initialize`), and the store keeps who owns
+ * each session and what a takeover restores. When the owner cannot be reached (its process is gone),
+ * the replica that notices takes the session over: it replays the client's `initialize`, log level and
+ * subscriptions and serves it from then on; only the requests that were in flight on the dead replica
+ * are lost.
+ */
+export class ReplicaSessions {
+  readonly #table: HttpSessionTable;
+  readonly #directory: SessionDirectory;
+  readonly #ids: SessionIds;
+  readonly #proof: ForwardProof;
+  readonly #forwarder = new Forwarder();
+  readonly #log: Logger;
+  /** Session key → the id of the session this replica serves. */
+  readonly #local = new Map<string, string>();
+  /** Restores in progress, so concurrent requests of one session restore it once. */
+  readonly #restoring = new Map<string, Promise<HttpSession | undefined>>();
+
+  constructor(options: {
+    table: HttpSessionTable;
+    store: Store;
+    self: string;
+    secret: string | undefined;
+    idleSessionMs: () => number;
+    logger: Logger;
+  }) {
+    this.#table = options.table;
+    this.#ids = new SessionIds(options.secret);
+    this.#proof = new ForwardProof(options.secret);
+    this.#log = options.logger;
+    this.#directory = new SessionDirectory({
+      store: options.store.scoped('sessions:'),
+      self: options.self,
+      // The record outlives the idle limit a little: the owner's sweep ends the session first.
+      ttlMs: () => options.idleSessionMs() + 60_000,
+      logger: options.logger,
+    });
+    this.#directory.onMoved((sid, owner) => {
+      if (owner === this.#directory.self) return;
+      const id = this.#local.get(sid);
+      const entry = id === undefined ? undefined : this.#table.get(id);
+      // Another replica serves it now (or it ended): this copy must not answer for it any more.
+      if (entry) void entry.transport.close();
+    });
+  }
+
+  get self(): string {
+    return this.#directory.self;
+  }
+
+  start(): Promise<void> {
+    return this.#directory.start();
+  }
+
+  /** Opens a session here for an `initialize`, recorded in the store before the client learns its id. */
+  async open(
+    identity: Identity,
+    init: InitializeParams,
+  ): Promise<{ ok: true; entry: HttpSession } | Extract<SessionClaim, { ok: false }>> {
+    const { id, sid } = this.#ids.mint({ owner: this.self, identity: identity.id, init });
+    const record: SessionRecord = { owner: this.self, subscriptions: [] };
+    await this.#directory.save(sid, record);
+    return this.#openHere(id, sid, identity, record);
+  }
+
+  /** Routes a request for session `id`, which this replica does not serve now. */
+  async route(
+    req: IncomingMessage,
+    res: ServerResponse,
+    id: string,
+    identity: Identity,
+    body?: Buffer,
+  ): Promise<Routed> {
+    const ticket = this.#ids.open(id);
+    if (!ticket || ticket.identity !== identity.id) return { kind: 'unknown' };
+    const forwarded = this.#proof.verify(ticket.sid, header(req, FORWARDED_HEADER));
+    const cached = forwarded ? undefined : this.#directory.cachedOwner(ticket.sid);
+    if (cached !== undefined && cached !== this.self) {
+      if ((await this.#forward(req, res, ticket, cached, body)) === 'forwarded') return { kind: 'handled' };
+    }
+    const found = await this.#directory.lookup(ticket.sid);
+    let record: SessionRecord;
+    if ('unavailable' in found) {
+      if (this.#directory.refuses) return refuseStore(res);
+      // The store is away: the sealed id still names the opener; the session's subscriptions are unknown.
+      record = { owner: ticket.owner, subscriptions: [] };
+    } else if (!found.found) return { kind: 'unknown' };
+    else record = found.record;
+    if (!forwarded && record.owner !== this.self && record.owner !== cached) {
+      if ((await this.#forward(req, res, ticket, record.owner, body)) === 'forwarded')
+        return { kind: 'handled' };
+    }
+    const entry = await this.#restore(id, ticket, identity, record);
+    if (!entry) {
+      sendJson(res, 503, {
+        jsonrpc: '2.0',
+        id: null,
+        error: {
+          code: -32000,
+          message: 'Service Unavailable: this session is moving to another replica; retry the request',
+        },
+      });
+      return { kind: 'handled' };
+    }
+    return { kind: 'local', entry };
+  }
+
+  async close(): Promise<void> {
+    this.#forwarder.close();
+    await this.#directory.close();
+  }
+
+  async #forward(
+    req: IncomingMessage,
+    res: ServerResponse,
+    ticket: SessionTicket,
+    owner: string,
+    body: Buffer | undefined,
+  ): Promise<'forwarded' | 'unreachable'> {
+    const outcome = await this.#forwarder.forward(req, res, owner, this.#proof.sign(ticket.sid), body);
+    if (outcome === 'unreachable') {
+      this.#log.info('the replica serving a session does not answer; taking the session over', { owner });
+      this.#directory.unreachable(ticket.sid);
+    }
+    return outcome;
+  }
+
+  /** Serves the session here from now on: claims it (when another replica owned it) and restores it once. */
+  #restore(
+    id: string,
+    ticket: SessionTicket,
+    identity: Identity,
+    record: SessionRecord,
+  ): Promise<HttpSession | undefined> {
+    let restoring = this.#restoring.get(ticket.sid);
+    if (!restoring) {
+      restoring = this.#claimAndRestore(id, ticket, identity, record).finally(() =>
+        this.#restoring.delete(ticket.sid),
+      );
+      this.#restoring.set(ticket.sid, restoring);
+    }
+    return restoring;
+  }
+
+  async #claimAndRestore(
+    id: string,
+    ticket: SessionTicket,
+    identity: Identity,
+    record: SessionRecord,
+  ): Promise<HttpSession | undefined> {
+    const existing = this.#table.get(id);
+    if (existing) return existing;
+    let mine = record;
+    if (record.owner !== this.self && this.#directory.available) {
+      const claimed = await this.#directory.takeOver(ticket.sid, record);
+      if (!claimed) return undefined;
+      mine = claimed;
+    } else mine = { ...record, owner: this.self };
+    const opened = await this.#openHere(id, ticket.sid, identity, mine);
+    if (!opened.ok) return undefined;
+    opened.entry.transport.restored = true;
+    await this.#replay(opened.entry, ticket.init, mine);
+    this.#log.info('session restored on this replica', { subscriptions: mine.subscriptions.length });
+    return opened.entry;
+  }
+
+  async #openHere(id: string, sid: string, identity: Identity, record: SessionRecord) {
+    const opened = await this.#table.open(identity, {
+      id,
+      wrap: (transport) =>
+        new SessionRecorder(transport, record, {
+          onChange: (changed) => void this.#directory.save(sid, changed),
+          onUse: () => this.#directory.touch(sid),
+        }),
+      onEnd: (terminated) => {
+        if (this.#local.get(sid) === id) this.#local.delete(sid);
+        if (terminated) void this.#directory.remove(sid);
+        else this.#directory.forget(sid);
+      },
+    });
+    if (opened.ok) this.#local.set(sid, id);
+    return opened;
+  }
+
+  /** Replays what the client told the session: its `initialize`, then its log level and subscriptions. */
+  async #replay(entry: HttpSession, init: InitializeParams, record: SessionRecord): Promise<void> {
+    const transport = entry.transport;
+    let n = 0;
+    const request = async (method: string, params: Record<string, unknown>) => {
+      n += 1;
+      const message = { jsonrpc: '2.0', id: `${RESTORE_ID_PREFIX}${n}`, method, params } as JSONRPCMessage;
+      const answer = (await transport.inject(message)) as { error?: { message?: string } } | undefined;
+      if (answer?.error)
+        this.#log.warn('could not restore part of a session', { method, error: answer.error.message });
+    };
+    await request('initialize', init as unknown as Record<string, unknown>);
+    await transport.inject({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
+    if (record.logLevel !== undefined) await request('logging/setLevel', { level: record.logLevel });
+    await Promise.all(record.subscriptions.map((uri) => request('resources/subscribe', { uri })));
+  }
+}
+
+function refuseStore(res: ServerResponse): Routed {
+  sendJson(res, 503, {
+    jsonrpc: '2.0',
+    id: null,
+    error: {
+      code: -32000,
+      message:
+        'Store unavailable: this session is served by another replica and the store that says which does not answer; retry shortly',
+      data: { reason: 'store_unavailable' },
+    },
+  });
+  return { kind: 'handled' };
+}

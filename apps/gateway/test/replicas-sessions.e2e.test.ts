@@ -1,0 +1,245 @@
+import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport as V1StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { SessionIds } from '../src/replicas/session-ids.js';
+import { Cleanup, eventually, httpUpstream, rawPost } from './support/harness.js';
+import { connectOverHttp, firstText, interactiveClient } from './support/interactive.js';
+import { type Replicas, replicasMissing, startReplicas } from './support/replicas.js';
+
+// Legacy sessions across replicas (DESIGN §12): two gateway replicas share a real redis-server and sit
+// behind a real HAProxy balancing every request round-robin. A session opened through the balancer must
+// work whichever replica each request lands on: requests, the GET stream and its notifications,
+// subscriptions, server-to-client requests and calls suspended on a modern upstream; and survive the
+// replica that serves it dying.
+
+const TOKENS = { alice: 'alice-token', bob: 'bob-token' };
+const headersOf = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+
+async function v1Client(cleanup: Cleanup, url: string, token = TOKENS.alice): Promise<V1Client> {
+  const client = new V1Client({ name: 'v1-client', version: '1.0.0' });
+  await client.connect(new V1StreamableHTTPClientTransport(new URL(url), { requestInit: headersOf(token) }));
+  cleanup.add(() => client.close());
+  return client;
+}
+
+function updates(client: V1Client): string[] {
+  const seen: string[] = [];
+  client.fallbackNotificationHandler = async (n) => {
+    if (n.method === 'notifications/resources/updated') seen.push(String(n.params?.uri));
+  };
+  return seen;
+}
+
+async function sessionsOn(adminUrl: string): Promise<number> {
+  const answer = await fetch(`${adminUrl}/admin/status`, headersOf(TOKENS.alice));
+  const status = (await answer.json()) as { sessions: { total: number } };
+  return status.sessions.total;
+}
+
+describe.skipIf(replicasMissing)('legacy sessions across replicas behind a balancer', () => {
+  const shared = new Cleanup();
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+  afterAll(() => shared.run());
+  let deployment: Replicas;
+  let docs: Awaited<ReturnType<typeof httpUpstream>>;
+
+  beforeAll(async () => {
+    docs = await httpUpstream(shared, { name: 'docs', resources: 3, behaviorTools: true });
+    const mod = await httpUpstream(shared, { name: 'mod', resources: 1, behaviorTools: true, modern: true });
+    deployment = await startReplicas(shared, {
+      admin: true,
+      config: {
+        clients: { alice: { token: TOKENS.alice, groups: ['admins'] }, bob: { token: TOKENS.bob } },
+        mcpServers: { docs: { url: docs.url }, mod: { url: mod.url } },
+      },
+    });
+  });
+
+  it('serves one session on every replica: each answers it, directly or through the balancer', async () => {
+    const client = await v1Client(cleanup, deployment.url);
+    const sessionId = (client.transport as V1StreamableHTTPClientTransport).sessionId!;
+    for (let i = 0; i < 4; i += 1) {
+      const tools = await client.listTools();
+      expect(tools.tools.map((t) => t.name)).toContain('docs__elicit');
+      const { resources } = await client.listResources();
+      const read = await client.readResource({ uri: resources[0]!.uri });
+      expect(read.contents).toHaveLength(1);
+    }
+    // Straight to each replica, not through the balancer: both answer for the session.
+    for (const replica of deployment.replicas) {
+      const answer = await rawPost(
+        replica.gateway.url,
+        JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'tools/list' }),
+        {
+          'mcp-session-id': sessionId,
+          authorization: `Bearer ${TOKENS.alice}`,
+          'mcp-protocol-version': '2025-11-25',
+        },
+      );
+      expect(answer.status).toBe(200);
+      expect(answer.json).toMatchObject({ id: 7, result: { tools: expect.any(Array) } });
+    }
+    const held = await Promise.all(deployment.replicas.map((r) => sessionsOn(r.adminUrl!)));
+    expect(held.sort()).toEqual([0, 1]);
+  });
+
+  it('delivers a subscription’s updates on the stream the client holds, whichever replica holds it', async () => {
+    const client = await v1Client(cleanup, deployment.url);
+    const seen = updates(client);
+    const { resources } = await client.listResources();
+    const uri = resources.find((r) => r.uri.includes('/r/2'))!.uri;
+    await client.subscribeResource({ uri });
+    // The GET stream is open once a notification the gateway sends for the session arrives on it.
+    for (let round = 1; round <= 2; round += 1) {
+      docs.server.setText(uri.slice('docs+'.length), `version ${round}`);
+      await docs.server.triggerUpdated(uri.slice('docs+'.length));
+      await eventually(() => seen.length >= round, `updated notification ${round}`);
+      expect(seen.at(-1)).toBe(uri);
+      const read = await client.readResource({ uri });
+      expect(read.contents[0]).toMatchObject({ text: `version ${round}` });
+    }
+  });
+
+  it('routes server-to-client requests and suspended calls back to the request that asked', async () => {
+    const { client, inputs } = interactiveClient('legacy');
+    await connectOverHttp(cleanup, client, deployment.url, TOKENS.alice);
+    // Four rounds: the client's answers land on both replicas.
+    for (const tool of ['docs__elicit', 'mod__elicit', 'docs__sample', 'mod__elicit']) {
+      const result = await client.callTool(
+        { name: tool, arguments: { message: 'Number?', prompt: 'hi' } },
+        { timeout: 15_000 },
+      );
+      const text = firstText(result);
+      if (tool.endsWith('sample')) expect(text).toBe('sampled: hi');
+      else expect(JSON.parse(text)).toEqual({ action: 'accept', content: { answer: 'forty-two' } });
+    }
+    expect(inputs.elicitations).toHaveLength(3);
+    expect(inputs.samplings).toHaveLength(1);
+  });
+
+  it('answers 404 for a forged, altered, foreign-key or other client’s session id', async () => {
+    const client = await v1Client(cleanup, deployment.url);
+    const sessionId = (client.transport as V1StreamableHTTPClientTransport).sessionId!;
+    const foreign = new SessionIds('another-deployment-secret').mint({
+      owner: deployment.replicas[0]!.gateway.url,
+      identity: 'alice',
+      init: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    }).id;
+    const altered = `${sessionId.slice(0, 20)}${sessionId[20] === 'A' ? 'B' : 'A'}${sessionId.slice(21)}`;
+    const cases: [string, string][] = [
+      ['sys1.made-up', TOKENS.alice],
+      [altered, TOKENS.alice],
+      [foreign, TOKENS.alice],
+      [sessionId, TOKENS.bob],
+    ];
+    for (const replica of deployment.replicas) {
+      for (const [id, token] of cases) {
+        const answer = await rawPost(
+          replica.gateway.url,
+          JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+          {
+            'mcp-session-id': id,
+            authorization: `Bearer ${token}`,
+          },
+        );
+        // The replica that serves the session tells its owner apart (403); every other answer is 404.
+        if (answer.status !== 404)
+          expect({ id: id.slice(0, 12), token, status: answer.status }).toMatchObject({ status: 403 });
+      }
+    }
+    // Ended with DELETE, it is gone on every replica.
+    await (client.transport as V1StreamableHTTPClientTransport).terminateSession();
+    for (const replica of deployment.replicas) {
+      const answer = await rawPost(
+        replica.gateway.url,
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+        {
+          'mcp-session-id': sessionId,
+          authorization: `Bearer ${TOKENS.alice}`,
+        },
+      );
+      expect(answer.status).toBe(404);
+    }
+  });
+});
+
+describe.skipIf(replicasMissing)('a replica that dies, and Redis going away', () => {
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
+
+  it('moves the dead replica’s sessions, subscriptions included, to the others', async () => {
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 3 });
+    const deployment = await startReplicas(cleanup, {
+      admin: true,
+      config: { anonymous: 'anyone', mcpServers: { docs: { url: docs.url } } },
+    });
+    const client = await v1Client(cleanup, deployment.url);
+    const seen = updates(client);
+    const { resources } = await client.listResources();
+    const uri = resources[0]!.uri;
+    await client.subscribeResource({ uri });
+    docs.server.setText(uri.slice('docs+'.length), 'before');
+    await docs.server.triggerUpdated(uri.slice('docs+'.length));
+    await eventually(() => seen.length >= 1, 'an update before the replica dies');
+
+    const held = await Promise.all(deployment.replicas.map((r) => sessionsOn(r.adminUrl!)));
+    const owner = deployment.replicas[held.indexOf(1)]!;
+    const survivor = deployment.replicas.find((r) => r !== owner)!;
+    owner.gateway.signal('SIGKILL');
+    await owner.gateway.exited;
+
+    // The session goes on: requests are served, and the subscription is restored on the survivor.
+    const tools = await client.listTools();
+    expect(tools).toBeDefined();
+    await eventually(
+      async () => (await sessionsOn(survivor.adminUrl!)) === 1,
+      'the survivor holds the session',
+    );
+    await eventually(
+      async () => {
+        docs.server.setText(uri.slice('docs+'.length), `after ${seen.length}`);
+        await docs.server.triggerUpdated(uri.slice('docs+'.length));
+        return seen.length >= 2;
+      },
+      'an update after the takeover, on the stream the client reopened',
+      15_000,
+    );
+    const read = await client.readResource({ uri });
+    expect(read.contents).toHaveLength(1);
+  });
+
+  it('keeps serving without Redis (store degraded) and rejoins when it returns', async () => {
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 2 });
+    const deployment = await startReplicas(cleanup, {
+      admin: true,
+      config: { anonymous: 'anyone', mcpServers: { docs: { url: docs.url } } },
+    });
+    const client = await v1Client(cleanup, deployment.url);
+    await deployment.redis.stop({ kill: true });
+    for (const replica of deployment.replicas) {
+      await eventually(async () => {
+        const body = (await (await fetch(`${replica.adminUrl}/readyz`)).json()) as { store?: string };
+        return body.store === 'degraded';
+      }, 'readyz store degraded');
+    }
+    // The session still works on both replicas (its id names its owner), and new ones open.
+    for (let i = 0; i < 4; i += 1) expect((await client.listResources()).resources).toHaveLength(2);
+    const another = await v1Client(cleanup, deployment.url);
+    expect((await another.listTools()).tools).toBeDefined();
+
+    await deployment.redis.restart();
+    for (const replica of deployment.replicas) {
+      await eventually(
+        async () => {
+          const res = await fetch(`${replica.adminUrl}/readyz`);
+          return res.status === 200 && ((await res.json()) as { store?: string }).store === 'ok';
+        },
+        'readyz store ok again',
+        15_000,
+      );
+    }
+    const third = await v1Client(cleanup, deployment.url);
+    for (let i = 0; i < 4; i += 1) expect((await third.listResources()).resources).toHaveLength(2);
+  });
+});
