@@ -12,6 +12,7 @@ import {
 
 const DEFAULT_COMMAND_TIMEOUT_MS = 1000;
 const CONNECT_TIMEOUT_MS = 2000;
+const PROBE_MS = 500;
 /** Reconnect backoff: 100 ms, 200 ms, … capped at 2 s, forever (replicas rejoin by themselves). */
 const retryStrategy = (attempt: number) => Math.min(attempt * 100, 2000);
 
@@ -33,6 +34,8 @@ export class RedisStore implements Store {
   readonly #channels = new Map<string, Set<(message: string) => void>>();
   #available = false;
   #disposed = false;
+  /** Pings a store that stopped answering, until it does again. */
+  #probe: NodeJS.Timeout | undefined;
 
   constructor(config: RedisStoreConfig, logger: Logger) {
     this.#prefix = config.keyPrefix ?? DEFAULT_KEY_PREFIX;
@@ -53,7 +56,9 @@ export class RedisStore implements Store {
       enableOfflineQueue: true,
       commandTimeout: undefined,
     });
-    this.#client.on('ready', () => this.#setAvailable(true));
+    this.#client.on('ready', () => {
+      if (!this.#probe) this.#setAvailable(true);
+    });
     this.#client.on('close', () => this.#setAvailable(false));
     // ioredis reports every failed attempt; the availability change is what the log needs.
     this.#client.on('error', () => {});
@@ -169,6 +174,7 @@ export class RedisStore implements Store {
   async dispose(): Promise<void> {
     if (this.#disposed) return;
     this.#disposed = true;
+    clearInterval(this.#probe);
     this.#listeners.clear();
     this.#channels.clear();
     this.#client.disconnect();
@@ -180,11 +186,31 @@ export class RedisStore implements Store {
     try {
       return await command();
     } catch (error) {
+      // Connected but not answering within the command timeout: unavailable until a ping gets through,
+      // so later requests fail over at once instead of each waiting out the timeout.
+      if (error instanceof Error && /timed? ?out/i.test(error.message)) this.#suspect();
       throw new StoreUnavailableError(
         `the ${this.driver} store did not answer: ${error instanceof Error ? error.message : String(error)}`,
         { cause: error },
       );
     }
+  }
+
+  #suspect(): void {
+    if (this.#probe || this.#disposed) return;
+    this.#setAvailable(false);
+    this.#probe = setInterval(() => {
+      if (this.#client.status !== 'ready') return;
+      this.#client.ping().then(
+        () => {
+          clearInterval(this.#probe);
+          this.#probe = undefined;
+          this.#setAvailable(true);
+        },
+        () => {},
+      );
+    }, PROBE_MS);
+    this.#probe.unref();
   }
 
   #setAvailable(available: boolean): void {
