@@ -46,12 +46,13 @@ describe.skipIf(replicasMissing)('legacy sessions across replicas behind a balan
 
   beforeAll(async () => {
     docs = await httpUpstream(shared, { name: 'docs', resources: 3, behaviorTools: true });
+    const many = await httpUpstream(shared, { name: 'many', resources: 25, pageSize: 10 });
     const mod = await httpUpstream(shared, { name: 'mod', resources: 1, behaviorTools: true, modern: true });
     deployment = await startReplicas(shared, {
       admin: true,
       config: {
         clients: { alice: { token: TOKENS.alice, groups: ['admins'] }, bob: { token: TOKENS.bob } },
-        mcpServers: { docs: { url: docs.url }, mod: { url: mod.url } },
+        mcpServers: { docs: { url: docs.url }, mod: { url: mod.url }, many: { url: many.url } },
       },
     });
   });
@@ -116,6 +117,45 @@ describe.skipIf(replicasMissing)('legacy sessions across replicas behind a balan
     }
     expect(inputs.elicitations).toHaveLength(3);
     expect(inputs.samplings).toHaveLength(1);
+  });
+
+  it('accepts on one replica the cursors the other minted (2026-07-28 clients, sessionless)', async () => {
+    const [first, second] = await Promise.all(
+      deployment.replicas.map(async (replica) => {
+        const { client } = interactiveClient('modern');
+        return connectOverHttp(cleanup, client, replica.gateway.url, TOKENS.alice);
+      }),
+    );
+    const uris: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      // Page after page, alternately on each replica (request(): listResources() would walk every page).
+      const page = (await (pages % 2 === 0 ? first! : second!).request({
+        method: 'resources/list',
+        params: cursor ? { cursor } : {},
+      })) as { resources: { uri: string }[]; nextCursor?: string };
+      uris.push(...page.resources.map((r) => r.uri));
+      cursor = page.nextCursor;
+      pages += 1;
+    } while (cursor);
+    expect(pages).toBeGreaterThan(2);
+    expect(uris.filter((u) => u.startsWith('many+'))).toHaveLength(25);
+    expect(new Set(uris).size).toBe(uris.length);
+  });
+
+  it('accepts on one replica the requestState the other sealed (a 2026-07-28 client, input asked and answered)', async () => {
+    const { client, inputs } = interactiveClient('modern');
+    await connectOverHttp(cleanup, client, deployment.url, TOKENS.alice);
+    // Each call is asked for input and retried: round-robin sends the retry to the other replica.
+    for (const tool of ['mod__elicit', 'docs__elicit', 'mod__elicit']) {
+      const result = await client.callTool(
+        { name: tool, arguments: { message: 'Number?' } },
+        { timeout: 15_000 },
+      );
+      expect(JSON.parse(firstText(result))).toEqual({ action: 'accept', content: { answer: 'forty-two' } });
+    }
+    expect(inputs.elicitations).toHaveLength(3);
   });
 
   it('answers 404 for a forged, altered, foreign-key or other client’s session id', async () => {

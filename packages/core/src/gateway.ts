@@ -81,6 +81,7 @@ export class Gateway {
   readonly #stats = new GatewayStats();
   /** Calls of legacy upstreams waiting for a modern client's answers (see interaction/). */
   readonly #suspended: SuspendedCalls<RequestContext>;
+  readonly #requestStates: RequestStateSeal;
   #settled: Promise<void> | undefined;
   #closed = false;
 
@@ -144,8 +145,9 @@ export class Gateway {
       logger: log,
     });
     this.#suspended = new SuspendedCalls(INPUT_ROUND_TTL_MS);
+    this.#requestStates = new RequestStateSeal(options.cursorSecret);
     const call = interactiveCaller({
-      seal: new RequestStateSeal(options.cursorSecret),
+      seal: this.#requestStates,
       suspended: this.#suspended,
     });
     const { dispatcher, completion } = gatewayFeatures({
@@ -295,6 +297,19 @@ export class Gateway {
   async closeSession(id: string): Promise<void> {
     if (!this.#sessions.close(id)) return;
     await this.#subscriptions.releaseAll(id);
+  }
+
+  /**
+   * Names this replica (its advertised URL) in the `requestState` of calls suspended here, so another
+   * replica that receives the retry can send it here (DESIGN §12).
+   */
+  setInstance(url: string): void {
+    this.#requestStates.instance = url;
+  }
+
+  /** The replica holding the suspended call a `requestState` continues (see setInstance), if any. */
+  suspendedCallHolder(requestState: string): string | undefined {
+    return this.#requestStates.holder(requestState);
   }
 
   /** Runs one downstream request through the middleware chain to its upstream(s). */

@@ -188,6 +188,8 @@ export async function startHttpListener(
     if (!sessionId && claimsModernEra(body, version)) {
       // Modern requests are stateless: each is one request in flight, except a listen stream.
       const isListen = (body as { method?: unknown }).method === 'subscriptions/listen';
+      const holder = (state: string) => gateway.suspendedCallHolder(state);
+      if (replicas && (await replicas.forwardSuspended(req, res, holder, body, raw))) return;
       if (carriesRequest(body) && !isListen) res.once('close', drain.track());
       await modern.serve(identity, req, res, body);
       return;
@@ -246,6 +248,7 @@ export async function startHttpListener(
       logger: log,
     });
     await replicas.start();
+    gateway.setInstance(replicas.self);
     log.info('legacy sessions are shared with the other replicas', { advertise: replicas.self });
   }
   return {

@@ -131,6 +131,27 @@ export class ReplicaSessions {
     return { kind: 'local', entry };
   }
 
+  /**
+   * A 2026-07-28 retry that continues a call suspended on another replica (its `requestState` names the
+   * holder, under the shared key) is forwarded there: the upstream call waits in that process. Resolves
+   * to whether it was (else it is served here; a call whose replica died is gone, and the client is
+   * told to start over).
+   */
+  async forwardSuspended(
+    req: IncomingMessage,
+    res: ServerResponse,
+    holderOf: (requestState: string) => string | undefined,
+    body: unknown,
+    raw: Buffer,
+  ): Promise<boolean> {
+    const state = (body as { params?: { requestState?: unknown } } | undefined)?.params?.requestState;
+    if (typeof state !== 'string' || Array.isArray(body)) return false;
+    if (this.#proof.verify(state, header(req, FORWARDED_HEADER))) return false;
+    const holder = holderOf(state);
+    if (holder === undefined || holder === this.self) return false;
+    return (await this.#forwarder.forward(req, res, holder, this.#proof.sign(state), raw)) === 'forwarded';
+  }
+
   async close(): Promise<void> {
     this.#forwarder.close();
     await this.#directory.close();

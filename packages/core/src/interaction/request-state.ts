@@ -25,6 +25,8 @@ interface Wire {
   t: string;
   s?: string;
   p?: string;
+  /** The replica holding the suspended call `p` (its advertised URL), when replicas share a store. */
+  h?: string;
   /** Expiry, epoch ms. */
   e: number;
 }
@@ -39,6 +41,8 @@ interface Wire {
 export class RequestStateSeal {
   readonly #key: Buffer;
   readonly #now: () => number;
+  /** This replica (its advertised URL): named in the states of calls suspended here. */
+  instance: string | undefined;
 
   constructor(secret: string | undefined, now: () => number = Date.now) {
     this.#key = createHmac('sha256', 'switchyard/request-state/v1')
@@ -56,26 +60,28 @@ export class RequestStateSeal {
       e: this.#now() + INPUT_ROUND_TTL_MS,
     };
     if (state.upstreamState !== undefined) wire.s = state.upstreamState;
-    if (state.pending !== undefined) wire.p = state.pending;
+    if (state.pending !== undefined) {
+      wire.p = state.pending;
+      if (this.instance !== undefined) wire.h = this.instance;
+    }
     const body = Buffer.from(JSON.stringify(wire)).toString('base64url');
     return `${body}.${this.#mac(body)}`;
   }
 
+  /**
+   * The replica holding the call a state continues, when the state is one a replica sharing this key
+   * sealed, still valid, for a call suspended there; else undefined. The holder checks the rest.
+   */
+  holder(raw: string): string | undefined {
+    const wire = this.#verified(raw);
+    return wire?.p !== undefined && wire.e > this.#now() ? wire.h : undefined;
+  }
+
   /** The state `raw` stands for, if it is one this gateway sealed for this very upstream, caller and request. */
   open(raw: string, expected: Omit<SealedState, 'upstreamState' | 'pending'>): SealedState {
-    const dot = raw.lastIndexOf('.');
-    if (dot <= 0 || raw.length > 65_536) throw invalidState();
-    const body = raw.slice(0, dot);
-    const mac = Buffer.from(raw.slice(dot + 1), 'utf8');
-    const wanted = Buffer.from(this.#mac(body), 'utf8');
-    if (mac.length !== wanted.length || !timingSafeEqual(mac, wanted)) throw invalidState();
-    let wire: Wire;
-    try {
-      wire = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Wire;
-    } catch {
-      throw invalidState();
-    }
+    const wire = this.#verified(raw);
     if (
+      !wire ||
       wire.v !== 1 ||
       wire.u !== expected.upstream ||
       wire.i !== expected.identity ||
@@ -85,6 +91,21 @@ export class RequestStateSeal {
       throw invalidState();
     }
     return { ...expected, upstreamState: wire.s, pending: wire.p };
+  }
+
+  #verified(raw: string): Wire | undefined {
+    const dot = raw.lastIndexOf('.');
+    if (dot <= 0 || raw.length > 65_536) return undefined;
+    const body = raw.slice(0, dot);
+    const mac = Buffer.from(raw.slice(dot + 1), 'utf8');
+    const wanted = Buffer.from(this.#mac(body), 'utf8');
+    if (mac.length !== wanted.length || !timingSafeEqual(mac, wanted)) return undefined;
+    try {
+      const wire = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Wire;
+      return typeof wire === 'object' && wire !== null ? wire : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   #mac(body: string): string {
