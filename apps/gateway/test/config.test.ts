@@ -276,6 +276,40 @@ describe('environment expansion', () => {
   });
 });
 
+describe('store (DESIGN §12)', () => {
+  it('takes store.redis with its defaults, and listen.http.advertise', async () => {
+    const { config } = await load({
+      listen: { http: { port: 0, advertise: 'http://10.0.3.7:7480' } },
+      store: { redis: { url: 'redis://redis.internal:6379/0' } },
+      mcpServers: {},
+    });
+    const loaded = await config();
+    expect(loaded.store).toEqual({
+      redis: {
+        url: 'redis://redis.internal:6379/0',
+        keyPrefix: 'switchyard:',
+        onUnavailable: 'local',
+        commandTimeoutMs: 1000,
+      },
+    });
+    expect(loaded.listen.http?.advertise).toBe('http://10.0.3.7:7480');
+  });
+
+  it('names the path of a bad store setting', async () => {
+    const url = await loadError({ store: { redis: { url: 'http://redis:6379' } }, mcpServers: {} });
+    expectIssue(url.error, url.file, '$.store.redis.url', 'must be a redis:// or rediss:// URL');
+    const policy = await loadError({
+      store: { redis: { url: 'redis://r', onUnavailable: 'ignore' } },
+      mcpServers: {},
+    });
+    expectIssue(policy.error, policy.file, '$.store.redis.onUnavailable', /local|refuse/);
+    const unknown = await loadError({ store: { memcached: {} }, mcpServers: {} });
+    expectIssue(unknown.error, unknown.file, '$.store', 'unknown key(s) "memcached"');
+    const advertise = await loadError({ listen: { http: { advertise: 'ftp://x' } }, mcpServers: {} });
+    expectIssue(advertise.error, advertise.file, '$.listen.http.advertise', 'must be an http:// URL');
+  });
+});
+
 describe('ConfigError: each problem names the file, the JSON path and what is wrong', () => {
   it('rejects a server name that cannot be a URI prefix', async () => {
     for (const name of ['Docs', 'my_docs', '1docs', 'a+b']) {

@@ -81,8 +81,7 @@ export class RequestStateSeal {
   open(raw: string, expected: Omit<SealedState, 'upstreamState' | 'pending'>): SealedState {
     const wire = this.#verified(raw);
     if (
-      !wire ||
-      wire.v !== 1 ||
+      wire?.v !== 1 ||
       wire.u !== expected.upstream ||
       wire.i !== expected.identity ||
       wire.t !== expected.target ||
