@@ -37,8 +37,10 @@ export class ReplicaSessions {
   readonly #proof: ForwardProof;
   readonly #forwarder = new Forwarder();
   readonly #log: Logger;
-  /** Session key → the id of the session this replica serves. */
+  /** Session key → the id of the session this replica serves, and its record. */
   readonly #local = new Map<string, string>();
+  readonly #records = new Map<string, SessionRecord>();
+  readonly #stopWatching: () => void;
   /** Restores in progress, so concurrent requests of one session restore it once. */
   readonly #restoring = new Map<string, Promise<HttpSession | undefined>>();
 
@@ -60,6 +62,10 @@ export class ReplicaSessions {
       // The record outlives the idle limit a little: the owner's sweep ends the session first.
       ttlMs: () => options.idleSessionMs() + 60_000,
       logger: options.logger,
+    });
+    // Sessions opened or changed while the store was away are recorded once it is back.
+    this.#stopWatching = options.store.onAvailability((available) => {
+      if (available) for (const [sid, record] of this.#records) void this.#directory.save(sid, record);
     });
     this.#directory.onMoved((sid, owner) => {
       if (owner === this.#directory.self) return;
@@ -153,6 +159,7 @@ export class ReplicaSessions {
   }
 
   async close(): Promise<void> {
+    this.#stopWatching();
     this.#forwarder.close();
     await this.#directory.close();
   }
@@ -220,12 +227,18 @@ export class ReplicaSessions {
           onUse: () => this.#directory.touch(sid),
         }),
       onEnd: (terminated) => {
-        if (this.#local.get(sid) === id) this.#local.delete(sid);
+        if (this.#local.get(sid) === id) {
+          this.#local.delete(sid);
+          this.#records.delete(sid);
+        }
         if (terminated) void this.#directory.remove(sid);
         else this.#directory.forget(sid);
       },
     });
-    if (opened.ok) this.#local.set(sid, id);
+    if (opened.ok) {
+      this.#local.set(sid, id);
+      this.#records.set(sid, record);
+    }
     return opened;
   }
 
