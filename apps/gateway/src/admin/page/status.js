@@ -61,6 +61,11 @@
     const badge = $('readiness');
     badge.textContent = s.readiness.status === 'ready' ? 'ready' : 'not ready';
     badge.className = `badge ${s.readiness.status}`;
+    // Replicas sharing a store (DESIGN §12): whether it answers.
+    const store = $('store');
+    store.hidden = s.readiness.store === undefined;
+    store.textContent = s.readiness.store === 'degraded' ? 'store degraded' : 'store ok';
+    store.className = `badge ${s.readiness.store === 'degraded' ? 'not_ready' : 'ready'}`;
     $('meta').textContent = `core ${s.version} · up ${Math.round(s.uptimeMs / 1000)} s · ${s.listeners
       .map((l) => l.url)
       .join(' · ')}`;
