@@ -52,9 +52,11 @@ export class SharedClientLimiter implements ClientLimiter {
       await this.#limiter.consume(identity);
       return ADMITTED;
     } catch (error) {
-      // Over budget: rate-limiter-flexible rejects with the window's state; msBeforeNext is when it ends.
+      // Over budget: rate-limiter-flexible rejects with the window's state, msBeforeNext being the key's
+      // PTTL. Redis drops a key only once its expiry time has passed (now > expiry), so the first request
+      // that finds the window gone is one millisecond after the PTTL runs out.
       if (error instanceof RateLimiterRes)
-        return { ok: false, retryAfterMs: Math.max(1, error.msBeforeNext) };
+        return { ok: false, retryAfterMs: Math.max(0, error.msBeforeNext) + 1 };
       return { ok: false, unavailable: `per-client rate limit: ${describe(error)}` };
     }
   }
