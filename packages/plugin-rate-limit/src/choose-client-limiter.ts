@@ -16,8 +16,7 @@ export function chooseClientLimiter(
   store: Store,
   logger: Logger,
 ): ClientLimiter {
-  const native = store.native;
-  if (!store.shared || native?.kind !== 'redis') {
+  if (!store.shared || store.native?.kind !== 'redis') {
     if (store.shared)
       logger.warn('per-client limits stay per replica: the shared store is not Redis', {
         driver: store.driver,
@@ -25,12 +24,7 @@ export function chooseClientLimiter(
     return new MemoryClientLimiter(limits);
   }
   const window = fixedWindowFor(limits);
-  const shared = new SharedClientLimiter({
-    client: native.client,
-    keyPrefix: `${native.prefix}client`,
-    window,
-    onUnavailable: store.onUnavailable,
-  });
+  const shared = new SharedClientLimiter(store, window);
   const fields = {
     requestsPerSecond: limits.requestsPerSecond,
     burst: limits.burst,

@@ -31,13 +31,7 @@ async function replica(
   const root = await openStore({ redis: { url: redis.url, ...options } }, silentLogger);
   cleanup.add(() => root.dispose());
   const store = root.scoped(SCOPE);
-  const native = store.native!;
-  const limiter = new SharedClientLimiter({
-    client: native.client,
-    keyPrefix: `${native.prefix}client`,
-    window,
-    onUnavailable: store.onUnavailable,
-  });
+  const limiter = new SharedClientLimiter(store, window);
   cleanup.add(() => limiter.close());
   return { store, limiter, consume: (identity = 'alice') => limiter.consume(identity) };
 }
@@ -133,7 +127,14 @@ describe.skipIf(missing)('SharedClientLimiter: one budget per identity across re
     cleanup.add(() => redis.proc.signal('SIGCONT'));
     // The shared budget is spent, the local one is not: admitted means it was answered locally.
     expect(await a.consume()).toEqual({ ok: true });
+    // The store has been told to check itself and found Redis silent: later requests skip Redis.
+    await until(a.store, false);
     expect(await a.consume()).toEqual(limited);
+    redis.proc.signal('SIGCONT');
+    await until(a.store, true);
+    // Shared again: a fresh identity gets the one request of its window, on Redis.
+    expect(await a.consume('bob')).toEqual({ ok: true });
+    expect(await a.consume('bob')).toEqual(limited);
   });
 
   it('refuses with store_unavailable while Redis is down under onUnavailable "refuse", then serves again', async () => {
