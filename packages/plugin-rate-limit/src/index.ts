@@ -6,10 +6,11 @@ import {
   type RequestMiddleware,
   type UpstreamCallMiddleware,
 } from '@switchyard/core';
+import { chooseClientLimiter } from './choose-client-limiter.js';
+import type { ClientLimiter } from './client-limiter.js';
 import { METRICS } from './metrics.js';
 import { parseOptions, type RateLimitOptions, type ResolvedOptions } from './options.js';
 import { PACKAGE } from './package-info.js';
-import { TokenBuckets } from './token-buckets.js';
 import { UpstreamQueues } from './upstream-queues.js';
 
 export type { PerClientLimits, PerUpstreamLimits, RateLimitOptions } from './options.js';
@@ -19,13 +20,20 @@ type Counter = ReturnType<Meter['createCounter']>;
 type GaugeCallback = Parameters<ReturnType<Meter['createObservableGauge']>['addCallback']>[0];
 
 /**
- * Refuses a request whose identity's bucket is empty, before any later plugin or upstream sees it.
- * Every request the plugins see costs one token: reads, lists, tool calls, prompt gets alike.
+ * Refuses a request whose identity has spent its budget, before any later plugin or upstream sees it.
+ * Every request the plugins see costs one: reads, lists, tool calls, prompt gets alike. With a shared
+ * store in `refuse` mode, a request whose budget cannot be checked is refused with `store_unavailable`.
  */
-function clientLimiter(buckets: TokenBuckets, rejected: Counter): RequestMiddleware {
+function clientLimiter(limiter: ClientLimiter, rejected: Counter): RequestMiddleware {
   return async function rateLimitClient(ctx, next) {
-    const verdict = buckets.take(ctx.identity.id);
+    const pending = limiter.consume(ctx.identity.id);
+    // The in-memory limiter answers synchronously: no extra turn of the event loop for it.
+    const verdict = pending instanceof Promise ? await pending : pending;
     if (verdict.ok) return next();
+    if ('unavailable' in verdict) {
+      rejected.add(1, { kind: 'store' });
+      return { ok: false, error: GatewayError.storeUnavailable(verdict.unavailable) };
+    }
     rejected.add(1, { kind: 'client' });
     return {
       ok: false,
@@ -68,9 +76,13 @@ function limitsFor(options: ResolvedOptions) {
 }
 
 /**
- * Rate limiting for Switchyard: per-identity token buckets (`perClient`, answering `rate_limited` with
+ * Rate limiting for Switchyard: per-identity budgets (`perClient`, answering `rate_limited` with
  * `retryAfterMs`) and per-upstream concurrency, start rate and queue bounds (`perUpstream`, answering
  * `upstream_busy` when the queue is full).
+ *
+ * `perClient` is one token bucket per identity in this replica's memory, or, when the gateway's store
+ * is shared Redis (`store.redis`, DESIGN §12), one budget per identity shared by every replica.
+ * `perUpstream` always stays per replica: it bounds this replica's own calls to each upstream.
  *
  * @example
  * // switchyard.json
@@ -84,15 +96,16 @@ export default definePlugin<RateLimitOptions>({
   version: PACKAGE.version,
   // Released in lockstep with @switchyard/core; the contract suite checks them together.
   core: '>=0.1.0 <1.0.0',
-  setup(raw, { meter, logger }) {
+  setup(raw, { meter, logger, store }) {
     const options = parseOptions(raw);
     const rejected = meter.createCounter(METRICS.rejected, {
       description:
-        'Requests refused by the rate limiter, by kind (client = rate_limited, upstream = upstream_busy)',
+        'Requests refused by the rate limiter, by kind (client = rate_limited, upstream = upstream_busy, store = store_unavailable)',
     });
     const hooks: PluginHooks = {};
-    const buckets = options.perClient === undefined ? undefined : new TokenBuckets(options.perClient);
-    if (buckets) hooks.request = clientLimiter(buckets, rejected);
+    const clients =
+      options.perClient === undefined ? undefined : chooseClientLimiter(options.perClient, store, logger);
+    if (clients) hooks.request = clientLimiter(clients, rejected);
     const limited = options.perUpstream !== undefined || options.upstreams.size > 0;
     const queues = limited
       ? new UpstreamQueues(limitsFor(options), () => rejected.add(1, { kind: 'upstream' }))
@@ -102,7 +115,7 @@ export default definePlugin<RateLimitOptions>({
     hooks.close = () => {
       stopObserving();
       queues?.close();
-      buckets?.clear();
+      clients?.close();
     };
     logger.debug('rate limits', {
       perClient: options.perClient,

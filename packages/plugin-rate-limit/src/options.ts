@@ -1,17 +1,25 @@
 import { SERVER_NAME_PATTERN } from '@switchyard/core';
 import { z } from 'zod';
 
-/** Per-identity token bucket: `burst` requests at once, refilled at `requestsPerSecond`. */
+/**
+ * Per-identity budget: `burst` requests at once, refilled at `requestsPerSecond`. A token bucket in this
+ * replica's memory; with a shared Redis store (`store.redis`), one fixed window of `burst` requests per
+ * `burst / requestsPerSecond` seconds (rounded to whole seconds) shared by every replica.
+ */
 export interface PerClientLimits {
   /** Sustained requests per second each identity may make (> 0; fractions allowed, e.g. 0.5). */
   requestsPerSecond: number;
   /** Bucket capacity: requests an idle identity may make at once. Default `max(1, ceil(requestsPerSecond))`. */
   burst?: number;
-  /** Most identities tracked at once (memory bound); default 10000. */
+  /** Most identities tracked at once in memory (memory bound; not used with a shared store); default 10000. */
   maxClients?: number;
 }
 
-/** Per-upstream bounds on the calls the gateway sends to one server. */
+/**
+ * Per-upstream bounds on the calls the gateway sends to one server. Always per replica, store or not:
+ * they bound this replica's own connections and calls, so N replicas may have N × `concurrency` calls
+ * in flight to one upstream.
+ */
 export interface PerUpstreamLimits {
   /** Calls in flight to one upstream at once (integer >= 1). */
   concurrency: number;
@@ -24,7 +32,7 @@ export interface PerUpstreamLimits {
 /** Options of `@switchyard/plugin-rate-limit` (at least one of the three must be given). */
 export interface RateLimitOptions {
   perClient?: PerClientLimits;
-  /** Limits applied to every upstream (except where `upstreams` overrides them). */
+  /** Limits applied to every upstream (except where `upstreams` overrides them); per replica. */
   perUpstream?: PerUpstreamLimits;
   /** Per-server overrides keyed by server name; unset fields come from `perUpstream`. */
   upstreams?: Record<string, Partial<PerUpstreamLimits>>;
