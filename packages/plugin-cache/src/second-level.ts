@@ -200,14 +200,15 @@ export class SecondLevel {
 
   /**
    * Invalidates `uri` for every replica: its token is replaced (no replica is served an entry of it
-   * again), then the others are told to evict their first level. Resolves once both are done or
-   * failed; a failure makes the next chance flush everything (it never rejects).
+   * again) and the others are told to evict their first level. Both commands leave at once, in this
+   * order, on the store's one command connection, which Redis runs in order: a replica that hears the
+   * message and looks in the store finds the new token. Nothing waits for a round trip in between, so
+   * the message is on its way before the caller (the notification hook) lets the gateway tell its
+   * clients. Resolves once both are done or failed; a failure makes the next chance flush everything
+   * (it never rejects).
    */
   invalidate(uri: string): Promise<void> {
-    return this.#track(async () => {
-      await this.#generations.renew(uri);
-      await this.#bus.publish({ uri });
-    });
+    return this.#track(() => both(this.#generations.renew(uri), this.#bus.publish({ uri })));
   }
 
   /**
@@ -220,10 +221,7 @@ export class SecondLevel {
 
   /** Invalidates everything, for every replica (a reload; a rejoin after missed invalidations). */
   flush(): Promise<void> {
-    return this.#track(async () => {
-      await this.#generations.renewAll();
-      await this.#bus.publish({ all: true });
-    });
+    return this.#track(() => both(this.#generations.renewAll(), this.#bus.publish({ all: true })));
   }
 
   /**
@@ -284,10 +282,7 @@ export class SecondLevel {
   #retryFlush(): void {
     if (this.#flushing || this.#closed) return;
     this.#dirty = false;
-    const attempt = (async () => {
-      await this.#generations.renewAll();
-      await this.#bus.publish({ all: true });
-    })();
+    const attempt = both(this.#generations.renewAll(), this.#bus.publish({ all: true }));
     const flushing: Promise<void> = attempt
       .catch((error: unknown) => {
         this.#failed('flush', error);
@@ -326,6 +321,11 @@ export class SecondLevel {
       error: error instanceof Error ? error.message : String(error),
     });
   }
+}
+
+/** Settles once both have; rejects if either did (both are always awaited: no unhandled rejection). */
+async function both(first: Promise<void>, second: Promise<void>): Promise<void> {
+  await Promise.all([first, second]);
 }
 
 /** The store key of an L1 key's entry (hashed: it holds a URI, and an identity for private entries). */
