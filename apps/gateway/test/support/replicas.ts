@@ -1,6 +1,6 @@
+import type { Cleanup } from '@switchyard/testkit';
 import {
   type Balancer,
-  type Cleanup,
   freePort,
   haproxyMissing,
   type RedisServer,
