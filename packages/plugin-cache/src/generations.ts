@@ -60,6 +60,14 @@ export class Generations {
     return { epoch, uri: own, at };
   }
 
+  /**
+   * Keeps `uri`'s token at least as long as an entry written now (a token that expired would turn the
+   * entry into a miss early).
+   */
+  async keep(uri: string): Promise<void> {
+    await this.#store.touch(generationKey(uri), this.#lifetimeMs);
+  }
+
   /** Invalidates every entry of `uri` (every identity's), on every replica's next lookup. */
   renew(uri: string): Promise<void> {
     return this.#store.set(generationKey(uri), token(), { ttlMs: this.#lifetimeMs });

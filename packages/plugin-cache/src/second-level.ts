@@ -189,7 +189,7 @@ export class SecondLevel {
         this.#stats.l2Refused += 1;
         return false;
       }
-      await this.#store.set(key, value, { ttlMs });
+      await Promise.all([this.#store.set(key, value, { ttlMs }), this.#generations.keep(uri)]);
       this.#stats.l2Writes += 1;
       return true;
     } catch (error) {
