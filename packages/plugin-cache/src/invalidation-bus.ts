@@ -74,6 +74,11 @@ export class InvalidationBus {
     }
   }
 
+  /** Forgets that this replica was heard on the channel (the store went away: so may the subscription). */
+  deaf(): void {
+    this.#listening = false;
+  }
+
   /** Stops listening. */
   async close(): Promise<void> {
     const stop = this.#stop;

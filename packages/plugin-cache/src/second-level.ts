@@ -20,6 +20,10 @@ export type SecondLevelLookup =
   | { readonly hit: SecondLevelHit; readonly tag?: undefined }
   | { readonly hit?: undefined; readonly tag: Tag | undefined };
 
+/** After the store comes back: probe the invalidation channel this often, this long each. */
+const REJOIN_PROBES = 10;
+const REJOIN_PROBE_MS = 1_000;
+
 /** What reads do with the second level right now. */
 export type SecondLevelMode =
   /** Look in it and write to it. */
@@ -232,8 +236,23 @@ export class SecondLevel {
   onAvailability(evict: () => void): () => void {
     return this.#store.onAvailability((available) => {
       evict();
-      if (available && this.#dirty) this.#retryFlush();
+      if (!available) {
+        this.#bus.deaf();
+        return;
+      }
+      if (this.#dirty) this.#retryFlush();
+      // The driver restores the channel's subscription on its own connection, maybe a moment after
+      // commands work again: what L1 took in that moment may have missed messages, so evict once more
+      // when this replica hears itself on the channel.
+      void this.#untilListening().then(evict);
     });
+  }
+
+  /** Probes the channel until this replica hears itself (or the store goes away again, or closes). */
+  async #untilListening(): Promise<void> {
+    for (let attempt = 0; attempt < REJOIN_PROBES && this.mode === 'use'; attempt++) {
+      if (await this.#bus.listening(REJOIN_PROBE_MS)) return;
+    }
   }
 
   /** Resolves once this replica hears other replicas' invalidations, false after `timeoutMs`. */
