@@ -157,7 +157,10 @@ export class ReadThrough {
       }
       const outcome = await next();
       if (outcome.ok) {
-        const stored = await this.#keep(ctx, uri, outcome.result, ticket, tag);
+        const stored = this.#keep(ctx, uri, outcome.result, ticket);
+        // Not when an invalidation overtook the read here (the tag catches those heard by other replicas).
+        if (tag && stored.entry && this.#l2 && ticket.current())
+          await this.#l2.write(tag, uri, ctx.identity.id, stored.entry);
         shared = stored.shared;
         status = stored.status;
       }
@@ -189,16 +192,10 @@ export class ReadThrough {
   }
 
   /**
-   * Stores a fresh result when its hints allow (in the second level too, under the tag read before the
-   * upstream read); returns what followers may reuse and the status.
+   * Stores a fresh result when its hints allow; returns what followers may reuse, the status, and what
+   * the second level may store.
    */
-  async #keep(
-    ctx: RequestContext,
-    uri: string,
-    result: Record<string, unknown>,
-    ticket: ReadTicket,
-    tag: Tag | undefined,
-  ) {
+  #keep(ctx: RequestContext, uri: string, result: Record<string, unknown>, ticket: ReadTicket) {
     // Input required: the result belongs to this request; its followers read for themselves.
     if (needsInput(result)) return { shared: NOTHING, status: 'bypass' as const };
     const freshness = freshnessOf(result, this.#ttlMs);
@@ -211,16 +208,8 @@ export class ReadThrough {
       const key = freshness.audience === 'shared' ? sharedKey(uri) : privateKey(ctx.identity.id, uri);
       ticket.store(key, { uri, result: snapshot, bytes, statesTtl: freshness.statesTtl }, freshness.ttlMs);
     }
-    // Not when an invalidation overtook the read here (the tag catches those heard by other replicas).
-    if (tag && this.#l2 && ticket.current()) {
-      await this.#l2.write(tag, uri, ctx.identity.id, {
-        result: snapshot,
-        audience: freshness.audience,
-        statesTtl: freshness.statesTtl,
-        ttlMs: freshness.ttlMs,
-      });
-    }
-    return { shared, status: 'miss' as const };
+    const { audience, statesTtl, ttlMs } = freshness;
+    return { shared, status: 'miss' as const, entry: { result: snapshot, audience, statesTtl, ttlMs } };
   }
 
   #record(ctx: RequestContext, status: CacheStatus): void {
