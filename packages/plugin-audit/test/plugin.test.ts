@@ -1,6 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PluginError, type PluginSetupContext, setupPlugins, silentLogger } from '@switchyard/core';
+import {
+  MemoryStore,
+  PluginError,
+  type PluginSetupContext,
+  setupPlugins,
+  silentLogger,
+} from '@switchyard/core';
 import { Cleanup } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import audit from '../src/index.js';
@@ -187,6 +193,7 @@ describe('audit plugin metrics', () => {
         gateway: { route: () => undefined } as unknown as PluginSetupContext['gateway'],
         tracer: {} as PluginSetupContext['tracer'],
         meter,
+        store: new MemoryStore(),
       },
     );
     cleanup.add(() => hooks.close?.());

@@ -34,7 +34,7 @@ export class CacheMetrics {
       description: 'Reads that went upstream (status: miss | bypass)',
     });
     this.#evictions = meter.createCounter(CACHE_METRICS.evictions, {
-      description: 'Entries removed (reason: update | capacity | ttl | upstream_down)',
+      description: 'Entries removed (reason: update | capacity | ttl | upstream_down | remote | store)',
     });
     const bytes = meter.createObservableGauge(CACHE_METRICS.bytes, {
       description: 'Payload bytes held by the cache',

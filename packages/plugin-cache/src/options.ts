@@ -22,9 +22,14 @@ export interface CacheOptions {
    * releases it at once. At most `maxEntries` URIs linger. Default 30000. Not part of the contract.
    */
   lingerMs?: number;
+  /**
+   * Upper bound of the bytes the second level holds in the shared store (only with `store.redis`,
+   * DESIGN §12); default `maxBytes`. Not part of the contract: an addition.
+   */
+  l2MaxBytes?: number;
 }
 
-export type ResolvedCacheOptions = Required<CacheOptions>;
+export type ResolvedCacheOptions = Required<Omit<CacheOptions, 'l2MaxBytes'>> & { l2MaxBytes?: number };
 
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_TTL_MS = 300_000;
@@ -35,7 +40,7 @@ export const MAX_TTL_MS = 2_147_483_647;
 /** The LRU preallocates per-entry arrays: keep that allocation sane. */
 export const MAX_ENTRIES_LIMIT = 1_000_000;
 
-const KNOWN = ['maxBytes', 'ttlMs', 'coherent', 'maxEntries', 'lingerMs'];
+const KNOWN = ['maxBytes', 'ttlMs', 'coherent', 'maxEntries', 'lingerMs', 'l2MaxBytes'];
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value);
@@ -46,9 +51,14 @@ function describe(value: unknown): string {
 
 /** An optional whole-number option within [min, max], one message for every way to get it wrong. */
 function wholeNumber(fallback: number, max: number, unit: string, min = 1) {
+  return anyWholeNumber(max, unit, min).default(fallback);
+}
+
+/** A whole number within [min, max], without a default. */
+function anyWholeNumber(max: number, unit: string, min = 1) {
   const error = (issue: { input?: unknown }) =>
     `must be a whole number from ${min} to ${max} (${unit}), got ${describe(issue.input)}.`;
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback);
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 }
 
 const schema = z.strictObject(
@@ -60,6 +70,7 @@ const schema = z.strictObject(
       .default(true),
     maxEntries: wholeNumber(DEFAULT_MAX_ENTRIES, MAX_ENTRIES_LIMIT, 'entries, e.g. 10000'),
     lingerMs: wholeNumber(DEFAULT_LINGER_MS, MAX_TTL_MS, 'milliseconds, 0 to release at once', 0),
+    l2MaxBytes: anyWholeNumber(Number.MAX_SAFE_INTEGER, 'bytes, e.g. 268435456 for 256 MiB').optional(),
   },
   {
     error: (issue) =>

@@ -9,6 +9,7 @@ import { type Audience, copyResult, encodedBytes, freshnessOf, privateKey, share
 import type { CacheMetrics } from './metrics.js';
 import type { ReadTicket, ResourceCache } from './resource-cache.js';
 import { isRetry, needsInput } from './round-trips.js';
+import type { SecondLevel, SecondLevelHit, Tag } from './second-level.js';
 
 /** A leader's upstream read that concurrent identical reads wait for instead of reading themselves. */
 interface Flight {
@@ -27,18 +28,25 @@ const NOTHING: Shared = { ok: false };
 /**
  * The `resources/read` middleware: serves hits, joins identical reads in flight, reads through on a
  * miss and stores what may be stored. Every read's cache status goes to `ctx.state`.
+ *
+ * With a second level (a shared store), a first-level miss looks there before reading upstream (an L2
+ * hit is a `hit`, kept in the first level too), and what is read upstream is written to both. While
+ * the store is unavailable under `onUnavailable: 'refuse'`, reads go upstream alone (`bypass`): the
+ * first level may have missed other replicas' invalidations.
  */
 export class ReadThrough {
   readonly #cache: ResourceCache;
   readonly #metrics: CacheMetrics;
   readonly #ttlMs: number;
+  readonly #l2: SecondLevel | undefined;
   readonly #flights = new Map<string, Flight>();
   #closed = false;
 
-  constructor(cache: ResourceCache, metrics: CacheMetrics, ttlMs: number) {
+  constructor(cache: ResourceCache, metrics: CacheMetrics, ttlMs: number, l2?: SecondLevel) {
     this.#cache = cache;
     this.#metrics = metrics;
     this.#ttlMs = ttlMs;
+    this.#l2 = l2;
   }
 
   /**
@@ -50,7 +58,7 @@ export class ReadThrough {
     if (ctx.method !== 'resources/read' || this.#closed || typeof uri !== 'string' || uri.length === 0) {
       return next();
     }
-    if (isRetry(ctx)) return this.#bypass(ctx, next);
+    if (isRetry(ctx) || this.#l2?.mode === 'refuse') return this.#bypass(ctx, next);
     const hit = this.#cache.lookup(uri, ctx.identity.id);
     if (hit) {
       const result = copyResult(hit.read.result);
@@ -132,9 +140,27 @@ export class ReadThrough {
         return { ok: false, error: GatewayError.cancelled(ctx.method) };
       }
       flight.generation = ticket.start();
+      let tag: Tag | undefined;
+      if (this.#l2?.mode === 'use') {
+        // After start(): an invalidation heard during the lookup keeps its answer out of the first level.
+        const found = await untilAborted(this.#l2.lookup(uri, ctx.identity.id), ctx.signal);
+        if (found === ABORTED) {
+          ctx.state.set(CACHE_STATUS_KEY, status);
+          return { ok: false, error: GatewayError.cancelled(ctx.method) };
+        }
+        if (found.hit) {
+          shared = { ok: true, result: found.hit.result, audience: found.hit.audience };
+          this.#record(ctx, 'hit');
+          return { ok: true, result: this.#fromSecondLevel(ctx, uri, found.hit, ticket) };
+        }
+        tag = found.tag;
+      }
       const outcome = await next();
       if (outcome.ok) {
         const stored = this.#keep(ctx, uri, outcome.result, ticket);
+        // Not when an invalidation overtook the read here (the tag catches those heard by other replicas).
+        if (tag && stored.entry && this.#l2 && ticket.current())
+          await this.#l2.write(tag, uri, ctx.identity.id, stored.entry);
         shared = stored.shared;
         status = stored.status;
       }
@@ -147,7 +173,28 @@ export class ReadThrough {
     }
   }
 
-  /** Stores a fresh result when its hints allow; returns what followers may reuse and the status. */
+  /** Keeps a second-level hit in the first level; returns the caller's copy (with its remaining TTL). */
+  #fromSecondLevel(
+    ctx: RequestContext,
+    uri: string,
+    hit: SecondLevelHit,
+    ticket: ReadTicket,
+  ): Record<string, unknown> {
+    const bytes = encodedBytes(hit.result);
+    if (bytes !== undefined) {
+      const key = hit.audience === 'shared' ? sharedKey(uri) : privateKey(ctx.identity.id, uri);
+      const read = { uri, result: hit.result, bytes, statesTtl: hit.statesTtl };
+      ticket.store(key, read, hit.remainingMs);
+    }
+    const result = copyResult(hit.result);
+    if (hit.statesTtl) result.ttlMs = hit.remainingMs;
+    return result;
+  }
+
+  /**
+   * Stores a fresh result when its hints allow; returns what followers may reuse, the status, and what
+   * the second level may store.
+   */
   #keep(ctx: RequestContext, uri: string, result: Record<string, unknown>, ticket: ReadTicket) {
     // Input required: the result belongs to this request; its followers read for themselves.
     if (needsInput(result)) return { shared: NOTHING, status: 'bypass' as const };
@@ -161,7 +208,8 @@ export class ReadThrough {
       const key = freshness.audience === 'shared' ? sharedKey(uri) : privateKey(ctx.identity.id, uri);
       ticket.store(key, { uri, result: snapshot, bytes, statesTtl: freshness.statesTtl }, freshness.ttlMs);
     }
-    return { shared, status: 'miss' as const };
+    const { audience, statesTtl, ttlMs } = freshness;
+    return { shared, status: 'miss' as const, entry: { result: snapshot, audience, statesTtl, ttlMs } };
   }
 
   #record(ctx: RequestContext, status: CacheStatus): void {

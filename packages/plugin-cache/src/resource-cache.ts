@@ -1,8 +1,11 @@
 import { LRUCache } from 'lru-cache';
 import { privateKey, sharedKey } from './freshness.js';
 
-/** Why entries left the cache (the `reason` attribute of the evictions metric). */
-export type EvictionReason = 'update' | 'capacity' | 'ttl' | 'upstream_down';
+/**
+ * Why entries left the cache (the `reason` attribute of the evictions metric): `remote` is an
+ * invalidation another replica published, `store` the shared store going away or coming back.
+ */
+export type EvictionReason = 'update' | 'capacity' | 'ttl' | 'upstream_down' | 'remote' | 'store';
 
 /** One cached `resources/read` result. */
 export interface CachedRead {
@@ -25,6 +28,13 @@ export interface ResourceCacheOptions {
   onEvict: (reason: EvictionReason) => void;
   /** A watch that could not be set up or released (the entry is then kept coherent by its TTL only). */
   onWatchError: (uri: string, action: 'watch' | 'release', error: unknown) => void;
+  /**
+   * The watch of `uri` called back for a disconnect (updates may have been missed), whether or not
+   * anything of the URI was still cached here.
+   */
+  onUpstreamDown?: (uri: string) => void;
+  /** The watch of `uri` is being released (not on close): this replica no longer hears its updates. */
+  onUnwatched?: (uri: string) => void;
 }
 
 /**
@@ -38,6 +48,8 @@ export interface ReadTicket {
   start(): number;
   /** Stores the result unless the URI was invalidated since `start()`; says whether it did. */
   store(key: string, read: CachedRead, ttlMs: number): boolean;
+  /** Whether a result read since `start()` is still current (nothing invalidated the URI, nothing closed). */
+  current(): boolean;
   /** Ends the ticket (idempotent). */
   end(): void;
 }
@@ -149,6 +161,7 @@ export class ResourceCache {
         generation = state.generation;
         return generation;
       },
+      current: () => !this.#closed && !ended && !state.dropped && generation === state.generation,
       store: (key, read, ttlMs) => {
         if (this.#closed || ended || state.dropped || generation !== state.generation) return false;
         if (read.bytes > this.#options.maxBytes) return false;
@@ -179,6 +192,16 @@ export class ResourceCache {
       this.#deleting = undefined;
     }
     return keys.length;
+  }
+
+  /**
+   * Drops every entry of every URI and makes every read in flight not store (watches stay); returns how
+   * many entries left.
+   */
+  invalidateAll(reason: EvictionReason): number {
+    let dropped = 0;
+    for (const uri of [...this.#uris.keys()]) dropped += this.invalidate(uri, reason);
+    return dropped;
   }
 
   /** Drops everything and releases every watch, including those held for reads still in flight. */
@@ -237,6 +260,7 @@ export class ResourceCache {
   #onWatchInvalidate(state: UriState): void {
     if (state.dropped || this.#uris.get(state.uri) !== state) return;
     this.invalidate(state.uri, 'upstream_down');
+    this.#options.onUpstreamDown?.(state.uri);
   }
 
   #disposed(read: CachedRead, key: string, reason: LRUCache.DisposeReason): void {
@@ -263,7 +287,9 @@ export class ResourceCache {
     if (this.#uris.get(state.uri) === state) this.#uris.delete(state.uri);
     const release = state.release;
     state.release = undefined;
-    if (release) this.#release(state.uri, release);
+    if (!release) return;
+    if (!this.#closed) this.#options.onUnwatched?.(state.uri);
+    this.#release(state.uri, release);
   }
 
   #release(uri: string, release: () => Promise<void>): void {

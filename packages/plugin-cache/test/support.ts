@@ -5,10 +5,12 @@ import {
   Gateway,
   type Identity,
   type LoadedPlugin,
+  MemoryStore,
   type Outcome,
   type PluginSetupContext,
   type RequestContext,
   type SessionSink,
+  type Store,
   setupPlugins,
   silentLogger,
   type UpstreamNotification,
@@ -100,6 +102,8 @@ export interface Harness {
   /** Requests that got past the cache to the inner plugin. */
   passed: RequestContext[];
   meter: RecordingMeter;
+  /** The cache's hooks, as the gateway runs them (for its `stats`). */
+  hooks: LoadedPlugin['hooks'];
 }
 
 /**
@@ -111,6 +115,8 @@ export async function gatewayWith(
   cleanup: Cleanup,
   upstreams: { name: string; url: string }[],
   options: CacheOptions = {},
+  /** The store the cache gets (a replica's view of a shared one); default in memory. */
+  store: Store = new MemoryStore(),
 ): Promise<Harness> {
   const statuses: unknown[] = [];
   const notifications: UpstreamNotification[] = [];
@@ -163,6 +169,7 @@ export async function gatewayWith(
     loaded: ['status-recorder'],
     baseDir: process.cwd(),
     gateway: port,
+    store,
   });
   const cache: LoadedPlugin = { name: cachePlugin.name, hooks, port };
   const gateway = new Gateway({
@@ -177,7 +184,7 @@ export async function gatewayWith(
   });
   cleanup.add(() => gateway.close());
   await gateway.start();
-  return { gateway, statuses, notifications, hold, inputRequired, passed, meter };
+  return { gateway, statuses, notifications, hold, inputRequired, passed, meter, hooks };
 }
 
 /** An official SDK client on an in-memory session of `gateway`, acting as `who`. */
