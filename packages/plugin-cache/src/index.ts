@@ -70,11 +70,12 @@ export default definePlugin<CacheOptions>({
     const stopWatchingStore = l2?.onAvailability(() => l1.invalidateAll('store'));
     return {
       request: (request, next) => reads.handle(request, next),
+      // The other replicas hear of an update before the sessions do (the gateway waits for this promise).
       notification: (notification) => {
         const uri = evictOnUpdate(notification, gateway, l1);
         if (uri === undefined || !l2) return;
         updates.add(uri);
-        void l2.invalidate(uri);
+        return l2.invalidate(uri);
       },
       ...(l2 && {
         ready: async () => {

@@ -206,10 +206,10 @@ export class SecondLevel {
    * Invalidates `uri` for every replica: its token is replaced (no replica is served an entry of it
    * again) and the others are told to evict their first level. Both commands leave at once, in this
    * order, on the store's one command connection, which Redis runs in order: a replica that hears the
-   * message and looks in the store finds the new token. Nothing waits for a round trip in between, so
-   * the message is on its way before the caller (the notification hook) lets the gateway tell its
-   * clients. Resolves once both are done or failed; a failure makes the next chance flush everything
-   * (it never rejects).
+   * message and looks in the store finds the new token. The notification hook returns this promise and
+   * the gateway tells its clients only once it settles (at most 1 s), so every replica has heard of the
+   * update before any client can read again. Resolves once both are done or failed; a failure makes the
+   * next chance flush everything (it never rejects).
    */
   invalidate(uri: string): Promise<void> {
     return this.#track(() => both(this.#generations.renew(uri), this.#bus.publish({ uri })));

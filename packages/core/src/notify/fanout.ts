@@ -21,7 +21,7 @@ export interface FanoutDeps {
   tools: NamedCatalog;
   prompts: NamedCatalog;
   /** The plugins' notification hooks. */
-  plugins: (notification: UpstreamNotification) => void;
+  plugins: (notification: UpstreamNotification) => Promise<void> | undefined;
   /** Relays a task status notification to the caller that created the task. */
   taskStatus: (upstream: UpstreamConnection, params: Record<string, unknown>) => void;
   logger: Logger;
@@ -66,13 +66,19 @@ export class NotificationFanout {
     origins: readonly RequestOrigin[],
   ): void {
     const { sessions, subscriptions, watches, plugins, logger } = this.#deps;
-    plugins({ upstream: u.name, method, params });
+    const held = plugins({ upstream: u.name, method, params });
     if (method === 'notifications/resources/updated') {
-      if (typeof params.uri !== 'string') return;
-      const exposed = { ...params, uri: exposeUri(u.name, params.uri, u.config.prefix) };
-      for (const id of subscriptions.subscribers(u.name, params.uri)) {
-        if (!watches.updated(id)) sessions.send(id, method, exposed);
-      }
+      const uri = params.uri;
+      if (typeof uri !== 'string') return;
+      const deliver = () => {
+        const exposed = { ...params, uri: exposeUri(u.name, uri, u.config.prefix) };
+        for (const id of subscriptions.subscribers(u.name, uri)) {
+          if (!watches.updated(id)) sessions.send(id, method, exposed);
+        }
+      };
+      // A plugin still spreading the update (a shared cache telling the other replicas) goes first.
+      if (held) void settledWithin(held, PLUGIN_HOLD_MS).then(deliver);
+      else deliver();
       return;
     }
     if (method === TASK_STATUS_METHOD) {
@@ -124,4 +130,15 @@ export class NotificationFanout {
     if (u.state === 'closed') return;
     listChanged.schedule(kind);
   }
+}
+
+/** How long an `updated` waits for the plugins still spreading it before it goes to the sessions anyway. */
+const PLUGIN_HOLD_MS = 1000;
+
+function settledWithin(work: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

@@ -10,7 +10,7 @@ import { collectPluginStats, runCloseHooks, runReadyHooks } from './lifecycle.js
 export interface PluginChains {
   run(ctx: RequestContext): Promise<Outcome>;
   chain: CallChain;
-  notify(notification: UpstreamNotification): void;
+  notify(notification: UpstreamNotification): Promise<void> | undefined;
 }
 
 /** One set of plugin instances and the requests that entered through it. */
@@ -117,8 +117,8 @@ export class ActivePlugins {
     return generation.chains.chain(upstream, method, params, request, send);
   };
 
-  notify(notification: UpstreamNotification): void {
-    this.#current.chains.notify(notification);
+  notify(notification: UpstreamNotification): Promise<void> | undefined {
+    return this.#current.chains.notify(notification);
   }
 
   /**

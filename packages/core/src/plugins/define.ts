@@ -36,8 +36,14 @@ export interface PluginHooks {
   request?: RequestMiddleware;
   /** Wraps each call to one upstream. */
   upstreamCall?: UpstreamCallMiddleware;
-  /** Sees every notification an upstream sends (updated, list_changed, log messages). */
-  notification?: (notification: UpstreamNotification) => void;
+  /**
+   * Sees every notification an upstream sends (updated, list_changed, log messages). A promise returned
+   * for `notifications/resources/updated` holds the notification back from the sessions until it settles
+   * (at most 1 s): e.g. a shared cache tells the other replicas first, so a client told "updated" that
+   * reads on another replica reads the new content.
+   */
+  // `unknown`, not `void | Promise<void>`: hooks written as `(n) => list.push(n)` keep compiling.
+  notification?: (notification: UpstreamNotification) => unknown;
   /** After the gateway has connected its upstreams. */
   ready?: () => void | Promise<void>;
   /** When the gateway shuts down (in reverse load order). */

@@ -238,14 +238,21 @@ export function pluginHooks(plugins: readonly LoadedPlugin[]) {
     upstreamCall: plugins.flatMap((p) =>
       p.hooks.upstreamCall ? [p.hooks.upstreamCall] : [],
     ) as UpstreamCallMiddleware[],
-    notification: (n: UpstreamNotification, log: Logger) => {
+    /** Runs every plugin's hook; resolves when the ones that returned a promise settle (undefined: none did). */
+    notification: (n: UpstreamNotification, log: Logger): Promise<void> | undefined => {
+      let pending: Promise<void>[] | undefined;
+      const failed = (name: string) => (error: unknown) =>
+        log.warn('plugin notification hook failed', { plugin: name, error: String(error) });
       for (const p of plugins) {
         try {
-          p.hooks.notification?.(n);
+          const held = p.hooks.notification?.(n);
+          if (isPromiseLike(held))
+            (pending ??= []).push(Promise.resolve(held).then(() => {}, failed(p.name)));
         } catch (error) {
-          log.warn('plugin notification hook failed', { plugin: p.name, error: String(error) });
+          failed(p.name)(error);
         }
       }
+      return pending && Promise.all(pending).then(() => {});
     },
   };
 }
@@ -254,4 +261,8 @@ export function pluginHooks(plugins: readonly LoadedPlugin[]) {
 function named(name: string, middleware: RequestMiddleware): RequestMiddleware {
   Object.defineProperty(middleware, 'name', { value: `plugin:${name}` });
   return middleware;
+}
+
+function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | undefined)?.then === 'function';
 }
