@@ -240,19 +240,19 @@ export function pluginHooks(plugins: readonly LoadedPlugin[]) {
     ) as UpstreamCallMiddleware[],
     /** Runs every plugin's hook; resolves when the ones that returned a promise settle (undefined: none did). */
     notification: (n: UpstreamNotification, log: Logger): Promise<void> | undefined => {
-      let pending: Promise<void>[] | undefined;
-      const failed = (name: string) => (error: unknown) =>
+      const pending: Promise<void>[] = [];
+      const failed = (name: string) => (error: unknown) => {
         log.warn('plugin notification hook failed', { plugin: name, error: String(error) });
+      };
       for (const p of plugins) {
         try {
           const held = p.hooks.notification?.(n);
-          if (isPromiseLike(held))
-            (pending ??= []).push(Promise.resolve(held).then(() => {}, failed(p.name)));
+          if (isPromiseLike(held)) pending.push(Promise.resolve(held).then(() => {}, failed(p.name)));
         } catch (error) {
           failed(p.name)(error);
         }
       }
-      return pending && Promise.all(pending).then(() => {});
+      return pending.length > 0 ? Promise.all(pending).then(() => {}) : undefined;
     },
   };
 }
