@@ -49,7 +49,7 @@ import { runReadBenchmark } from './read.js';
 import { type Environment, renderTable } from './report/render.js';
 import { evaluateTargets } from './report/targets.js';
 import type { BenchResults } from './results.js';
-import { children } from './services.js';
+import { children, stopServices } from './services.js';
 import { FULL, QUICK } from './sizes.js';
 import { msSince } from './stats.js';
 import { runToolCallBenchmark } from './tools-call.js';
@@ -84,7 +84,9 @@ function guarded<T>(benchmark: Promise<T>): Promise<T> {
   return Promise.race([benchmark, children.crashed]);
 }
 
-const stopAll = (): Promise<void> => children.stopAll();
+const stopAll = async (): Promise<void> => {
+  await Promise.allSettled([children.stopAll(), stopServices()]);
+};
 
 /** True once SIGINT/SIGTERM arrived (errors after that are consequences of the shutdown). */
 let interrupted = false;

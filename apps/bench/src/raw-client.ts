@@ -105,7 +105,7 @@ export class RawMcpClient {
 }
 
 /** A JSON body, or the `data:` lines of an event stream; 202 (no body) is no messages. */
-function parseMessages(text: string, contentType: string): Record<string, unknown>[] {
+export function parseMessages(text: string, contentType: string): Record<string, unknown>[] {
   if (text.trim() === '') return [];
   if (!contentType.includes('text/event-stream')) {
     const parsed = JSON.parse(text) as unknown;

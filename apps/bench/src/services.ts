@@ -12,6 +12,29 @@ import { type ManagedProcess, ProcessGroup } from '@switchyard/testkit/process';
 /** Every child process of the run; `children.crashed` rejects when one exits on its own after start. */
 export const children = new ProcessGroup();
 
+/** A service the testkit starts outside `children` (a redis-server, an HAProxy): something to stop. */
+export interface Stoppable {
+  stop(): Promise<void>;
+}
+
+const services = new Set<Stoppable>();
+
+/**
+ * Registers a service started outside `children` (`startRedis`, `startBalancer`) so that `stopServices()`
+ * (main's cleanup on exit, error or SIGINT) stops it too; returns it. Stopping it yourself first is fine.
+ */
+export function ownService<T extends Stoppable>(service: T): T {
+  services.add(service);
+  return service;
+}
+
+/** Stops every registered service (each `stop()` is idempotent in the testkit), and forgets them. */
+export async function stopServices(): Promise<void> {
+  const all = [...services];
+  services.clear();
+  await Promise.allSettled(all.map((s) => s.stop()));
+}
+
 function siblingCli(specifier: string, hint: string): string {
   let entry: string;
   try {
@@ -91,6 +114,8 @@ export interface GatewayOptions {
   plugins?: PluginEntry[];
   /** Process name in progress and error messages (default `gateway`). */
   name?: string;
+  /** More top-level config keys, e.g. `store` and `cursorSecret` for replicas sharing a Redis. */
+  config?: Record<string, unknown>;
 }
 
 /**
@@ -104,6 +129,7 @@ export async function startGateway(upstreams: Upstream[], options: GatewayOption
     listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
     mcpServers: Object.fromEntries(upstreams.map((u) => [u.name, { url: u.url }])),
     ...(options.plugins?.length ? { plugins: options.plugins } : {}),
+    ...options.config,
   };
   await writeFile(configPath, JSON.stringify(config, null, 2), 'utf8');
   if (options.cpuProfDir) await mkdir(options.cpuProfDir, { recursive: true });
