@@ -1,20 +1,22 @@
 /** The bench's command line. */
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|tools]
+export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|tools|replicas]
                                      [--cpu-prof DIR] [--stock-fetch] [--client sdk|raw]
 
   --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
-                   a few hundred reads per plugin path, 200 tool calls, 2 upstreams × 200 tools)
+                   a few hundred reads per plugin path, 200 tool calls, 2 upstreams × 200 tools,
+                   a few hundred reads per replicas path and 20 sessions)
   --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
-  --only WHAT      run only the read, the enumerate, the plugins or the tools benchmark
+  --only WHAT      run only the read, the enumerate, the plugins, the tools or the replicas benchmark
+                   (replicas needs redis-server and haproxy; skipped with a message without them)
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR
   --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
   --client WHICH   sdk (default): the official SDK client; raw: a lean JSON-RPC client (raw-client.ts) on every
                    path, so results show the servers' cost rather than the client's`;
 
 /** The benchmarks `--only` can pick, in the order a full run runs them. */
-export const SECTIONS = ['read', 'enumerate', 'plugins', 'tools'] as const;
+export const SECTIONS = ['read', 'enumerate', 'plugins', 'tools', 'replicas'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchArgs {

@@ -46,6 +46,7 @@ import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
 import { PLUGIN_PROFILE_DIRS, runCacheHitBenchmark, runStackBenchmark } from './plugins/index.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { runReadBenchmark } from './read.js';
+import { runReplicasBenchmark } from './replicas/index.js';
 import { type Environment, renderTable } from './report/render.js';
 import { evaluateTargets } from './report/targets.js';
 import type { BenchResults } from './results.js';
@@ -132,6 +133,10 @@ async function runSections(
     for (const config of sizes.tools.list) {
       tools.list.push(await guarded(runEnumerateBenchmark(config, log, profiled(profileDirOf(config)))));
     }
+  }
+  if (runs('replicas')) {
+    results.replicas = { config: sizes.replicas };
+    await guarded(runReplicasBenchmark(sizes.replicas, log, results.replicas));
   }
 }
 

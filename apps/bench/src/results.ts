@@ -2,6 +2,7 @@
 import type { EnumerateResult } from './enumerate-result.js';
 import type { PluginsResult } from './plugins/index.js';
 import type { ReadResult } from './read.js';
+import type { ReplicasResult } from './replicas/index.js';
 import type { ToolCallResult } from './tools-call.js';
 
 /** Section 4: `tools/call` through the gateway vs direct, and the `tools/list` enumeration scenarios. */
@@ -16,4 +17,6 @@ export interface BenchResults {
   enumerate: EnumerateResult[];
   plugins?: PluginsResult;
   tools?: ToolsResult;
+  /** Section 5: replicas behind HAProxy sharing one Redis (or why it was skipped). */
+  replicas?: ReplicasResult;
 }

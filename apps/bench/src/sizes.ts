@@ -2,6 +2,7 @@
 import type { EnumerateConfig } from './enumerate.js';
 import type { PluginsConfig } from './plugins/index.js';
 import type { ReadConfig } from './read.js';
+import type { ReplicasConfig } from './replicas/index.js';
 import type { ToolCallConfig } from './tools-call.js';
 
 export interface Sizes {
@@ -10,6 +11,7 @@ export interface Sizes {
   enumerate: EnumerateConfig[];
   plugins: PluginsConfig;
   tools: { call: ToolCallConfig; list: EnumerateConfig[] };
+  replicas: ReplicasConfig;
 }
 
 export const FULL: Sizes = {
@@ -47,6 +49,17 @@ export const FULL: Sizes = {
       { list: 'tools', upstreams: 10, itemsPerUpstream: 500, pageSize: 50, latencyMs: 5, runs: 5 },
     ],
   },
+  replicas: {
+    resources: 100,
+    payloadBytes: 1024,
+    cacheUpstreamLatencyMs: 5,
+    levels: [
+      { concurrency: 1, warmup: 100, reads: 1000 },
+      { concurrency: 16, warmup: 200, reads: 3000 },
+    ],
+    rounds: 3,
+    sessions: 200,
+  },
 };
 
 export const QUICK: Sizes = {
@@ -83,5 +96,16 @@ export const QUICK: Sizes = {
       { list: 'tools', upstreams: 2, itemsPerUpstream: 200, pageSize: 50, latencyMs: 0, runs: 3 },
       { list: 'tools', upstreams: 2, itemsPerUpstream: 200, pageSize: 50, latencyMs: 3, runs: 3 },
     ],
+  },
+  replicas: {
+    resources: 100,
+    payloadBytes: 1024,
+    cacheUpstreamLatencyMs: 5,
+    levels: [
+      { concurrency: 1, warmup: 5, reads: 40 },
+      { concurrency: 16, warmup: 32, reads: 128 },
+    ],
+    rounds: 2,
+    sessions: 20,
   },
 };

@@ -43,6 +43,28 @@ export function redisCommands(url: string, commands: readonly (readonly string[]
   });
 }
 
+/** Redis's running counters: commands processed since it started, and clients connected now. */
+export interface RedisCounters {
+  /** `INFO stats` `total_commands_processed` (each probe's own `INFO`s count too: two per call). */
+  commands: number;
+  /** `INFO clients` `connected_clients` (this probe's connection included). */
+  clients: number;
+}
+
+/** Commands this probe's own `redisCounters()` call adds to `total_commands_processed`. */
+export const PROBE_COMMANDS = 2;
+
+export async function redisCounters(url: string): Promise<RedisCounters> {
+  const [stats, clients] = await redisCommands(url, [
+    ['INFO', 'stats'],
+    ['INFO', 'clients'],
+  ]);
+  return {
+    commands: Number(parseInfo(String(stats)).total_commands_processed),
+    clients: Number(parseInfo(String(clients)).connected_clients),
+  };
+}
+
 /** What Redis holds at one moment. */
 export interface RedisSnapshot {
   /** `INFO memory` `used_memory`: bytes allocated by Redis (data, overhead, client buffers). */
@@ -51,11 +73,17 @@ export interface RedisSnapshot {
   keys: number;
   /** Keys by shape (`keyShape`), from a full `SCAN`. */
   keyShapes: Record<string, number>;
+  /** Clients connected, the probe's own connection not counted (the gateways' store connections). */
+  clients: number;
 }
 
 /** `INFO memory`, `DBSIZE` and a `SCAN` of every key. */
 export async function redisSnapshot(url: string): Promise<RedisSnapshot> {
-  const [info, keys] = await redisCommands(url, [['INFO', 'memory'], ['DBSIZE']]);
+  const [info, keys, clients] = await redisCommands(url, [
+    ['INFO', 'memory'],
+    ['DBSIZE'],
+    ['INFO', 'clients'],
+  ]);
   const usedMemory = Number(parseInfo(String(info)).used_memory);
   if (!Number.isFinite(usedMemory)) throw new Error(`redis ${url}: INFO memory has no used_memory`);
   const keyShapes: Record<string, number> = {};
@@ -69,7 +97,8 @@ export async function redisSnapshot(url: string): Promise<RedisSnapshot> {
     }
     cursor = next;
   } while (cursor !== '0');
-  return { usedMemory, keys: Number(keys), keyShapes };
+  const connected = Number(parseInfo(String(clients)).connected_clients) - 1;
+  return { usedMemory, keys: Number(keys), keyShapes, clients: connected };
 }
 
 /**

@@ -1,0 +1,129 @@
+/**
+ * 5d. What legacy sessions cost in Redis: one gateway with `store.redis` on a fresh redis-server; K
+ * sessions opened by plain POSTs (`initialize` + `notifications/initialized`, 2025-11-25), then one
+ * `resources/subscribe` on each, then a `DELETE` of each. Redis's `used_memory`, key count and key shapes
+ * are read before and after each step (once the key count stopped moving). If the gateway keeps no
+ * session state in the store yet, the deltas are ~0 by design, not an error.
+ */
+import { Agent } from 'node:http';
+import type { RedisServer } from '@switchyard/testkit/process';
+import { type Gateway, startGateway, type Upstream } from '../services.js';
+import { listedUris, ownRedis, ownUpstream, replicaConfig, Teardown } from './deployment.js';
+import { LegacySession } from './legacy-session.js';
+import type { ReplicasConfig, SessionMemoryResult } from './model.js';
+import { ModernClient } from './modern-client.js';
+import { settledSnapshot } from './redis-probe.js';
+
+/** Sessions opened (and requests sent) at once. */
+const CONCURRENCY = 8;
+
+/** Runs `task` on every item, `limit` at a time; rejects with the first failure once all settled. */
+async function eachLimited<T>(
+  items: readonly T[],
+  limit: number,
+  task: (item: T, i: number) => Promise<void>,
+) {
+  let next = 0;
+  const failures: unknown[] = [];
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      await task(items[i]!, i).catch((error: unknown) => failures.push(error));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (failures.length > 0) throw failures[0];
+}
+
+/** The processes of this part, started and ready: a fresh Redis is this part's alone. */
+export interface SessionMemoryDeployment {
+  redis: RedisServer;
+  upstream: Upstream;
+  gateway: Gateway;
+  teardown: Teardown;
+}
+
+/** Starts a fresh Redis, an upstream and one gateway with `store.redis`. */
+export function deploySessionMemory(config: ReplicasConfig): Promise<SessionMemoryDeployment> {
+  return new Teardown().guard(async (teardown) => {
+    const [redis, upstream] = await Promise.all([
+      ownRedis(teardown),
+      ownUpstream({ name: 'a', resources: config.resources, payloadBytes: config.payloadBytes }, teardown),
+    ]);
+    const gateway = await startGateway([upstream], {
+      name: 'gateway (sessions, store)',
+      config: replicaConfig(redis),
+    });
+    teardown.add(() => gateway.proc.stop());
+    return { redis, upstream, gateway, teardown };
+  });
+}
+
+export async function runSessionMemoryBenchmark(
+  config: ReplicasConfig,
+  d: SessionMemoryDeployment,
+  log: (message: string) => void,
+): Promise<SessionMemoryResult> {
+  const { redis, upstream, gateway } = d;
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const sessions: LegacySession[] = [];
+  try {
+    const lister = new ModernClient(gateway.url);
+    const uris = await listedUris(lister, upstream, config.resources).finally(() => lister.close());
+    const k = config.sessions;
+    log(`replicas/sessions: redis ${redis.url}, gateway ${gateway.url}: opening ${k} legacy sessions`);
+
+    const before = await settledSnapshot(redis.url);
+    const slots = Array.from({ length: k }, (_, i) => i);
+    await eachLimited(slots, CONCURRENCY, async (i) => {
+      sessions[i] = await LegacySession.open(gateway.url, agent, `bench-session-${i}`);
+    });
+    const opened = await settledSnapshot(redis.url);
+
+    let subscriptionsOk = 0;
+    let subscribeError: string | undefined;
+    await eachLimited(slots, CONCURRENCY, async (i) => {
+      try {
+        await sessions[i]!.request('resources/subscribe', { uri: uris[i % uris.length]! });
+        subscriptionsOk += 1;
+      } catch (error) {
+        subscribeError ??= (error as Error).message;
+      }
+    });
+    const subscribed = await settledSnapshot(redis.url);
+
+    const closeStatuses: Record<string, number> = {};
+    await eachLimited(slots, CONCURRENCY, async (i) => {
+      const status = String(await sessions[i]!.close());
+      closeStatuses[status] = (closeStatuses[status] ?? 0) + 1;
+    });
+    sessions.length = 0;
+    const closed = await settledSnapshot(redis.url);
+
+    const result: SessionMemoryResult = {
+      sessions: k,
+      before,
+      opened,
+      subscribed,
+      closed,
+      bytesPerSession: (opened.usedMemory - before.usedMemory) / k,
+      keysPerSession: (opened.keys - before.keys) / k,
+      bytesPerSubscription: (subscribed.usedMemory - opened.usedMemory) / k,
+      keysPerSubscription: (subscribed.keys - opened.keys) / k,
+      subscriptionsOk,
+      subscribeError,
+      closeStatuses,
+      gatewayWarnings: Object.fromEntries(gateway.proc.warnings),
+    };
+    log(
+      `replicas/sessions: ${k} sessions: ${result.bytesPerSession.toFixed(0)} B and ${result.keysPerSession.toFixed(2)} ` +
+        `keys each; one subscription each: +${result.bytesPerSubscription.toFixed(0)} B, ` +
+        `+${result.keysPerSubscription.toFixed(2)} keys (${subscriptionsOk}/${k} ok); after DELETE: ` +
+        `${closed.keys} keys, used_memory ${closed.usedMemory}`,
+    );
+    return result;
+  } finally {
+    await Promise.allSettled(sessions.map((s) => s.close()));
+    agent.destroy();
+  }
+}

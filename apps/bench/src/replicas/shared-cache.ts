@@ -1,0 +1,181 @@
+/**
+ * 5a + 5c. Reads through replicas sharing a cache: every gateway runs `@switchyard/plugin-cache`; replicas
+ * A and B also share one redis-server (`store.redis`, one `cursorSecret`). Paths, all reading the same
+ * URIs with the sessionless modern client:
+ * - `solo`: a gateway without store, directly (the single-gateway baseline);
+ * - `replica`: replica A directly (the store, no balancer);
+ * - `one`: HAProxy in front of A alone (the balancer hop);
+ * - `two`: HAProxy round-robin over A and B (the deployment).
+ * Before timing, every URI is read once on A (each a miss), then once on B: the upstream's read count
+ * during B's pass says whether B was served from the cache A filled (0) or read for itself.
+ */
+import type { Balancer, RedisServer } from '@switchyard/testkit/process';
+import { statsOf, upstreamCounters } from '../plugins/measure.js';
+import type { Gateway, PluginEntry, Upstream } from '../services.js';
+import {
+  listedUris,
+  ownBalancer,
+  ownRedis,
+  ownUpstream,
+  replicaConfig,
+  startGateways,
+  Teardown,
+} from './deployment.js';
+import { probeLegacyAcrossReplicas } from './legacy-probe.js';
+import { compareLevel, measurePaths, type ReplicaPath, readPath } from './measure.js';
+import type { PathInfo, ReplicasConfig, SharedCacheResult } from './model.js';
+import { ModernClient } from './modern-client.js';
+import { redisCounters } from './redis-probe.js';
+
+/** The paths in their (rotated) round order, with their table labels. */
+export const SHARED_CACHE_PATHS: PathInfo[] = [
+  { path: 'solo', label: '1 gateway, no store, direct' },
+  { path: 'replica', label: 'replica A (store), direct' },
+  { path: 'one', label: 'HAProxy → A (store)' },
+  { path: 'two', label: 'HAProxy → A + B (store)' },
+];
+
+/** What each comparison row isolates: [path, baseline]. */
+const PAIRS = [
+  ['two', 'one'],
+  ['two', 'solo'],
+  ['replica', 'solo'],
+  ['one', 'replica'],
+] as const;
+
+const PLUGINS: PluginEntry[] = [['@switchyard/plugin-cache', {}]];
+
+const WARM_CONCURRENCY = 8;
+
+/** The processes of this part, started and ready. */
+export interface SharedCacheDeployment {
+  redis: RedisServer;
+  upstream: Upstream;
+  solo: Gateway;
+  a: Gateway;
+  b: Gateway;
+  /** HAProxy → A, and HAProxy → A + B. */
+  one: Balancer & { mcpUrl: string };
+  two: Balancer & { mcpUrl: string };
+  teardown: Teardown;
+}
+
+/** Starts Redis, the upstream, the three gateways and the two balancers. */
+export function deploySharedCache(config: ReplicasConfig): Promise<SharedCacheDeployment> {
+  return new Teardown().guard(async (teardown) => {
+    const [redis, upstream] = await Promise.all([
+      ownRedis(teardown),
+      ownUpstream(
+        {
+          name: 'a',
+          resources: config.resources,
+          payloadBytes: config.payloadBytes,
+          latencyMs: config.cacheUpstreamLatencyMs,
+        },
+        teardown,
+      ),
+    ]);
+    const shared = replicaConfig(redis);
+    const { solo, a, b } = await startGateways(
+      upstream,
+      {
+        solo: { plugins: PLUGINS, name: 'gateway (solo, no store)' },
+        a: { plugins: PLUGINS, name: 'replica A', config: shared },
+        b: { plugins: PLUGINS, name: 'replica B', config: shared },
+      },
+      teardown,
+    );
+    const [one, two] = await Promise.all([ownBalancer([a], teardown), ownBalancer([a, b], teardown)]);
+    return { redis, upstream, solo, a, b, one, two, teardown };
+  });
+}
+
+/** Warms every gateway (recording the upstream reads of each pass), probes legacy sessions, measures. */
+export async function runSharedCacheBenchmark(
+  config: ReplicasConfig,
+  d: SharedCacheDeployment,
+  log: (message: string) => void,
+): Promise<SharedCacheResult> {
+  const { redis, upstream, solo, a, b, one, two } = d;
+  log(
+    `replicas/shared-cache: redis ${redis.url}, upstream ${upstream.url} (${config.cacheUpstreamLatencyMs} ms ` +
+      `per read), solo ${solo.url}, A ${a.url}, B ${b.url}, HAProxy → A ${one.mcpUrl}, HAProxy → A+B ${two.mcpUrl}`,
+  );
+  const clients: ModernClient[] = [];
+  const client = (url: string): ModernClient => {
+    const c = new ModernClient(url);
+    clients.push(c);
+    return c;
+  };
+  try {
+    const uris = await listedUris(client(a.url), upstream, config.resources);
+    const path = (name: string, url: string, procs: Gateway[], balancer?: Balancer): ReplicaPath => ({
+      path: name,
+      client: client(url),
+      uris,
+      gateways: procs.map((g) => g.proc),
+      balancer: balancer?.proc,
+      next: 0,
+    });
+    const paths = [
+      path('solo', solo.url, [solo]),
+      path('replica', a.url, [a]),
+      path('one', one.mcpUrl, [a], one),
+      path('two', two.mcpUrl, [a, b], two),
+    ];
+    const [soloPath, replicaPath] = paths as [ReplicaPath, ReplicaPath];
+    const onB = path('b', b.url, [b]);
+
+    // Warm: A cold, then B (shared cache: no upstream read), then the no-store gateway, then all again.
+    const stats = statsOf(upstream);
+    const reads = async (target: ReplicaPath): Promise<number> => {
+      const before = (await upstreamCounters(stats)).reads;
+      await readPath(target, uris.length, WARM_CONCURRENCY, config.payloadBytes);
+      return (await upstreamCounters(stats)).reads - before;
+    };
+    const warmReadsA = await reads(replicaPath);
+    const secondReplicaUpstreamReads = await reads(onB);
+    const warmReadsSolo = await reads(soloPath);
+    let rehitUpstreamReads = 0;
+    for (const target of [replicaPath, onB, soloPath]) rehitUpstreamReads += await reads(target);
+    log(
+      `replicas/shared-cache: warming: A read ${warmReadsA} upstream, then B ${secondReplicaUpstreamReads} ` +
+        `(0 = served from the shared cache), solo ${warmReadsSolo}; second pass ${rehitUpstreamReads}`,
+    );
+    const legacy = await probeLegacyAcrossReplicas(two.mcpUrl, uris);
+    log(
+      `replicas/shared-cache: a legacy session through HAProxy → A+B: ${legacy.opened ? 'opened' : 'not opened'}, ` +
+        `${legacy.ok}/${legacy.reads} reads ok${legacy.firstError ? ` (first error: ${legacy.firstError})` : ''}`,
+    );
+    const redisClients = (await redisCounters(redis.url)).clients - 1;
+
+    const byLevel = await measurePaths({
+      what: 'replicas/shared-cache',
+      paths,
+      levels: config.levels,
+      rounds: config.rounds,
+      payloadBytes: config.payloadBytes,
+      upstream,
+      redis,
+      log,
+    });
+    return {
+      plugins: PLUGINS,
+      paths: SHARED_CACHE_PATHS,
+      warmReadsA,
+      secondReplicaUpstreamReads,
+      warmReadsSolo,
+      rehitUpstreamReads,
+      legacy,
+      redisClients,
+      levels: byLevel.map((runs, i) => compareLevel(config.levels[i]!.concurrency, runs, PAIRS)),
+      gatewayWarnings: {
+        solo: Object.fromEntries(solo.proc.warnings),
+        A: Object.fromEntries(a.proc.warnings),
+        B: Object.fromEntries(b.proc.warnings),
+      },
+    };
+  } finally {
+    for (const c of clients) c.close();
+  }
+}
