@@ -5,6 +5,7 @@ import { renderEnumeration } from './enumerate.js';
 import { int, table } from './format.js';
 import { renderGatewayVsDirect } from './levels.js';
 import { renderCacheHit, renderStack } from './plugins.js';
+import { renderReplicas } from './replicas.js';
 import type { Target } from './targets.js';
 
 export interface Environment {
@@ -61,7 +62,7 @@ function renderToolCall(call: ToolCallResult): string[] {
 
 /** Gateway WARN/ERROR lines per benchmark, most frequent first. */
 function warnings(results: BenchResults): string[] {
-  const { read, enumerate, plugins, tools } = results;
+  const { read, enumerate, plugins, tools, replicas } = results;
   const sections: [string, Record<string, number> | undefined][] = [
     ['read', read?.gatewayWarnings],
     ...enumerate.map((e): [string, Record<string, number>] => [
@@ -77,6 +78,13 @@ function warnings(results: BenchResults): string[] {
       `tools/list enumeration (${e.scenario})`,
       e.gatewayWarnings,
     ]),
+    ...Object.entries({
+      ...replicas?.sharedCache?.gatewayWarnings,
+      ...Object.fromEntries(
+        Object.entries(replicas?.rateLimit?.gatewayWarnings ?? {}).map(([k, v]) => [`rate-limit ${k}`, v]),
+      ),
+      ...(replicas?.sessionMemory ? { sessions: replicas.sessionMemory.gatewayWarnings } : {}),
+    }).map(([name, warnings]): [string, Record<string, number>] => [`replicas (${name})`, warnings]),
   ];
   const out: string[] = [];
   for (const [what, counts] of sections) {
@@ -104,7 +112,7 @@ export function renderTable(options: {
   clientFetch: string;
 }): string {
   const { results, targets } = options;
-  const { read, enumerate, plugins, tools } = results;
+  const { read, enumerate, plugins, tools, replicas } = results;
   const out: string[] = header(options);
 
   if (read) {
@@ -124,15 +132,19 @@ export function renderTable(options: {
   if (plugins?.stack) out.push(...renderStack(plugins.stack));
   if (tools?.call) out.push(...renderToolCall(tools.call));
   for (const [i, e] of (tools?.list ?? []).entries()) out.push(...renderEnumeration(e, `4${letter(i + 1)}`));
+  if (replicas) out.push(...renderReplicas(replicas));
 
-  out.push(
-    'Targets (informational, not asserted)',
-    table(
-      ['target', 'goal', 'actual', ''],
-      targets.map((t) => [t.name, t.target, t.actual, t.informational ? '-' : t.met ? 'met' : 'MISSED']),
-      'llrl',
-    ),
-  );
+  // A run of sections without targets (e.g. --only replicas) prints no empty targets table.
+  if (targets.length > 0) {
+    out.push(
+      'Targets (informational, not asserted)',
+      table(
+        ['target', 'goal', 'actual', ''],
+        targets.map((t) => [t.name, t.target, t.actual, t.informational ? '-' : t.met ? 'met' : 'MISSED']),
+        'llrl',
+      ),
+    );
+  }
   for (const t of targets) if (t.note) out.push(`   ${t.note}`);
   out.push(...warnings(results));
   out.push('', `total runtime ${(options.durationMs / 1000).toFixed(1)} s; JSON: ${options.jsonPath}`);
