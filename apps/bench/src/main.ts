@@ -85,8 +85,15 @@ function guarded<T>(benchmark: Promise<T>): Promise<T> {
   return Promise.race([benchmark, children.crashed]);
 }
 
-const stopAll = async (): Promise<void> => {
-  await Promise.allSettled([children.stopAll(), stopServices()]);
+/**
+ * Stops every child and service and removes the scratch dirs. One shared run: the SIGINT handler and
+ * main's error path both call it, and a second call must not resolve (and exit) before the first one's
+ * directories are removed (ProcessGroup forgets them before it deletes them).
+ */
+let stopping: Promise<void> | undefined;
+const stopAll = (): Promise<void> => {
+  stopping ??= Promise.allSettled([children.stopAll(), stopServices()]).then(() => undefined);
+  return stopping;
 };
 
 /** True once SIGINT/SIGTERM arrived (errors after that are consequences of the shutdown). */
