@@ -28,7 +28,11 @@
  *    payload, direct vs through the gateway, with the read benchmark's method (rounds.ts), every answer
  *    checked; (b, c) the `tools/list` enumeration of K upstreams × N tools through the gateway vs the slowest
  *    upstream alone, with the enumeration engine of section 2, CPU-bound and I/O-bound.
- * 5. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
+ * 5. Replicas (replicas/, needs redis-server and haproxy, skipped with a message otherwise): sessionless
+ *    2026-07-28 reads through HAProxy to one vs two replicas sharing a cache through one Redis (and whether
+ *    the second replica's reads hit the cache the first filled), plugin-rate-limit in memory vs on Redis,
+ *    the latency the balancer and the store add over one gateway, and Redis memory per legacy session.
+ * 6. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
  *    enumeration scenarios, cache hit ≥ 5× direct, tools/call ≥ 0.9× direct at c=16) are printed next to
  *    the results, with the CPU floor that explains a CPU-bound miss; timing never changes the exit code
  *    (only errors and wrong counts do).
