@@ -59,7 +59,7 @@ function renderSharedCache(r: SharedCacheResult, c: ReplicasResult['config']): s
     r.secondReplicaUpstreamReads === 0
       ? 'none: B was served from the cache A filled (shared through Redis)'
       : r.secondReplicaUpstreamReads >= c.resources
-        ? 'every URI: B keeps its own cache (not shared)'
+        ? 'every URI: B keeps its own cache, not shared'
         : 'some: partly shared';
   const legacy = r.legacy;
   return [
