@@ -67,5 +67,9 @@ describe('keyShape', () => {
     expect(keyShape('switchyard:rl:client:deadbeefcafe')).toBe('switchyard:rl:client:*');
     expect(keyShape('bench:cache:a+test://a/r/17')).toBe('bench:cache:a+test://a/r/*');
     expect(keyShape('bench:plain')).toBe('bench:plain');
+    expect(keyShape('bench:sessions:session:uClGJtLku3wNjUIwIIKmg')).toBe('bench:sessions:session:*');
+    expect(keyShape('bench:sessions:session:En2ltEYz-ktB_TwltvA-qg:subs')).toBe(
+      'bench:sessions:session:*:subs',
+    );
   });
 });

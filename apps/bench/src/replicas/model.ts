@@ -106,10 +106,12 @@ export interface SessionMemoryResult {
   opened: RedisSnapshot;
   subscribed: RedisSnapshot;
   closed: RedisSnapshot;
-  /** (opened − before) ÷ sessions: `used_memory` bytes and keys per session. */
+  /** (opened − before) ÷ sessions: `MEMORY USAGE` bytes of the keys, `used_memory` bytes and keys per session. */
+  keyBytesPerSession: number;
   bytesPerSession: number;
   keysPerSession: number;
-  /** (subscribed − opened) ÷ sessions. */
+  /** (subscribed − opened) ÷ sessions, the same three. */
+  keyBytesPerSubscription: number;
   bytesPerSubscription: number;
   keysPerSubscription: number;
   /** Subscriptions that succeeded, and the first failure (the gateway may refuse). */

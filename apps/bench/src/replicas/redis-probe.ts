@@ -73,11 +73,13 @@ export interface RedisSnapshot {
   keys: number;
   /** Keys by shape (`keyShape`), from a full `SCAN`. */
   keyShapes: Record<string, number>;
+  /** `MEMORY USAGE` of every key, summed: the bytes the keys and their values take (Redis's estimate). */
+  keyBytes: number;
   /** Clients connected, the probe's own connection not counted (the gateways' store connections). */
   clients: number;
 }
 
-/** `INFO memory`, `DBSIZE` and a `SCAN` of every key. */
+/** `INFO memory`, `DBSIZE`, `INFO clients`, a `SCAN` of every key and the `MEMORY USAGE` of each. */
 export async function redisSnapshot(url: string): Promise<RedisSnapshot> {
   const [info, keys, clients] = await redisCommands(url, [
     ['INFO', 'memory'],
@@ -87,23 +89,34 @@ export async function redisSnapshot(url: string): Promise<RedisSnapshot> {
   const usedMemory = Number(parseInfo(String(info)).used_memory);
   if (!Number.isFinite(usedMemory)) throw new Error(`redis ${url}: INFO memory has no used_memory`);
   const keyShapes: Record<string, number> = {};
+  const names: string[] = [];
   let cursor = '0';
   do {
     const [reply] = await redisCommands(url, [['SCAN', cursor, 'COUNT', '1000']]);
     const [next, batch] = reply as [string, string[]];
-    for (const key of batch) {
-      const shape = keyShape(key);
-      keyShapes[shape] = (keyShapes[shape] ?? 0) + 1;
-    }
+    names.push(...batch);
     cursor = next;
   } while (cursor !== '0');
+  for (const key of names) {
+    const shape = keyShape(key);
+    keyShapes[shape] = (keyShapes[shape] ?? 0) + 1;
+  }
+  // SAMPLES 0: every element of a hash, set or list counted, not an estimate from 5 of them.
+  const usages =
+    names.length === 0
+      ? []
+      : await redisCommands(
+          url,
+          names.map((k) => ['MEMORY', 'USAGE', k, 'SAMPLES', '0']),
+        );
+  const keyBytes = usages.reduce<number>((sum, n) => sum + (typeof n === 'number' ? n : 0), 0);
   const connected = Number(parseInfo(String(clients)).connected_clients) - 1;
-  return { usedMemory, keys: Number(keys), keyShapes, clients: connected };
+  return { usedMemory, keys: Number(keys), keyShapes, keyBytes, clients: connected };
 }
 
 /**
- * A snapshot once the key count stopped moving: a gateway may write a record just after it answered, so
- * this reads until two snapshots `intervalMs` apart agree on the key count (at most `timeoutMs`).
+ * A snapshot once the keys stopped moving: a gateway may write a record just after it answered, so this
+ * reads until two snapshots `intervalMs` apart agree on the key count and their bytes (at most `timeoutMs`).
  */
 export async function settledSnapshot(
   url: string,
@@ -115,7 +128,7 @@ export async function settledSnapshot(
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
     const now = await redisSnapshot(url);
-    if (now.keys === last.keys) return now;
+    if (now.keys === last.keys && now.keyBytes === last.keyBytes) return now;
     last = now;
   }
   return last;

@@ -67,11 +67,15 @@ export function parseInfo(text: string): Record<string, string> {
 }
 
 /**
- * A key's shape, for counting what kinds of keys a gateway wrote: hex runs of 8+ characters (ids,
- * hashes), UUIDs and digit runs become `*`, e.g. `switchyard:session:3f9a…` → `switchyard:session:*`.
+ * A key's shape, for counting what kinds of keys a gateway wrote: a `:`-separated segment that looks
+ * like a token (16+ base64url characters: sealed ids) becomes `*`, and so do UUIDs, hex runs of 8+
+ * characters and digit runs anywhere, e.g. `switchyard:session:QPBfq…` → `switchyard:session:*`.
  */
 export function keyShape(key: string): string {
   return key
+    .split(':')
+    .map((segment) => (/^[A-Za-z0-9_-]{16,}$/.test(segment) ? '*' : segment))
+    .join(':')
     .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '*')
     .replace(/[0-9a-f]{8,}/gi, '*')
     .replace(/\d+/g, '*');

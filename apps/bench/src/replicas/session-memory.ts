@@ -106,8 +106,10 @@ export async function runSessionMemoryBenchmark(
       opened,
       subscribed,
       closed,
+      keyBytesPerSession: (opened.keyBytes - before.keyBytes) / k,
       bytesPerSession: (opened.usedMemory - before.usedMemory) / k,
       keysPerSession: (opened.keys - before.keys) / k,
+      keyBytesPerSubscription: (subscribed.keyBytes - opened.keyBytes) / k,
       bytesPerSubscription: (subscribed.usedMemory - opened.usedMemory) / k,
       keysPerSubscription: (subscribed.keys - opened.keys) / k,
       subscriptionsOk,
@@ -116,8 +118,9 @@ export async function runSessionMemoryBenchmark(
       gatewayWarnings: Object.fromEntries(gateway.proc.warnings),
     };
     log(
-      `replicas/sessions: ${k} sessions: ${result.bytesPerSession.toFixed(0)} B and ${result.keysPerSession.toFixed(2)} ` +
-        `keys each; one subscription each: +${result.bytesPerSubscription.toFixed(0)} B, ` +
+      `replicas/sessions: ${k} sessions: ${result.keyBytesPerSession.toFixed(0)} B of keys ` +
+        `(${result.bytesPerSession.toFixed(0)} B used_memory) and ${result.keysPerSession.toFixed(2)} keys each; ` +
+        `one subscription each: +${result.keyBytesPerSubscription.toFixed(0)} B of keys, ` +
         `+${result.keysPerSubscription.toFixed(2)} keys (${subscriptionsOk}/${k} ok); after DELETE: ` +
         `${closed.keys} keys, used_memory ${closed.usedMemory}`,
     );

@@ -23,6 +23,8 @@ const PAIR_LABELS: Record<string, string> = {
   'two/solo': 'lb+store ×2 / solo',
   'replica/solo': 'store / no store',
   'one/replica': 'HAProxy / direct',
+  'two-legacy/one-legacy': 'legacy two/one',
+  'two-legacy/two': 'legacy / sessionless',
   'memory/bare': 'in-memory / none',
   'redis/memory': 'redis / in-memory',
   'redis/bare': 'redis / none',
@@ -98,17 +100,21 @@ function renderRateLimit(r: RateLimitResult, c: ReplicasResult['config']): strin
   ];
 }
 
+/** A snapshot and its change against `base`, per session. */
 function snapshotRow(label: string, s: RedisSnapshot, base: RedisSnapshot, sessions: number): string[] {
-  const bytes = s.usedMemory - base.usedMemory;
-  const keys = s.keys - base.keys;
+  const per = (now: number, then: number, digits = 0): string => {
+    const n = (now - then) / sessions;
+    if (n === 0) return '0';
+    return digits === 0 ? `${n > 0 ? '+' : ''}${int.format(n)}` : signed(n, digits);
+  };
   return [
     label,
-    int.format(s.usedMemory),
-    signed(bytes, 0),
     String(s.keys),
-    signed(keys, 0),
-    int.format(bytes / sessions),
-    (keys / sessions).toFixed(2),
+    per(s.keys, base.keys, 2),
+    int.format(s.keyBytes),
+    per(s.keyBytes, base.keyBytes),
+    int.format(s.usedMemory),
+    per(s.usedMemory, base.usedMemory),
   ];
 }
 
@@ -134,7 +140,7 @@ function renderSessionMemory(r: SessionMemoryResult): string[] {
       'then DELETE each',
     '',
     table(
-      ['after', 'used_memory B', 'Δ B', 'keys', 'Δ keys', `Δ B / ${k}`, `Δ keys / ${k}`],
+      ['after', 'keys', 'Δ keys/session', 'key bytes', 'Δ key B/session', 'used_memory', 'Δ used B/session'],
       [
         snapshotRow('(start)', r.before, r.before, k),
         snapshotRow(`${k} sessions opened`, r.opened, r.before, k),
@@ -143,11 +149,13 @@ function renderSessionMemory(r: SessionMemoryResult): string[] {
       ],
       'lrrrrrr',
     ),
-    '   Δ: against the row before (DELETEd: against the start). used_memory is Redis INFO memory (data, ' +
-      `overhead and client buffers), read once the key count stopped moving; ${r.opened.clients} client ` +
-      'connection(s) from the gateway.',
-    `   per session: ${int.format(r.bytesPerSession)} B, ${r.keysPerSession.toFixed(2)} keys; per subscription: ` +
-      `${int.format(r.bytesPerSubscription)} B, ${r.keysPerSubscription.toFixed(2)} keys ` +
+    '   Δ …/session: the change against the row before (the DELETEd row: against the start) ÷ the sessions. ' +
+      'key bytes: MEMORY USAGE of every key, summed (what the records take); used_memory: Redis INFO memory ' +
+      '(also allocator overhead and client buffers, so it moves by kilobytes on its own). Read once the keys ' +
+      `stopped moving; ${r.opened.clients} client connection(s) from the gateway.`,
+    `   per session: ${int.format(r.keyBytesPerSession)} B of keys in ${r.keysPerSession.toFixed(2)} key(s) ` +
+      `(used_memory ${int.format(r.bytesPerSession)} B); per subscription: ${int.format(r.keyBytesPerSubscription)} B ` +
+      `of keys, ${r.keysPerSubscription.toFixed(2)} key(s) ` +
       `(${r.subscriptionsOk}/${k} subscribed${r.subscribeError ? `; first error: ${r.subscribeError.slice(0, 100)}` : ''}); ` +
       `DELETE statuses ${JSON.stringify(r.closeStatuses)}.`,
     `   new keys: sessions ${newShapes(r.opened, r.before)}; subscriptions ${newShapes(r.subscribed, r.opened)}; ` +
