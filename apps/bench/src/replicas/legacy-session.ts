@@ -65,6 +65,13 @@ export class LegacySession {
     return resultOf(reply, id, method);
   }
 
+  /** The session as a `RequestClient` (measure.ts): `request({ method, params })`. */
+  asClient(): {
+    request(message: { method: string; params?: Record<string, unknown> }): Promise<Record<string, unknown>>;
+  } {
+    return { request: (message) => this.request(message.method, message.params) };
+  }
+
   /** Ends the session (`DELETE`); resolves with the HTTP status (0 on a transport error). */
   close(): Promise<number> {
     return new Promise((resolve) => {

@@ -12,13 +12,20 @@ import { readLoop } from '../read.js';
 import type { Upstream } from '../services.js';
 import { medianBy, summarize } from '../stats.js';
 import type { ReplicaCpu, ReplicaLevel, ReplicaRun } from './model.js';
-import type { ModernClient } from './modern-client.js';
 import { PROBE_COMMANDS, redisCounters } from './redis-probe.js';
+
+/** What a path reads with: the sessionless modern client, or a legacy session (both plain POSTs). */
+export interface RequestClient {
+  request(
+    message: { method: string; params?: Record<string, unknown> },
+    options?: unknown,
+  ): Promise<Record<string, unknown>>;
+}
 
 /** A measured path: its client, the URIs it reads and the processes that serve it. */
 export interface ReplicaPath {
   path: string;
-  client: ModernClient;
+  client: RequestClient;
   uris: string[];
   /** The gateway processes behind this path (their CPU is summed). */
   gateways: ManagedProcess[];
@@ -144,7 +151,7 @@ export async function measurePaths(options: {
   return byLevel;
 }
 
-/** The median round of each path at one level, and each `[path, baseline]` pair compared. */
+/** The median round of each path at one level, and each `[path, baseline]` pair compared (when both ran). */
 export function compareLevel(
   concurrency: number,
   runs: ReplicaRun[],
@@ -157,7 +164,8 @@ export function compareLevel(
       (r) => r.rps,
     );
   }
-  const comparisons: Comparison[] = pairs.map(([path, baseline]) => {
+  const ran = pairs.filter(([path, baseline]) => medians[path] && medians[baseline]);
+  const comparisons: Comparison[] = ran.map(([path, baseline]) => {
     const m = medians[path]!;
     const base = medians[baseline]!;
     return {

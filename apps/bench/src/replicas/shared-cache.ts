@@ -7,8 +7,13 @@
  * - `one`: HAProxy in front of A alone (the balancer hop);
  * - `two`: HAProxy round-robin over A and B (the deployment).
  * Before timing, every URI is read once on A (each a miss), then once on B: the upstream's read count
- * during B's pass says whether B was served from the cache A filled (0) or read for itself.
+ * during B's pass says whether B was served from the cache A filled (0) or read for itself. When a legacy
+ * session opened through HAProxy → A + B works (the probe), two more paths read on legacy (2025-11-25)
+ * sessions: `one-legacy` (HAProxy → A) and `two-legacy` (HAProxy → A + B: every other request lands on
+ * the replica that does not own the session).
  */
+
+import { Agent } from 'node:http';
 import type { Balancer, RedisServer } from '@switchyard/testkit/process';
 import { statsOf, upstreamCounters } from '../plugins/measure.js';
 import type { Gateway, PluginEntry, Upstream } from '../services.js';
@@ -22,7 +27,8 @@ import {
   Teardown,
 } from './deployment.js';
 import { probeLegacyAcrossReplicas } from './legacy-probe.js';
-import { compareLevel, measurePaths, type ReplicaPath, readPath } from './measure.js';
+import { LegacySession } from './legacy-session.js';
+import { compareLevel, measurePaths, type ReplicaPath, type RequestClient, readPath } from './measure.js';
 import type { PathInfo, ReplicasConfig, SharedCacheResult } from './model.js';
 import { ModernClient } from './modern-client.js';
 import { redisCounters } from './redis-probe.js';
@@ -33,6 +39,8 @@ export const SHARED_CACHE_PATHS: PathInfo[] = [
   { path: 'replica', label: 'replica A (store), direct' },
   { path: 'one', label: 'HAProxy → A (store)' },
   { path: 'two', label: 'HAProxy → A + B (store)' },
+  { path: 'one-legacy', label: 'HAProxy → A, legacy session' },
+  { path: 'two-legacy', label: 'HAProxy → A + B, legacy session' },
 ];
 
 /** What each comparison row isolates: [path, baseline]. */
@@ -41,6 +49,8 @@ const PAIRS = [
   ['two', 'solo'],
   ['replica', 'solo'],
   ['one', 'replica'],
+  ['two-legacy', 'one-legacy'],
+  ['two-legacy', 'two'],
 ] as const;
 
 const PLUGINS: PluginEntry[] = [['@switchyard/plugin-cache', {}]];
@@ -102,6 +112,8 @@ export async function runSharedCacheBenchmark(
       `per read), solo ${solo.url}, A ${a.url}, B ${b.url}, HAProxy → A ${one.mcpUrl}, HAProxy → A+B ${two.mcpUrl}`,
   );
   const clients: ModernClient[] = [];
+  const sessions: LegacySession[] = [];
+  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
   const client = (url: string): ModernClient => {
     const c = new ModernClient(url);
     clients.push(c);
@@ -109,9 +121,15 @@ export async function runSharedCacheBenchmark(
   };
   try {
     const uris = await listedUris(client(a.url), upstream, config.resources);
-    const path = (name: string, url: string, procs: Gateway[], balancer?: Balancer): ReplicaPath => ({
+    const path = (
+      name: string,
+      url: string,
+      procs: readonly Gateway[],
+      balancer?: Balancer,
+      reader: RequestClient = client(url),
+    ): ReplicaPath => ({
       path: name,
-      client: client(url),
+      client: reader,
       uris,
       gateways: procs.map((g) => g.proc),
       balancer: balancer?.proc,
@@ -147,6 +165,16 @@ export async function runSharedCacheBenchmark(
       `replicas/shared-cache: a legacy session through HAProxy → A+B: ${legacy.opened ? 'opened' : 'not opened'}, ` +
         `${legacy.ok}/${legacy.reads} reads ok${legacy.firstError ? ` (first error: ${legacy.firstError})` : ''}`,
     );
+    if (legacy.opened && legacy.ok === legacy.reads) {
+      for (const [name, url, procs, balancer] of [
+        ['one-legacy', one.mcpUrl, [a], one],
+        ['two-legacy', two.mcpUrl, [a, b], two],
+      ] as const) {
+        const session = await LegacySession.open(url, agent, `bench-${name}`);
+        sessions.push(session);
+        paths.push(path(name, url, procs, balancer, session.asClient()));
+      }
+    }
     const redisClients = (await redisCounters(redis.url)).clients - 1;
 
     const byLevel = await measurePaths({
@@ -176,6 +204,8 @@ export async function runSharedCacheBenchmark(
       },
     };
   } finally {
+    await Promise.allSettled(sessions.map((s) => s.close()));
+    agent.destroy();
     for (const c of clients) c.close();
   }
 }
