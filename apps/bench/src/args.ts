@@ -6,7 +6,7 @@ export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH
 
   --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
                    a few hundred reads per plugin path, 200 tool calls, 2 upstreams × 200 tools,
-                   a few hundred reads per replicas path and 20 sessions)
+                   20 resources and a few hundred reads per replicas path, 20 sessions)
   --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
   --only WHAT      run only the read, the enumerate, the plugins, the tools or the replicas benchmark
                    (replicas needs redis-server and haproxy; skipped with a message without them)

@@ -98,7 +98,7 @@ export const QUICK: Sizes = {
     ],
   },
   replicas: {
-    resources: 100,
+    resources: 20,
     payloadBytes: 1024,
     cacheUpstreamLatencyMs: 5,
     levels: [
