@@ -59,7 +59,7 @@ function levelsTable(levels: ReplicaLevel[], paths: PathInfo[]): string {
 function renderSharedCache(r: SharedCacheResult, c: ReplicasResult['config']): string[] {
   const shared =
     r.secondReplicaUpstreamReads === 0
-      ? 'none: B was served from the cache A filled (shared through Redis)'
+      ? 'none: B was served from the cache A filled, shared through Redis'
       : r.secondReplicaUpstreamReads >= c.resources
         ? 'every URI: B keeps its own cache, not shared'
         : 'some: partly shared';
