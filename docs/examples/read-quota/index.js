@@ -1,6 +1,7 @@
 // An in-house Switchyard policy plugin, written the way a platform team would: each client may read at
 // most `bytesPerWindow` bytes of resource content per `windowMs`; past that, reads are refused with
-// `rate_limited` and a `retryAfterMs` that says when its window resets.
+// `rate_limited` and a `retryAfterMs` that says when its window resets. The counts live in the gateway's
+// store: in memory by default, and with `store.redis` one quota per client across every replica.
 //
 // Load it from the gateway config by path (relative to the config file):
 //   "plugins": [["./read-quota/index.js", { "bytesPerWindow": 1048576, "windowMs": 60000 }]]
@@ -18,7 +19,7 @@ export default definePlugin({
   name: '@acme/switchyard-read-quota',
   version: '0.0.0',
   core: '>=0.1.0 <1.0.0', // the core versions this plugin is tested with
-  setup(options, { logger, meter }) {
+  setup(options, { logger, meter, store }) {
     // Validate options at start-up: a bad value stops the gateway with PLUGIN_SETUP_FAILED (exit 2).
     const limit = options.bytesPerWindow;
     const windowMs = options.windowMs ?? 60_000;
@@ -29,43 +30,44 @@ export default definePlugin({
       throw new Error('options.windowMs must be a positive integer (milliseconds)');
     }
     const now = options.now ?? Date.now;
-    /** identity id → { start, used }: one small record per client, so memory stays bounded by clients. */
-    const windows = new Map();
     const readBytes = meter.createCounter('acme.quota.bytes_read', { description: 'Bytes read, per client' });
     const refused = meter.createCounter('acme.quota.refused', { description: 'Reads refused by the quota' });
-
-    /** The client's current window (a new one once the old has expired). */
-    const windowOf = (id) => {
-      const t = now();
-      let w = windows.get(id);
-      if (!w || t - w.start >= windowMs) {
-        w = { start: t, used: 0 };
-        windows.set(id, w);
-      }
-      return w;
-    };
+    /** One counter per client and window (windows aligned on multiples of windowMs), gone after two. */
+    const usedKey = (id, window) => `used:${window}:${id}`;
 
     return {
       request: async (ctx, next) => {
         if (ctx.method !== 'resources/read') return next();
         const id = ctx.identity.id;
-        const w = windowOf(id);
-        if (w.used >= limit) {
+        const window = Math.floor(now() / windowMs);
+        let used;
+        try {
+          used = Number((await store.get(usedKey(id, window))) ?? 0);
+        } catch {
+          // The shared store does not answer (StoreUnavailableError): do what the config says.
+          if (store.onUnavailable === 'refuse')
+            return { ok: false, error: GatewayError.storeUnavailable('the read quota is kept in the store') };
+          used = 0; // "local": the quota is not enforced until the store is back
+        }
+        if (used >= limit) {
           refused.add(1, { client: id });
-          const retryAfterMs = w.start + windowMs - now();
+          const retryAfterMs = (window + 1) * windowMs - now();
           // Errors are values: return the outcome instead of throwing, so outer plugins (audit) see it.
           return { ok: false, error: GatewayError.rateLimited(retryAfterMs, { quota: 'read-bytes' }) };
         }
         const outcome = await next();
         if (outcome.ok) {
           const bytes = contentBytes(outcome.result);
-          w.used += bytes;
           readBytes.add(bytes, { client: id });
-          if (w.used >= limit) logger.info('client reached its read quota', { client: id, bytes: w.used });
+          // Atomic across replicas; the count outlives its window by one, then expires.
+          const total = await store.counters
+            ?.increment(usedKey(id, window), bytes, 2 * windowMs)
+            .catch(() => undefined);
+          if (total !== undefined && total >= limit)
+            logger.info('client reached its read quota', { client: id, bytes: total });
         }
         return outcome;
       },
-      close: () => windows.clear(),
     };
   },
 });

@@ -2,7 +2,15 @@
 // real upstream (a testkit server over HTTP on loopback), and talk to it with the official SDK client,
 // once per identity.
 import type { Client } from '@modelcontextprotocol/client';
-import { Gateway, type Identity, PluginError, setupPlugins, silentLogger } from '@switchyard/core';
+import {
+  Gateway,
+  type Identity,
+  MemoryStore,
+  PluginError,
+  type Store,
+  setupPlugins,
+  silentLogger,
+} from '@switchyard/core';
 import { connectInMemoryClient } from '@switchyard/core/testing';
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -15,13 +23,14 @@ afterEach(async () => {
 
 const PAYLOAD = 1000;
 
-async function gatewayWithQuota(options: Record<string, unknown>) {
+async function gatewayWithQuota(options: Record<string, unknown>, store: Store = new MemoryStore()) {
   const upstream = new TestServer({ name: 'docs', resources: 5, payloadBytes: PAYLOAD });
   const { url } = await upstream.listenHttp();
   cleanup.push(() => upstream.close());
   const plugins = await setupPlugins(
     [{ plugin: quota, options, source: './read-quota/index.js' }],
     silentLogger,
+    { store },
   );
   const gateway = new Gateway({
     upstreams: [
@@ -49,7 +58,7 @@ const read = (client: Client, n: number) =>
 
 describe('read-quota example plugin', () => {
   it('refuses a client past its byte quota with rate_limited, per client, until its window resets', async () => {
-    let now = 1_000_000;
+    let now = 960_000; // the start of a window (windows are aligned on multiples of windowMs)
     const gateway = await gatewayWithQuota({ bytesPerWindow: 2 * PAYLOAD, windowMs: 60_000, now: () => now });
     const a = await clientAs(gateway, alice);
     const b = await clientAs(gateway, bob);
@@ -66,6 +75,18 @@ describe('read-quota example plugin', () => {
     await expect(read(a, 2)).resolves.toMatchObject({
       contents: [expect.objectContaining({ uri: 'docs+test://docs/r/2' })],
     });
+  });
+
+  it('keeps one quota per client across gateways that share a store (replicas)', async () => {
+    const shared = new MemoryStore();
+    cleanup.push(() => shared.dispose());
+    const options = { bytesPerWindow: 2 * PAYLOAD, windowMs: 60_000, now: () => 960_000 };
+    const one = await clientAs(await gatewayWithQuota(options, shared), alice);
+    const two = await clientAs(await gatewayWithQuota(options, shared), alice);
+    await read(one, 0);
+    await read(two, 1);
+    await expect(read(one, 2)).rejects.toMatchObject({ code: -32033 });
+    await expect(read(two, 2)).rejects.toMatchObject({ code: -32033 });
   });
 
   it('refuses bad options at start-up', async () => {
