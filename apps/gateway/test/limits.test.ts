@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { describe, expect, it } from 'vitest';
 import { Drain } from '../src/listeners/drain.js';
+import { httpStatusOf } from '../src/listeners/http-errors.js';
 import { SessionQuota } from '../src/listeners/limits.js';
 import { SessionGate } from '../src/listeners/session-gate.js';
 
@@ -9,9 +10,15 @@ describe('SessionQuota', () => {
     const quota = new SessionQuota({ sessions: 3, sessionsPerClient: 2 });
     const a1 = quota.claim('alice');
     const a2 = quota.claim('alice');
-    expect(quota.claim('alice')).toMatchObject({ ok: false, status: 429 });
+    const perClient = quota.claim('alice');
+    expect(perClient).toMatchObject({
+      ok: false,
+      error: { code: -32000, data: { reason: 'too_many_sessions' } },
+    });
+    expect(!perClient.ok && httpStatusOf(perClient.error)).toBe(429);
     const b1 = quota.claim('bob');
-    expect(quota.claim('carol')).toMatchObject({ ok: false, status: 503 });
+    const total = quota.claim('carol');
+    expect(!total.ok && httpStatusOf(total.error)).toBe(503);
     expect(quota.size).toBe(3);
     if (!a1.ok || !a2.ok || !b1.ok) throw new Error('claims should fit');
     a1.release();

@@ -50,7 +50,26 @@ export type GatewayErrorReason =
   | 'result_too_large'
   /** The shared store did not answer and the config says to refuse what needs it (DESIGN §12). */
   | 'store_unavailable'
-  | 'internal';
+  | 'internal'
+  // Refused by a listener before any session or server saw the request (DESIGN §10 for the limits):
+  | 'too_many_sessions'
+  | 'body_too_large'
+  | 'busy'
+  | 'shutting_down'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'not_acceptable'
+  | 'parse_error'
+  | 'unsupported_protocol_version'
+  | 'session_required'
+  | 'session_not_found'
+  | 'initialize_required'
+  | 'stream_conflict'
+  | 'invalid_last_event_id'
+  /** A replica forwarded a session's request to the replica serving it, which failed mid-request. */
+  | 'replica_failed'
+  /** The session is being taken over by another replica (its owner died): retry. */
+  | 'session_moving';
 
 export interface GatewayErrorData {
   reason?: GatewayErrorReason;

@@ -76,10 +76,6 @@ export function header(req: IncomingMessage, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-export function rpcError(code: number, message: string) {
-  return { jsonrpc: '2.0', error: { code, message }, id: null };
-}
-
 export function sendJson(
   res: ServerResponse,
   status: number,

@@ -1,16 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Drain, SHUTTING_DOWN_MESSAGE } from './drain.js';
-import { sendJson } from './http-io.js';
-import {
-  bodyTooLargeMessage,
-  busyMessage,
-  countRefusal,
-  DEFAULT_LIMITS,
-  type Limits,
-  refusal,
-  type SessionClaim,
-  SessionQuota,
-} from './limits.js';
+import { errorResponse } from '@switchyard/core';
+import { Drain } from './drain.js';
+import { httpStatusOf, sendError } from './http-errors.js';
+import { countRefusal, DEFAULT_LIMITS, type Limits, type SessionClaim, SessionQuota } from './limits.js';
+import { Refusals } from './refusals.js';
 
 // How the HTTP listener answers what a limit (or draining) refuses: a status and a JSON-RPC error
 // with `data.reason`, counted in `switchyard.limits.refusals`.
@@ -38,8 +31,9 @@ const LINGER_MS = 1_000;
  */
 export function bodyTooLarge(req: IncomingMessage, res: ServerResponse, maxBytes: number): void {
   countRefusal('body_too_large', 'http');
-  const text = JSON.stringify(refusal('body_too_large', bodyTooLargeMessage(maxBytes)));
-  res.writeHead(413, {
+  const error = Refusals.bodyTooLarge(maxBytes);
+  const text = JSON.stringify(errorResponse(null, error));
+  res.writeHead(httpStatusOf(error), {
     connection: 'close',
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
@@ -58,17 +52,17 @@ export function bodyTooLarge(req: IncomingMessage, res: ServerResponse, maxBytes
 
 export function refuseBusy(res: ServerResponse, limit: number): void {
   countRefusal('busy', 'http');
-  sendJson(res, 429, refusal('busy', busyMessage(limit)));
+  sendError(res, Refusals.busy(limit));
 }
 
 export function refuseDraining(res: ServerResponse): void {
   countRefusal('shutting_down', 'http');
-  sendJson(res, 503, refusal('shutting_down', SHUTTING_DOWN_MESSAGE), { connection: 'close' });
+  sendError(res, Refusals.shuttingDown(), { headers: { connection: 'close' } });
 }
 
 export function refuseSessions(res: ServerResponse, claim: Extract<SessionClaim, { ok: false }>): void {
   countRefusal('too_many_sessions', 'http');
-  sendJson(res, claim.status, refusal('too_many_sessions', claim.message));
+  sendError(res, claim.error);
 }
 
 /** Whether a parsed body holds at least one request (a message that expects an answer). */

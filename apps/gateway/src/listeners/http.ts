@@ -13,6 +13,7 @@ import type { ListenerConfig } from '../config/load.js';
 import { advertisedUrl } from '../replicas/advertise.js';
 import { ReplicaSessions } from '../replicas/replica-sessions.js';
 import { initializeParams } from '../replicas/session-ids.js';
+import { sendError } from './http-errors.js';
 import {
   accepts,
   BodyTooLarge,
@@ -20,7 +21,6 @@ import {
   header,
   isInitialize,
   readBody,
-  rpcError,
   sendJson,
 } from './http-io.js';
 import {
@@ -37,6 +37,7 @@ import { type HttpSession, HttpSessionTable } from './http-sessions.js';
 import { listen } from './listen.js';
 import { ModernEndpoint } from './modern-endpoint.js';
 import { createRequestGuard } from './origin.js';
+import { Refusals } from './refusals.js';
 
 export interface HttpListener {
   url: string;
@@ -77,12 +78,11 @@ export async function startHttpListener(
     // RFC 9728 metadata is public (clients read it before they have a token), like its CORS header says.
     if (authenticator.serveMetadata(req, res, config.path)) return;
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== config.path)
-      return sendJson(res, 404, rpcError(-32600, `Not found: the MCP endpoint is ${config.path}`));
+    if (url.pathname !== config.path) return sendError(res, Refusals.notFound(config.path));
     const refused = guard(req);
     if (refused) {
       log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
-      return sendJson(res, 403, rpcError(-32600, `Forbidden: ${refused}`));
+      return sendError(res, Refusals.forbidden(refused));
     }
     const auth = await authenticator.authenticate(header(req, 'authorization'));
     if (!auth.ok) {
@@ -100,18 +100,13 @@ export async function startHttpListener(
     /** A session answers only the client that opened it (a stolen session id is useless without its token). */
     const wrongClient = (entry: HttpSession): boolean => {
       if (entry.identity.id !== identity.id) {
-        sendJson(res, 403, rpcError(-32600, 'Forbidden: this session belongs to another client'));
+        sendError(res, Refusals.forbidden('this session belongs to another client'));
         return true;
       }
       if (!sameGroups(entry.identity, identity)) {
-        sendJson(
-          res,
-          403,
-          rpcError(
-            -32600,
-            'Forbidden: this token carries other groups than the one that opened the session: open a new session',
-          ),
-        );
+        const detail =
+          'this token carries other groups than the one that opened the session: open a new session';
+        sendError(res, Refusals.forbidden(detail));
         return true;
       }
       refreshSubjectToken(entry.identity, identity);
@@ -120,14 +115,7 @@ export async function startHttpListener(
     const sessionId = header(req, 'mcp-session-id');
     const version = header(req, 'mcp-protocol-version');
     const unsupported = () =>
-      sendJson(
-        res,
-        400,
-        rpcError(
-          -32000,
-          `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')})`,
-        ),
-      );
+      sendError(res, Refusals.unsupportedVersion(version, SUPPORTED_PROTOCOL_VERSIONS));
     if (req.method === 'GET' || req.method === 'DELETE') {
       req.resume();
       if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return unsupported();
@@ -137,15 +125,7 @@ export async function startHttpListener(
         if (routed.kind === 'handled') return;
         if (routed.kind === 'local') entry = routed.entry;
       }
-      if (!entry) {
-        return sendJson(
-          res,
-          sessionId ? 404 : 400,
-          sessionId
-            ? rpcError(-32001, 'Session not found: initialize a new session')
-            : rpcError(-32000, 'Bad Request: Mcp-Session-Id header required'),
-        );
-      }
+      if (!entry) return sendError(res, sessionId ? Refusals.sessionNotFound() : Refusals.sessionRequired());
       if (wrongClient(entry)) return;
       entry.lastSeen = Date.now();
       if (req.method === 'DELETE') {
@@ -153,13 +133,11 @@ export async function startHttpListener(
         res.writeHead(200).end();
         return;
       }
-      if (!accepts(req, 'text/event-stream')) {
-        return sendJson(
+      if (!accepts(req, 'text/event-stream'))
+        return sendError(
           res,
-          406,
-          rpcError(-32000, 'Not Acceptable: the notification stream needs Accept: text/event-stream'),
+          Refusals.notAcceptable('the notification stream needs Accept: text/event-stream'),
         );
-      }
       entry.openStreams += 1;
       res.once('close', () => {
         entry.openStreams -= 1;
@@ -170,8 +148,9 @@ export async function startHttpListener(
     }
     if (req.method !== 'POST') {
       req.resume();
-      res.setHeader('Allow', 'GET, POST, DELETE');
-      return sendJson(res, 405, rpcError(-32600, `Method ${req.method} not allowed`));
+      return sendError(res, Refusals.methodNotAllowed(req.method), {
+        headers: { allow: 'GET, POST, DELETE' },
+      });
     }
     let raw: Buffer;
     let body: unknown;
@@ -180,7 +159,7 @@ export async function startHttpListener(
       body = JSON.parse(raw.toString('utf8'));
     } catch (error) {
       if (error instanceof BodyTooLarge) return bodyTooLarge(req, res, limits.maxBodyBytes);
-      return sendJson(res, 400, rpcError(-32700, `Parse error: ${(error as Error).message}`));
+      return sendError(res, Refusals.parseError((error as Error).message));
     }
     const invalid = checkEnvelope(body);
     if (invalid) return sendJson(res, 400, invalid);
@@ -204,23 +183,14 @@ export async function startHttpListener(
         if (routed.kind === 'handled') return;
         if (routed.kind === 'local') entry = routed.entry;
       }
-      if (!entry) return sendJson(res, 404, rpcError(-32001, 'Session not found: initialize a new session'));
+      if (!entry) return sendError(res, Refusals.sessionNotFound());
       if (wrongClient(entry)) return;
       entry.lastSeen = Date.now();
       if (requestCount(messages) > entry.gate.free) return refuseBusy(res, limits.concurrentPerSession);
       entry.transport.handlePost(res, messages, acceptsSse, version);
       return;
     }
-    if (!isInitialize(body)) {
-      return sendJson(
-        res,
-        400,
-        rpcError(
-          -32000,
-          'Bad Request: send initialize first, then the Mcp-Session-Id header on every request',
-        ),
-      );
-    }
+    if (!isInitialize(body)) return sendError(res, Refusals.initializeRequired());
     const init = replicas ? initializeParams(initializeOf(body)?.params) : undefined;
     const opened = replicas && init ? await replicas.open(identity, init) : await sessions.open(identity);
     if (!opened.ok) return refuseSessions(res, opened);
@@ -231,7 +201,7 @@ export async function startHttpListener(
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
       log.error('request failed', { error: error instanceof Error ? error.message : String(error) });
-      if (!res.headersSent) sendJson(res, 500, rpcError(-32603, 'Internal error'));
+      if (!res.headersSent) sendError(res, Refusals.internal());
       else res.end();
     });
   });

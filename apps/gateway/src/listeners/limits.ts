@@ -1,5 +1,6 @@
 import { type Counter, metrics } from '@opentelemetry/api';
-import { DEFAULT_UPSTREAM_LIMITS } from '@switchyard/core';
+import { DEFAULT_UPSTREAM_LIMITS, type GatewayError } from '@switchyard/core';
+import { Refusals } from './refusals.js';
 
 /** `limits` in the config: what one gateway process accepts before it refuses (DESIGN §10). */
 export interface Limits {
@@ -35,11 +36,6 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
 /** The stable `data.reason` of a refusal by a limit, or by a gateway that is shutting down. */
 export type RefusalReason = 'too_many_sessions' | 'body_too_large' | 'busy' | 'shutting_down';
 
-/** The JSON-RPC error every limit refusal answers with (-32000, gateway range, with `data.reason`). */
-export function refusal(reason: RefusalReason, message: string, id: string | number | null = null) {
-  return { jsonrpc: '2.0' as const, id, error: { code: -32000, message, data: { reason } } };
-}
-
 let refusals: Counter | undefined;
 
 /** Counts one refusal as `switchyard.limits.refusals{reason, transport}` (a no-op without a metrics SDK). */
@@ -51,9 +47,7 @@ export function countRefusal(reason: RefusalReason, transport: 'http' | 'ws' | '
   refusals.add(1, { reason, transport });
 }
 
-export type SessionClaim =
-  | { ok: true; release: () => void }
-  | { ok: false; status: 429 | 503; message: string };
+export type SessionClaim = { ok: true; release: () => void } | { ok: false; error: GatewayError };
 
 /**
  * Counts open sessions in total and per client identity, shared by the HTTP and WebSocket listeners.
@@ -77,16 +71,20 @@ export class SessionQuota {
     if (this.#total >= sessions) {
       return {
         ok: false,
-        status: 503,
-        message: `Too many sessions: the gateway holds its limit of ${sessions} (limits.sessions); retry later or close unused sessions`,
+        error: Refusals.tooManySessions(
+          `Too many sessions: the gateway holds its limit of ${sessions} (limits.sessions); retry later or close unused sessions`,
+          'sessions',
+        ),
       };
     }
     const mine = this.#perClient.get(client) ?? 0;
     if (mine >= sessionsPerClient) {
       return {
         ok: false,
-        status: 429,
-        message: `Too many sessions: client "${client}" holds its limit of ${sessionsPerClient} (limits.sessionsPerClient); close (DELETE) sessions you no longer use`,
+        error: Refusals.tooManySessions(
+          `Too many sessions: client "${client}" holds its limit of ${sessionsPerClient} (limits.sessionsPerClient); close (DELETE) sessions you no longer use`,
+          'sessionsPerClient',
+        ),
       };
     }
     this.#total += 1;
@@ -104,12 +102,4 @@ export class SessionQuota {
       },
     };
   }
-}
-
-export function busyMessage(limit: number): string {
-  return `Busy: this session already has ${limit} requests in flight (limits.concurrentPerSession); wait for an answer before sending more`;
-}
-
-export function bodyTooLargeMessage(limit: number): string {
-  return `Request body too large: the limit is ${limit} bytes (limits.maxBodyBytes); send smaller requests`;
 }

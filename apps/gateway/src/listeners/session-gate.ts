@@ -1,6 +1,8 @@
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
-import { type Drain, SHUTTING_DOWN_MESSAGE } from './drain.js';
-import { busyMessage, countRefusal, type RefusalReason, refusal } from './limits.js';
+import { errorResponse } from '@switchyard/core';
+import type { Drain } from './drain.js';
+import { countRefusal, type RefusalReason } from './limits.js';
+import { Refusals } from './refusals.js';
 import { cancelledRequest, isRequest, isResponse, type RequestId } from './wire.js';
 
 export type GatedTransport = 'http' | 'ws' | 'stdio';
@@ -83,8 +85,8 @@ export class SessionGate implements Transport {
           : undefined;
       if (reason) {
         countRefusal(reason, this.#transport);
-        const text = reason === 'busy' ? busyMessage(this.#limit) : SHUTTING_DOWN_MESSAGE;
-        void this.#inner.send(refusal(reason, text, message.id) as unknown as JSONRPCMessage);
+        const error = reason === 'busy' ? Refusals.busy(this.#limit) : Refusals.shuttingDown();
+        void this.#inner.send(errorResponse(message.id, error) as unknown as JSONRPCMessage);
         return;
       }
       // A client that reuses the id of a request still in flight must not leak the first one's slot.

@@ -1,9 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import { SessionEventStore, type StoredEvent, type StreamLog } from './event-store.js';
+import { sendError } from './http-errors.js';
+import { Refusals } from './refusals.js';
 import type { Exchange, Owner, SessionHttpTransportOptions } from './session-streams.js';
 import { expectsPriming, KEEP_ALIVE_MS, SseChannel } from './sse.js';
-import { cancelledRequest, isRequest, isResponse, type RequestId, refuse } from './wire.js';
+import { cancelledRequest, isRequest, isResponse, type RequestId } from './wire.js';
 
 export type { SessionHttpTransportOptions } from './session-streams.js';
 
@@ -108,7 +110,7 @@ export class SessionHttpTransport implements Transport {
       return;
     }
     if (this.#standalone?.owner.channel?.open) {
-      refuse(res, 409, 'Conflict: a notification stream is already open for this session');
+      sendError(res, Refusals.streamConflict());
       return;
     }
     // A GET without Last-Event-ID starts a new stream: what the old one still held is not replayed onto it.
@@ -209,12 +211,7 @@ export class SessionHttpTransport implements Transport {
   #resume(res: ServerResponse, lastEventId: string, priming: boolean): void {
     const found = this.#store.replay(lastEventId);
     if (!found) {
-      refuse(
-        res,
-        400,
-        `Bad Request: Last-Event-ID ${JSON.stringify(lastEventId.slice(0, 64))} names no stream this session ` +
-          'can resume (unknown, finished, or its events were dropped); open the stream again without Last-Event-ID',
-      );
+      sendError(res, Refusals.invalidLastEventId(lastEventId));
       return;
     }
     const { log, events } = found;

@@ -1,16 +1,8 @@
-import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 
 // The few JSON-RPC and HTTP shapes the legacy session transport looks at.
 
 export type RequestId = string | number;
-
-/** Answers an HTTP request with a JSON-RPC error that has no id (a refused stream). */
-export function refuse(res: ServerResponse, status: number, message: string): void {
-  const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32000, message } });
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
 
 export function isRequest(
   message: JSONRPCMessage,

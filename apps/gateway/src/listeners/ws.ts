@@ -2,7 +2,9 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import {
   type ClientDirectory,
+  errorResponse,
   type Gateway,
+  type GatewayError,
   type Logger,
   MCP_WS_SUBPROTOCOL,
   openSession,
@@ -11,11 +13,12 @@ import {
 import { WebSocketServer } from 'ws';
 import { type Authenticator, asAuthenticator } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
-import { SHUTTING_DOWN_MESSAGE } from './drain.js';
+import { httpStatusOf } from './http-errors.js';
 import { type ListenerLimits, listenerLimits } from './http-refusals.js';
-import { countRefusal, type RefusalReason, refusal } from './limits.js';
+import { countRefusal } from './limits.js';
 import { listen } from './listen.js';
 import { createRequestGuard } from './origin.js';
+import { Refusals } from './refusals.js';
 import { SessionGate } from './session-gate.js';
 
 export interface WsListener {
@@ -78,18 +81,20 @@ export async function startWsListener(
       return refuse(auth.status, STATUS_TEXT[auth.status], headers.join(''), auth.error.message);
     }
     const identity = auth.identity;
-    const limited = (status: number, reason: RefusalReason, message: string) => {
+    const limited = (error: GatewayError) => {
+      const reason = error.reason as 'shutting_down' | 'too_many_sessions';
+      const status = httpStatusOf(error);
       countRefusal(reason, 'ws');
       log.warn('upgrade refused', { reason, client: identity.id });
-      const body = JSON.stringify(refusal(reason, message));
+      const body = JSON.stringify(errorResponse(null, error));
       socket.end(
         `HTTP/1.1 ${status} ${STATUS_TEXT[status as keyof typeof STATUS_TEXT]}\r\nContent-Type: application/json\r\n` +
           `Connection: close\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
       );
     };
-    if (drain.draining) return limited(503, 'shutting_down', SHUTTING_DOWN_MESSAGE);
+    if (drain.draining) return limited(Refusals.shuttingDown());
     const claim = quota.claim(identity.id);
-    if (!claim.ok) return limited(claim.status, 'too_many_sessions', claim.message);
+    if (!claim.ok) return limited(claim.error);
     // Released when the session ends, or when the handshake fails before there is one.
     socket.once('close', claim.release);
     wss.handleUpgrade(req, socket, head, (ws) => {

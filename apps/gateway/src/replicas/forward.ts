@@ -5,6 +5,8 @@ import {
   request,
   type ServerResponse,
 } from 'node:http';
+import { sendError } from '../listeners/http-errors.js';
+import { Refusals } from '../listeners/refusals.js';
 import { FORWARDED_HEADER } from './forward-proof.js';
 
 /** `forwarded`: the owner's answer (or its failure mid-way) went to the client; `unreachable`: nothing was sent. */
@@ -88,18 +90,7 @@ export class Forwarder {
         if (upstream.reusedSocket && error.code === 'ECONNRESET' && !fresh)
           return resolve(this.forward(req, res, owner, proof, body, true));
         // Sent, and the owner failed before answering: the request is lost (it may have run), not replayed.
-        if (!res.headersSent)
-          res.writeHead(502, { 'content-type': 'application/json' }).end(
-            JSON.stringify({
-              jsonrpc: '2.0',
-              id: null,
-              error: {
-                code: -32000,
-                message:
-                  'Bad Gateway: the replica serving this session failed during the request; retry it (the session continues)',
-              },
-            }),
-          );
+        if (!res.headersSent) sendError(res, Refusals.replicaFailed());
         resolve('forwarded');
       });
       res.once('close', () => {

@@ -1,9 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import type { Identity, Logger, Store } from '@switchyard/core';
-import { header, sendJson } from '../listeners/http-io.js';
+import { sendError } from '../listeners/http-errors.js';
+import { header } from '../listeners/http-io.js';
 import type { HttpSession, HttpSessionTable } from '../listeners/http-sessions.js';
 import type { SessionClaim } from '../listeners/limits.js';
+import { Refusals } from '../listeners/refusals.js';
 import { Forwarder } from './forward.js';
 import { FORWARDED_HEADER, ForwardProof } from './forward-proof.js';
 import { SessionDirectory, type SessionRecord } from './session-directory.js';
@@ -124,14 +126,7 @@ export class ReplicaSessions {
     }
     const entry = await this.#restore(id, ticket, identity, record);
     if (!entry) {
-      sendJson(res, 503, {
-        jsonrpc: '2.0',
-        id: null,
-        error: {
-          code: -32000,
-          message: 'Service Unavailable: this session is moving to another replica; retry the request',
-        },
-      });
+      sendError(res, Refusals.sessionMoving());
       return { kind: 'handled' };
     }
     return { kind: 'local', entry };
@@ -261,15 +256,6 @@ export class ReplicaSessions {
 }
 
 function refuseStore(res: ServerResponse): Routed {
-  sendJson(res, 503, {
-    jsonrpc: '2.0',
-    id: null,
-    error: {
-      code: -32000,
-      message:
-        'Store unavailable: this session is served by another replica and the store that says which does not answer; retry shortly',
-      data: { reason: 'store_unavailable' },
-    },
-  });
+  sendError(res, Refusals.sessionStoreUnavailable());
   return { kind: 'handled' };
 }

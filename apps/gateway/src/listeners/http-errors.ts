@@ -1,0 +1,45 @@
+import type { ServerResponse } from 'node:http';
+import { errorResponse, type GatewayError, type GatewayErrorReason } from '@switchyard/core';
+
+/** The HTTP status of a refusal, by its reason; errors answered inside a session's exchange are 200. */
+const STATUS: Partial<Record<GatewayErrorReason, number>> = {
+  busy: 429,
+  shutting_down: 503,
+  body_too_large: 413,
+  not_found: 404,
+  forbidden: 403,
+  method_not_allowed: 405,
+  not_acceptable: 406,
+  parse_error: 400,
+  unsupported_protocol_version: 400,
+  session_required: 400,
+  session_not_found: 404,
+  initialize_required: 400,
+  stream_conflict: 409,
+  invalid_last_event_id: 400,
+  store_unavailable: 503,
+  session_moving: 503,
+  replica_failed: 502,
+  internal: 500,
+};
+
+/** The HTTP status a listener answers `error` with (DESIGN §10: a status where one exists). */
+export function httpStatusOf(error: GatewayError): number {
+  if (error.reason === 'too_many_sessions') return error.data?.limit === 'sessionsPerClient' ? 429 : 503;
+  return (error.reason && STATUS[error.reason]) ?? 200;
+}
+
+/** Writes `error` as the HTTP answer: its status, and the JSON-RPC error response (id null unless given). */
+export function sendError(
+  res: ServerResponse,
+  error: GatewayError,
+  options: { id?: string | number | null; headers?: Record<string, string> } = {},
+): void {
+  const text = JSON.stringify(errorResponse(options.id ?? null, error));
+  res.writeHead(httpStatusOf(error), {
+    ...options.headers,
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  res.end(text);
+}
