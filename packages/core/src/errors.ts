@@ -69,7 +69,13 @@ export type GatewayErrorReason =
   /** A replica forwarded a session's request to the replica serving it, which failed mid-request. */
   | 'replica_failed'
   /** The session is being taken over by another replica (its owner died): retry. */
-  | 'session_moving';
+  | 'session_moving'
+  // Authentication (HTTP 401, 403, 503 before any JSON-RPC):
+  | 'missing_token'
+  | 'invalid_token'
+  | 'unauthorized'
+  | 'insufficient_scope'
+  | 'issuer_unavailable';
 
 export interface GatewayErrorData {
   reason?: GatewayErrorReason;

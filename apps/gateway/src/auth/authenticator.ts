@@ -8,11 +8,13 @@ import {
 import {
   attachSubjectToken,
   ClientDirectory,
+  GatewayError,
   type Identity,
   type Logger,
   subjectTokenOf,
 } from '@switchyard/core';
 import type { OAuthConfig } from '../config/auth-schema.js';
+import { httpStatusOf } from '../listeners/http-errors.js';
 import { IssuerKeys, IssuerUnavailable } from './issuer-keys.js';
 import { OAuthVerifier, type TokenClaims } from './oauth-verifier.js';
 import { ProtectedResource } from './protected-resource.js';
@@ -27,12 +29,24 @@ export type AuthOutcome =
     }
   | {
       ok: false;
+      /** `httpStatusOf(error)`, for callers that answer outside JSON-RPC (the admin listener, a WebSocket upgrade). */
       status: 401 | 403 | 503;
-      /** A short word for logs: missing_token, invalid_token, insufficient_scope, issuer_unavailable. */
+      /** `error.reason`: missing_token, invalid_token, unauthorized, insufficient_scope, issuer_unavailable. */
       reason: string;
       headers: Record<string, string>;
-      error: { code: number; message: string; data?: Record<string, unknown> };
+      error: GatewayError;
     };
+
+/** A refusal: the error (its reason gives the status) and the challenge headers to send with it. */
+function refused(error: GatewayError, headers: Record<string, string>): AuthOutcome {
+  return {
+    ok: false,
+    status: httpStatusOf(error) as 401 | 403 | 503,
+    reason: error.reason ?? 'unauthorized',
+    headers,
+    error,
+  };
+}
 
 /**
  * Resolves the `Authorization` header of an HTTP or WebSocket request to an identity: a static client
@@ -91,17 +105,13 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 
   const refusal = (error: unknown): AuthOutcome => {
     if (error instanceof IssuerUnavailable) {
-      return {
-        ok: false,
-        status: 503,
-        reason: 'issuer_unavailable',
-        headers: { 'Retry-After': String(error.retryAfterSec) },
-        error: {
-          code: -32000,
-          message: `Service Unavailable: ${error.message}`,
-          data: { reason: 'issuer_unavailable', retryAfterMs: error.retryAfterSec * 1000 },
-        },
-      };
+      return refused(
+        new GatewayError(-32000, `Service Unavailable: ${error.message}`, {
+          reason: 'issuer_unavailable',
+          retryAfterMs: error.retryAfterSec * 1000,
+        }),
+        { 'Retry-After': String(error.retryAfterSec) },
+      );
     }
     const oauthError =
       error instanceof OAuthError
@@ -109,20 +119,13 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
         : new OAuthError(OAuthErrorCode.InvalidToken, 'the access token could not be checked');
     const answer = bearerAuthChallengeResponse(oauthError, challengeOptions);
     const scope = answer.status === 403;
-    return {
-      ok: false,
-      status: scope ? 403 : 401,
-      reason: scope ? 'insufficient_scope' : 'invalid_token',
-      headers: {
-        'WWW-Authenticate': answer.headers.get('www-authenticate') ?? metadata.missingTokenChallenge(),
-      },
-      error: {
-        code: -32600,
-        message: scope
-          ? `Forbidden: the access token lacks a required scope (${metadata.requiredScopes.join(' ')}): request it from the issuer`
-          : `Unauthorized: ${oauthError.message}`,
-      },
-    };
+    const message = scope
+      ? `Forbidden: the access token lacks a required scope (${metadata.requiredScopes.join(' ')}): request it from the issuer`
+      : `Unauthorized: ${oauthError.message}`;
+    return refused(
+      new GatewayError(-32600, message, { reason: scope ? 'insufficient_scope' : 'invalid_token' }),
+      { 'WWW-Authenticate': answer.headers.get('www-authenticate') ?? metadata.missingTokenChallenge() },
+    );
   };
 
   return {
@@ -130,16 +133,10 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
     async authenticate(authorization) {
       if (authorization === undefined || authorization.trim() === '') {
         if (options.anonymousAllowed) return { ok: true, identity: clients.anonymous };
-        return {
-          ok: false,
-          status: 401,
-          reason: 'missing_token',
-          headers: { 'WWW-Authenticate': metadata.missingTokenChallenge() },
-          error: {
-            code: -32600,
-            message: `Unauthorized: this gateway needs an OAuth access token for ${oauth.resource} from ${oauth.issuer} (see ${metadata.metadataUrl}): send Authorization: Bearer <token>`,
-          },
-        };
+        const message = `Unauthorized: this gateway needs an OAuth access token for ${oauth.resource} from ${oauth.issuer} (see ${metadata.metadataUrl}): send Authorization: Bearer <token>`;
+        return refused(new GatewayError(-32600, message, { reason: 'missing_token' }), {
+          'WWW-Authenticate': metadata.missingTokenChallenge(),
+        });
       }
       const token = /^Bearer[ \t]+(\S+)\s*$/i.exec(authorization)?.[1];
       if (!token) {
@@ -168,13 +165,9 @@ export function staticAuthenticator(clients: ClientDirectory): Authenticator {
     async authenticate(authorization) {
       const auth = clients.authenticate(authorization);
       if (auth.ok) return auth;
-      return {
-        ok: false,
-        status: auth.status,
-        reason: 'unauthorized',
-        headers: { 'WWW-Authenticate': auth.challenge },
-        error: { code: -32600, message: auth.message },
-      };
+      return refused(new GatewayError(-32600, auth.message, { reason: 'unauthorized' }), {
+        'WWW-Authenticate': auth.challenge,
+      });
     },
     serveMetadata: () => false,
     close: () => {},

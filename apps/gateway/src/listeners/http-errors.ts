@@ -21,6 +21,11 @@ const STATUS: Partial<Record<GatewayErrorReason, number>> = {
   session_moving: 503,
   replica_failed: 502,
   internal: 500,
+  missing_token: 401,
+  invalid_token: 401,
+  unauthorized: 401,
+  insufficient_scope: 403,
+  issuer_unavailable: 503,
 };
 
 /** The HTTP status a listener answers `error` with (DESIGN §10: a status where one exists). */

@@ -93,8 +93,7 @@ export async function startHttpListener(
         detail: auth.error.message,
         remote: req.socket.remoteAddress,
       });
-      for (const [name, value] of Object.entries(auth.headers)) res.setHeader(name, value);
-      return sendJson(res, auth.status, { jsonrpc: '2.0', error: auth.error, id: null });
+      return sendError(res, auth.error, { headers: auth.headers });
     }
     const identity = auth.identity;
     /** A session answers only the client that opened it (a stolen session id is useless without its token). */
