@@ -15,11 +15,12 @@ import { mapLimit } from './lib/pool.mjs';
 import { startFixtureHttp, startGateway } from './lib/processes.mjs';
 import { prepareReferenceServer, REFERENCE_COMMIT } from './lib/reference.mjs';
 import { startGatewayFronting, startReferenceServer } from './lib/reference-servers.mjs';
+import { replicasMissing, startReplicas } from './lib/replicas.mjs';
 import { FAILING_OUTCOMES, printRevision, summaryLine } from './lib/report.mjs';
 import { runSuite, withHiddenChecks } from './lib/scenario.mjs';
 import { listScenarios, planRevision, REVISIONS, readRequirements } from './lib/suites.mjs';
 
-const SERVERS = ['fixture', 'reference'];
+const SERVERS = ['fixture', 'reference', 'replicas'];
 const USAGE = `usage: node apps/conformance/run.mjs [--server NAME]... [--revision ID]... [--scenario NAME]... [--concurrency N] [--write-gaps]
   --server NAME    only this server under test (${SERVERS.join(', ')}); repeatable
   --revision ID    only this revision setting (${REVISIONS.map((r) => r.id).join(', ')}); repeatable
@@ -94,6 +95,13 @@ const SERVER_SETS = {
     gateDirect: false,
     noExtensions: 'extension scenario, not implemented by the reference server',
   },
+  replicas: {
+    id: 'replicas',
+    title: 'the fixture behind two gateway replicas sharing redis-server, HAProxy round-robin in front',
+    gapsFile: join(here, 'replicas-gaps.json'),
+    // The fixture's own failures are gated once, by the fixture set.
+    gateDirect: false,
+  },
 };
 
 const workDir = mkdtempSync(join(tmpdir(), 'switchyard-conformance-'));
@@ -137,10 +145,22 @@ async function startReferenceSet() {
   return { direct, gateway, source: prepared.source };
 }
 
+/** The fixture over HTTP, and the same fixture through two gateway replicas behind a balancer. */
+async function startReplicasSet() {
+  const missing = replicasMissing();
+  if (missing !== undefined)
+    return { notRun: { why: missing, how: 'apt-get install -y redis-server haproxy (.ci/run does)' } };
+  const [direct, gateway] = await Promise.all([
+    startFixtureHttp(fixtureCli).then(track),
+    startReplicas(gatewayCli, fixtureCli, workDir).then(track),
+  ]);
+  return { direct, gateway };
+}
+
 let exitCode = 0;
 try {
   const started = Date.now();
-  const starters = { fixture: startFixtureSet, reference: startReferenceSet };
+  const starters = { fixture: startFixtureSet, reference: startReferenceSet, replicas: startReplicasSet };
   // A server that fails to start fails the run, but the other one still runs.
   const startedSets = await Promise.all(
     selected.map(async (id) => {

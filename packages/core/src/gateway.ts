@@ -300,16 +300,25 @@ export class Gateway {
   }
 
   /**
-   * Names this replica (its advertised URL) in the `requestState` of calls suspended here, so another
-   * replica that receives the retry can send it here (DESIGN §12).
+   * Names this replica (its advertised URL) in the `requestState`s and task ids it hands out, so another
+   * replica that receives the retry, or a request about the task, can send it here (DESIGN §12): the call
+   * suspended here, the upstream state minted on this replica's connection, the task its upstream holds.
    */
   setInstance(url: string): void {
     this.#requestStates.instance = url;
+    this.#taskIds.instance = url;
   }
 
-  /** The replica holding the suspended call a `requestState` continues (see setInstance), if any. */
-  suspendedCallHolder(requestState: string): string | undefined {
-    return this.#requestStates.holder(requestState);
+  /**
+   * The replica that holds what a request continues, when another replica sharing `cursorSecret` handed
+   * it out: the `requestState` of a multi round-trip retry, else the task id of a `tasks/*` request.
+   */
+  holderOf(method: string, params: Record<string, unknown> | undefined): string | undefined {
+    const state = params?.requestState;
+    if (typeof state === 'string') return this.#requestStates.holder(state);
+    if (method.startsWith('tasks/') && params?.taskId !== undefined)
+      return this.#taskIds.holder(params.taskId);
+    return undefined;
   }
 
   /** Runs one downstream request through the middleware chain to its upstream(s). */

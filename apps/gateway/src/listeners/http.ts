@@ -166,8 +166,8 @@ export async function startHttpListener(
     if (!sessionId && claimsModernEra(body, version)) {
       // Modern requests are stateless: each is one request in flight, except a listen stream.
       const isListen = (body as { method?: unknown }).method === 'subscriptions/listen';
-      const holder = (state: string) => gateway.suspendedCallHolder(state);
-      if (replicas && (await replicas.forwardSuspended(req, res, holder, body, raw))) return;
+      const holderOf = (method: string, params?: Record<string, unknown>) => gateway.holderOf(method, params);
+      if (replicas && (await replicas.forwardHeld(req, res, holderOf, body, raw))) return;
       if (carriesRequest(body) && !isListen) res.once('close', drain.track());
       await modern.serve(identity, req, res, body);
       return;

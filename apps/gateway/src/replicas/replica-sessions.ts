@@ -133,24 +133,28 @@ export class ReplicaSessions {
   }
 
   /**
-   * A 2026-07-28 retry that continues a call suspended on another replica (its `requestState` names the
-   * holder, under the shared key) is forwarded there: the upstream call waits in that process. Resolves
-   * to whether it was (else it is served here; a call whose replica died is gone, and the client is
-   * told to start over).
+   * A 2026-07-28 request that continues something another replica holds is forwarded there: a retry whose
+   * `requestState` that replica sealed (its call is suspended there, or its upstream minted the state on
+   * that replica's connection), or a `tasks/*` request about a task it created (its upstream connection
+   * knows the task). `holderOf` names the holder only for a state or id sealed under the shared key, so
+   * nothing a client makes up is forwarded. Resolves to whether it was (else it is served here: a holder
+   * that died took that state with it, and the client is told to start over).
    */
-  async forwardSuspended(
+  async forwardHeld(
     req: IncomingMessage,
     res: ServerResponse,
-    holderOf: (requestState: string) => string | undefined,
+    holderOf: (method: string, params: Record<string, unknown> | undefined) => string | undefined,
     body: unknown,
     raw: Buffer,
   ): Promise<boolean> {
-    const state = (body as { params?: { requestState?: unknown } } | undefined)?.params?.requestState;
-    if (typeof state !== 'string' || Array.isArray(body)) return false;
-    if (this.#proof.verify(state, header(req, FORWARDED_HEADER))) return false;
-    const holder = holderOf(state);
+    if (Array.isArray(body)) return false;
+    const { method, params } = body as { method?: unknown; params?: Record<string, unknown> };
+    if (typeof method !== 'string') return false;
+    const holder = holderOf(method, params);
     if (holder === undefined || holder === this.self) return false;
-    return (await this.#forwarder.forward(req, res, holder, this.#proof.sign(state), raw)) === 'forwarded';
+    const token = JSON.stringify([method, params?.requestState ?? params?.taskId]);
+    if (this.#proof.verify(token, header(req, FORWARDED_HEADER))) return false;
+    return (await this.#forwarder.forward(req, res, holder, this.#proof.sign(token), raw)) === 'forwarded';
   }
 
   async close(): Promise<void> {

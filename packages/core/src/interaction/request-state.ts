@@ -25,7 +25,7 @@ interface Wire {
   t: string;
   s?: string;
   p?: string;
-  /** The replica holding the suspended call `p` (its advertised URL), when replicas share a store. */
+  /** The replica that sealed it (its advertised URL), when replicas share a store. */
   h?: string;
   /** Expiry, epoch ms. */
   e: number;
@@ -60,21 +60,21 @@ export class RequestStateSeal {
       e: this.#now() + INPUT_ROUND_TTL_MS,
     };
     if (state.upstreamState !== undefined) wire.s = state.upstreamState;
-    if (state.pending !== undefined) {
-      wire.p = state.pending;
-      if (this.instance !== undefined) wire.h = this.instance;
-    }
+    if (state.pending !== undefined) wire.p = state.pending;
+    // The replica that answered this round: the upstream's own state may be good on its connection only.
+    if (this.instance !== undefined) wire.h = this.instance;
     const body = Buffer.from(JSON.stringify(wire)).toString('base64url');
     return `${body}.${this.#mac(body)}`;
   }
 
   /**
-   * The replica holding the call a state continues, when the state is one a replica sharing this key
-   * sealed, still valid, for a call suspended there; else undefined. The holder checks the rest.
+   * The replica that sealed a state (a call suspended there, or an upstream state minted on its
+   * connection), when a replica sharing this key sealed it and it is still valid; else undefined. The
+   * holder checks the rest.
    */
   holder(raw: string): string | undefined {
     const wire = this.#verified(raw);
-    return wire?.p !== undefined && wire.e > this.#now() ? wire.h : undefined;
+    return wire !== undefined && wire.e > this.#now() ? wire.h : undefined;
   }
 
   /** The state `raw` stands for, if it is one this gateway sealed for this very upstream, caller and request. */

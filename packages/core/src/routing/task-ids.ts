@@ -28,6 +28,8 @@ interface Wire {
   n: string;
   x: string;
   l?: 1;
+  /** The replica that created the task (its advertised URL), when replicas share a store. */
+  r?: string;
 }
 
 /**
@@ -45,6 +47,8 @@ interface Wire {
  */
 export class TaskIdSeal {
   readonly #box: SealedBox;
+  /** This replica (its advertised URL): named in the ids of tasks created here. */
+  instance: string | undefined;
 
   constructor(secret: string | undefined) {
     this.#box = new SealedBox(secret, 'switchyard/task-id/v1', 'swt1.');
@@ -61,7 +65,16 @@ export class TaskIdSeal {
       x: binding.taskId,
     };
     if (binding.local) wire.l = 1;
+    if (this.instance !== undefined) wire.r = this.instance;
     return this.#box.seal(wire);
+  }
+
+  /**
+   * The replica that created the task `raw` names, when a replica sharing this key sealed it (its upstream
+   * connection knows the task: a stdio server, or a session-bound one, exists per replica).
+   */
+  holder(raw: unknown): string | undefined {
+    return (this.#box.open(raw) as Wire | undefined)?.r;
   }
 
   /** What `raw` stands for, when it is an id this gateway sealed for `identity`; else undefined. */
