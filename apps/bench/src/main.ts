@@ -47,6 +47,7 @@ import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
 import type { RunOptions } from './client.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
+import { runPathsBenchmark } from './paths/index.js';
 import { PLUGIN_PROFILE_DIRS, runCacheHitBenchmark, runStackBenchmark } from './plugins/index.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { runReadBenchmark } from './read.js';
@@ -148,6 +149,10 @@ async function runSections(
   if (runs('replicas')) {
     results.replicas = { config: sizes.replicas };
     await guarded(runReplicasBenchmark(sizes.replicas, log, results.replicas));
+  }
+  if (runs('paths')) {
+    results.paths = { config: sizes.paths, cells: [], gatewayWarnings: {} };
+    await guarded(runPathsBenchmark(sizes.paths, log, results.paths, profiled('paths', [])));
   }
 }
 
