@@ -52,17 +52,15 @@ export function compareCell(cell: PathCell, rounds: PathRun[], noDirect?: string
 }
 
 /**
- * The `n` slowest paths at the lowest concurrency measured: the lowest throughput ratios to direct; cells
- * without a direct baseline come after, by the gateway's CPU per request (highest first).
+ * The `n` slowest paths: the fewest requests per second through the gateway at the lowest concurrency
+ * measured (one request at a time: the path's latency). Ranked by the gateway side alone, not by the ratio,
+ * because the direct baselines differ in transport (a stdio or WebSocket upstream is read directly over
+ * its own transport, not over HTTP) and 2026-07-28 clients of legacy-only upstreams have none.
  */
 export function slowestCells(results: readonly PathResult[], n: number): PathResult[] {
   const lowest = Math.min(...results.map((r) => r.concurrency));
-  const atLowest = results.filter((r) => r.concurrency === lowest);
-  const ratioed = atLowest
-    .filter((r) => r.throughputRatio !== undefined)
-    .sort((a, b) => a.throughputRatio! - b.throughputRatio!);
-  const others = atLowest
-    .filter((r) => r.throughputRatio === undefined)
-    .sort((a, b) => (b.gateway.gatewayCpuMs ?? 0) - (a.gateway.gatewayCpuMs ?? 0));
-  return [...ratioed, ...others].slice(0, n);
+  return results
+    .filter((r) => r.concurrency === lowest)
+    .sort((a, b) => a.gateway.rps - b.gateway.rps)
+    .slice(0, n);
 }

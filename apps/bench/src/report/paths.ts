@@ -96,7 +96,7 @@ function renderProfiles(profiles: NonNullable<PathsResult['profiles']>): string[
   for (const [i, p] of profiles.entries()) {
     const c = p.cell;
     out.push(
-      `6${String.fromCharCode(99 + i)}. Gateway CPU profile, slowest path #${i + 1}: ${METHOD_LABELS[c.method]}, ` +
+      `6${String.fromCharCode(99 + i)}. Gateway CPU profile, slowest path #${i + 1} (fewest gw req/s at c=1): ${METHOD_LABELS[c.method]}, ` +
         `${UPSTREAM_LABELS[c.upstream]}, ${c.era} client, c=${c.concurrency} (${int.format(p.requests)} requests, ` +
         `busy ${(p.busyMs / 1000).toFixed(2)} s = ${(p.busyMs / p.requests).toFixed(3)} ms/request under the profiler)`,
       `   ${p.file}`,
