@@ -6,7 +6,7 @@ import { perRequestMs } from '../src/paths/measure.js';
 import type { PathCell, PathResult, PathRun } from '../src/paths/model.js';
 import { PendingRequests } from '../src/paths/pending.js';
 import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
-import { orderedRows, pathRow } from '../src/report/paths.js';
+import { goalsLine, orderedRows, pathRow } from '../src/report/paths.js';
 
 function run(side: PathRun['side'], round: number, rps: number, p50: number, p99: number): PathRun {
   return {
@@ -203,5 +203,20 @@ describe('liveHeapBytes', () => {
     };
     expect(liveHeapBytes(snapshot)).toBe(350);
     expect(() => liveHeapBytes({ snapshot: { meta: { node_fields: ['type'] } }, nodes: [] })).toThrow();
+  });
+});
+
+describe('goalsLine', () => {
+  it('counts the cells meeting each goal', () => {
+    const cell = (concurrency: number, gw: number, p99: number, direct = true): PathResult =>
+      compareCell(
+        { ...CELL, concurrency },
+        [...(direct ? [run('direct', 0, 100, 1, 1)] : []), run('gateway', 0, gw, 1, p99)],
+        direct ? undefined : 'legacy-only',
+      );
+    const line = goalsLine([cell(1, 90, 2.5), cell(16, 96, 9), cell(1, 50, 1.2), cell(1, 10, 1, false)]);
+    expect(line).toContain('ratio 2/3 (1 without direct)');
+    expect(line).toContain('0/4'); // every gateway round above used 0.3 ms of CPU per request
+    expect(line).toContain('+p99 ≤ 1 ms at c=1 1/2');
   });
 });

@@ -116,6 +116,21 @@ function renderProfiles(profiles: NonNullable<PathsResult['profiles']>): string[
   return out;
 }
 
+/** How many cells meet each of issue 18's per-path goals, e.g. `ratio 3/20 (12 without direct)`. */
+export function goalsLine(cells: readonly PathResult[]): string {
+  const ratioed = cells.filter((r) => r.throughputRatio !== undefined);
+  const ratioMet = ratioed.filter((r) => r.throughputRatio! >= ratioGoal(r)).length;
+  const cpu = cells.filter((r) => r.gateway.gatewayCpuMs !== undefined);
+  const cpuMet = cpu.filter((r) => r.gateway.gatewayCpuMs! <= PATH_GOALS.gatewayCpuMs).length;
+  const p99 = ratioed.filter((r) => r.concurrency === 1);
+  const p99Met = p99.filter((r) => r.addedP99Ms! <= PATH_GOALS.addedP99MsC1).length;
+  return (
+    `   goals met: ratio ${ratioMet}/${ratioed.length} (${cells.length - ratioed.length} without direct), ` +
+    `gw cpu ≤ ${PATH_GOALS.gatewayCpuMs} ms ${cpuMet}/${cpu.length}, ` +
+    `+p99 ≤ ${PATH_GOALS.addedP99MsC1} ms at c=1 ${p99Met}/${p99.length}`
+  );
+}
+
 export function renderPaths(p: PathsResult): string[] {
   const c = p.config;
   const out = [
@@ -128,6 +143,9 @@ export function renderPaths(p: PathsResult): string[] {
     `   * below the goal (c=1 ≥ ${PATH_GOALS.ratioC1}x, c=16 ≥ ${PATH_GOALS.ratioC16}x); other goals: gw cpu ≤ ` +
       `${PATH_GOALS.gatewayCpuMs} ms/req, +p99 ≤ ${PATH_GOALS.addedP99MsC1} ms at c=1.`,
     '   no direct: the upstream speaks 2025-11-25 only, so a 2026-07-28 client has no direct path to compare with.',
+    "   stdio and WebSocket direct rows use the upstream's own transport (no HTTP): their ratios include the " +
+      'client-to-gateway HTTP hop.',
+    goalsLine(p.cells),
     '',
   ];
   if (p.memory) out.push(...renderMemory(p.memory));

@@ -86,6 +86,7 @@ function warnings(results: BenchResults): string[] {
       ),
       ...(replicas?.sessionMemory ? { sessions: replicas.sessionMemory.gatewayWarnings } : {}),
     }).map(([name, warnings]): [string, Record<string, number>] => [`replicas (${name})`, warnings]),
+    ['paths', results.paths?.gatewayWarnings],
   ];
   const out: string[] = [];
   for (const [what, counts] of sections) {
