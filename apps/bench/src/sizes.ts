@@ -123,5 +123,5 @@ export const QUICK: Sizes = {
     rounds: 2,
     sessions: 20,
   },
-  paths: { ...PATHS_MATRIX, warmup: 10, count: 80, rounds: 1, sessions: 50, profileRequests: 300 },
+  paths: { ...PATHS_MATRIX, warmup: 10, count: 50, rounds: 1, sessions: 30, profileRequests: 300 },
 };
