@@ -1,7 +1,7 @@
 /** The bench's command line. */
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|tools|replicas]
+export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|tools|replicas|paths]
                                      [--cpu-prof DIR] [--stock-fetch] [--client sdk|raw]
 
   --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
@@ -9,14 +9,16 @@ export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH
                    20 resources and a few hundred reads per replicas path, 20 sessions)
   --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
   --only WHAT      run only the read, the enumerate, the plugins, the tools or the replicas benchmark
-                   (replicas needs redis-server and haproxy; skipped with a message without them)
-  --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR
+                   (replicas needs redis-server and haproxy; skipped with a message without them),
+                   or the paths matrix (every upstream transport × client era × read/call × c=1/16)
+  --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR (paths: the two
+                   slowest paths run again on profiled gateways after the timed matrix)
   --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
   --client WHICH   sdk (default): the official SDK client; raw: a lean JSON-RPC client (raw-client.ts) on every
                    path, so results show the servers' cost rather than the client's`;
 
 /** The benchmarks `--only` can pick, in the order a full run runs them. */
-export const SECTIONS = ['read', 'enumerate', 'plugins', 'tools', 'replicas'] as const;
+export const SECTIONS = ['read', 'enumerate', 'plugins', 'tools', 'replicas', 'paths'] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchArgs {

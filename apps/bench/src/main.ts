@@ -32,7 +32,12 @@
  *    2026-07-28 reads through HAProxy to one vs two replicas sharing a cache through one Redis (and whether
  *    the second replica's reads hit the cache the first filled), plugin-rate-limit in memory vs on Redis,
  *    the latency the balancer and the store add over one gateway, and Redis memory per legacy session.
- * 6. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
+ * 6. Paths (paths/, `--only paths`): issue 18's matrix. Four upstreams (stdio, Streamable HTTP legacy-only,
+ *    Streamable HTTP also speaking 2026-07-28, WebSocket) behind one gateway; both client eras (raw JSON-RPC),
+ *    `resources/read` and `tools/call`, c=1 and c=16: direct vs gateway, with the gateway process's own CPU
+ *    per request; memory per idle legacy session (RSS, and the live heap from heap snapshots); under
+ *    `--cpu-prof` the two slowest paths profiled on fresh gateways (top 15 self-time frames).
+ * 7. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
  *    enumeration scenarios, cache hit ≥ 5× direct, tools/call ≥ 0.9× direct at c=16) are printed next to
  *    the results, with the CPU floor that explains a CPU-bound miss; timing never changes the exit code
  *    (only errors and wrong counts do).
@@ -47,6 +52,7 @@ import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
 import type { RunOptions } from './client.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
+import { runPathsBenchmark } from './paths/index.js';
 import { PLUGIN_PROFILE_DIRS, runCacheHitBenchmark, runStackBenchmark } from './plugins/index.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { runReadBenchmark } from './read.js';
@@ -148,6 +154,10 @@ async function runSections(
   if (runs('replicas')) {
     results.replicas = { config: sizes.replicas };
     await guarded(runReplicasBenchmark(sizes.replicas, log, results.replicas));
+  }
+  if (runs('paths')) {
+    results.paths = { config: sizes.paths, cells: [], gatewayWarnings: {} };
+    await guarded(runPathsBenchmark(sizes.paths, log, results.paths, profiled('paths', [])));
   }
 }
 

@@ -1,5 +1,6 @@
 /** Everything one bench run measured, as the JSON report and the table see it (a section not run is absent). */
 import type { EnumerateResult } from './enumerate-result.js';
+import type { PathsResult } from './paths/index.js';
 import type { PluginsResult } from './plugins/index.js';
 import type { ReadResult } from './read.js';
 import type { ReplicasResult } from './replicas/index.js';
@@ -19,4 +20,6 @@ export interface BenchResults {
   tools?: ToolsResult;
   /** Section 5: replicas behind HAProxy sharing one Redis (or why it was skipped). */
   replicas?: ReplicasResult;
+  /** Section 6: every upstream transport × client era × method × concurrency, memory per session, profiles. */
+  paths?: PathsResult;
 }

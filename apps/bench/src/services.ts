@@ -58,6 +58,8 @@ export interface UpstreamSpec {
   pageSize?: number;
   payloadBytes?: number;
   latencyMs?: number;
+  /** Also serve the 2026-07-28 era, statelessly at the same URL (testkit `--modern`). */
+  modern?: boolean;
 }
 
 export interface Upstream {
@@ -75,6 +77,7 @@ export async function startUpstream(spec: UpstreamSpec): Promise<Upstream> {
   if (spec.pageSize) args.push('--page-size', String(spec.pageSize));
   if (spec.payloadBytes) args.push('--payload-bytes', String(spec.payloadBytes));
   if (spec.latencyMs) args.push('--latency-ms', String(spec.latencyMs));
+  if (spec.modern) args.push('--modern');
   const { proc, ready } = await children.start({
     name: `upstream ${spec.name}`,
     args: [testkitCli(), ...args],
@@ -116,6 +119,8 @@ export interface GatewayOptions {
   name?: string;
   /** More top-level config keys, e.g. `store` and `cursorSecret` for replicas sharing a Redis. */
   config?: Record<string, unknown>;
+  /** More `node` flags before the CLI, e.g. `--heapsnapshot-signal=SIGUSR2`. */
+  nodeArgs?: readonly string[];
 }
 
 /**
@@ -134,6 +139,7 @@ export async function startGateway(upstreams: Upstream[], options: GatewayOption
   await writeFile(configPath, JSON.stringify(config, null, 2), 'utf8');
   if (options.cpuProfDir) await mkdir(options.cpuProfDir, { recursive: true });
   const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
+  nodeArgs.push(...(options.nodeArgs ?? []));
   const { proc, ready } = await children.start({
     name: options.name ?? 'gateway',
     args: [...nodeArgs, gatewayCli(), '--config', configPath],

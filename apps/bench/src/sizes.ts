@@ -1,5 +1,6 @@
 /** The sizes of every benchmark: the full run, and the small `--quick` run of the CI smoke test. */
 import type { EnumerateConfig } from './enumerate.js';
+import type { PathsConfig } from './paths/index.js';
 import type { PluginsConfig } from './plugins/index.js';
 import type { ReadConfig } from './read.js';
 import type { ReplicasConfig } from './replicas/index.js';
@@ -12,7 +13,20 @@ export interface Sizes {
   plugins: PluginsConfig;
   tools: { call: ToolCallConfig; list: EnumerateConfig[] };
   replicas: ReplicasConfig;
+  paths: PathsConfig;
 }
+
+/** The matrix of section 6 without its sizes: every transport, both eras, both methods, c=1 and c=16. */
+const PATHS_MATRIX = {
+  upstreams: ['stdio', 'http-legacy', 'http-modern', 'ws'],
+  eras: ['legacy', 'modern'],
+  methods: ['read', 'call'],
+  concurrencies: [1, 16],
+  resources: 100,
+  payloadBytes: 1024,
+  tools: 5,
+  argumentBytes: 64,
+} as const;
 
 export const FULL: Sizes = {
   read: { resources: 100, payloadBytes: 1024, warmup: 500, reads: 5000, concurrencies: [1, 16], rounds: 3 },
@@ -60,6 +74,7 @@ export const FULL: Sizes = {
     rounds: 3,
     sessions: 200,
   },
+  paths: { ...PATHS_MATRIX, warmup: 100, count: 1000, rounds: 3, sessions: 1000, profileRequests: 5000 },
 };
 
 export const QUICK: Sizes = {
@@ -108,4 +123,5 @@ export const QUICK: Sizes = {
     rounds: 2,
     sessions: 20,
   },
+  paths: { ...PATHS_MATRIX, warmup: 10, count: 50, rounds: 1, sessions: 30, profileRequests: 300 },
 };

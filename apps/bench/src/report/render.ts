@@ -4,6 +4,7 @@ import type { ToolCallResult } from '../tools-call.js';
 import { renderEnumeration } from './enumerate.js';
 import { int, table } from './format.js';
 import { renderGatewayVsDirect } from './levels.js';
+import { renderPaths } from './paths.js';
 import { renderCacheHit, renderStack } from './plugins.js';
 import { renderReplicas } from './replicas.js';
 import type { Target } from './targets.js';
@@ -85,6 +86,7 @@ function warnings(results: BenchResults): string[] {
       ),
       ...(replicas?.sessionMemory ? { sessions: replicas.sessionMemory.gatewayWarnings } : {}),
     }).map(([name, warnings]): [string, Record<string, number>] => [`replicas (${name})`, warnings]),
+    ['paths', results.paths?.gatewayWarnings],
   ];
   const out: string[] = [];
   for (const [what, counts] of sections) {
@@ -133,6 +135,7 @@ export function renderTable(options: {
   if (tools?.call) out.push(...renderToolCall(tools.call));
   for (const [i, e] of (tools?.list ?? []).entries()) out.push(...renderEnumeration(e, `4${letter(i + 1)}`));
   if (replicas) out.push(...renderReplicas(replicas));
+  if (results.paths) out.push(...renderPaths(results.paths));
 
   // A run of sections without targets (e.g. --only replicas) prints no empty targets table.
   if (targets.length > 0) {

@@ -1,0 +1,110 @@
+/**
+ * Section 6, the request path on every transport and era (`--only paths`): four upstreams (stdio, Streamable
+ * HTTP legacy-only, Streamable HTTP also speaking 2026-07-28, WebSocket) behind one gateway; for each, both
+ * client eras (a 2025-11-25 session, sessionless 2026-07-28 requests; raw JSON-RPC), `resources/read`
+ * (1 KiB) and `tools/call` (echo), at each concurrency: direct vs through the gateway, with the gateway
+ * process's CPU per request. Then the memory of idle legacy sessions on a fresh gateway, and under
+ * `--cpu-prof` the two slowest paths profiled on fresh gateways.
+ */
+import type { RunOptions } from '../client.js';
+import { children, type Gateway, startGateway, testkitCli } from '../services.js';
+import { PathClients } from './clients.js';
+import { heapSnapshotFlags } from './heap-snapshot.js';
+import { filler, targetsOf } from './loops.js';
+import { cellKey, noDirectReason, pathCells, slowestCells } from './matrix.js';
+import { measureCell } from './measure.js';
+import type { PathsConfig, PathsResult } from './model.js';
+import { UPSTREAM_NAMES } from './model.js';
+import { profileCell } from './profiles.js';
+import { measureSessionMemory } from './session-memory.js';
+import { gatewayServers, type RunningUpstreams, startUpstreams } from './upstreams.js';
+
+export type { PathsConfig, PathsResult } from './model.js';
+
+/** Paths profiled under `--cpu-prof`. */
+const PROFILED_PATHS = 2;
+
+/** Runs the matrix into `result.cells` (filled as cells finish), then memory and profiles. */
+export async function runPathsBenchmark(
+  config: PathsConfig,
+  log: (message: string) => void,
+  result: PathsResult,
+  options: RunOptions = {},
+): Promise<void> {
+  const upstreams = await startUpstreams(config.upstreams, config);
+  try {
+    await runWith(upstreams, config, log, result, options);
+  } finally {
+    await Promise.allSettled(upstreams.procs.map((p) => p.stop()));
+  }
+}
+
+async function runWith(
+  upstreams: RunningUpstreams,
+  config: PathsConfig,
+  log: (message: string) => void,
+  result: PathsResult,
+  options: RunOptions,
+): Promise<void> {
+  const mcpServers = gatewayServers(config.upstreams, upstreams.endpoints, config, testkitCli());
+  const text = filler(config.argumentBytes);
+  const clients = new PathClients();
+  let gateway: Gateway | undefined;
+  try {
+    gateway = await startGateway([], { config: { mcpServers } });
+    log(`paths: gateway ${gateway.url}, upstreams ${JSON.stringify(upstreams.endpoints)} + stdio`);
+    const viaGateway = {
+      legacy: await clients.gateway(gateway.url, 'legacy'),
+      modern: await clients.gateway(gateway.url, 'modern'),
+    };
+    for (const cell of pathCells(config)) {
+      const name = UPSTREAM_NAMES[cell.upstream];
+      const directClient = await clients.direct(cell.upstream, cell.era, upstreams.endpoints, config);
+      const measured = await measureCell({
+        cell,
+        config,
+        text,
+        gatewayProc: gateway.proc,
+        direct: directClient && {
+          client: directClient,
+          targets: targetsOf(name, config.resources, config.tools, false),
+        },
+        gateway: {
+          client: viaGateway[cell.era],
+          targets: targetsOf(name, config.resources, config.tools, true),
+        },
+        noDirect: noDirectReason(cell.upstream, cell.era),
+        log,
+      });
+      result.cells.push(measured);
+    }
+    result.gatewayWarnings = Object.fromEntries(gateway.proc.warnings);
+  } finally {
+    await clients.close();
+    await gateway?.proc.stop();
+  }
+
+  if (config.sessions > 0) {
+    const dir = await children.scratchDir('switchyard-bench-heap-');
+    const fresh = await startGateway([], {
+      name: 'gateway (idle sessions)',
+      nodeArgs: heapSnapshotFlags(dir),
+      config: { mcpServers, limits: { sessionsPerClient: config.sessions + 100 } },
+    });
+    try {
+      result.memory = await measureSessionMemory(fresh, config.sessions, dir, log);
+    } finally {
+      await fresh.proc.stop();
+    }
+  }
+
+  if (options.cpuProfDir) {
+    result.profiles = [];
+    for (const slow of slowestCells(result.cells, PROFILED_PATHS)) {
+      log(`paths: profiling ${cellKey(slow)}`);
+      result.profiles.push(
+        await profileCell({ cell: slow, config, mcpServers, root: options.cpuProfDir, text, log }),
+      );
+    }
+  }
+}

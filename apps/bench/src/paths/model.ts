@@ -1,0 +1,124 @@
+/**
+ * Section 6 (paths): the request path through the gateway on every upstream transport and client era,
+ * for `resources/read` and `tools/call`, compared with the same upstream served directly in the same run.
+ */
+import type { LatencySummary } from '../stats.js';
+
+/** How the gateway (and the direct client) reaches the upstream. */
+export const UPSTREAM_KINDS = ['stdio', 'http-legacy', 'http-modern', 'ws'] as const;
+export type UpstreamKind = (typeof UPSTREAM_KINDS)[number];
+
+/** The client's protocol era: a 2025-11-25 session, or sessionless 2026-07-28 requests. */
+export const CLIENT_ERAS = ['legacy', 'modern'] as const;
+export type ClientEra = (typeof CLIENT_ERAS)[number];
+
+/** What each request does: `resources/read` of a 1 KiB resource, or `tools/call` of an echo tool. */
+export const PATH_METHODS = ['read', 'call'] as const;
+export type PathMethod = (typeof PATH_METHODS)[number];
+
+/** The gateway's name for each upstream (its `mcpServers` key: URI and tool-name prefix). */
+export const UPSTREAM_NAMES: Record<UpstreamKind, string> = {
+  stdio: 'stdio',
+  'http-legacy': 'http',
+  'http-modern': 'modern',
+  ws: 'ws',
+};
+
+/** Human labels of the upstream kinds, for the table. */
+export const UPSTREAM_LABELS: Record<UpstreamKind, string> = {
+  stdio: 'stdio',
+  'http-legacy': 'HTTP legacy hop',
+  'http-modern': 'HTTP modern hop',
+  ws: 'WebSocket',
+};
+
+export interface PathsConfig {
+  upstreams: readonly UpstreamKind[];
+  eras: readonly ClientEra[];
+  methods: readonly PathMethod[];
+  concurrencies: readonly number[];
+  /** Resources per upstream (read round-robin) and their size. */
+  resources: number;
+  payloadBytes: number;
+  /** Echo tools per upstream (called round-robin) and the size of the text argument. */
+  tools: number;
+  argumentBytes: number;
+  warmup: number;
+  /** Timed requests per round. */
+  count: number;
+  rounds: number;
+  /** Idle legacy sessions opened for the memory measurement (0: skipped). */
+  sessions: number;
+  /** Requests issued per profiled path under `--cpu-prof` (after `warmup`). */
+  profileRequests: number;
+}
+
+/** One cell of the matrix: an upstream transport, a client era, a method, a concurrency. */
+export interface PathCell {
+  upstream: UpstreamKind;
+  era: ClientEra;
+  method: PathMethod;
+  concurrency: number;
+}
+
+/** A measured round of one side (direct or gateway) of a cell. */
+export interface PathRun extends LatencySummary {
+  side: 'direct' | 'gateway';
+  round: number;
+  wallMs: number;
+  rps: number;
+  /** CPU per request (ms) of the bench process (the client) during the timed loop. */
+  clientCpuMs: number;
+  /** CPU per request (ms) of the gateway process alone (gateway rounds; /proc, 10 ms resolution). */
+  gatewayCpuMs?: number;
+}
+
+/** A cell's result: the median round of each side, and the comparison when there is a direct side. */
+export interface PathResult extends PathCell {
+  /** Why there is no direct baseline (the upstream does not serve this era that way), or undefined. */
+  noDirect?: string;
+  direct?: PathRun;
+  gateway: PathRun;
+  /** gateway req/s ÷ direct req/s. */
+  throughputRatio?: number;
+  addedP50Ms?: number;
+  addedP99Ms?: number;
+  rounds: PathRun[];
+}
+
+/** Memory per idle legacy session on one gateway, measured from outside the process. */
+export interface SessionMemoryResult {
+  sessions: number;
+  /** How the figures were taken (see memory.ts). */
+  method: string;
+  rssBeforeBytes: number;
+  rssAfterBytes: number;
+  rssPerSessionBytes: number;
+  /** Live V8 heap (after the full GC a heap snapshot forces) with the sessions open, when measured. */
+  heapWithSessionsBytes?: number;
+  /** The same after every session's `DELETE`. */
+  heapAfterDeleteBytes?: number;
+  /** (with − after DELETE) ÷ sessions. */
+  heapPerSessionBytes?: number;
+  /** HTTP status of the `DELETE`s → count. */
+  deleteStatuses: Record<string, number>;
+}
+
+/** The top self-time frames of the gateway under one profiled path. */
+export interface PathProfile {
+  cell: PathCell;
+  file: string;
+  busyMs: number;
+  requests: number;
+  frames: { frame: string; percent: number }[];
+  owners: { owner: string; percent: number }[];
+}
+
+export interface PathsResult {
+  config: PathsConfig;
+  cells: PathResult[];
+  memory?: SessionMemoryResult;
+  profiles?: PathProfile[];
+  /** Warning kinds the gateway logged while measuring (digits masked) → count. */
+  gatewayWarnings: Record<string, number>;
+}

@@ -1,0 +1,68 @@
+/**
+ * `--cpu-prof` for the paths benchmark: each chosen path runs again against a fresh gateway under
+ * `node --cpu-prof` (the timed matrix never runs profiled), and the profile's top self-time frames are kept.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { summarizeProfile } from '../profile.js';
+import { startGateway } from '../services.js';
+import { PathClients } from './clients.js';
+import { pathLoop, targetsOf } from './loops.js';
+import type { PathCell, PathProfile, PathsConfig } from './model.js';
+import { UPSTREAM_NAMES } from './model.js';
+
+/** Frames kept per profile. */
+export const PROFILE_TOP_FRAMES = 15;
+
+/** The profile directory of a path under the section's `--cpu-prof` directory (`DIR/paths`): `<upstream>-<era>-<method>-c<N>`. */
+export function profileDirOf(root: string, cell: PathCell): string {
+  return join(root, `${cell.upstream}-${cell.era}-${cell.method}-c${cell.concurrency}`);
+}
+
+/** Runs `cell` through a profiled gateway (`warmup` + `profileRequests` requests) and summarizes its profile. */
+export async function profileCell(options: {
+  cell: PathCell;
+  config: PathsConfig;
+  mcpServers: Record<string, Record<string, unknown>>;
+  root: string;
+  text: string;
+  log: (message: string) => void;
+}): Promise<PathProfile> {
+  const { cell, config } = options;
+  const dir = profileDirOf(options.root, cell);
+  const gateway = await startGateway([], {
+    cpuProfDir: dir,
+    name: `gateway (profiled ${cell.upstream} ${cell.era} ${cell.method})`,
+    config: { mcpServers: options.mcpServers },
+  });
+  const clients = new PathClients();
+  const requests = config.profileRequests;
+  try {
+    const client = await clients.gateway(gateway.url, cell.era);
+    const targets = targetsOf(UPSTREAM_NAMES[cell.upstream], config.resources, config.tools, true);
+    const loop = (count: number) =>
+      pathLoop(client, cell.method, targets, {
+        count,
+        concurrency: cell.concurrency,
+        minChars: config.payloadBytes,
+        text: options.text,
+      });
+    await loop(config.warmup);
+    await loop(requests);
+    options.log(`paths: profiled ${requests} requests of ${dir}`);
+  } finally {
+    await clients.close();
+    await gateway.proc.stop(); // the profile is written as the gateway exits
+  }
+  const file = (await readdir(dir))
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort()
+    .at(-1);
+  if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
+  const summary = summarizeProfile(
+    join(dir, file),
+    JSON.parse(await readFile(join(dir, file), 'utf8')),
+    PROFILE_TOP_FRAMES,
+  );
+  return { cell, requests: requests + config.warmup, ...summary };
+}

@@ -1,0 +1,154 @@
+/** Section 6: the path matrix (every upstream transport × client era × method × concurrency), memory, profiles. */
+import { PATH_METHODS, type PathResult, type PathsResult, UPSTREAM_LABELS } from '../paths/model.js';
+import { int, signed, table } from './format.js';
+
+/** Issue 18's goals for every path, printed under the matrix. */
+export const PATH_GOALS = {
+  ratioC1: 0.85,
+  ratioC16: 0.95,
+  gatewayCpuMs: 0.15,
+  addedP99MsC1: 1,
+  sessionBytes: 10 * 1024,
+} as const;
+
+const HEADER = [
+  'method',
+  'conc',
+  'upstream',
+  'client',
+  'direct req/s',
+  'gw req/s',
+  'gw/direct',
+  'p50 d/gw ms',
+  '+p50 ms',
+  'p99 d/gw ms',
+  '+p99 ms',
+  'gw cpu ms/req',
+  'gw req/s range',
+];
+
+const METHOD_LABELS = { read: 'read 1 KiB', call: 'tools/call' } as const;
+
+function ms(n: number | undefined): string {
+  return n === undefined ? 'n/a' : n.toFixed(3);
+}
+
+/** The goal the ratio of `r` is held to (c=1 or the higher concurrency). */
+export function ratioGoal(r: Pick<PathResult, 'concurrency'>): number {
+  return r.concurrency === 1 ? PATH_GOALS.ratioC1 : PATH_GOALS.ratioC16;
+}
+
+/** One row of the matrix; a path without a direct baseline says so in the ratio column. */
+export function pathRow(r: PathResult): string[] {
+  const g = r.gateway;
+  const d = r.direct;
+  const gwRps = r.rounds.filter((x) => x.side === 'gateway').map((x) => x.rps);
+  const ratio =
+    r.throughputRatio === undefined
+      ? 'no direct'
+      : `${r.throughputRatio.toFixed(2)}x${r.throughputRatio >= ratioGoal(r) ? '' : ' *'}`;
+  return [
+    METHOD_LABELS[r.method],
+    String(r.concurrency),
+    UPSTREAM_LABELS[r.upstream],
+    r.era === 'legacy' ? '2025-11-25' : '2026-07-28',
+    d ? int.format(d.rps) : 'n/a',
+    int.format(g.rps),
+    ratio,
+    `${d ? d.p50.toFixed(2) : '-'} / ${g.p50.toFixed(2)}`,
+    r.addedP50Ms === undefined ? '-' : signed(r.addedP50Ms),
+    `${d ? d.p99.toFixed(2) : '-'} / ${g.p99.toFixed(2)}`,
+    r.addedP99Ms === undefined ? '-' : signed(r.addedP99Ms),
+    ms(g.gatewayCpuMs),
+    `${int.format(Math.min(...gwRps))}-${int.format(Math.max(...gwRps))}`,
+  ];
+}
+
+/** Matrix rows in reading order: by method, then concurrency, then upstream and era as run. */
+export function orderedRows(cells: readonly PathResult[]): PathResult[] {
+  const method = (r: PathResult) => PATH_METHODS.indexOf(r.method);
+  return cells
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => method(a.r) - method(b.r) || a.r.concurrency - b.r.concurrency || a.i - b.i)
+    .map(({ r }) => r);
+}
+
+function renderMemory(m: NonNullable<PathsResult['memory']>): string[] {
+  const kb = (b: number | undefined) => (b === undefined ? 'n/a' : `${(b / 1024).toFixed(1)} KB`);
+  const mib = (b: number | undefined) => (b === undefined ? 'n/a' : `${(b / 1024 / 1024).toFixed(1)} MiB`);
+  const deletes = Object.entries(m.deleteStatuses)
+    .map(([status, n]) => `${n} × ${status}`)
+    .join(', ');
+  return [
+    `6b. Memory per idle legacy session (${int.format(m.sessions)} sessions by plain POSTs, fresh gateway; ` +
+      `goal ≤ ${PATH_GOALS.sessionBytes / 1024} KB)`,
+    `   RSS (settled, no forced GC): ${mib(m.rssBeforeBytes)} → ${mib(m.rssAfterBytes)}: ` +
+      `${kb(m.rssPerSessionBytes)} per session`,
+    `   live V8 heap (heap snapshot, full GC): ${mib(m.heapWithSessionsBytes)} with the sessions, ` +
+      `${mib(m.heapAfterDeleteBytes)} after their DELETEs: ${kb(m.heapPerSessionBytes)} per session`,
+    `   DELETEs: ${deletes || 'none'}`,
+    '',
+  ];
+}
+
+function renderProfiles(profiles: NonNullable<PathsResult['profiles']>): string[] {
+  const out: string[] = [];
+  for (const [i, p] of profiles.entries()) {
+    const c = p.cell;
+    out.push(
+      `6${String.fromCharCode(99 + i)}. Gateway CPU profile, slowest path #${i + 1} (fewest gw req/s at c=1): ${METHOD_LABELS[c.method]}, ` +
+        `${UPSTREAM_LABELS[c.upstream]}, ${c.era} client, c=${c.concurrency} (${int.format(p.requests)} requests, ` +
+        `busy ${(p.busyMs / 1000).toFixed(2)} s = ${(p.busyMs / p.requests).toFixed(3)} ms/request under the profiler)`,
+      `   ${p.file}`,
+      `   by owner: ${p.owners
+        .filter((o) => o.percent >= 2)
+        .map((o) => `${o.owner} ${o.percent.toFixed(1)}%`)
+        .join('; ')}`,
+      table(
+        ['% busy', 'self-time frame (function file:line)'],
+        p.frames.map((f) => [f.percent.toFixed(1), f.frame]),
+        'rl',
+        '     ',
+      ),
+      '',
+    );
+  }
+  return out;
+}
+
+/** How many cells meet each of issue 18's per-path goals, e.g. `ratio 3/20 (12 without direct)`. */
+export function goalsLine(cells: readonly PathResult[]): string {
+  const ratioed = cells.filter((r) => r.throughputRatio !== undefined);
+  const ratioMet = ratioed.filter((r) => r.throughputRatio! >= ratioGoal(r)).length;
+  const cpu = cells.filter((r) => r.gateway.gatewayCpuMs !== undefined);
+  const cpuMet = cpu.filter((r) => r.gateway.gatewayCpuMs! <= PATH_GOALS.gatewayCpuMs).length;
+  const p99 = ratioed.filter((r) => r.concurrency === 1);
+  const p99Met = p99.filter((r) => r.addedP99Ms! <= PATH_GOALS.addedP99MsC1).length;
+  return (
+    `   goals met: ratio ${ratioMet}/${ratioed.length} (${cells.length - ratioed.length} without direct), ` +
+    `gw cpu ≤ ${PATH_GOALS.gatewayCpuMs} ms ${cpuMet}/${cpu.length}, ` +
+    `+p99 ≤ ${PATH_GOALS.addedP99MsC1} ms at c=1 ${p99Met}/${p99.length}`
+  );
+}
+
+export function renderPaths(p: PathsResult): string[] {
+  const c = p.config;
+  const out = [
+    `6a. The request path on every transport and era — 1 gateway fronting 4 testkit upstreams (${c.resources} ` +
+      `resources × ${c.payloadBytes} B, ${c.tools} echo tools, ${c.argumentBytes} B argument), raw JSON-RPC clients`,
+    `   ${int.format(c.count)} requests per round after ${int.format(c.warmup)} warm-up; ${c.rounds} interleaved ` +
+      'round(s) per side; median round (by req/s) shown; gw cpu = the gateway process alone (/proc), per request',
+    '',
+    table(HEADER, orderedRows(p.cells).map(pathRow), 'lrllrrrrrrrrr'),
+    `   * below the goal (c=1 ≥ ${PATH_GOALS.ratioC1}x, c=16 ≥ ${PATH_GOALS.ratioC16}x); other goals: gw cpu ≤ ` +
+      `${PATH_GOALS.gatewayCpuMs} ms/req, +p99 ≤ ${PATH_GOALS.addedP99MsC1} ms at c=1.`,
+    '   no direct: the upstream speaks 2025-11-25 only, so a 2026-07-28 client has no direct path to compare with.',
+    "   stdio and WebSocket direct rows use the upstream's own transport (no HTTP): their ratios include the " +
+      'client-to-gateway HTTP hop.',
+    goalsLine(p.cells),
+    '',
+  ];
+  if (p.memory) out.push(...renderMemory(p.memory));
+  if (p.profiles) out.push(...renderProfiles(p.profiles));
+  return out;
+}

@@ -1,0 +1,222 @@
+import { describe, expect, it } from 'vitest';
+import { liveHeapBytes } from '../src/paths/heap-snapshot.js';
+import { checkCall, checkRead, targetsOf } from '../src/paths/loops.js';
+import { cellKey, compareCell, noDirectReason, pathCells, slowestCells } from '../src/paths/matrix.js';
+import { perRequestMs } from '../src/paths/measure.js';
+import type { PathCell, PathResult, PathRun } from '../src/paths/model.js';
+import { PendingRequests } from '../src/paths/pending.js';
+import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
+import { goalsLine, orderedRows, pathRow } from '../src/report/paths.js';
+
+function run(side: PathRun['side'], round: number, rps: number, p50: number, p99: number): PathRun {
+  return {
+    side,
+    round,
+    wallMs: 1000,
+    rps,
+    clientCpuMs: 0.1,
+    ...(side === 'gateway' ? { gatewayCpuMs: 0.3 } : {}),
+    count: 10,
+    mean: p50,
+    p50,
+    p90: p99,
+    p99,
+    max: p99,
+  };
+}
+
+const CELL: PathCell = { upstream: 'http-modern', era: 'modern', method: 'read', concurrency: 1 };
+
+describe('the matrix', () => {
+  it('has a direct path for every legacy client and for modern clients of the modern HTTP upstream only', () => {
+    expect(noDirectReason('stdio', 'legacy')).toBeUndefined();
+    expect(noDirectReason('ws', 'legacy')).toBeUndefined();
+    expect(noDirectReason('http-modern', 'modern')).toBeUndefined();
+    for (const upstream of ['stdio', 'http-legacy', 'ws'] as const) {
+      expect(noDirectReason(upstream, 'modern')).toMatch(/legacy-only/);
+    }
+  });
+
+  it('lists cells upstream by upstream, then era, method and concurrency', () => {
+    const cells = pathCells({
+      upstreams: ['stdio', 'ws'],
+      eras: ['legacy', 'modern'],
+      methods: ['read', 'call'],
+      concurrencies: [1, 16],
+    });
+    expect(cells).toHaveLength(16);
+    expect(cells.slice(0, 3).map(cellKey)).toEqual([
+      'stdio/legacy/read/c1',
+      'stdio/legacy/read/c16',
+      'stdio/legacy/call/c1',
+    ]);
+    expect(cellKey(cells[15]!)).toBe('ws/modern/call/c16');
+  });
+
+  it("compares each side's median round by req/s", () => {
+    const result = compareCell(CELL, [
+      run('direct', 0, 100, 1, 4),
+      run('gateway', 0, 40, 3, 9),
+      run('gateway', 1, 60, 2, 8), // median gateway
+      run('direct', 1, 300, 0.5, 2), // of two rounds, the median is the lower middle: 100
+      run('gateway', 2, 80, 1.5, 7),
+    ]);
+    expect(result.direct?.rps).toBe(100);
+    expect(result.gateway.rps).toBe(60);
+    expect(result.throughputRatio).toBeCloseTo(0.6);
+    expect(result.addedP50Ms).toBeCloseTo(1);
+    expect(result.addedP99Ms).toBeCloseTo(4);
+    expect(result.rounds).toHaveLength(5);
+  });
+
+  it('leaves the comparison out when there is no direct side, and says why', () => {
+    const result = compareCell({ ...CELL, upstream: 'ws' }, [run('gateway', 0, 50, 2, 5)], 'legacy-only');
+    expect(result.direct).toBeUndefined();
+    expect(result.throughputRatio).toBeUndefined();
+    expect(result.noDirect).toBe('legacy-only');
+    expect(pathRow(result)[6]).toBe('no direct');
+    expect(() => compareCell(CELL, [run('direct', 0, 50, 2, 5)])).toThrow(/no gateway round/);
+  });
+
+  it('picks the slowest paths by gateway req/s at the lowest concurrency', () => {
+    const result = (upstream: PathCell['upstream'], concurrency: number, rps: number): PathResult =>
+      compareCell({ ...CELL, upstream, concurrency }, [run('gateway', 0, rps, 1, 2)]);
+    const slow = slowestCells(
+      [result('stdio', 1, 500), result('ws', 1, 300), result('http-legacy', 1, 400), result('stdio', 16, 10)],
+      2,
+    );
+    expect(slow.map((r) => r.upstream)).toEqual(['ws', 'http-legacy']);
+  });
+
+  it('orders rows by method, then concurrency, then as run', () => {
+    const cells = [
+      compareCell({ ...CELL, method: 'call' }, [run('gateway', 0, 1, 1, 1)]),
+      compareCell({ ...CELL, concurrency: 16 }, [run('gateway', 0, 2, 1, 1)]),
+      compareCell({ ...CELL, upstream: 'stdio' }, [run('gateway', 0, 3, 1, 1)]),
+      compareCell({ ...CELL, upstream: 'ws' }, [run('gateway', 0, 4, 1, 1)]),
+    ];
+    expect(orderedRows(cells).map((r) => r.gateway.rps)).toEqual([3, 4, 2, 1]);
+  });
+
+  it('marks a ratio below its goal', () => {
+    const at = (concurrency: number, gw: number) =>
+      pathRow(
+        compareCell({ ...CELL, concurrency }, [run('direct', 0, 100, 1, 2), run('gateway', 0, gw, 1, 2)]),
+      )[6];
+    expect(at(1, 90)).toBe('0.90x');
+    expect(at(1, 80)).toBe('0.80x *');
+    expect(at(16, 90)).toBe('0.90x *');
+  });
+});
+
+describe('targets and checks', () => {
+  it('addresses the upstream directly or by the gateway prefixes', () => {
+    const direct = targetsOf('http', 2, 2, false);
+    expect(direct).toEqual({
+      uris: ['test://http/r/0', 'test://http/r/1'],
+      tools: ['tool_0', 'tool_1'],
+      upstreamTools: ['tool_0', 'tool_1'],
+    });
+    const gw = targetsOf('http', 1, 1, true);
+    expect(gw.uris).toEqual(['http+test://http/r/0']);
+    expect(gw.tools).toEqual(['http__tool_0']);
+    expect(gw.upstreamTools).toEqual(['tool_0']);
+  });
+
+  it('accepts the right read and refuses a wrong one', () => {
+    const ok = { contents: [{ uri: 'u', text: 'x'.repeat(8) }] };
+    expect(() => checkRead('u', ok, 8)).not.toThrow();
+    expect(() => checkRead('v', ok, 8)).toThrow(/unexpected/);
+    expect(() => checkRead('u', ok, 9)).toThrow(/expected ≥ 9/);
+  });
+
+  it("accepts the echo tool's own answer only", () => {
+    const args = { text: 'hi', seq: 3 };
+    expect(() =>
+      checkCall('tool_0', args, { structuredContent: { tool: 'tool_0', arguments: args } }),
+    ).not.toThrow();
+    expect(() =>
+      checkCall('tool_1', args, { structuredContent: { tool: 'tool_0', arguments: args } }),
+    ).toThrow();
+    expect(() =>
+      checkCall('tool_0', args, { isError: true, structuredContent: { tool: 'tool_0', arguments: args } }),
+    ).toThrow();
+  });
+
+  it('divides CPU by requests only when both readings exist', () => {
+    expect(perRequestMs(100, 400, 1000)).toBeCloseTo(0.3);
+    expect(perRequestMs(undefined, 400, 1000)).toBeUndefined();
+    expect(perRequestMs(100, 400, 0)).toBeUndefined();
+  });
+});
+
+describe('PendingRequests', () => {
+  it('settles each request by id, with its result or its JSON-RPC error', async () => {
+    const pending = new PendingRequests();
+    const a = pending.open('resources/read');
+    const b = pending.open('tools/call');
+    expect(b.id).toBe(a.id + 1);
+    pending.answer({ jsonrpc: '2.0', method: 'notifications/message' }); // ignored
+    pending.answer({ jsonrpc: '2.0', id: 'other', result: {} }); // ignored
+    pending.answer({ jsonrpc: '2.0', id: b.id, error: { code: -32602, message: 'bad' } });
+    pending.answer({ jsonrpc: '2.0', id: a.id, result: { ok: true } });
+    await expect(a.result).resolves.toEqual({ ok: true });
+    await expect(b.result).rejects.toThrow('tools/call: bad (-32602)');
+    expect(pending.size).toBe(0);
+  });
+
+  it('fails everything in flight when the transport closes', async () => {
+    const pending = new PendingRequests();
+    const { result } = pending.open('ping');
+    pending.failAll(new Error('closed'));
+    await expect(result).rejects.toThrow('closed');
+    expect(pending.size).toBe(0);
+  });
+});
+
+describe('upstream config', () => {
+  const catalog = { resources: 100, payloadBytes: 1024, tools: 5 };
+
+  it('spawns stdio by command and reaches the others by URL', () => {
+    const servers = gatewayServers(
+      ['stdio', 'http-legacy', 'http-modern', 'ws'],
+      { 'http-legacy': 'http://h/mcp', 'http-modern': 'http://m/mcp', ws: 'ws://w/mcp' },
+      catalog,
+      '/tk/cli.js',
+    );
+    expect(servers.stdio).toEqual({
+      command: process.execPath,
+      args: ['/tk/cli.js', '--stdio', ...catalogArgs('stdio', catalog)],
+    });
+    expect(servers.http).toEqual({ url: 'http://h/mcp' });
+    expect(servers.modern).toEqual({ url: 'http://m/mcp' });
+    expect(servers.ws).toEqual({ url: 'ws://w/mcp' });
+    expect(() => gatewayServers(['ws'], {}, catalog, '/tk/cli.js')).toThrow(/no ws upstream/);
+  });
+});
+
+describe('liveHeapBytes', () => {
+  it('sums the self sizes of a heap snapshot', () => {
+    const snapshot = {
+      snapshot: { meta: { node_fields: ['type', 'name', 'id', 'self_size', 'edge_count'] } },
+      nodes: [0, 1, 1, 100, 0, 0, 2, 3, 250, 1],
+    };
+    expect(liveHeapBytes(snapshot)).toBe(350);
+    expect(() => liveHeapBytes({ snapshot: { meta: { node_fields: ['type'] } }, nodes: [] })).toThrow();
+  });
+});
+
+describe('goalsLine', () => {
+  it('counts the cells meeting each goal', () => {
+    const cell = (concurrency: number, gw: number, p99: number, direct = true): PathResult =>
+      compareCell(
+        { ...CELL, concurrency },
+        [...(direct ? [run('direct', 0, 100, 1, 1)] : []), run('gateway', 0, gw, 1, p99)],
+        direct ? undefined : 'legacy-only',
+      );
+    const line = goalsLine([cell(1, 90, 2.5), cell(16, 96, 9), cell(1, 50, 1.2), cell(1, 10, 1, false)]);
+    expect(line).toContain('ratio 2/3 (1 without direct)');
+    expect(line).toContain('0/4'); // every gateway round above used 0.3 ms of CPU per request
+    expect(line).toContain('+p99 ≤ 1 ms at c=1 1/2');
+  });
+});
