@@ -130,6 +130,9 @@ describe.skipIf(redisMissing())('the redis store', () => {
       // Refused by the driver itself (no offline queue): nothing waits for Redis to return.
       await expect(store.get('k')).rejects.toThrow(/unavailable/);
       await expect(store.pubsub!.publish('events', 'lost')).rejects.toBeInstanceOf(StoreUnavailableError);
+      // Subscribed while Redis is away: listening once it is back.
+      const late: string[] = [];
+      await store.pubsub!.subscribe('late', (m) => late.push(m));
       await redis.restart();
       await availability(store, true);
       await store.set('k', 'back');
@@ -138,7 +141,8 @@ describe.skipIf(redisMissing())('the redis store', () => {
         .poll(
           async () => {
             await store.pubsub!.publish('events', 'again');
-            return heard.includes('again');
+            await store.pubsub!.publish('late', 'here');
+            return heard.includes('again') && late.includes('here');
           },
           { timeout: 5000, interval: 50 },
         )

@@ -50,11 +50,16 @@ export class RedisStore implements Store {
       retryStrategy,
     };
     this.#client = new Redis(config.url, options);
-    // Subscriptions queue while disconnected and are restored by ioredis once it reconnects.
+    // This driver restores its subscriptions itself on every (re)connection, including one whose SUBSCRIBE
+    // was lost with the connection before Redis confirmed it (ioredis would restore confirmed ones only).
     this.#subscriber = new Redis(config.url, {
       ...options,
-      enableOfflineQueue: true,
+      enableOfflineQueue: false,
+      autoResubscribe: false,
       commandTimeout: undefined,
+    });
+    this.#subscriber.on('ready', () => {
+      if (this.#channels.size > 0) this.#subscriber.subscribe(...this.#channels.keys()).catch(() => {});
     });
     this.#client.on('ready', () => {
       if (!this.#probe) this.#setAvailable(true);
@@ -154,8 +159,8 @@ export class RedisStore implements Store {
       if (!listeners) {
         listeners = new Set();
         this.#channels.set(full, listeners);
-        // Queued while disconnected; a failure here is retried by ioredis's resubscription.
-        this.#subscriber.subscribe(full).catch(() => {});
+        // Sent now when connected; otherwise (or if it fails) the next 'ready' subscribes every channel.
+        if (this.#subscriber.status === 'ready') this.#subscriber.subscribe(full).catch(() => {});
       }
       listeners.add(listener);
       return async () => {
