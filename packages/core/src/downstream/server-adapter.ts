@@ -9,6 +9,7 @@ import type { Gateway } from '../gateway.js';
 import { anyObject } from '../payload.js';
 import { CORE_VERSION } from '../version.js';
 import { isLegacyVersion, type WireErrorCodes } from './era.js';
+import { serverOptions } from './server-options.js';
 
 export const SERVER_INFO = { name: 'switchyard', version: CORE_VERSION } as const;
 
@@ -38,11 +39,7 @@ export function buildServer(
   codes: WireErrorCodes,
   era?: 'legacy' | 'modern',
 ): Server {
-  const server = new Server(SERVER_INFO, {
-    capabilities: { ...gateway.capabilities(era), logging: {} },
-    instructions:
-      'Switchyard gateway: the resources, tools, prompts and skills of several MCP servers, namespaced as "<server>+<uri>" and "<server>__<name>".',
-  });
+  const server = new Server(SERVER_INFO, serverOptions(gateway.capabilities(era)));
   // The level a legacy session sets applies to the upstream log messages relayed to it.
   server.setRequestHandler('logging/setLevel', (request) => {
     logging.level = request.params.level;
