@@ -18,7 +18,9 @@ const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
 
 /**
  * Methods the 2026-07-28 revision removed from the core and the Tasks extension (SEP-2663) defines again:
- * the SDK dispatches them in that era only to a handler registered with its own params schema.
+ * the SDK dispatches them in that era only to a handler registered with its own params schema. A Server
+ * built for the legacy era has no need of them (the fallback handler answers them there, like any other
+ * method), and an idle legacy session does not hold them.
  */
 const EXTENSION_REUSED_METHODS = ['tasks/get', 'tasks/cancel'] as const;
 
@@ -78,6 +80,7 @@ export function buildServer(
     return forEra(outcome.result, version) as never;
   };
   server.fallbackRequestHandler = handle;
+  if (era === 'legacy') return server;
   for (const method of EXTENSION_REUSED_METHODS) {
     server.setRequestHandler(method, { params: ANY_PARAMS }, (params, ctx) =>
       handle({ method, params }, ctx),
