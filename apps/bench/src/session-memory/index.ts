@@ -1,5 +1,5 @@
 /**
- * What an idle legacy session costs in the gateway process. One testkit upstream, one gateway started
+ * 7. What an idle legacy session costs in the gateway process. One testkit upstream, one gateway started
  * under `node --inspect=127.0.0.1:0` (the bench drives its V8 inspector: a forced full GC,
  * `process.memoryUsage()`, heap snapshots; the gateway needs no hook of its own). After a warm-up (sessions
  * opened and deleted, so lazily loaded code and caches are in place), N legacy sessions are opened by plain

@@ -1,4 +1,4 @@
-/** The table section of the session-memory benchmark. */
+/** The table section of the session-memory benchmark (section 7). */
 import { int, table } from '../report/format.js';
 import type { SessionMemoryResult, SessionMemoryRun } from './index.js';
 
@@ -36,7 +36,7 @@ function renderRun(run: SessionMemoryRun): string[] {
 export function renderSessionMemory(result: SessionMemoryResult): string[] {
   const c = result.config;
   return [
-    `Gateway memory per idle legacy session — ${int.format(c.sessions)} sessions opened by plain POSTs ` +
+    `7. Gateway memory per idle legacy session — ${int.format(c.sessions)} sessions opened by plain POSTs ` +
       `(initialize + notifications/initialized, 2025-11-25) after ${int.format(c.warmup)} warm-up sessions; ` +
       'memoryUsage() after a full GC through the inspector',
     '',
