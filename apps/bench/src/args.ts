@@ -1,7 +1,7 @@
 /** The bench's command line. */
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|tools|replicas|paths]
+export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|tools|replicas|paths|session-memory]
                                      [--cpu-prof DIR] [--stock-fetch] [--client sdk|raw]
 
   --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
@@ -10,7 +10,8 @@ export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH
   --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
   --only WHAT      run only the read, the enumerate, the plugins, the tools or the replicas benchmark
                    (replicas needs redis-server and haproxy; skipped with a message without them),
-                   or the paths matrix (every upstream transport × client era × read/call × c=1/16)
+                   the paths matrix (every upstream transport × client era × read/call × c=1/16), or the
+                   gateway's memory per idle legacy session and what holds it (session-memory)
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR (paths: the two
                    slowest paths run again on profiled gateways after the timed matrix)
   --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
@@ -18,7 +19,15 @@ export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH
                    path, so results show the servers' cost rather than the client's`;
 
 /** The benchmarks `--only` can pick, in the order a full run runs them. */
-export const SECTIONS = ['read', 'enumerate', 'plugins', 'tools', 'replicas', 'paths'] as const;
+export const SECTIONS = [
+  'read',
+  'enumerate',
+  'plugins',
+  'tools',
+  'replicas',
+  'paths',
+  'session-memory',
+] as const;
 export type Section = (typeof SECTIONS)[number];
 
 export interface BenchArgs {

@@ -37,7 +37,9 @@
  *    `resources/read` and `tools/call`, c=1 and c=16: direct vs gateway, with the gateway process's own CPU
  *    per request; memory per idle legacy session (RSS, and the live heap from heap snapshots); under
  *    `--cpu-prof` the two slowest paths profiled on fresh gateways (top 15 self-time frames).
- * 7. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
+ * 7. Session memory (session-memory/, `--only session-memory`): the gateway's own heap and RSS per idle
+ *    legacy session, through its V8 inspector, and what holds it (heap snapshots by constructor and by owner).
+ * 8. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
  *    enumeration scenarios, cache hit ≥ 5× direct, tools/call ≥ 0.9× direct at c=16) are printed next to
  *    the results, with the CPU floor that explains a CPU-bound miss; timing never changes the exit code
  *    (only errors and wrong counts do).
@@ -61,6 +63,7 @@ import { type Environment, renderTable } from './report/render.js';
 import { evaluateTargets } from './report/targets.js';
 import type { BenchResults } from './results.js';
 import { children, stopServices } from './services.js';
+import { runSessionMemoryBenchmark, SESSION_MEMORY_SIZES } from './session-memory/index.js';
 import { FULL, QUICK } from './sizes.js';
 import { msSince } from './stats.js';
 import { runToolCallBenchmark } from './tools-call.js';
@@ -158,6 +161,10 @@ async function runSections(
   if (runs('paths')) {
     results.paths = { config: sizes.paths, cells: [], gatewayWarnings: {} };
     await guarded(runPathsBenchmark(sizes.paths, log, results.paths, profiled('paths', [])));
+  }
+  if (runs('session-memory')) {
+    const config = args.quick ? SESSION_MEMORY_SIZES.quick : SESSION_MEMORY_SIZES.full;
+    results.sessionMemory = await guarded(runSessionMemoryBenchmark(config, log));
   }
 }
 

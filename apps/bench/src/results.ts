@@ -4,6 +4,7 @@ import type { PathsResult } from './paths/index.js';
 import type { PluginsResult } from './plugins/index.js';
 import type { ReadResult } from './read.js';
 import type { ReplicasResult } from './replicas/index.js';
+import type { SessionMemoryResult } from './session-memory/index.js';
 import type { ToolCallResult } from './tools-call.js';
 
 /** Section 4: `tools/call` through the gateway vs direct, and the `tools/list` enumeration scenarios. */
@@ -22,4 +23,6 @@ export interface BenchResults {
   replicas?: ReplicasResult;
   /** Section 6: every upstream transport × client era × method × concurrency, memory per session, profiles. */
   paths?: PathsResult;
+  /** The gateway's heap and RSS per idle legacy session, and what holds it (session-memory/). */
+  sessionMemory?: SessionMemoryResult;
 }

@@ -119,7 +119,7 @@ export interface GatewayOptions {
   name?: string;
   /** More top-level config keys, e.g. `store` and `cursorSecret` for replicas sharing a Redis. */
   config?: Record<string, unknown>;
-  /** More `node` flags before the CLI, e.g. `--heapsnapshot-signal=SIGUSR2`. */
+  /** More `node` flags before the CLI, e.g. `--heapsnapshot-signal=SIGUSR2` or `--inspect=127.0.0.1:0`. */
   nodeArgs?: readonly string[];
 }
 

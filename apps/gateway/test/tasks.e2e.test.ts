@@ -98,6 +98,8 @@ describe('tasks through the gateway process', () => {
       () => statuses.find((s) => s.taskId === taskId && s.status === 'completed'),
       'the status',
     );
+    // A legacy session's Server answers tasks/get through its fallback handler, like any other method.
+    expect(await request(alice, 'tasks/get', { taskId })).toMatchObject({ taskId, status: 'completed' });
     await expect(request(bob, 'tasks/get', { taskId })).rejects.toMatchObject({ code: -32602 });
     expect((await request(bob, 'tasks/list', {})).tasks).toEqual([]);
     expect(bobHeard).toEqual([]);

@@ -1,5 +1,6 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
 import type { BenchResults } from '../results.js';
+import { renderSessionMemory } from '../session-memory/render.js';
 import type { ToolCallResult } from '../tools-call.js';
 import { renderEnumeration } from './enumerate.js';
 import { int, table } from './format.js';
@@ -136,6 +137,7 @@ export function renderTable(options: {
   for (const [i, e] of (tools?.list ?? []).entries()) out.push(...renderEnumeration(e, `4${letter(i + 1)}`));
   if (replicas) out.push(...renderReplicas(replicas));
   if (results.paths) out.push(...renderPaths(results.paths));
+  if (results.sessionMemory) out.push(...renderSessionMemory(results.sessionMemory));
 
   // A run of sections without targets (e.g. --only replicas) prints no empty targets table.
   if (targets.length > 0) {

@@ -93,7 +93,8 @@ export class HttpSessionTable {
       this.#log.debug('session closed', { session: id, sessions: this.#sessions.size });
     };
     try {
-      await session.connect(gate);
+      // A legacy session's first message is its `initialize`: its Server serves the legacy era only.
+      await session.connect(gate, { era: 'legacy' });
     } catch (error) {
       this.#sessions.delete(id);
       claim.release();

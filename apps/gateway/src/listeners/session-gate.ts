@@ -23,7 +23,8 @@ export class SessionGate implements Transport {
   readonly #limit: number;
   readonly #drain: Drain;
   readonly #transport: GatedTransport;
-  readonly #inFlight = new Map<RequestId, () => void>();
+  /** The requests in flight and their drain tickets; created by a request, gone once none is left (idle). */
+  #inFlight: Map<RequestId, () => void> | undefined;
 
   constructor(inner: Transport, options: { limit: number; drain: Drain; transport: GatedTransport }) {
     this.#inner = inner;
@@ -38,11 +39,11 @@ export class SessionGate implements Transport {
 
   /** How many more requests this session may send now. */
   get free(): number {
-    return Math.max(0, this.#limit - this.#inFlight.size);
+    return Math.max(0, this.#limit - this.inFlight);
   }
 
   get inFlight(): number {
-    return this.#inFlight.size;
+    return this.#inFlight?.size ?? 0;
   }
 
   setProtocolVersion(version: string): void {
@@ -53,8 +54,9 @@ export class SessionGate implements Transport {
     this.#inner.onmessage = (message) => this.#inbound(message);
     this.#inner.onerror = (error) => this.onerror?.(error);
     this.#inner.onclose = () => {
-      for (const done of this.#inFlight.values()) done();
-      this.#inFlight.clear();
+      const inFlight = this.#inFlight;
+      this.#inFlight = undefined;
+      for (const done of inFlight?.values() ?? []) done();
       this.onclose?.();
     };
     await this.#inner.start();
@@ -80,7 +82,7 @@ export class SessionGate implements Transport {
     if (isRequest(message)) {
       const reason: RefusalReason | undefined = this.#drain.draining
         ? 'shutting_down'
-        : this.#inFlight.size >= this.#limit
+        : this.inFlight >= this.#limit
           ? 'busy'
           : undefined;
       if (reason) {
@@ -91,15 +93,19 @@ export class SessionGate implements Transport {
       }
       // A client that reuses the id of a request still in flight must not leak the first one's slot.
       this.#settle(message.id);
-      if (message.method !== LISTEN) this.#inFlight.set(message.id, this.#drain.track());
+      if (message.method !== LISTEN) {
+        this.#inFlight ??= new Map();
+        this.#inFlight.set(message.id, this.#drain.track());
+      }
     }
     this.onmessage?.(message);
   }
 
   #settle(id: RequestId): void {
-    const done = this.#inFlight.get(id);
+    const done = this.#inFlight?.get(id);
     if (!done) return;
-    this.#inFlight.delete(id);
+    this.#inFlight?.delete(id);
+    if (this.#inFlight?.size === 0) this.#inFlight = undefined;
     done();
   }
 }

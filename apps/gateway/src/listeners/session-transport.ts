@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
-import { SessionEventStore, type StoredEvent, type StreamLog } from './event-store.js';
+import { type EventStoreLimits, SessionEventStore, type StoredEvent, type StreamLog } from './event-store.js';
 import { sendError } from './http-errors.js';
 import { Refusals } from './refusals.js';
 import type { Exchange, Owner, SessionHttpTransportOptions } from './session-streams.js';
@@ -33,12 +33,15 @@ export class SessionHttpTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
-  readonly #store: SessionEventStore<Owner>;
+  // An idle session holds no tables: the event store comes with its first stream, the pending requests'
+  // map with a request (and goes once all are answered), the injected ones' with a takeover's first.
+  #events: SessionEventStore<Owner> | undefined;
+  readonly #eventLimits: EventStoreLimits | undefined;
   readonly #retryMs: number;
   readonly #keepAliveMs: number;
   readonly #streamToolCallsAfterMs: number;
-  #pending = new Map<RequestId, Exchange>();
-  readonly #injected = new Map<RequestId, (response: JSONRPCMessage | undefined) => void>();
+  #pending: Map<RequestId, Exchange> | undefined;
+  #injected: Map<RequestId, (response: JSONRPCMessage | undefined) => void> | undefined;
   #standalone: StreamLog<Owner> | undefined;
   #protocolVersion: string | undefined;
   #closed = false;
@@ -50,13 +53,19 @@ export class SessionHttpTransport implements Transport {
 
   constructor(sessionId: string, options: SessionHttpTransportOptions = {}) {
     this.sessionId = sessionId;
-    this.#store = new SessionEventStore(options.events);
+    this.#eventLimits = options.events;
     this.#retryMs = options.retryMs ?? DEFAULT_RETRY_MS;
     this.#keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
     this.#streamToolCallsAfterMs = options.streamToolCallsAfterMs ?? DEFAULT_STREAM_TOOL_CALLS_AFTER_MS;
   }
 
   async start(): Promise<void> {}
+
+  /** The session's resumable events, created when the first stream needs it. */
+  get #store(): SessionEventStore<Owner> {
+    this.#events ??= new SessionEventStore(this.#eventLimits);
+    return this.#events;
+  }
 
   /** The SDK `Server` calls this with the version `initialize` negotiated. */
   setProtocolVersion(version: string): void {
@@ -89,6 +98,7 @@ export class SessionHttpTransport implements Transport {
         priming: expectsPriming(this.#protocolVersion ?? protocolVersion),
         res,
       };
+      this.#pending ??= new Map();
       for (const { id } of requests) this.#pending.set(id, exchange);
       res.once('close', () => this.#postClosed(exchange));
       // A tool call that runs long is answered on a resumable stream.
@@ -130,6 +140,7 @@ export class SessionHttpTransport implements Transport {
       return Promise.resolve(undefined);
     }
     return new Promise((resolve) => {
+      this.#injected ??= new Map();
       this.#injected.set(message.id, resolve);
       this.onmessage?.(message);
     });
@@ -139,14 +150,14 @@ export class SessionHttpTransport implements Transport {
     if (this.#closed) return;
     if (isResponse(message)) {
       const id = (message as { id: RequestId }).id;
-      const injected = this.#injected.get(id);
+      const injected = this.#injected?.get(id);
       if (injected) {
-        this.#injected.delete(id);
+        this.#injected?.delete(id);
         return injected(message);
       }
-      const exchange = this.#pending.get(id);
+      const exchange = this.#pending?.get(id);
       if (!exchange) return;
-      this.#pending.delete(id);
+      this.#settled(id);
       exchange.waiting.delete(id);
       exchange.answered = true;
       if (exchange.log) this.#emit(exchange.log, message);
@@ -155,7 +166,7 @@ export class SessionHttpTransport implements Transport {
       return;
     }
     const related = options?.relatedRequestId;
-    const exchange = related === undefined ? undefined : this.#pending.get(related);
+    const exchange = related === undefined ? undefined : this.#pending?.get(related);
     if (exchange?.log) return this.#emit(exchange.log, message);
     if (exchange?.acceptsSse && exchange.res) {
       this.#emit(this.#toSse(exchange), message);
@@ -167,13 +178,15 @@ export class SessionHttpTransport implements Transport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const exchange of new Set(this.#pending.values()))
+    for (const exchange of new Set(this.#pending?.values()))
       if (!exchange.res?.writableEnded) exchange.res?.end();
-    for (const log of this.#store.streams()) log.owner.channel?.end();
-    this.#store.dispose();
-    this.#pending.clear();
-    for (const resolve of this.#injected.values()) resolve(undefined);
-    this.#injected.clear();
+    if (this.#events) {
+      for (const log of this.#events.streams()) log.owner.channel?.end();
+      this.#events.dispose();
+    }
+    this.#pending = undefined;
+    for (const resolve of this.#injected?.values() ?? []) resolve(undefined);
+    this.#injected = undefined;
     this.#standalone = undefined;
     this.onclose?.();
   }
@@ -257,7 +270,13 @@ export class SessionHttpTransport implements Transport {
     exchange.res = undefined;
     clearTimeout(exchange.streamTimer);
     if (exchange.log) return;
-    for (const id of exchange.waiting) if (this.#pending.get(id) === exchange) this.#pending.delete(id);
+    for (const id of exchange.waiting) if (this.#pending?.get(id) === exchange) this.#settled(id);
+  }
+
+  /** Request `id` waits no more; the last one to go takes the map with it. */
+  #settled(id: RequestId): void {
+    this.#pending?.delete(id);
+    if (this.#pending?.size === 0) this.#pending = undefined;
   }
 
   /**
@@ -265,9 +284,9 @@ export class SessionHttpTransport implements Transport {
    * still wants is forgotten at once, so a client resuming it hears 400 instead of polling an empty stream.
    */
   #cancelled(id: RequestId): void {
-    const exchange = this.#pending.get(id);
+    const exchange = this.#pending?.get(id);
     if (!exchange) return;
-    this.#pending.delete(id);
+    this.#settled(id);
     exchange.waiting.delete(id);
     if (exchange.waiting.size > 0) return;
     if (exchange.log && !exchange.answered) this.#store.drop(exchange.log);

@@ -20,7 +20,8 @@ export class SessionRecorder implements Transport {
   onclose?: () => void;
   readonly record: SessionRecord;
   readonly #inner: Transport;
-  readonly #pending = new Map<RequestId, { method: string; params: Record<string, unknown> }>();
+  /** Recorded requests awaiting their answer: only while one is (an idle session holds no map). */
+  #pending: Map<RequestId, { method: string; params: Record<string, unknown> }> | undefined;
   readonly #onChange: (record: SessionRecord) => void;
   readonly #onUse: () => void;
 
@@ -48,7 +49,8 @@ export class SessionRecorder implements Transport {
       if (isRequest(message)) {
         this.#onUse();
         const restoring = typeof message.id === 'string' && message.id.startsWith(RESTORE_ID_PREFIX);
-        if (RECORDED.has(message.method) && !restoring)
+        if (RECORDED.has(message.method) && !restoring) {
+          this.#pending ??= new Map();
           this.#pending.set(message.id, {
             method: message.method,
             params: ((message as { params?: Record<string, unknown> }).params ?? {}) as Record<
@@ -56,6 +58,7 @@ export class SessionRecorder implements Transport {
               unknown
             >,
           });
+        }
       }
       this.onmessage?.(message);
     };
@@ -65,11 +68,12 @@ export class SessionRecorder implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (isResponse(message) && this.#pending.size > 0) {
+    if (isResponse(message) && this.#pending) {
       const id = (message as { id: RequestId }).id;
       const request = this.#pending.get(id);
       if (request) {
         this.#pending.delete(id);
+        if (this.#pending.size === 0) this.#pending = undefined;
         if ('result' in message) this.#apply(request.method, request.params);
       }
     }

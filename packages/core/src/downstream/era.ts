@@ -29,14 +29,17 @@ export function errorForEra(error: GatewayError, client: DownstreamClient | unde
  * itself; everything else reaches the wrapped transport untouched.
  */
 export class WireErrorCodes {
-  readonly #codes = new Map<RequestId, number>();
+  /** The codes to restore, by request id: only while some request is answered with -32002 (idle: none). */
+  #codes: Map<RequestId, number> | undefined;
 
   /**
    * Notes that request `id` is answered with `error`, just before it is thrown to the SDK. A cancelled
    * request gets no response at all: nothing is noted for it.
    */
   note(id: RequestId, error: GatewayError, signal: AbortSignal): void {
-    if (error.code === ErrorCode.ResourceNotFoundLegacy && !signal.aborted) this.#codes.set(id, error.code);
+    if (error.code !== ErrorCode.ResourceNotFoundLegacy || signal.aborted) return;
+    this.#codes ??= new Map();
+    this.#codes.set(id, error.code);
   }
 
   wrap(transport: Transport): Transport {
@@ -57,9 +60,10 @@ export class WireErrorCodes {
   #restored(message: JSONRPCMessage): JSONRPCMessage {
     const { id, error } = message as { id?: unknown; error?: { code?: unknown } };
     if (error === undefined || (typeof id !== 'string' && typeof id !== 'number')) return message;
-    const code = this.#codes.get(id);
+    const code = this.#codes?.get(id);
     if (code === undefined) return message;
-    this.#codes.delete(id);
+    this.#codes?.delete(id);
+    if (this.#codes?.size === 0) this.#codes = undefined;
     return { ...message, error: { ...error, code } } as JSONRPCMessage;
   }
 }

@@ -9,6 +9,7 @@ import type { Gateway } from '../gateway.js';
 import { anyObject } from '../payload.js';
 import { CORE_VERSION } from '../version.js';
 import { isLegacyVersion, type WireErrorCodes } from './era.js';
+import { serverOptions } from './server-options.js';
 
 export const SERVER_INFO = { name: 'switchyard', version: CORE_VERSION } as const;
 
@@ -17,7 +18,9 @@ const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
 
 /**
  * Methods the 2026-07-28 revision removed from the core and the Tasks extension (SEP-2663) defines again:
- * the SDK dispatches them in that era only to a handler registered with its own params schema.
+ * the SDK dispatches them in that era only to a handler registered with its own params schema. A Server
+ * built for the legacy era has no need of them (the fallback handler answers them there, like any other
+ * method), and an idle legacy session does not hold them.
  */
 const EXTENSION_REUSED_METHODS = ['tasks/get', 'tasks/cancel'] as const;
 
@@ -38,11 +41,7 @@ export function buildServer(
   codes: WireErrorCodes,
   era?: 'legacy' | 'modern',
 ): Server {
-  const server = new Server(SERVER_INFO, {
-    capabilities: { ...gateway.capabilities(era), logging: {} },
-    instructions:
-      'Switchyard gateway: the resources, tools, prompts and skills of several MCP servers, namespaced as "<server>+<uri>" and "<server>__<name>".',
-  });
+  const server = new Server(SERVER_INFO, serverOptions(gateway.capabilities(era)));
   // The level a legacy session sets applies to the upstream log messages relayed to it.
   server.setRequestHandler('logging/setLevel', (request) => {
     logging.level = request.params.level;
@@ -81,6 +80,7 @@ export function buildServer(
     return forEra(outcome.result, version) as never;
   };
   server.fallbackRequestHandler = handle;
+  if (era === 'legacy') return server;
   for (const method of EXTENSION_REUSED_METHODS) {
     server.setRequestHandler(method, { params: ANY_PARAMS }, (params, ctx) =>
       handle({ method, params }, ctx),

@@ -38,8 +38,11 @@ export interface DownstreamSession {
    * (a legacy -32002, which the SDK alone would write as -32602).
    */
   wrap(transport: Transport): Transport;
-  /** Builds a Server and connects it to `transport` (wrapped). */
-  connect(transport: Transport): Promise<void>;
+  /**
+   * Builds a Server and connects it to `transport` (wrapped); a listener that serves one era only (legacy
+   * HTTP sessions) says which, and the Server holds only what that era needs.
+   */
+  connect(transport: Transport, context?: { era?: 'legacy' | 'modern' }): Promise<void>;
   /** Releases the session's subscriptions; call when its transport closes. Idempotent. */
   close(): Promise<void>;
 }
@@ -73,7 +76,7 @@ export function openSession(gateway: Gateway, options: SessionOptions): Downstre
     sink,
     build,
     wrap: (transport) => codes.wrap(transport),
-    connect: (transport) => build().connect(codes.wrap(transport)),
+    connect: (transport, context) => build(context).connect(codes.wrap(transport)),
     close: async () => {
       if (closed) return;
       closed = true;

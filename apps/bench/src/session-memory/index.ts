@@ -1,0 +1,159 @@
+/**
+ * 7. What an idle legacy session costs in the gateway process. One testkit upstream, one gateway started
+ * under `node --inspect=127.0.0.1:0` (the bench drives its V8 inspector: a forced full GC,
+ * `process.memoryUsage()`, heap snapshots; the gateway needs no hook of its own). After a warm-up (sessions
+ * opened and deleted, so lazily loaded code and caches are in place), N legacy sessions are opened by plain
+ * POSTs (`initialize` + `notifications/initialized`, 2025-11-25) and left idle; the heap used and the RSS
+ * after a full GC are read before and after, and divided by N. Then a heap snapshot with the N sessions
+ * and one after they were all `DELETE`d are counted by constructor (DevTools' summary groups): their
+ * difference per session is what one idle session holds, by kind of object. Run once with a gateway on
+ * its own and, when redis-server is installed, once with `store.redis` (replicas: a sealed session id and
+ * a recorder of the session's state).
+ */
+import { Agent } from 'node:http';
+import { redisMissing } from '@switchyard/testkit/process';
+import { ownRedis, ownUpstream, replicaConfig, Teardown } from '../replicas/deployment.js';
+import { LegacySession } from '../replicas/legacy-session.js';
+import { startGateway } from '../services.js';
+import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
+import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
+
+export interface SessionMemoryConfig {
+  /** Idle sessions measured. */
+  sessions: number;
+  /** Sessions opened and deleted before the baseline. */
+  warmup: number;
+}
+
+export const SESSION_MEMORY_SIZES: { full: SessionMemoryConfig; quick: SessionMemoryConfig } = {
+  full: { sessions: 1000, warmup: 100 },
+  quick: { sessions: 200, warmup: 20 },
+};
+
+/** Sessions opened (or deleted) at once. */
+const CONCURRENCY = 8;
+/** Census groups shown in the table. */
+const TOP = 15;
+
+/** One gateway's measurement. */
+export interface SessionMemoryRun {
+  /** `plain`: a gateway on its own; `replicas`: with `store.redis` (sealed ids, recorded state). */
+  variant: 'plain' | 'replicas';
+  /** `process.memoryUsage()` after a full GC: baseline, with the N sessions open, after they were deleted. */
+  memory: { baseline: MemoryUsage; open: MemoryUsage; deleted: MemoryUsage };
+  /** (open − baseline) / N, in bytes. */
+  perSession: { heapUsed: number; rss: number; external: number };
+  /** (deleted − baseline) / N for the heap: what deleted sessions leave behind (≈ 0 unless something leaks). */
+  leftPerDeletedSession: number;
+  /**
+   * Heap snapshot with the sessions minus heap snapshot after they were deleted, per session: `top` by
+   * kind of object, `owners` the objects only the first snapshot has, by the class instance holding them.
+   */
+  census: { totalBytes: number; totalObjects: number; top: CensusDelta[]; owners: CensusDelta[] };
+}
+
+export interface SessionMemoryResult {
+  config: SessionMemoryConfig;
+  runs: SessionMemoryRun[];
+  /** Why the replicas run was skipped (no redis-server), if it was. */
+  replicasSkipped?: string;
+}
+
+/** Runs `task` on every index below `n`, `limit` at a time. */
+async function forEachLimited(n: number, limit: number, task: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < n) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
+}
+
+async function openSessions(url: string, agent: Agent, n: number): Promise<LegacySession[]> {
+  const sessions: LegacySession[] = new Array(n);
+  await forEachLimited(n, CONCURRENCY, async (i) => {
+    sessions[i] = await LegacySession.open(url, agent, `bench-idle-${i}`);
+  });
+  return sessions;
+}
+
+async function deleteSessions(sessions: readonly LegacySession[]): Promise<void> {
+  await forEachLimited(sessions.length, CONCURRENCY, async (i) => {
+    const status = await sessions[i]!.close();
+    if (status !== 200 && status !== 204) throw new Error(`DELETE of session ${i}: HTTP ${status}`);
+  });
+}
+
+async function settledMemory(inspector: Inspector): Promise<MemoryUsage> {
+  await inspector.collectGarbage();
+  return inspector.memoryUsage();
+}
+
+async function measureOne(
+  config: SessionMemoryConfig,
+  variant: SessionMemoryRun['variant'],
+  log: (message: string) => void,
+): Promise<SessionMemoryRun> {
+  const teardown = new Teardown();
+  const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+  teardown.add(() => agent.destroy());
+  try {
+    const upstream = await ownUpstream({ name: 'mem', resources: 10 }, teardown);
+    const redis = variant === 'replicas' ? await ownRedis(teardown) : undefined;
+    const gateway = await startGateway([upstream], {
+      name: `gateway (session memory, ${variant})`,
+      nodeArgs: ['--inspect=127.0.0.1:0'],
+      config: redis ? replicaConfig(redis, 'bench-mem:') : undefined,
+    });
+    teardown.add(() => gateway.proc.stop());
+    const inspectorUrl = (await gateway.proc.waitForLine(INSPECTOR_LINE, { what: 'the inspector URL' }))[1]!;
+    const inspector = await Inspector.connect(inspectorUrl);
+    teardown.add(() => inspector.close());
+
+    log(`session memory (${variant}): ${config.warmup} warm-up sessions`);
+    await deleteSessions(await openSessions(gateway.url, agent, config.warmup));
+    const baseline = await settledMemory(inspector);
+
+    log(`session memory (${variant}): opening ${config.sessions} idle legacy sessions`);
+    const sessions = await openSessions(gateway.url, agent, config.sessions);
+    const open = await settledMemory(inspector);
+    const withSessions = parseSnapshot(await inspector.heapSnapshot());
+
+    await deleteSessions(sessions);
+    const deleted = await settledMemory(inspector);
+    const without = parseSnapshot(await inspector.heapSnapshot());
+
+    const n = config.sessions;
+    const delta = censusDelta(census(without), census(withSessions), n);
+    const owners = censusDelta(new Map(), ownership(withSessions, nodeIds(without)), n);
+    return {
+      variant,
+      memory: { baseline, open, deleted },
+      perSession: {
+        heapUsed: (open.heapUsed - baseline.heapUsed) / n,
+        rss: (open.rss - baseline.rss) / n,
+        external: (open.external - baseline.external) / n,
+      },
+      leftPerDeletedSession: (deleted.heapUsed - baseline.heapUsed) / n,
+      census: {
+        totalBytes: delta.reduce((sum, d) => sum + d.bytes, 0),
+        totalObjects: delta.reduce((sum, d) => sum + d.count, 0),
+        top: delta.slice(0, TOP),
+        owners: owners.slice(0, TOP),
+      },
+    };
+  } finally {
+    await teardown.run();
+  }
+}
+
+export async function runSessionMemoryBenchmark(
+  config: SessionMemoryConfig,
+  log: (message: string) => void,
+): Promise<SessionMemoryResult> {
+  const result: SessionMemoryResult = { config, runs: [] };
+  result.runs.push(await measureOne(config, 'plain', log));
+  const missing = redisMissing();
+  if (missing) result.replicasSkipped = missing;
+  else result.runs.push(await measureOne(config, 'replicas', log));
+  return result;
+}
