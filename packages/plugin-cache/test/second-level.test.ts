@@ -107,12 +107,14 @@ describe.skipIf(missing)('second level in Redis', () => {
       () => b.meter.count(CACHE_METRICS.evictions, { reason: 'remote' }) === 1,
       "A's invalidation evicting B's copy",
     );
-    // B's L1 and the L2 entry are gone: B reads upstream; A then gets B's fresh entry from L2.
+    // B's L1 and the L2 entry are gone: B reads upstream, and nobody is served the old content.
     expect(await readText(onB, R0)).toBe('v2');
-    expect(await readText(onA, R0)).toBe('v2');
-    expect(up.reads()).toBe(2);
     expect(b.statuses.slice(2)).toEqual(['miss']);
-    expect(a.statuses).toEqual(['miss', 'hit']);
+    expect(await readText(onA, R0)).toBe('v2');
+    // A gets B's fresh entry from L2 — unless A's own watch of the URI was released meanwhile (its L1
+    // entry is gone), which renews the URI's token and costs one more upstream read: never a stale one.
+    expect(['hit', 'miss']).toContain(a.statuses[1]);
+    expect(up.reads()).toBe(a.statuses[1] === 'hit' ? 2 : 3);
   });
 
   it('does not serve an L2 entry stored by a read that an invalidation overtook', async () => {
