@@ -1,4 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deriveKey } from './derive-key.js';
 import { GatewayError } from './errors.js';
 import type { UpstreamPosition } from './listing/page-guard.js';
 
@@ -27,7 +28,7 @@ export class MergedCursorCodec {
   readonly #key: Buffer;
 
   constructor(keyMaterial: string) {
-    this.#key = createHmac('sha256', 'switchyard/cursor/v1').update(keyMaterial).digest();
+    this.#key = deriveKey('switchyard/cursor/v1', keyMaterial);
   }
 
   encode(kind: string, state: MergedCursorState): string {

@@ -16,6 +16,7 @@ export type {
   RequestTarget,
   SessionSink,
 } from './context.js';
+export { deriveKey } from './derive-key.js';
 export { isLegacyVersion } from './downstream/era.js';
 export {
   checkEnvelope,

@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { deriveKey } from './derive-key.js';
 
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
@@ -20,9 +21,7 @@ export class SealedBox {
   readonly #prefix: string;
 
   constructor(secret: string | undefined, label: string, prefix: string) {
-    this.#key = createHmac('sha256', label)
-      .update(secret ?? randomBytes(32))
-      .digest();
+    this.#key = deriveKey(label, secret);
     this.#prefix = prefix;
   }
 

@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deriveKey } from '@switchyard/core';
 
 /** The header a replica sets on a request it forwards to the session's owner. */
 export const FORWARDED_HEADER = 'x-switchyard-forwarded';
@@ -12,9 +13,7 @@ export class ForwardProof {
   readonly #key: Buffer;
 
   constructor(secret: string | undefined) {
-    this.#key = createHmac('sha256', 'switchyard/session-forward/v1')
-      .update(secret ?? randomBytes(32))
-      .digest();
+    this.#key = deriveKey('switchyard/session-forward/v1', secret);
   }
 
   sign(sid: string): string {

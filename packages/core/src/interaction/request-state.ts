@@ -1,4 +1,5 @@
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { deriveKey } from '../derive-key.js';
 import { GatewayError } from '../errors.js';
 
 /** How long a client has to answer an input-required result (the SDK's own legacy shim waits as long). */
@@ -41,13 +42,11 @@ interface Wire {
 export class RequestStateSeal {
   readonly #key: Buffer;
   readonly #now: () => number;
-  /** This replica (its advertised URL): named in the states of calls suspended here. */
+  /** This replica (its advertised URL): named in every state it seals. */
   instance: string | undefined;
 
   constructor(secret: string | undefined, now: () => number = Date.now) {
-    this.#key = createHmac('sha256', 'switchyard/request-state/v1')
-      .update(secret ?? randomBytes(32))
-      .digest();
+    this.#key = deriveKey('switchyard/request-state/v1', secret);
     this.#now = now;
   }
 
