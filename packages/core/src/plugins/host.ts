@@ -140,7 +140,7 @@ export async function setupPlugins(
   const port = new GatewayPort();
   const store = host.store ?? new MemoryStore();
   try {
-    for (const entry of entries) loaded.push(await setupOne(entry, loaded, port, logger, { ...host, store }));
+    for (const entry of entries) loaded.push(await setupOne(entry, loaded, port, logger, host, store));
   } catch (error) {
     const fresh = loaded.filter((p) => p.port === port);
     await runCloseHooks(fresh, logger);
@@ -155,6 +155,7 @@ async function setupOne(
   port: GatewayPort,
   logger: Logger,
   host: PluginHost,
+  store: Store,
 ): Promise<LoadedPlugin> {
   const plugin = checked(entry, loaded);
   const reused = host.reuse?.(entry);
@@ -169,7 +170,7 @@ async function setupOne(
         loaded: loaded.map((p) => p.name),
         baseDir: host.baseDir ?? process.cwd(),
         gateway: port,
-        store: (host.store ?? new MemoryStore()).scoped(`plugin:${name}:`),
+        store: store.scoped(`plugin:${name}:`),
         tracer,
         meter,
       })) ?? {};
