@@ -50,9 +50,10 @@ export async function readBody(req: IncomingMessage, maxBytes: number): Promise<
   return body;
 }
 
-export function isInitialize(body: unknown): boolean {
+/** The `initialize` request of a body (one message or a batch), if it has one. */
+export function initializeOf(body: unknown): { params?: unknown } | undefined {
   const messages = Array.isArray(body) ? body : [body];
-  return messages.some(
+  return messages.find(
     (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
   );
 }

@@ -19,7 +19,7 @@ import {
   BodyTooLarge,
   claimsModernEra,
   header,
-  isInitialize,
+  initializeOf,
   readBody,
   sendJson,
 } from './http-io.js';
@@ -166,8 +166,7 @@ export async function startHttpListener(
     if (!sessionId && claimsModernEra(body, version)) {
       // Modern requests are stateless: each is one request in flight, except a listen stream.
       const isListen = (body as { method?: unknown }).method === 'subscriptions/listen';
-      const holderOf = (method: string, params?: Record<string, unknown>) => gateway.holderOf(method, params);
-      if (replicas && (await replicas.forwardHeld(req, res, holderOf, body, raw))) return;
+      if (replicas && (await replicas.forwardHeld(req, res, body, raw))) return;
       if (carriesRequest(body) && !isListen) res.once('close', drain.track());
       await modern.serve(identity, req, res, body);
       return;
@@ -189,8 +188,9 @@ export async function startHttpListener(
       entry.transport.handlePost(res, messages, acceptsSse, version);
       return;
     }
-    if (!isInitialize(body)) return sendError(res, Refusals.initializeRequired());
-    const init = replicas ? initializeParams(initializeOf(body)?.params) : undefined;
+    const initialize = initializeOf(body);
+    if (!initialize) return sendError(res, Refusals.initializeRequired());
+    const init = replicas ? initializeParams(initialize.params) : undefined;
     const opened = replicas && init ? await replicas.open(identity, init) : await sessions.open(identity);
     if (!opened.ok) return refuseSessions(res, opened);
     const entry = opened.entry;
@@ -214,6 +214,7 @@ export async function startHttpListener(
       self: advertisedUrl(config, port),
       secret: replication.secret,
       idleSessionMs: () => limits.idleSessionMs,
+      holderOf: (method, params) => gateway.holderOf(method, params),
       logger: log,
     });
     await replicas.start();
@@ -234,13 +235,6 @@ export async function startHttpListener(
       });
     },
   };
-}
-
-function initializeOf(body: unknown): { params?: unknown } | undefined {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.find(
-    (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
-  );
 }
 
 function sameGroups(a: Identity, b: Identity): boolean {

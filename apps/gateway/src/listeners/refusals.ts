@@ -69,13 +69,6 @@ export const Refusals = {
         reason: 'session_moving',
       },
     ),
-  /** A session served by another replica, and the store that says which does not answer (`refuse`). */
-  sessionStoreUnavailable: () =>
-    new GatewayError(
-      -32000,
-      'Store unavailable: this session is served by another replica and the store that says which does not answer; retry shortly',
-      { reason: 'store_unavailable' },
-    ),
 } as const;
 
 export function busyMessage(limit: number): string {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { Identity, Logger, Store } from '@switchyard/core';
+import { GatewayError, type Identity, type Logger, type Store } from '@switchyard/core';
 import { sendError } from '../listeners/http-errors.js';
 import { header } from '../listeners/http-io.js';
 import type { HttpSession, HttpSessionTable } from '../listeners/http-sessions.js';
@@ -39,9 +39,9 @@ export class ReplicaSessions {
   readonly #proof: ForwardProof;
   readonly #forwarder = new Forwarder();
   readonly #log: Logger;
-  /** Session key → the id of the session this replica serves, and its record. */
-  readonly #local = new Map<string, string>();
-  readonly #records = new Map<string, SessionRecord>();
+  readonly #holderOf: (method: string, params: Record<string, unknown> | undefined) => string | undefined;
+  /** Session key → the session this replica serves: its id and its record. */
+  readonly #local = new Map<string, { id: string; record: SessionRecord }>();
   readonly #stopWatching: () => void;
   /** Restores in progress, so concurrent requests of one session restore it once. */
   readonly #restoring = new Map<string, Promise<HttpSession | undefined>>();
@@ -52,9 +52,12 @@ export class ReplicaSessions {
     self: string;
     secret: string | undefined;
     idleSessionMs: () => number;
+    /** `Gateway.holderOf`: the replica a 2026-07-28 request's requestState or task id names. */
+    holderOf: (method: string, params: Record<string, unknown> | undefined) => string | undefined;
     logger: Logger;
   }) {
     this.#table = options.table;
+    this.#holderOf = options.holderOf;
     this.#ids = new SessionIds(options.secret);
     this.#proof = new ForwardProof(options.secret);
     this.#log = options.logger;
@@ -67,12 +70,12 @@ export class ReplicaSessions {
     });
     // Sessions opened or changed while the store was away are recorded once it is back.
     this.#stopWatching = options.store.onAvailability((available) => {
-      if (available) for (const [sid, record] of this.#records) void this.#directory.save(sid, record);
+      if (available) for (const [sid, { record }] of this.#local) void this.#directory.save(sid, record);
     });
     this.#directory.onMoved((sid, owner) => {
       if (owner === this.#directory.self) return;
-      const id = this.#local.get(sid);
-      const entry = id === undefined ? undefined : this.#table.get(id);
+      const local = this.#local.get(sid);
+      const entry = local && this.#table.get(local.id);
       // Another replica serves it now (or it ended): this copy must not answer for it any more.
       if (entry) void entry.transport.close();
     });
@@ -136,21 +139,15 @@ export class ReplicaSessions {
    * A 2026-07-28 request that continues something another replica holds is forwarded there: a retry whose
    * `requestState` that replica sealed (its call is suspended there, or its upstream minted the state on
    * that replica's connection), or a `tasks/*` request about a task it created (its upstream connection
-   * knows the task). `holderOf` names the holder only for a state or id sealed under the shared key, so
+   * knows the task). `Gateway.holderOf` names the holder only for a state or id sealed under the shared key, so
    * nothing a client makes up is forwarded. Resolves to whether it was (else it is served here: a holder
    * that died took that state with it, and the client is told to start over).
    */
-  async forwardHeld(
-    req: IncomingMessage,
-    res: ServerResponse,
-    holderOf: (method: string, params: Record<string, unknown> | undefined) => string | undefined,
-    body: unknown,
-    raw: Buffer,
-  ): Promise<boolean> {
+  async forwardHeld(req: IncomingMessage, res: ServerResponse, body: unknown, raw: Buffer): Promise<boolean> {
     if (Array.isArray(body)) return false;
     const { method, params } = body as { method?: unknown; params?: Record<string, unknown> };
     if (typeof method !== 'string') return false;
-    const holder = holderOf(method, params);
+    const holder = this.#holderOf(method, params);
     if (holder === undefined || holder === this.self) return false;
     const token = JSON.stringify([method, params?.requestState ?? params?.taskId]);
     if (this.#proof.verify(token, header(req, FORWARDED_HEADER))) return false;
@@ -226,17 +223,13 @@ export class ReplicaSessions {
           onUse: () => this.#directory.touch(sid),
         }),
       onEnd: (terminated) => {
-        if (this.#local.get(sid) === id) {
-          this.#local.delete(sid);
-          this.#records.delete(sid);
-        }
+        if (this.#local.get(sid)?.id === id) this.#local.delete(sid);
         if (terminated) void this.#directory.remove(sid);
         else this.#directory.forget(sid);
       },
     });
     if (opened.ok) {
-      this.#local.set(sid, id);
-      this.#records.set(sid, record);
+      this.#local.set(sid, { id, record });
     }
     return opened;
   }
@@ -260,6 +253,9 @@ export class ReplicaSessions {
 }
 
 function refuseStore(res: ServerResponse): Routed {
-  sendError(res, Refusals.sessionStoreUnavailable());
+  sendError(
+    res,
+    GatewayError.storeUnavailable('another replica serves this session, and the store says which'),
+  );
   return { kind: 'handled' };
 }
