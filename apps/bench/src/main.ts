@@ -34,8 +34,8 @@
  *    the latency the balancer and the store add over one gateway, and Redis memory per legacy session.
  * 6. Paths (paths/, `--only paths`): issue 18's matrix. Four upstreams (stdio, Streamable HTTP legacy-only,
  *    Streamable HTTP also speaking 2026-07-28, WebSocket) behind one gateway; both client eras (raw JSON-RPC),
- *    `resources/read` and `tools/call`, c=1 and c=16: direct vs gateway, with the gateway process's own CPU
- *    per request; memory per idle legacy session (RSS, and the live heap from heap snapshots); under
+ *    `resources/read` and `tools/call`, c=1 and c=16: direct vs the floor (a pass-through proxy with no MCP
+ *    logic, floor-proxy.ts) vs the gateway, with each middle process's own CPU per request; memory per idle legacy session (RSS, and the live heap from heap snapshots); under
  *    `--cpu-prof` the two slowest paths profiled on fresh gateways (top 15 self-time frames).
  * 7. Session memory (session-memory/, `--only session-memory`): the gateway's own heap and RSS per idle
  *    legacy session, through its V8 inspector, and what holds it (heap snapshots by constructor and by owner).

@@ -6,7 +6,7 @@ import { perRequestMs } from '../src/paths/measure.js';
 import type { PathCell, PathResult, PathRun } from '../src/paths/model.js';
 import { PendingRequests } from '../src/paths/pending.js';
 import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
-import { goalsLine, orderedRows, pathRow } from '../src/report/paths.js';
+import { floorLine, goalsLine, orderedRows, pathRow } from '../src/report/paths.js';
 
 function run(side: PathRun['side'], round: number, rps: number, p50: number, p99: number): PathRun {
   return {
@@ -16,6 +16,7 @@ function run(side: PathRun['side'], round: number, rps: number, p50: number, p99
     rps,
     clientCpuMs: 0.1,
     ...(side === 'gateway' ? { gatewayCpuMs: 0.3 } : {}),
+    ...(side === 'floor' ? { floorCpuMs: 0.2 } : {}),
     count: 10,
     mean: p50,
     p50,
@@ -218,5 +219,28 @@ describe('goalsLine', () => {
     expect(line).toContain('ratio 2/3 (1 without direct)');
     expect(line).toContain('0/4'); // every gateway round above used 0.3 ms of CPU per request
     expect(line).toContain('+p99 ≤ 1 ms at c=1 1/2');
+  });
+});
+
+describe('the floor', () => {
+  it('compares the gateway with the floor, and says which goals the floor itself meets', () => {
+    const cell = (concurrency: number, floor: number, gw: number): PathResult =>
+      compareCell({ ...CELL, concurrency }, [
+        run('direct', 0, 100, 1, 1),
+        run('floor', 0, floor, 1, 1),
+        run('gateway', 0, gw, 1, 1),
+      ]);
+    const slow = cell(1, 60, 45);
+    expect(slow.floor?.rps).toBe(60);
+    expect(slow.floorRatio).toBeCloseTo(0.75);
+    const row = pathRow(slow);
+    expect(row[7]).toBe('60');
+    expect(row[8]).toBe('0.75x');
+    expect(row[14]).toBe('0.200');
+    const line = floorLine([slow, cell(16, 97, 90), cell(1, 90, 80)]);
+    expect(line).toContain('ratio 2/3'); // 0.60x misses c=1's 0.85; 0.97x and 0.90x meet theirs
+    expect(line).toContain('0/3'); // 0.2 ms of floor CPU per request misses 0.15
+    expect(line).toContain('median gw/floor 0.89x');
+    expect(floorLine([compareCell(CELL, [run('gateway', 0, 1, 1, 1)])])).toContain('not measured');
   });
 });

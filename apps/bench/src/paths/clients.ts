@@ -28,6 +28,19 @@ export class PathClients {
     return session.asClient();
   }
 
+  /**
+   * A client of `era` to the floor proxy in front of `upstream` (one per pair): over HTTP like the
+   * gateway's, so the floor and the gateway rows differ only in what runs in the middle.
+   */
+  async floor(url: string, upstream: UpstreamKind, era: ClientEra): Promise<RequestClient> {
+    const key = `floor/${upstream}/${era}`;
+    const known = this.#direct.get(key);
+    if (known) return known;
+    const client = await this.gateway(url, era);
+    this.#direct.set(key, client);
+    return client;
+  }
+
   /** The direct client of `upstream` in `era` (one per pair, opened on first use), or undefined when none. */
   async direct(
     upstream: UpstreamKind,

@@ -9,11 +9,12 @@
 import type { RunOptions } from '../client.js';
 import { children, type Gateway, startGateway, testkitCli } from '../services.js';
 import { PathClients } from './clients.js';
+import { type Floor, startFloor } from './floor.js';
 import { heapSnapshotFlags } from './heap-snapshot.js';
 import { filler, targetsOf } from './loops.js';
 import { cellKey, noDirectReason, pathCells, slowestCells } from './matrix.js';
 import { measureCell } from './measure.js';
-import type { PathsConfig, PathsResult } from './model.js';
+import type { PathsConfig, PathsResult, UpstreamKind } from './model.js';
 import { UPSTREAM_NAMES } from './model.js';
 import { profileCell } from './profiles.js';
 import { measureSessionMemory } from './session-memory.js';
@@ -50,7 +51,10 @@ async function runWith(
   const text = filler(config.argumentBytes);
   const clients = new PathClients();
   let gateway: Gateway | undefined;
+  const floors = new Map<UpstreamKind, Floor>();
   try {
+    for (const kind of config.upstreams)
+      floors.set(kind, await startFloor(kind, upstreams.endpoints, config));
     gateway = await startGateway([], { config: { mcpServers } });
     log(`paths: gateway ${gateway.url}, upstreams ${JSON.stringify(upstreams.endpoints)} + stdio`);
     const viaGateway = {
@@ -60,18 +64,23 @@ async function runWith(
     for (const cell of pathCells(config)) {
       const name = UPSTREAM_NAMES[cell.upstream];
       const directClient = await clients.direct(cell.upstream, cell.era, upstreams.endpoints, config);
+      const upstreamTargets = targetsOf(name, config.resources, config.tools, false);
+      const floor = floors.get(cell.upstream);
       const measured = await measureCell({
         cell,
         config,
         text,
-        gatewayProc: gateway.proc,
-        direct: directClient && {
-          client: directClient,
-          targets: targetsOf(name, config.resources, config.tools, false),
-        },
+        direct: directClient && { client: directClient, targets: upstreamTargets },
+        floor: directClient &&
+          floor && {
+            client: await clients.floor(floor.url, cell.upstream, cell.era),
+            targets: upstreamTargets,
+            proc: floor.proc,
+          },
         gateway: {
           client: viaGateway[cell.era],
           targets: targetsOf(name, config.resources, config.tools, true),
+          proc: gateway.proc,
         },
         noDirect: noDirectReason(cell.upstream, cell.era),
         log,
@@ -82,6 +91,7 @@ async function runWith(
   } finally {
     await clients.close();
     await gateway?.proc.stop();
+    await Promise.allSettled([...floors.values()].map((f) => f.proc.stop()));
   }
 
   if (config.sessions > 0) {

@@ -39,12 +39,15 @@ export function compareCell(cell: PathCell, rounds: PathRun[], noDirect?: string
   const gateway = median('gateway');
   if (!gateway) throw new Error(`no gateway round for ${cellKey(cell)}`);
   const direct = median('direct');
+  const floor = median('floor');
   return {
     ...cell,
     ...(noDirect === undefined ? {} : { noDirect }),
     direct,
+    floor,
     gateway,
     throughputRatio: direct && gateway.rps / direct.rps,
+    floorRatio: floor && gateway.rps / floor.rps,
     addedP50Ms: direct && gateway.p50 - direct.p50,
     addedP99Ms: direct && gateway.p99 - direct.p99,
     rounds,

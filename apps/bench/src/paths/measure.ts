@@ -16,6 +16,11 @@ export interface Side {
   targets: Targets;
 }
 
+/** A side with a process in the middle whose CPU is read around each timed loop (gateway, floor). */
+export interface MiddleSide extends Side {
+  proc: ManagedProcess;
+}
+
 /** CPU ms per request of the gateway between two /proc readings, or undefined when one is missing. */
 export function perRequestMs(before: number | undefined, after: number | undefined, requests: number) {
   return before === undefined || after === undefined || requests <= 0
@@ -27,13 +32,14 @@ export async function measureCell(options: {
   cell: PathCell;
   config: Pick<PathsConfig, 'warmup' | 'count' | 'rounds' | 'payloadBytes'>;
   text: string;
-  gatewayProc: ManagedProcess;
   direct?: Side;
-  gateway: Side;
+  /** The floor proxy in front of the same upstream, when the cell has a direct side. */
+  floor?: MiddleSide;
+  gateway: MiddleSide;
   noDirect?: string;
   log: (message: string) => void;
 }): Promise<PathResult> {
-  const { cell, config, gatewayProc } = options;
+  const { cell, config } = options;
   const loop = (side: Side, count: number) =>
     pathLoop(side.client, cell.method, side.targets, {
       count,
@@ -43,30 +49,34 @@ export async function measureCell(options: {
     });
   const rounds: PathRun[] = [];
   for (let round = 0; round < config.rounds; round++) {
-    const order: PathRun['side'][] = round % 2 === 0 ? ['direct', 'gateway'] : ['gateway', 'direct'];
+    const order: PathRun['side'][] =
+      round % 2 === 0 ? ['direct', 'floor', 'gateway'] : ['gateway', 'floor', 'direct'];
     for (const sideName of order) {
-      const side = sideName === 'direct' ? options.direct : options.gateway;
+      const side = options[sideName];
       if (!side) continue;
+      const middle = 'proc' in side ? side.proc : undefined;
       await loop(side, config.warmup);
       const client = process.cpuUsage();
-      const gwBefore = sideName === 'gateway' ? cpuTimeMs(gatewayProc.pid) : undefined;
+      const before = middle && cpuTimeMs(middle.pid);
       const { latencies, wallMs } = await loop(side, config.count);
-      const gwAfter = sideName === 'gateway' ? cpuTimeMs(gatewayProc.pid) : undefined;
+      const after = middle && cpuTimeMs(middle.pid);
       const used = process.cpuUsage(client);
+      const middleCpuMs = perRequestMs(before, after, config.count);
       const run: PathRun = {
         side: sideName,
         round,
         wallMs,
         rps: (config.count / wallMs) * 1000,
         clientCpuMs: (used.user + used.system) / 1000 / config.count,
-        ...(sideName === 'gateway' ? { gatewayCpuMs: perRequestMs(gwBefore, gwAfter, config.count) } : {}),
+        ...(sideName === 'gateway' ? { gatewayCpuMs: middleCpuMs } : {}),
+        ...(sideName === 'floor' ? { floorCpuMs: middleCpuMs } : {}),
         ...summarize(latencies),
       };
       rounds.push(run);
       options.log(
         `paths ${cellKey(cell)} round ${round + 1}/${config.rounds} ${sideName.padEnd(7)} ` +
           `${run.rps.toFixed(0)} req/s p50 ${run.p50.toFixed(3)} ms p99 ${run.p99.toFixed(3)} ms` +
-          (run.gatewayCpuMs === undefined ? '' : ` gw cpu ${run.gatewayCpuMs.toFixed(3)} ms/req`),
+          (middleCpuMs === undefined ? '' : ` ${sideName} cpu ${middleCpuMs.toFixed(3)} ms/req`),
       );
     }
   }

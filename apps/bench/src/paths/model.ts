@@ -63,7 +63,8 @@ export interface PathCell {
 
 /** A measured round of one side (direct or gateway) of a cell. */
 export interface PathRun extends LatencySummary {
-  side: 'direct' | 'gateway';
+  /** direct to the upstream, through the floor proxy (floor-proxy.ts), or through the gateway. */
+  side: 'direct' | 'floor' | 'gateway';
   round: number;
   wallMs: number;
   rps: number;
@@ -71,6 +72,8 @@ export interface PathRun extends LatencySummary {
   clientCpuMs: number;
   /** CPU per request (ms) of the gateway process alone (gateway rounds; /proc, 10 ms resolution). */
   gatewayCpuMs?: number;
+  /** CPU per request (ms) of the floor proxy process alone (floor rounds). */
+  floorCpuMs?: number;
 }
 
 /** A cell's result: the median round of each side, and the comparison when there is a direct side. */
@@ -78,9 +81,13 @@ export interface PathResult extends PathCell {
   /** Why there is no direct baseline (the upstream does not serve this era that way), or undefined. */
   noDirect?: string;
   direct?: PathRun;
+  /** The floor proxy's median round: what any process in the middle costs on this machine. */
+  floor?: PathRun;
   gateway: PathRun;
   /** gateway req/s ÷ direct req/s. */
   throughputRatio?: number;
+  /** gateway req/s ÷ floor req/s: how close the gateway comes to a proxy that does nothing. */
+  floorRatio?: number;
   addedP50Ms?: number;
   addedP99Ms?: number;
   rounds: PathRun[];

@@ -19,11 +19,14 @@ const HEADER = [
   'direct req/s',
   'gw req/s',
   'gw/direct',
+  'floor req/s',
+  'gw/floor',
   'p50 d/gw ms',
   '+p50 ms',
   'p99 d/gw ms',
   '+p99 ms',
   'gw cpu ms/req',
+  'floor cpu ms/req',
   'gw req/s range',
 ];
 
@@ -55,11 +58,14 @@ export function pathRow(r: PathResult): string[] {
     d ? int.format(d.rps) : 'n/a',
     int.format(g.rps),
     ratio,
+    r.floor ? int.format(r.floor.rps) : 'n/a',
+    r.floorRatio === undefined ? '-' : `${r.floorRatio.toFixed(2)}x`,
     `${d ? d.p50.toFixed(2) : '-'} / ${g.p50.toFixed(2)}`,
     r.addedP50Ms === undefined ? '-' : signed(r.addedP50Ms),
     `${d ? d.p99.toFixed(2) : '-'} / ${g.p99.toFixed(2)}`,
     r.addedP99Ms === undefined ? '-' : signed(r.addedP99Ms),
     ms(g.gatewayCpuMs),
+    ms(r.floor?.floorCpuMs),
     `${int.format(Math.min(...gwRps))}-${int.format(Math.max(...gwRps))}`,
   ];
 }
@@ -131,6 +137,20 @@ export function goalsLine(cells: readonly PathResult[]): string {
   );
 }
 
+/** Where the floor itself stands against the goals: a goal the floor misses, no gateway can meet here. */
+export function floorLine(cells: readonly PathResult[]): string {
+  const floored = cells.filter((r) => r.floor !== undefined && r.direct !== undefined);
+  if (floored.length === 0) return '   floor: not measured';
+  const ratioMet = floored.filter((r) => r.floor!.rps / r.direct!.rps >= ratioGoal(r)).length;
+  const cpu = floored.filter((r) => r.floor!.floorCpuMs !== undefined);
+  const cpuMet = cpu.filter((r) => r.floor!.floorCpuMs! <= PATH_GOALS.gatewayCpuMs).length;
+  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+  return (
+    `   the floor itself meets: ratio ${ratioMet}/${floored.length}, cpu ≤ ${PATH_GOALS.gatewayCpuMs} ms ` +
+    `${cpuMet}/${cpu.length}; median gw/floor ${median(floored.map((r) => r.floorRatio!)).toFixed(2)}x`
+  );
+}
+
 export function renderPaths(p: PathsResult): string[] {
   const c = p.config;
   const out = [
@@ -139,12 +159,16 @@ export function renderPaths(p: PathsResult): string[] {
     `   ${int.format(c.count)} requests per round after ${int.format(c.warmup)} warm-up; ${c.rounds} interleaved ` +
       'round(s) per side; median round (by req/s) shown; gw cpu = the gateway process alone (/proc), per request',
     '',
-    table(HEADER, orderedRows(p.cells).map(pathRow), 'lrllrrrrrrrrr'),
+    table(HEADER, orderedRows(p.cells).map(pathRow), 'lrllrrrrrrrrrrrr'),
     `   * below the goal (c=1 ≥ ${PATH_GOALS.ratioC1}x, c=16 ≥ ${PATH_GOALS.ratioC16}x); other goals: gw cpu ≤ ` +
       `${PATH_GOALS.gatewayCpuMs} ms/req, +p99 ≤ ${PATH_GOALS.addedP99MsC1} ms at c=1.`,
     '   no direct: the upstream speaks 2025-11-25 only, so a 2026-07-28 client has no direct path to compare with.',
     "   stdio and WebSocket direct rows use the upstream's own transport (no HTTP): their ratios include the " +
       'client-to-gateway HTTP hop.',
+    '   floor: a pass-through proxy with no MCP logic (floor-proxy.ts: HTTP in, the same bytes to the upstream over ' +
+      'its transport, the answer back), its own process, measured in the same rounds — the least any process in ' +
+      'the middle costs on this machine; gw/floor = gateway req/s ÷ floor req/s.',
+    floorLine(p.cells),
     goalsLine(p.cells),
     '',
   ];
