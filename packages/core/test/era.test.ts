@@ -1,10 +1,10 @@
-import { Client, InMemoryTransport, type JSONRPCMessage, type Transport } from '@modelcontextprotocol/client';
+import { Client, InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RequestMiddleware } from '../src/context.js';
-import { errorForEra, WireErrorCodes } from '../src/downstream/era.js';
+import { errorForEra } from '../src/downstream/era.js';
 import { openSession } from '../src/downstream/session.js';
 import { GatewayError } from '../src/errors.js';
-import { Cleanup, httpUpstream, startGateway, upstreamConfig } from './support/gateway.js';
+import { Cleanup, eventually, httpUpstream, startGateway, upstreamConfig } from './support/gateway.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -56,21 +56,53 @@ describe('the error form of a legacy request', () => {
   });
 });
 
-describe('WireErrorCodes', () => {
-  it('restores a noted code once, and notes nothing for a cancelled request (it gets no response)', async () => {
-    const sent: JSONRPCMessage[] = [];
-    const transport = { send: async (m: JSONRPCMessage) => void sent.push(m) } as unknown as Transport;
-    const codes = new WireErrorCodes();
-    const wrapped = codes.wrap(transport);
-    const notFound = errorForEra(GatewayError.resourceNotFound('x://y'), { era: 'legacy', capabilities: {} });
-    const cancelled = new AbortController();
-    cancelled.abort();
-    codes.note(1, notFound, new AbortController().signal);
-    codes.note(2, notFound, cancelled.signal);
-    const response = (id: number) =>
-      ({ jsonrpc: '2.0', id, error: { code: -32602, message: 'm' } }) as JSONRPCMessage;
-    for (const id of [1, 1, 2]) await wrapped.send(response(id));
-    expect(sent.map((m) => (m as { error: { code: number } }).error.code)).toEqual([-32002, -32602, -32602]);
+describe("a legacy session's requests, answered by the gateway itself", () => {
+  /** A legacy SDK client on an in-memory session, with every message it receives kept. */
+  async function legacySession(url: string) {
+    const gateway = await startGateway(cleanup, [upstreamConfig('a', url)]);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    const session = openSession(gateway, { transport: 'memory' });
+    cleanup.add(() => session.close());
+    await session.connect(serverSide);
+    const client = new Client({ name: 'legacy', version: '1' });
+    await client.connect(clientSide);
+    cleanup.add(() => client.close());
+    const wire: JSONRPCMessage[] = [];
+    const deliver = clientSide.onmessage!;
+    clientSide.onmessage = (message, extra) => {
+      wire.push(message);
+      deliver(message, extra);
+    };
+    return { client, clientSide, wire };
+  }
+
+  it('sends no response to a cancelled request, cancels its upstream call, and answers the next', async () => {
+    const a = await httpUpstream(cleanup, { name: 'a', resources: 1, behaviorTools: true });
+    const { client, clientSide, wire } = await legacySession(a.url);
+    const progress: unknown[] = [];
+    const call = client.request(
+      { method: 'tools/call', params: { name: 'a__slow', arguments: { ms: 10_000, steps: 1000 } } },
+      { onprogress: (p) => progress.push(p) },
+    );
+    const settled = call.then(
+      () => 'answered',
+      () => 'rejected',
+    );
+    await eventually(() => progress.length > 0, 'progress of the call'); // related to it, it reaches the caller
+    const callId = wire
+      .map((m) => (m as { params?: { progressToken?: unknown } }).params?.progressToken)
+      .find((token) => token !== undefined);
+    await clientSide.send({
+      jsonrpc: '2.0',
+      method: 'notifications/cancelled',
+      params: { requestId: callId as number, reason: 'enough' },
+    });
+    await eventually(() => a.server.stats.cancelled === 1, 'the upstream call cancelled');
+    const read = await client.request({ method: 'resources/read', params: { uri: 'a+test://a/r/0' } });
+    expect(read.contents).toHaveLength(1);
+    const responses = wire.filter((m) => 'id' in m && ('result' in m || 'error' in m));
+    expect(responses.map((m) => (m as { id: unknown }).id)).not.toContain(callId);
+    void settled; // the SDK client's own request stays pending: the spec sends nothing for a cancelled request
   });
 });
 

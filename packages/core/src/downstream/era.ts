@@ -1,8 +1,8 @@
-import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
 import type { DownstreamClient } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 
-type RequestId = string | number;
+/** Fields only the modern era defines; legacy clients never see them. */
+const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
 
 /** Protocol revisions before 2026 use the legacy wire era. */
 export function isLegacyVersion(version: string | undefined): boolean {
@@ -22,48 +22,13 @@ export function errorForEra(error: GatewayError, client: DownstreamClient | unde
   return new GatewayError(code, error.message, error.data, { cause: error.cause });
 }
 
-/**
- * Keeps the wire faithful to the gateway's answer: the SDK's codec writes every -32002 it is thrown as
- * -32602 (in both eras), so the session notes the requests it answers with -32002 and this wrapper,
- * around the session's transport, puts that code back into their error responses. It decides nothing
- * itself; everything else reaches the wrapped transport untouched.
- */
-export class WireErrorCodes {
-  /** The codes to restore, by request id: only while some request is answered with -32002 (idle: none). */
-  #codes: Map<RequestId, number> | undefined;
-
-  /**
-   * Notes that request `id` is answered with `error`, just before it is thrown to the SDK. A cancelled
-   * request gets no response at all: nothing is noted for it.
-   */
-  note(id: RequestId, error: GatewayError, signal: AbortSignal): void {
-    if (error.code !== ErrorCode.ResourceNotFoundLegacy || signal.aborted) return;
-    this.#codes ??= new Map();
-    this.#codes.set(id, error.code);
-  }
-
-  wrap(transport: Transport): Transport {
-    const send = (message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> =>
-      transport.send(this.#restored(message), options);
-    return new Proxy(transport, {
-      get(target, key) {
-        if (key === 'send') return send;
-        const value = Reflect.get(target, key, target);
-        return typeof value === 'function' ? value.bind(target) : value;
-      },
-      set(target, key, value) {
-        return Reflect.set(target, key, value, target);
-      },
-    });
-  }
-
-  #restored(message: JSONRPCMessage): JSONRPCMessage {
-    const { id, error } = message as { id?: unknown; error?: { code?: unknown } };
-    if (error === undefined || (typeof id !== 'string' && typeof id !== 'number')) return message;
-    const code = this.#codes?.get(id);
-    if (code === undefined) return message;
-    this.#codes?.delete(id);
-    if (this.#codes?.size === 0) this.#codes = undefined;
-    return { ...message, error: { ...error, code } } as JSONRPCMessage;
-  }
+/** A result as a client of `era` receives it: a legacy client never sees the modern-only fields. */
+export function resultForEra(
+  result: Record<string, unknown>,
+  era: 'legacy' | 'modern',
+): Record<string, unknown> {
+  if (era === 'modern' || !MODERN_ONLY_FIELDS.some((f) => f in result)) return result;
+  const legacy = { ...result };
+  for (const field of MODERN_ONLY_FIELDS) delete legacy[field];
+  return legacy;
 }

@@ -4,17 +4,15 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { DownstreamClient, ProgressUpdate, RequestContext, SessionSink } from '../context.js';
+import type { DownstreamClient, RequestContext, SessionSink } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { anyObject } from '../payload.js';
 import { CORE_VERSION } from '../version.js';
-import { isLegacyVersion, type WireErrorCodes } from './era.js';
+import { isLegacyVersion, resultForEra } from './era.js';
+import { progressSender } from './progress.js';
 import { serverOptions } from './server-options.js';
 
 export const SERVER_INFO = { name: 'switchyard', version: CORE_VERSION } as const;
-
-/** Fields only the modern era defines; legacy clients never see them. */
-const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
 
 /**
  * Methods the 2026-07-28 revision removed from the core and the Tasks extension (SEP-2663) defines again:
@@ -29,16 +27,17 @@ const ANY_PARAMS = anyObject('params');
 
 /**
  * An SDK `Server` for one downstream session: the SDK owns the handshake, discovery, ping, version
- * negotiation and framing; every other method goes to the era-neutral Gateway as a plain request, raw
- * (no per-method schema parsing on the hot path; the gateway's own checks give clear -32602s). A
- * GatewayError leaves as is: its code (restored by the session's `WireErrorCodes` where the SDK's codec
- * rewrites it), message and data are what the client gets.
+ * negotiation and framing. On a legacy session the gateway answers its own methods before the SDK sees
+ * them (`LegacyAnswers`); what reaches this server's fallback handler is a modern request (or a legacy
+ * `tools/list`, which the SDK's legacy codec encodes), handed to the era-neutral Gateway as a plain
+ * request, raw (no per-method schema parsing on the hot path; the gateway's own checks give clear
+ * -32602s). A GatewayError leaves as is: its code (the SDK's modern codec writes -32602 for a resource
+ * not found, as that era wants), message and data are what the client gets.
  */
 export function buildServer(
   gateway: Gateway,
   sink: SessionSink,
   logging: LogLevelHolder,
-  codes: WireErrorCodes,
   era?: 'legacy' | 'modern',
 ): Server {
   const server = new Server(SERVER_INFO, serverOptions(gateway.capabilities(era)));
@@ -51,33 +50,23 @@ export function buildServer(
     request: { method: string; params?: Record<string, unknown> },
     ctx: ServerContext,
   ) => {
-    const progressToken = ctx.mcpReq._meta?.progressToken;
-    const onProgress =
-      progressToken === undefined
-        ? undefined
-        : (update: ProgressUpdate) => {
-            void ctx.mcpReq
-              .notify({ method: 'notifications/progress', params: { ...update, progressToken } })
-              .catch(() => {});
-          };
-    const version = server.getNegotiatedProtocolVersion();
+    const notifyRelated = (m: string, p: Record<string, unknown>) =>
+      ctx.mcpReq.notify({ method: m, params: p } as never);
+    const era = isLegacyVersion(server.getNegotiatedProtocolVersion()) ? 'legacy' : 'modern';
     const context: RequestContext = {
       method: request.method,
       params: (request.params ?? {}) as Record<string, unknown>,
       session: sink,
       identity: sink.identity,
       signal: ctx.mcpReq.signal,
-      onProgress,
-      notifyRelated: (m, p) => ctx.mcpReq.notify({ method: m, params: p } as never),
+      onProgress: progressSender(ctx.mcpReq._meta?.progressToken, notifyRelated),
+      notifyRelated,
       state: new Map(),
-      client: downstreamClient(server, ctx, isLegacyVersion(version), logging.level),
+      client: downstreamClient(server, ctx, era === 'legacy', logging.level),
     };
     const outcome = await gateway.handle(context);
-    if (!outcome.ok) {
-      codes.note(ctx.mcpReq.id, outcome.error, ctx.mcpReq.signal);
-      throw outcome.error;
-    }
-    return forEra(outcome.result, version) as never;
+    if (!outcome.ok) throw outcome.error;
+    return resultForEra(outcome.result, era) as never;
   };
   server.fallbackRequestHandler = handle;
   if (era === 'legacy') return server;
@@ -123,11 +112,4 @@ function downstreamClient(
     requestState: typeof requestState === 'string' ? requestState : undefined,
     logLevel: typeof logLevel === 'string' ? logLevel : undefined,
   };
-}
-
-function forEra(result: Record<string, unknown>, version: string | undefined): Record<string, unknown> {
-  if (!isLegacyVersion(version) || !MODERN_ONLY_FIELDS.some((f) => f in result)) return result;
-  const legacy = { ...result };
-  for (const field of MODERN_ONLY_FIELDS) delete legacy[field];
-  return legacy;
 }

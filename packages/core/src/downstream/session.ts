@@ -3,7 +3,8 @@ import type { Server, Transport } from '@modelcontextprotocol/server';
 import type { DownstreamTransportKind, Identity, SessionSink } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { DEFAULT_ANONYMOUS_ID } from '../identity.js';
-import { WireErrorCodes } from './era.js';
+import { LegacyAnswers } from './legacy-answers.js';
+import { RoutedTransport } from './routed-transport.js';
 import { buildServer, type LogLevelHolder } from './server-adapter.js';
 
 export interface SessionOptions {
@@ -34,8 +35,8 @@ export interface DownstreamSession {
    */
   build(context?: { era?: 'legacy' | 'modern' }): Server;
   /**
-   * The transport with the era adapter around it: errors leave with the code the gateway answered with
-   * (a legacy -32002, which the SDK alone would write as -32602).
+   * The transport as the session's SDK servers see it: the requests the gateway answers itself on a
+   * legacy session (`LegacyAnswers`) are taken off it first; everything else arrives as sent.
    */
   wrap(transport: Transport): Transport;
   /**
@@ -57,7 +58,6 @@ export function openSession(gateway: Gateway, options: SessionOptions): Downstre
   const id = options.id ?? randomUUID();
   let current: Server | undefined;
   const logging: LogLevelHolder = { level: undefined };
-  const codes = new WireErrorCodes();
   const sink: SessionSink = {
     id,
     transport: options.transport,
@@ -68,15 +68,17 @@ export function openSession(gateway: Gateway, options: SessionOptions): Downstre
   gateway.openSession(sink);
   let closed = false;
   const build = (context?: { era?: 'legacy' | 'modern' }) => {
-    current = buildServer(gateway, sink, logging, codes, context?.era);
+    current = buildServer(gateway, sink, logging, context?.era);
     return current;
   };
+  const answers = new LegacyAnswers(gateway, sink, logging, () => current);
+  const wrap = (transport: Transport) => new RoutedTransport(transport, answers);
   return {
     id,
     sink,
     build,
-    wrap: (transport) => codes.wrap(transport),
-    connect: (transport, context) => build(context).connect(codes.wrap(transport)),
+    wrap,
+    connect: (transport, context) => build(context).connect(wrap(transport)),
     close: async () => {
       if (closed) return;
       closed = true;

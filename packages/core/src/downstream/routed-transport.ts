@@ -1,0 +1,77 @@
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/server';
+
+/**
+ * Offered every inbound message first: returns true when it answers the message itself (the SDK must
+ * not see it). `closed` runs once when the transport closes, before the SDK hears of it.
+ */
+export interface InboundTaker {
+  take(message: JSONRPCMessage, send: (message: JSONRPCMessage) => Promise<void>): boolean;
+  closed(): void;
+}
+
+/**
+ * The transport a session's SDK `Server` is connected to: inbound messages the gateway answers itself
+ * (`InboundTaker`) go no further, everything else reaches the SDK as it arrived. It routes; it never
+ * rewrites what either side sends.
+ */
+export class RoutedTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  readonly #inner: Transport;
+  readonly #taker: InboundTaker;
+  readonly #send = (message: JSONRPCMessage) => this.#inner.send(message);
+
+  constructor(inner: Transport, taker: InboundTaker) {
+    this.#inner = inner;
+    this.#taker = taker;
+  }
+
+  get sessionId(): string | undefined {
+    return this.#inner.sessionId;
+  }
+
+  get hasPerRequestStream(): boolean | undefined {
+    return this.#inner.hasPerRequestStream;
+  }
+
+  setProtocolVersion(version: string): void {
+    this.#inner.setProtocolVersion?.(version);
+  }
+
+  setSupportedProtocolVersions(versions: string[]): void {
+    this.#inner.setSupportedProtocolVersions?.(versions);
+  }
+
+  async start(): Promise<void> {
+    this.#inner.onmessage = (message, extra) => {
+      if (!this.#taker.take(message, this.#send)) this.onmessage?.(message, extra);
+    };
+    // Handlers the listener installed on the transport before (e.g. its session table's) keep running.
+    const erred = this.#inner.onerror;
+    const closed = this.#inner.onclose;
+    this.#inner.onerror = (error) => {
+      erred?.(error);
+      this.onerror?.(error);
+    };
+    this.#inner.onclose = () => {
+      this.#taker.closed();
+      closed?.();
+      this.onclose?.();
+    };
+    await this.#inner.start();
+  }
+
+  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.#inner.send(message, options);
+  }
+
+  close(): Promise<void> {
+    return this.#inner.close();
+  }
+}
