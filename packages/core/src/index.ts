@@ -66,8 +66,6 @@ export {
   type ResourceRoute,
   type SwitchyardPlugin,
   type TaskRoute,
-  type UpstreamCall,
-  type UpstreamCallMiddleware,
   type UpstreamNotification,
 } from './plugins/define.js';
 export {
@@ -79,6 +77,7 @@ export {
   setupPlugins,
 } from './plugins/host.js';
 export { runCloseHooks as closePlugins } from './plugins/lifecycle.js';
+export type { UpstreamCall, UpstreamCallContext, UpstreamCallMiddleware } from './plugins/upstream-call.js';
 export { SealedBox } from './sealed-box.js';
 export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';
 export type {

@@ -2,6 +2,9 @@ import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { DownstreamClient, Identity, RequestContext, SessionSink } from './context.js';
 import { openSession } from './downstream/session.js';
 import type { Gateway } from './gateway.js';
+import type { Outcome } from './middleware.js';
+import type { UpstreamCall, UpstreamCallMiddleware } from './plugins/upstream-call.js';
+import { composeCallLayers } from './upstream/call-layers.js';
 
 export interface InMemoryClient {
   /** An official SDK client, connected and initialized. */
@@ -94,6 +97,29 @@ export function testRequest(
     state: new Map(options.state),
     ...(options.client ? { client: options.client } : {}),
   };
+}
+
+/**
+ * Runs upstream-call middleware (one hook or several, the first outermost) around `upstream` exactly as
+ * the gateway runs it before a call reaches an upstream (`next()` once, thrown errors as outcomes,
+ * `call.repeat`), for a plugin's `upstreamCall` hook in a unit test. `upstream` answers every call that
+ * gets through, with the params it carries by then; throw a `GatewayError` from it to fail one.
+ *
+ * @example
+ * const outcome = await runUpstreamCall(hooks.upstreamCall!, { upstream: 'docs', method: 'tools/list', params: {} },
+ *   async (call) => ({ tools: [], nextCursor: call.params?.cursor === undefined ? 'p2' : undefined }));
+ */
+export function runUpstreamCall(
+  middleware: UpstreamCallMiddleware | readonly UpstreamCallMiddleware[],
+  call: UpstreamCall,
+  upstream: (call: UpstreamCall) => Promise<Record<string, unknown>>,
+): Promise<Outcome> {
+  const layers = typeof middleware === 'function' ? [middleware] : middleware;
+  const run = composeCallLayers<UpstreamCall>(layers, async (sent) => ({
+    ok: true,
+    result: await upstream({ ...sent }),
+  }));
+  return run({ ...call });
 }
 
 /** The plugins' port to the gateway, for tests that set a plugin up by hand (e.g. with their own meter). */

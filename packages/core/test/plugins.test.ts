@@ -220,7 +220,7 @@ describe('plugins in the gateway', () => {
     ]);
   });
 
-  it('shows upstream-call middleware the downstream request, and lets it fetch following pages with next(params)', async () => {
+  it('shows upstream-call middleware the downstream request, and lets it fetch following pages with call.repeat(params)', async () => {
     const seen: { identity?: string; cursor?: unknown }[] = [];
     const pager = definePlugin({
       name: 'pager',
@@ -230,7 +230,8 @@ describe('plugins in the gateway', () => {
           if (call.method !== 'resources/list' || call.upstream !== 'one') return next();
           // Skip the first page of `one`: ask for the following one instead.
           const first = await next();
-          return next({ ...call.params, cursor: first.nextCursor });
+          if (!first.ok) return first;
+          return call.repeat({ ...call.params, cursor: first.result.nextCursor });
         },
       }),
     });

@@ -4,7 +4,7 @@ import {
   type Outcome,
   type PluginGateway,
   type RequestContext,
-  type UpstreamCall,
+  type UpstreamCallContext,
 } from '@switchyard/core';
 import { screenCompletion } from './completion.js';
 import { ListFilter } from './list-filter.js';
@@ -22,8 +22,6 @@ export interface AccessMetrics {
   /** List items hidden, or resources withheld from a result, by the rules. */
   hidden(method: string, count: number): void;
 }
-
-type Next = (params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 const SHOWN_LIMIT = 200;
 /** A skill entry naming a file the caller may not read: refused whole, as a listing hides it. */
@@ -85,17 +83,14 @@ export class AccessGuard {
    * call, prompt get or prompt completion the caller may not make on the upstream it actually reaches
    * (the last check before the upstream). Gateway-internal calls are left alone.
    */
-  async upstreamCall(call: UpstreamCall, next: Next): Promise<Record<string, unknown>> {
+  async upstreamCall(call: UpstreamCallContext, next: () => Promise<Outcome>): Promise<Outcome> {
     const request = call.request;
     if (request === undefined) return next();
     if (this.#lists.handles(call.method)) return this.#lists.filter(call, request, next);
     const target = targetOf(request, this.#gateway);
     if (target !== undefined && target.kind !== 'resource' && call.method === request.method) {
       const decision = decideTarget(this.#policy, request, { ...target, servers: [call.upstream] });
-      if (decision.effect === 'deny') {
-        const refused = this.#refuse(request, target, decision);
-        if (!refused.ok) throw refused.error;
-      }
+      if (decision.effect === 'deny') return this.#refuse(request, target, decision);
     }
     return next();
   }

@@ -1,4 +1,10 @@
-import { GatewayError, type PluginGateway, type RequestContext, type UpstreamCall } from '@switchyard/core';
+import {
+  GatewayError,
+  type Outcome,
+  type PluginGateway,
+  type RequestContext,
+  type UpstreamCallContext,
+} from '@switchyard/core';
 import { uriReadings } from './normalize.js';
 import type { AccessPolicy } from './policy.js';
 import { skillFileUris } from './skills.js';
@@ -12,8 +18,6 @@ interface ListedKind {
   readonly field: string;
   decide(request: RequestContext, upstream: string, item: Record<string, unknown>): Verdict;
 }
-
-type Next = (params?: Record<string, unknown>) => Promise<Record<string, unknown>>;
 
 /**
  * Filters the upstream pages of the list kinds down to what the caller may use: each resource and
@@ -75,13 +79,21 @@ export class ListFilter {
   /**
    * Keeps only the items `request`'s caller may use, and fetches the upstream's following pages while
    * filtering leaves a page empty, so a client never gets an empty page with a cursor because of
-   * filtering (up to `maxSkippedPages` further pages per call).
+   * filtering (up to `maxSkippedPages` further pages per call). The first page is `next()`; each
+   * following one is `call.repeat` with the upstream's cursor (through the layers inside this one). An
+   * error outcome, of any page, is the call's.
    */
-  async filter(call: UpstreamCall, request: RequestContext, next: Next): Promise<Record<string, unknown>> {
+  async filter(
+    call: UpstreamCallContext,
+    request: RequestContext,
+    next: () => Promise<Outcome>,
+  ): Promise<Outcome> {
     const kind = this.#kinds[call.method];
     if (kind === undefined) return next();
-    let page = await next();
+    let outcome = await next();
     for (let skipped = 0; ; skipped++) {
+      if (!outcome.ok) return outcome;
+      const page = outcome.result;
       const items = Array.isArray(page[kind.field]) ? (page[kind.field] as unknown[]) : [];
       const kept: unknown[] = [];
       let hidden = 0;
@@ -94,10 +106,10 @@ export class ListFilter {
       const cursor = page.nextCursor;
       const more = typeof cursor === 'string' && cursor.length > 0;
       if (kept.length > 0 || !more || skipped >= this.#policy.maxSkippedPages) {
-        return this.#filtered(page, kind.field, kept);
+        return { ok: true, result: this.#filtered(page, kind.field, kept) };
       }
-      if (request.signal.aborted) throw GatewayError.cancelled(request.method);
-      page = await next({ ...call.params, cursor });
+      if (request.signal.aborted) return { ok: false, error: GatewayError.cancelled(request.method) };
+      outcome = await call.repeat({ ...call.params, cursor });
     }
   }
 

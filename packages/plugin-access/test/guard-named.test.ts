@@ -1,6 +1,6 @@
 import type { Identity, PluginGateway } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
-import { gatewayView, guardFor, requestOf } from './guard-support.js';
+import { gatewayView, guardFor, requestOf, throughGuard } from './guard-support.js';
 
 // Tool and prompt cases a real gateway cannot easily produce: the last check on the upstream hop, and
 // curated items in upstream pages. The gateway view is a stub that prefixes names with their server.
@@ -18,14 +18,14 @@ describe('AccessGuard.upstreamCall on tools and prompts', () => {
       return { content: [] };
     };
     const call = { upstream: 'docs', method: 'tools/call', params: { name: 'drop_table' }, request };
-    await expect(guard.upstreamCall(call, send)).rejects.toMatchObject({
-      code: -32034,
-      data: { reason: 'forbidden', name: 'docs__drop_table' },
+    await expect(throughGuard(guard, call, send)).resolves.toMatchObject({
+      ok: false,
+      error: { code: -32034, data: { reason: 'forbidden', name: 'docs__drop_table' } },
     });
     expect(sent).toBe(0);
     expect(counts.denied).toBe(1);
     const allowed = { ...call, request: requestOf(bob, 'tools/call', { name: 'docs__select' }) };
-    await expect(guard.upstreamCall(allowed, send)).resolves.toEqual({ content: [] });
+    await expect(throughGuard(guard, allowed, send)).resolves.toEqual({ ok: true, result: { content: [] } });
     expect(sent).toBe(1);
   });
 
@@ -33,7 +33,10 @@ describe('AccessGuard.upstreamCall on tools and prompts', () => {
     const { guard } = guardFor({ default: 'allow', rules: [{ effect: 'deny', servers: ['secrets'] }] });
     const request = requestOf(bob, 'prompts/get', { name: 'summarize' });
     const call = { upstream: 'secrets', method: 'prompts/get', params: { name: 'summarize' }, request };
-    await expect(guard.upstreamCall(call, async () => ({}))).rejects.toMatchObject({ code: -32034 });
+    await expect(throughGuard(guard, call, async () => ({}))).resolves.toMatchObject({
+      ok: false,
+      error: { code: -32034 },
+    });
   });
 
   it('filters tools/list pages by exposed name, drops curated items, and skips pages it emptied', async () => {
@@ -48,15 +51,16 @@ describe('AccessGuard.upstreamCall on tools and prompts', () => {
     ];
     const seen: unknown[] = [];
     const request = requestOf(bob, 'tools/list', {});
-    const result = await guard.upstreamCall(
+    const result = await throughGuard(
+      guard,
       { upstream: 'docs', method: 'tools/list', params: {}, request },
       async (params) => {
         seen.push(params);
         return pages[seen.length - 1]!;
       },
     );
-    expect(seen).toEqual([undefined, { cursor: 'p2' }]);
-    expect(result).toEqual({ tools: [{ name: 'select' }], nextCursor: 'p3' });
+    expect(seen).toEqual([{}, { cursor: 'p2' }]);
+    expect(result).toEqual({ ok: true, result: { tools: [{ name: 'select' }], nextCursor: 'p3' } });
     expect(counts.hidden).toBe(2); // the denied ones; curated items are the gateway's business
   });
 });

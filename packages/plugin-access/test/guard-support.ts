@@ -1,5 +1,12 @@
-import { type Identity, type PluginGateway, type RequestContext, silentLogger } from '@switchyard/core';
-import { testRequest } from '@switchyard/core/testing';
+import {
+  type Identity,
+  type Outcome,
+  type PluginGateway,
+  type RequestContext,
+  silentLogger,
+  type UpstreamCall,
+} from '@switchyard/core';
+import { runUpstreamCall, testRequest } from '@switchyard/core/testing';
 import { AccessGuard } from '../src/guard.js';
 import type { AccessOptions } from '../src/index.js';
 import { AccessPolicy } from '../src/policy.js';
@@ -41,4 +48,20 @@ export function requestOf(
   signal: AbortSignal = new AbortController().signal,
 ): RequestContext {
   return testRequest(method, params, { identity, signal });
+}
+
+/**
+ * Runs `call` through the guard's upstream-call hook, as the gateway does, in front of an upstream that
+ * answers each call reaching it (the first, and each `call.repeat`) with `answer(params)`.
+ */
+export function throughGuard(
+  guard: AccessGuard,
+  call: UpstreamCall,
+  answer: (params: Record<string, unknown> | undefined) => Promise<Record<string, unknown>>,
+): Promise<Outcome> {
+  return runUpstreamCall(
+    (c, next) => guard.upstreamCall(c, next),
+    call,
+    (sent) => answer(sent.params),
+  );
 }

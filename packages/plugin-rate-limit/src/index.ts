@@ -44,7 +44,8 @@ function clientLimiter(limiter: ClientLimiter, rejected: Counter): RequestMiddle
 
 /**
  * Sends each upstream call through its upstream's queue (a tool call holds its slot until the tool
- * answers); the gateway's own calls are never refused.
+ * answers, repeats of inner layers included); the gateway's own calls are never refused. A refusal
+ * (`upstream_busy`, cancelled while waiting, shutting down) rejects, and becomes the call's error outcome.
  */
 function upstreamLimiter(queues: UpstreamQueues): UpstreamCallMiddleware {
   return function rateLimitUpstream(call, next) {
@@ -54,7 +55,7 @@ function upstreamLimiter(queues: UpstreamQueues): UpstreamCallMiddleware {
       signal: call.request?.signal,
       refusable: call.request !== undefined,
     };
-    return queues.run(queued, () => next());
+    return queues.run(queued, next);
   };
 }
 

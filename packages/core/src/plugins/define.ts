@@ -1,28 +1,8 @@
 import type { Meter, Tracer } from '@opentelemetry/api';
-import type { RequestContext, RequestMiddleware } from '../context.js';
+import type { RequestMiddleware } from '../context.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
-
-/** One call the gateway makes to one upstream (a list fan-out makes one per upstream). */
-export interface UpstreamCall {
-  readonly upstream: string;
-  readonly method: string;
-  readonly params: Record<string, unknown> | undefined;
-  /**
-   * The downstream request this call serves (identity, session, state), or undefined for the
-   * gateway's own calls (indexing unprefixed servers, re-subscribing after a reconnect).
-   */
-  readonly request?: RequestContext;
-}
-
-/**
- * Wraps each upstream call. `next()` sends the call (through the inner layers); `next(params)` sends
- * it with other params, and may be called again, e.g. to fetch the following page of a list.
- */
-export type UpstreamCallMiddleware = (
-  call: UpstreamCall,
-  next: (params?: Record<string, unknown>) => Promise<Record<string, unknown>>,
-) => Promise<Record<string, unknown>>;
+import type { UpstreamCallMiddleware } from './upstream-call.js';
 
 export interface UpstreamNotification {
   readonly upstream: string;
@@ -34,7 +14,7 @@ export interface UpstreamNotification {
 export interface PluginHooks {
   /** Request middleware (onion: the first plugin listed is outermost; errors arrive as values). */
   request?: RequestMiddleware;
-  /** Wraps each call to one upstream. */
+  /** Upstream-call middleware: wraps each call to one upstream (onion, errors as values, like `request`). */
   upstreamCall?: UpstreamCallMiddleware;
   /**
    * Sees every notification an upstream sends (updated, list_changed, log messages). A promise returned

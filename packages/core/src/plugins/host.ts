@@ -14,10 +14,10 @@ import {
   type ResourceRoute,
   type SwitchyardPlugin,
   type TaskRoute,
-  type UpstreamCallMiddleware,
   type UpstreamNotification,
 } from './define.js';
 import { runCloseHooks } from './lifecycle.js';
+import type { UpstreamCallMiddleware } from './upstream-call.js';
 
 export type PluginErrorCode =
   | 'PLUGIN_INVALID'
