@@ -1,6 +1,6 @@
 import { type JSONRPCMessage, SSEClientTransport } from '@modelcontextprotocol/client';
+import type { FaultReporting, InboundFaults } from '../../upstream/inbound-guard.js';
 import { failsAlone, httpFailure } from './http-wire.js';
-import type { FaultReporting, InboundFaults } from './inbound-guard.js';
 
 /**
  * The SDK's legacy HTTP+SSE transport, except that an HTTP error page answering one request's POST (a 500

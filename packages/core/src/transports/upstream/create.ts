@@ -1,7 +1,7 @@
 import type { Transport } from '@modelcontextprotocol/client';
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
-import type { UpstreamTransportConfig } from '../config.js';
-import type { UpstreamCredentials } from './auth/upstream-auth.js';
+import type { UpstreamTransportConfig } from '../../config.js';
+import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
 import { HttpClientTransport } from './http-client-transport.js';
 import { SseClientTransport } from './sse-client-transport.js';
 import { StdioClientTransport } from './stdio-client-transport.js';

@@ -1,9 +1,8 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import WebSocket from 'ws';
-
+import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
+import type { FaultReporting, InboundFaults } from '../../upstream/inbound-guard.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, KEEP_ALIVE_MS, keepAlive, MCP_WS_SUBPROTOCOL } from '../websocket.js';
-import type { UpstreamCredentials } from './auth/upstream-auth.js';
-import type { FaultReporting, InboundFaults } from './inbound-guard.js';
 import { JsonIdScanner } from './json-id-scanner.js';
 
 function noSubprotocol(): Error {

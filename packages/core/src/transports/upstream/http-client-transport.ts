@@ -3,7 +3,8 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
 import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import type { UpstreamCredentials } from './auth/upstream-auth.js';
+import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
+import type { FaultReporting, InboundFaults } from '../../upstream/inbound-guard.js';
 import { consumeEvents, type EventSink } from './http-events.js';
 import {
   failsAlone,
@@ -14,7 +15,6 @@ import {
   parseErrorFor,
   readBody,
 } from './http-wire.js';
-import type { FaultReporting, InboundFaults } from './inbound-guard.js';
 
 /** Errors of a reused keep-alive socket the server had already closed. */
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);

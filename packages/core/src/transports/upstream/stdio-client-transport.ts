@@ -3,8 +3,8 @@ import { PassThrough } from 'node:stream';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import spawn from 'cross-spawn';
+import type { FaultReporting, InboundFaults } from '../../upstream/inbound-guard.js';
 import { OWN_GROUP, stopChild, trackChild } from './child-processes.js';
-import type { FaultReporting, InboundFaults } from './inbound-guard.js';
 import { LineReader } from './line-reader.js';
 
 export interface StdioServerParams {
