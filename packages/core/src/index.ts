@@ -93,6 +93,7 @@ export {
   StoreUnavailableError,
   type UnavailablePolicy,
 } from './store/store.js';
+export { JsonLineTransport } from './transports/downstream/json-line-transport.js';
 export {
   type WebSocketSessionOptions,
   WebSocketSessionTransport,
