@@ -2,7 +2,7 @@ import type { Client, PriorDiscovery, ServerCapabilities, Transport } from '@mod
 import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
-import { describeTransport } from '../transports/upstream/create.js';
+import { describeTransport } from '../transports/upstream/describe.js';
 import { prepareAttempt } from './attempt.js';
 import { type UpstreamAuth, upstreamAuthOf } from './auth/upstream-auth.js';
 import { backoffDelay } from './backoff.js';

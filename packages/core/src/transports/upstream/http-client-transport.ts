@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, TransportSendOptions } from '@modelcontextprotocol/client';
 import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
-import type { FaultReporting, InboundFaults } from '../../upstream/inbound-guard.js';
+import type { InboundFaults, UpstreamClientTransport } from './faults.js';
 import { consumeEvents, type EventSink } from './http-events.js';
 import {
   failsAlone,
@@ -35,7 +35,7 @@ const ERROR_PAGE_BYTES = 64 * 1024;
  * and a 401 is retried once with a fresh token. The SDK `Client` on top owns all protocol semantics;
  * this only moves bytes, without the web-streams machinery of `fetch` on every hop.
  */
-export class HttpClientTransport implements Transport, FaultReporting {
+export class HttpClientTransport implements UpstreamClientTransport {
   /** Each request has its own HTTP exchange, so closing it (requestSignal) ends a modern listen stream. */
   readonly hasPerRequestStream = true;
   onmessage?: (message: JSONRPCMessage) => void;

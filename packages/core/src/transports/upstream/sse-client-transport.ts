@@ -1,5 +1,5 @@
 import { type JSONRPCMessage, SSEClientTransport } from '@modelcontextprotocol/client';
-import type { FaultReporting, InboundFaults } from '../../upstream/inbound-guard.js';
+import type { InboundFaults, UpstreamClientTransport } from './faults.js';
 import { failsAlone, httpFailure } from './http-wire.js';
 
 /**
@@ -7,7 +7,7 @@ import { failsAlone, httpFailure } from './http-wire.js';
  * from the server or a proxy) fails that request alone (DESIGN §11) instead of throwing out of `send`,
  * which the gateway would take for a broken connection.
  */
-export class SseClientTransport extends SSEClientTransport implements FaultReporting {
+export class SseClientTransport extends SSEClientTransport implements UpstreamClientTransport {
   faults?: InboundFaults;
 
   override async send(message: JSONRPCMessage): Promise<void> {
