@@ -28,11 +28,6 @@ export {
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
 export { type DownstreamSession, openSession, type SessionOptions } from './downstream/session.js';
 export {
-  type WebSocketSessionOptions,
-  WebSocketSessionTransport,
-  WsCloseCode,
-} from './downstream/ws-session-transport.js';
-export {
   ErrorCode,
   GatewayError,
   type GatewayErrorData,
@@ -97,10 +92,24 @@ export {
   StoreUnavailableError,
   type UnavailablePolicy,
 } from './store/store.js';
+export { JsonLineTransport } from './transports/downstream/json-line-transport.js';
+export {
+  type WebSocketSessionOptions,
+  WebSocketSessionTransport,
+  WsCloseCode,
+} from './transports/downstream/ws-session-transport.js';
+export {
+  exiting,
+  killChildren,
+  liveChildren,
+  terminateChildren,
+} from './transports/upstream/child-processes.js';
+export {
+  type WebSocketClientOptions,
+  WebSocketClientTransport,
+} from './transports/upstream/ws-client-transport.js';
+export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './transports/websocket.js';
 export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
-export { exiting, killChildren, liveChildren, terminateChildren } from './upstream/child-processes.js';
 export { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';
 export { probeUpstream, type UpstreamCounts, type UpstreamProbe } from './upstream/probe.js';
-export { type WebSocketClientOptions, WebSocketClientTransport } from './upstream/ws-client-transport.js';
 export { CORE_VERSION } from './version.js';
-export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './websocket.js';

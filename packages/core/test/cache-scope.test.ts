@@ -6,12 +6,12 @@ import { WebSocketServer } from 'ws';
 import type { SessionSink } from '../src/context.js';
 import { MergedCursorCodec } from '../src/cursor.js';
 import { openSession } from '../src/downstream/session.js';
-import { WebSocketSessionTransport } from '../src/downstream/ws-session-transport.js';
 import { Gateway } from '../src/gateway.js';
 import { cursorKeyMaterial } from '../src/listing/merged.js';
 import { silentLogger } from '../src/logger.js';
 import { testRequest } from '../src/testing.js';
-import { MCP_WS_SUBPROTOCOL } from '../src/websocket.js';
+import { WebSocketSessionTransport } from '../src/transports/downstream/ws-session-transport.js';
+import { MCP_WS_SUBPROTOCOL } from '../src/transports/websocket.js';
 
 // Upstreams that put freshness hints (ttlMs/cacheScope) on their list pages, served over WebSocket
 // in-process: the core merges the hints of the pages it combines, and one enumeration keeps one scope.

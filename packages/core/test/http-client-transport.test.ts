@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HttpClientTransport } from '../src/upstream/http-client-transport.js';
+import { HttpClientTransport } from '../src/transports/upstream/http-client-transport.js';
 
 const servers: Server[] = [];
 afterEach(async () => {

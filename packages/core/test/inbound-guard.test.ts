@@ -6,7 +6,8 @@ import type {
 } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ErrorCode } from '../src/errors.js';
-import { type FaultReporting, guardInbound, type InboundFaults } from '../src/upstream/inbound-guard.js';
+import type { FaultReporting, InboundFaults } from '../src/transports/upstream/faults.js';
+import { guardInbound } from '../src/upstream/inbound-guard.js';
 import { recordingLogger } from './support/recording-logger.js';
 
 const MODERN_META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };

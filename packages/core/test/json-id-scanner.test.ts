@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JsonIdScanner } from '../src/upstream/json-id-scanner.js';
+import { JsonIdScanner } from '../src/transports/upstream/json-id-scanner.js';
 
 /** The id found when `text` is fed in chunks cut at `cuts` (byte offsets). */
 function scan(text: string | Buffer, cuts: number[] = []): string | number | undefined {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineReader } from '../src/upstream/line-reader.js';
+import { LineReader } from '../src/transports/upstream/line-reader.js';
 
 type Event = { line: string } | { oversized: string | number | undefined; bytes: number };
 

@@ -7,7 +7,7 @@ import {
   paramHeaders,
   paramText,
 } from '../src/param-headers/values.js';
-import { messageHeaders } from '../src/upstream/http-wire.js';
+import { messageHeaders } from '../src/transports/upstream/http-wire.js';
 import { ToolHeaders } from '../src/upstream/tool-headers.js';
 
 const object = (properties: Record<string, unknown>) => ({ type: 'object', properties });

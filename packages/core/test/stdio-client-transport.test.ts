@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { eventually } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { liveChildren, terminateChildren } from '../src/upstream/child-processes.js';
-import type { InboundFaults } from '../src/upstream/inbound-guard.js';
-import { StdioClientTransport } from '../src/upstream/stdio-client-transport.js';
+import { liveChildren, terminateChildren } from '../src/transports/upstream/child-processes.js';
+import type { InboundFaults } from '../src/transports/upstream/faults.js';
+import { StdioClientTransport } from '../src/transports/upstream/stdio-client-transport.js';
 
 const MiB = 1024 * 1024;
 

@@ -4,10 +4,10 @@ import type { AddressInfo } from 'node:net';
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
+import { createUpstreamTransport } from '../src/transports/upstream/create.js';
+import { MCP_WS_SUBPROTOCOL } from '../src/transports/websocket.js';
 import { CachedToken } from '../src/upstream/auth/cached-token.js';
 import { sendAuthorized, type UpstreamCredentials } from '../src/upstream/auth/upstream-auth.js';
-import { createUpstreamTransport } from '../src/upstream/transport.js';
-import { MCP_WS_SUBPROTOCOL } from '../src/websocket.js';
 
 // Every remote transport carries the gateway's own token on each HTTP request it makes (Streamable HTTP
 // POST/GET/DELETE, SSE GET and POSTs, the WebSocket upgrade) and retries a 401 once with a fresh token.

@@ -5,9 +5,9 @@ import { Client } from '@modelcontextprotocol/client';
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { type ServerOptions, WebSocketServer } from 'ws';
-import { WebSocketSessionTransport, WsCloseCode } from '../src/downstream/ws-session-transport.js';
-import { WebSocketClientTransport } from '../src/upstream/ws-client-transport.js';
-import { MCP_WS_SUBPROTOCOL } from '../src/websocket.js';
+import { WebSocketSessionTransport, WsCloseCode } from '../src/transports/downstream/ws-session-transport.js';
+import { WebSocketClientTransport } from '../src/transports/upstream/ws-client-transport.js';
+import { MCP_WS_SUBPROTOCOL } from '../src/transports/websocket.js';
 
 // ---- harness ---------------------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import type { Logger } from '../logger.js';
+import { createUpstreamTransport } from '../transports/upstream/create.js';
 import type { UpstreamAuth } from './auth/upstream-auth.js';
 import { CallCorrelation } from './correlation.js';
 import { errorText } from './errors.js';
@@ -8,7 +9,6 @@ import { guardInbound } from './inbound-guard.js';
 import type { UpstreamLimits } from './limits.js';
 import { pipeLines } from './stderr.js';
 import { acceptTaskResults } from './task-results.js';
-import { createUpstreamTransport } from './transport.js';
 import { createUpstreamClient } from './upstream-client.js';
 
 /** The parts of one attempt to connect to an upstream. */

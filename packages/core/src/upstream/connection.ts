@@ -2,6 +2,7 @@ import type { Client, PriorDiscovery, ServerCapabilities, Transport } from '@mod
 import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { describeTransport } from '../transports/upstream/describe.js';
 import { prepareAttempt } from './attempt.js';
 import { type UpstreamAuth, upstreamAuthOf } from './auth/upstream-auth.js';
 import { backoffDelay } from './backoff.js';
@@ -15,7 +16,6 @@ import type { RequestOrigin, UpstreamRequestOptions } from './origin.js';
 import { ResourceFollower } from './resource-follower.js';
 import { sendRequest } from './send.js';
 import { ToolHeaders } from './tool-headers.js';
-import { describeTransport } from './transport.js';
 
 export type UpstreamState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
 

@@ -1,9 +1,8 @@
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import WebSocket from 'ws';
-
+import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, KEEP_ALIVE_MS, keepAlive, MCP_WS_SUBPROTOCOL } from '../websocket.js';
-import type { UpstreamCredentials } from './auth/upstream-auth.js';
-import type { FaultReporting, InboundFaults } from './inbound-guard.js';
+import type { InboundFaults, UpstreamClientTransport } from './faults.js';
 import { JsonIdScanner } from './json-id-scanner.js';
 
 function noSubprotocol(): Error {
@@ -25,7 +24,7 @@ export interface WebSocketClientOptions {
  * message over the limit fails the request it answers; `ws` itself closes the connection (1009) only for
  * one over twice the limit, where it stops buffering.
  */
-export class WebSocketClientTransport implements Transport, FaultReporting {
+export class WebSocketClientTransport implements UpstreamClientTransport {
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;

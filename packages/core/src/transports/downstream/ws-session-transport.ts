@@ -1,7 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type WebSocket from 'ws';
+import { decodeFrame } from '../../downstream/jsonrpc.js';
 import { KEEP_ALIVE_MS, keepAlive } from '../websocket.js';
-import { decodeFrame } from './jsonrpc.js';
 
 export interface WebSocketSessionOptions {
   /** Unsent bytes allowed to pile up for a slow client before it is disconnected (default 8 MiB). */

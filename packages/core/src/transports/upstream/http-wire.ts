@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { encodeParamValue } from '../param-headers/values.js';
+import { encodeParamValue } from '../../param-headers/values.js';
 
 // The HTTP shapes the upstream Streamable HTTP transport reads and writes.
 

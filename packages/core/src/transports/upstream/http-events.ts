@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { createParser } from 'eventsource-parser';
-import { ErrorCode } from '../errors.js';
+import { ErrorCode } from '../../errors.js';
 
 type RequestId = string | number;
 

@@ -1,9 +1,10 @@
 import type { IncomingMessage } from 'node:http';
 import * as http from 'node:http';
 import * as https from 'node:https';
-import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage, TransportSendOptions } from '@modelcontextprotocol/client';
 import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
-import type { UpstreamCredentials } from './auth/upstream-auth.js';
+import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
+import type { InboundFaults, UpstreamClientTransport } from './faults.js';
 import { consumeEvents, type EventSink } from './http-events.js';
 import {
   failsAlone,
@@ -14,7 +15,6 @@ import {
   parseErrorFor,
   readBody,
 } from './http-wire.js';
-import type { FaultReporting, InboundFaults } from './inbound-guard.js';
 
 /** Errors of a reused keep-alive socket the server had already closed. */
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
@@ -35,7 +35,7 @@ const ERROR_PAGE_BYTES = 64 * 1024;
  * and a 401 is retried once with a fresh token. The SDK `Client` on top owns all protocol semantics;
  * this only moves bytes, without the web-streams machinery of `fetch` on every hop.
  */
-export class HttpClientTransport implements Transport, FaultReporting {
+export class HttpClientTransport implements UpstreamClientTransport {
   /** Each request has its own HTTP exchange, so closing it (requestSignal) ends a modern listen stream. */
   readonly hasPerRequestStream = true;
   onmessage?: (message: JSONRPCMessage) => void;

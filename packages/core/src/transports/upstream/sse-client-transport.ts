@@ -1,13 +1,13 @@
 import { type JSONRPCMessage, SSEClientTransport } from '@modelcontextprotocol/client';
+import type { InboundFaults, UpstreamClientTransport } from './faults.js';
 import { failsAlone, httpFailure } from './http-wire.js';
-import type { FaultReporting, InboundFaults } from './inbound-guard.js';
 
 /**
  * The SDK's legacy HTTP+SSE transport, except that an HTTP error page answering one request's POST (a 500
  * from the server or a proxy) fails that request alone (DESIGN §11) instead of throwing out of `send`,
  * which the gateway would take for a broken connection.
  */
-export class SseClientTransport extends SSEClientTransport implements FaultReporting {
+export class SseClientTransport extends SSEClientTransport implements UpstreamClientTransport {
   faults?: InboundFaults;
 
   override async send(message: JSONRPCMessage): Promise<void> {

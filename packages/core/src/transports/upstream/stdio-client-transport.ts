@@ -1,10 +1,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import spawn from 'cross-spawn';
 import { OWN_GROUP, stopChild, trackChild } from './child-processes.js';
-import type { FaultReporting, InboundFaults } from './inbound-guard.js';
+import type { InboundFaults, UpstreamClientTransport } from './faults.js';
 import { LineReader } from './line-reader.js';
 
 export interface StdioServerParams {
@@ -25,7 +25,7 @@ const FALLBACK_MAX_LINE_BYTES = 64 * 1024 * 1024;
  * runs in a process group of its own and is stopped stdin-first, then SIGTERM, then SIGKILL
  * (`stopChild`); it never outlives the gateway.
  */
-export class StdioClientTransport implements Transport, FaultReporting {
+export class StdioClientTransport implements UpstreamClientTransport {
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;

@@ -1,0 +1,86 @@
+import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { decodeFrame, parseError } from '../../downstream/jsonrpc.js';
+
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * Newline-delimited JSON-RPC over a readable/writable pair. Unlike a bare framing layer it answers
+ * malformed lines with -32700/-32600 instead of dropping them, so a stdio client never hangs on bad input.
+ */
+export class JsonLineTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onerror?: (error: Error) => void;
+  onclose?: () => void;
+  /**
+   * Sees every decoded inbound message before it is dispatched. Returning a promise holds that message
+   * back until it settles, and delivers it only if it resolves to true (the hook answered it otherwise).
+   */
+  onInbound?: (message: unknown) => undefined | Promise<boolean>;
+  /** Called once when the transport closes, whoever installed `onclose`. */
+  onClosed?: () => void;
+  #buffer = '';
+  #closed = false;
+  readonly #input: NodeJS.ReadableStream;
+  readonly #output: NodeJS.WritableStream;
+
+  constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream) {
+    this.#input = input;
+    this.#output = output;
+  }
+
+  async start(): Promise<void> {
+    this.#input.setEncoding?.('utf8');
+    this.#input.on('data', this.#onData);
+    this.#input.once('end', () => void this.close());
+    this.#input.once('error', (error: Error) => this.onerror?.(error));
+  }
+
+  #onData = (chunk: string | Buffer) => {
+    this.#buffer += chunk.toString();
+    let nl = this.#buffer.indexOf('\n');
+    while (nl >= 0) {
+      const line = this.#buffer.slice(0, nl).replace(/\r$/, '');
+      this.#buffer = this.#buffer.slice(nl + 1);
+      if (line.trim().length > 0) this.#onLine(line);
+      nl = this.#buffer.indexOf('\n');
+    }
+    if (this.#buffer.length > MAX_LINE_BYTES) {
+      this.#buffer = '';
+      void this.send(parseError(`message exceeds ${MAX_LINE_BYTES} bytes`) as unknown as JSONRPCMessage);
+    }
+  };
+
+  #onLine(line: string): void {
+    const decoded = decodeFrame(line);
+    if ('error' in decoded) void this.send(decoded.error as unknown as JSONRPCMessage);
+    else {
+      for (const item of decoded.messages) {
+        const gate = this.onInbound?.(item);
+        if (!gate) this.onmessage?.(item as JSONRPCMessage);
+        else
+          void gate.then(
+            (deliver) => {
+              if (deliver && !this.#closed) this.onmessage?.(item as JSONRPCMessage);
+            },
+            (error: Error) => this.onerror?.(error),
+          );
+      }
+    }
+  }
+
+  send(message: JSONRPCMessage): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      if (this.#output.write(`${JSON.stringify(message)}\n`)) resolve();
+      else this.#output.once('drain', resolve);
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#input.off('data', this.#onData);
+    this.onclose?.();
+    this.onClosed?.();
+  }
+}

@@ -1,0 +1,251 @@
+import { connect, type Socket } from 'node:net';
+import { Client, InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import { Server, type Transport } from '@modelcontextprotocol/server';
+import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket, { WebSocketServer } from 'ws';
+import { JsonLineTransport } from '../../src/transports/downstream/json-line-transport.js';
+import { WebSocketSessionTransport } from '../../src/transports/downstream/ws-session-transport.js';
+import { MCP_WS_SUBPROTOCOL } from '../../src/transports/websocket.js';
+import { FrameTransport, lineChannel, signal, tcpServer, within, wsChannel } from './peers.js';
+
+// The contract every downstream (server side) transport keeps, run against each of ours and the SDK's own
+// equivalents over real loopback sockets. Where one legitimately differs, the table says how.
+
+/** The client's end of one connection, and what it can do besides speaking JSON-RPC. */
+interface ClientEnd {
+  /** Speaks JSON-RPC to the transport under test (an SDK `Client` can be connected to it). */
+  client: Transport;
+  /** Sends the transport a frame that is no JSON-RPC message. */
+  malformed(): void;
+  /** The client goes away (its connection cut). */
+  goAway(): void;
+}
+
+interface Subject {
+  name: string;
+  open(): Promise<{ transport: Transport; peer: ClientEnd; dispose: () => Promise<void> }>;
+  /**
+   * A malformed frame: answered with a -32700 parse error, dropped silently, or (no framing: objects are
+   * handed over) delivered to `onmessage` unchecked.
+   */
+  malformed: 'parse-error' | 'dropped' | 'delivered';
+  /** `send` after `close`: resolves without writing, or rejects. */
+  sendAfterClose: 'resolves' | 'rejects';
+}
+
+const NOT_JSON = '{"jsonrpc": "2.0", "method": unterminated';
+
+/** A transport over one end of a loopback socket pair; the client speaks newline-delimited JSON on the other. */
+function overSocketPair(make: (socket: Socket) => Transport): Subject['open'] {
+  return async () => {
+    const tcp = await tcpServer();
+    const socket = connect(tcp.port, '127.0.0.1');
+    await within(new Promise((resolve) => socket.once('connect', resolve)), 'the loopback connection');
+    const client = new FrameTransport(lineChannel(socket));
+    const transport = make(await within(tcp.accepted(), 'the accepted connection'));
+    const peer: ClientEnd = {
+      client,
+      malformed: () => client.raw(NOT_JSON),
+      goAway: () => void client.close(),
+    };
+    return { transport, peer, dispose: () => tcp.close() };
+  };
+}
+
+const SUBJECTS: Subject[] = [
+  {
+    name: 'JsonLineTransport (ours, stdio framing)',
+    open: overSocketPair((socket) => new JsonLineTransport(socket, socket)),
+    malformed: 'parse-error',
+    sendAfterClose: 'resolves',
+  },
+  {
+    name: 'StdioServerTransport (SDK)',
+    open: overSocketPair((socket) => new StdioServerTransport(socket, socket)),
+    malformed: 'dropped',
+    sendAfterClose: 'rejects',
+  },
+  {
+    name: 'WebSocketSessionTransport (ours)',
+    open: async () => {
+      const wss = new WebSocketServer({
+        port: 0,
+        host: '127.0.0.1',
+        handleProtocols: (protocols) => (protocols.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false),
+      });
+      await within(new Promise((resolve) => wss.once('listening', resolve)), 'the WebSocket server');
+      const accepted = new Promise<WebSocket>((resolve) => wss.once('connection', resolve));
+      const { port } = wss.address() as { port: number };
+      const socket = new WebSocket(`ws://127.0.0.1:${port}`, MCP_WS_SUBPROTOCOL);
+      const client = new FrameTransport(wsChannel(socket));
+      await within(new Promise((resolve) => socket.once('open', resolve)), 'the WebSocket to open');
+      const transport = new WebSocketSessionTransport(await within(accepted, 'the accepted WebSocket'));
+      const peer: ClientEnd = {
+        client,
+        malformed: () => client.raw(NOT_JSON),
+        goAway: () => socket.terminate(),
+      };
+      const dispose = async () => {
+        socket.terminate();
+        for (const ws of wss.clients) ws.terminate();
+        await new Promise<void>((resolve) => wss.close(() => resolve()));
+      };
+      return { transport, peer, dispose };
+    },
+    malformed: 'parse-error',
+    sendAfterClose: 'resolves',
+  },
+  {
+    name: 'InMemoryTransport (SDK)',
+    open: async () => {
+      const [client, transport] = InMemoryTransport.createLinkedPair();
+      const peer: ClientEnd = {
+        client,
+        malformed: () => void client.send({ not: 'json-rpc' } as unknown as JSONRPCMessage),
+        goAway: () => void client.close(),
+      };
+      return { transport, peer, dispose: async () => {} };
+    },
+    malformed: 'delivered',
+    sendAfterClose: 'rejects',
+  },
+];
+
+const notification = (n: number): JSONRPCMessage => ({
+  jsonrpc: '2.0',
+  method: 'notifications/message',
+  params: { level: 'info', data: n },
+});
+
+describe.each(SUBJECTS)('downstream transport contract: $name', (subject) => {
+  const cleanup: Array<() => Promise<unknown> | unknown> = [];
+  afterEach(async () => {
+    for (const step of cleanup.splice(0).reverse())
+      await Promise.resolve()
+        .then(step)
+        .catch(() => {});
+  });
+
+  async function open() {
+    const opened = await subject.open();
+    cleanup.push(
+      opened.dispose,
+      () => opened.transport.close(),
+      () => opened.peer.client.close(),
+    );
+    const received: JSONRPCMessage[] = [];
+    const peerReceived: JSONRPCMessage[] = [];
+    const closes = { count: 0, closed: signal() };
+    opened.transport.onmessage = (message) => received.push(message);
+    opened.transport.onclose = () => {
+      closes.count += 1;
+      closes.closed.resolve();
+    };
+    opened.peer.client.onmessage = (message) => peerReceived.push(message);
+    return { ...opened, received, peerReceived, closes };
+  }
+
+  /** Resolves once `list` holds `n` messages. */
+  function holding(list: unknown[], n: number, what: string): Promise<void> {
+    return within(
+      new Promise<void>((resolve) => {
+        const check = () => (list.length >= n ? resolve() : setImmediate(check));
+        check();
+      }),
+      what,
+    );
+  }
+
+  it('after start, what the client sends arrives through onmessage, in order', async () => {
+    const { transport, peer, received } = await open();
+    await transport.start();
+    await peer.client.start();
+    for (let n = 0; n < 5; n++) await peer.client.send(notification(n));
+    await holding(received, 5, 'five messages');
+    expect(received).toEqual([0, 1, 2, 3, 4].map(notification));
+  });
+
+  it('send delivers to the client', async () => {
+    const { transport, peer, peerReceived } = await open();
+    await transport.start();
+    await peer.client.start();
+    await transport.send(notification(7));
+    await holding(peerReceived, 1, 'the client to receive it');
+    expect(peerReceived).toEqual([notification(7)]);
+  });
+
+  it('carries initialize and a request between an SDK Client and an SDK Server', async () => {
+    const { transport, peer } = await open();
+    const server = new Server({ name: 'contract', version: '1.0.0' }, { capabilities: { tools: {} } });
+    server.setRequestHandler('tools/list', async () => ({
+      tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }],
+    }));
+    const client = new Client({ name: 'contract-client', version: '1.0.0' });
+    cleanup.push(
+      () => client.close(),
+      () => server.close(),
+    );
+    await server.connect(transport);
+    await within(client.connect(peer.client), 'the handshake');
+    expect(client.getServerVersion()?.name).toBe('contract');
+    const { tools } = await within(client.listTools(), 'tools/list');
+    expect(tools.map((tool) => tool.name)).toEqual(['echo']);
+  });
+
+  it('close() fires onclose exactly once and may be called again', async () => {
+    const { transport, closes } = await open();
+    await transport.start();
+    await transport.close();
+    await transport.close();
+    await within(closes.closed.promise, 'onclose');
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(closes.count).toBe(1);
+  });
+
+  it(`send after close does not hang (${subject.sendAfterClose})`, async () => {
+    const { transport, closes } = await open();
+    await transport.start();
+    await transport.close();
+    await within(closes.closed.promise, 'onclose');
+    const sent = within(
+      Promise.resolve().then(() => transport.send(notification(1))),
+      'send after close',
+    );
+    if (subject.sendAfterClose === 'resolves') await expect(sent).resolves.toBeUndefined();
+    else await expect(sent).rejects.toThrow();
+  });
+
+  it('the client going away fires onclose', async () => {
+    const { transport, peer, closes } = await open();
+    await transport.start();
+    await peer.client.start();
+    peer.goAway();
+    await within(closes.closed.promise, 'onclose after the client went away');
+    expect(closes.count).toBe(1);
+  });
+
+  it(`a malformed frame does not break the connection (${subject.malformed})`, async () => {
+    const { transport, peer, received, peerReceived } = await open();
+    const errors: Error[] = [];
+    transport.onerror = (error) => errors.push(error);
+    await transport.start();
+    await peer.client.start();
+    peer.malformed();
+    await peer.client.send(notification(1));
+    if (subject.malformed === 'delivered') {
+      await holding(received, 2, 'both messages');
+      expect(received).toEqual([{ not: 'json-rpc' }, notification(1)]);
+      return;
+    }
+    await holding(received, 1, 'the message after the malformed frame');
+    expect(received).toEqual([notification(1)]);
+    if (subject.malformed === 'parse-error') {
+      await holding(peerReceived, 1, 'the parse error');
+      expect(peerReceived[0]).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32700 } });
+    } else {
+      expect(peerReceived).toEqual([]);
+      expect(errors).toEqual([]);
+    }
+  });
+});
