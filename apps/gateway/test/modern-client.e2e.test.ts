@@ -203,6 +203,9 @@ describe('modern clients over Streamable HTTP, beside legacy sessions at the sam
         status: 404,
         json: { id: i + 1, error: { code: -32601 } },
       });
+      // A method no feature answers is refused by the endpoint itself, in the listeners' one error form.
+      if (method === 'unknown/method')
+        expect(answer.json).toMatchObject({ error: { data: { reason: 'method_not_found' } } });
     }
   });
 });

@@ -142,7 +142,10 @@ describe('Mcp-Param headers of modern HTTP clients', () => {
         what,
         status: 400,
         json: {
-          error: { code: -32020, data: { mismatch: { header: expect.stringMatching(/^Mcp-Param-/) } } },
+          error: {
+            code: -32020,
+            data: { reason: 'header_mismatch', mismatch: { header: expect.stringMatching(/^Mcp-Param-/) } },
+          },
         },
       });
     }

@@ -70,6 +70,10 @@ export type GatewayErrorReason =
   | 'replica_failed'
   /** The session is being taken over by another replica (its owner died): retry. */
   | 'session_moving'
+  /** 2026-07-28 HTTP: a method this revision does not have (HTTP 404, -32601). */
+  | 'method_not_found'
+  /** 2026-07-28 HTTP: `Mcp-Param-*` headers that disagree with the body (SEP-2243; HTTP 400, -32020). */
+  | 'header_mismatch'
   // Authentication (HTTP 401, 403, 503 before any JSON-RPC):
   | 'missing_token'
   | 'invalid_token'

@@ -262,6 +262,11 @@ export class Gateway {
     return this.#dispatcher.methods;
   }
 
+  /** Whether the gateway answers `method` through a feature (without building the list of them). */
+  answers(method: string): boolean {
+    return this.#dispatcher.answers(method);
+  }
+
   status(): UpstreamStatus[] {
     return this.#pool.status();
   }

@@ -56,7 +56,7 @@ export function targetOf(ctx: RequestContext, gateway: PluginGateway): Target | 
     case 'resources/subscribe':
     case 'skills/get':
     case 'resources/directory/read':
-      return nonEmpty(uri) ? resourceTarget(uri, gateway.route(uri)?.upstream, false) : undefined;
+      return nonEmpty(uri) ? resourceTarget(uri, routedUpstream(ctx, uri, gateway), false) : undefined;
     case 'tools/call':
       return nonEmpty(name) ? namedTarget(ctx, gateway, 'tool', name) : undefined;
     case 'prompts/get':
@@ -88,6 +88,13 @@ function taskTarget(ctx: RequestContext): Target | undefined {
   return routed?.kind === 'tool'
     ? { kind: 'tool', shown: routed.exposed, servers: [routed.upstream] }
     : undefined;
+}
+
+/** The upstream a resource request goes to: as the gateway routed it on entry, else by asking it. */
+function routedUpstream(ctx: RequestContext, uri: string, gateway: PluginGateway): string | undefined {
+  const routed = ctx.target;
+  if (routed?.kind === 'resource' && routed.exposed === uri) return routed.upstream;
+  return gateway.route(uri)?.upstream;
 }
 
 function resourceTarget(uri: string, server: string | undefined, template: boolean): Target {

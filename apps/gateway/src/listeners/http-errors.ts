@@ -20,6 +20,8 @@ const STATUS: Partial<Record<GatewayErrorReason, number>> = {
   store_unavailable: 503,
   session_moving: 503,
   replica_failed: 502,
+  method_not_found: 404,
+  header_mismatch: 400,
   internal: 500,
   missing_token: 401,
   invalid_token: 401,

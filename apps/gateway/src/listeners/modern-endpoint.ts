@@ -13,8 +13,10 @@ import {
   subjectTokenOf,
 } from '@switchyard/core';
 import { refreshSubjectToken } from '../auth/authenticator.js';
+import { sendError } from './http-errors.js';
 import { sendJson } from './http-io.js';
 import { refuseParamHeaders } from './param-headers.js';
+import { Refusals } from './refusals.js';
 
 /**
  * Modern-era (2026-07-28) requests are stateless: the SDK's handler serves them, one Server instance per
@@ -47,22 +49,15 @@ export class ModernEndpoint {
 
   async serve(identity: Identity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const message = body as { method?: unknown; id?: unknown; params?: unknown };
-    if (message.id !== undefined && typeof message.method === 'string' && !this.#answers(message.method)) {
-      // The 2026-07-28 revision: a method the server does not implement is HTTP 404 with -32601.
-      return sendJson(res, 404, {
-        jsonrpc: '2.0',
-        id: message.id,
-        error: {
-          code: -32601,
-          message: `Method not found: ${message.method} (protocol revision 2026-07-28).`,
-        },
-      });
+    const id = message.id as string | number | undefined;
+    if (id !== undefined && typeof message.method === 'string' && !this.#answers(message.method)) {
+      return sendError(res, Refusals.methodNotFound(message.method), { id });
     }
     if (message.method === 'tools/call') {
       const refused = refuseParamHeaders(this.#gateway, req, message);
       if (refused) {
-        this.#log.debug('modern request refused', { error: refused.error.message });
-        return sendJson(res, 400, refused);
+        this.#log.debug('modern request refused', { error: refused.message });
+        return sendError(res, refused, { id });
       }
     }
     const client = this.#client(identity);
@@ -82,7 +77,7 @@ export class ModernEndpoint {
   }
 
   #answers(method: string): boolean {
-    return MODERN_SDK_METHODS.has(method) || this.#gateway.methods.includes(method);
+    return MODERN_SDK_METHODS.has(method) || this.#gateway.answers(method);
   }
 
   #client(identity: Identity) {

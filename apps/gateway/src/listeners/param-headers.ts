@@ -1,12 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import {
-  checkParamHeaders,
-  ErrorCode,
-  errorResponse,
-  type Gateway,
-  GatewayError,
-  type JsonRpcErrorResponse,
-} from '@switchyard/core';
+import { checkParamHeaders, ErrorCode, type Gateway, GatewayError } from '@switchyard/core';
 
 /**
  * SEP-2243 on the 2026-07-28 HTTP wire: a `tools/call` carries in `Mcp-Param-<Name>` headers the
@@ -18,20 +11,19 @@ import {
 export function refuseParamHeaders(
   gateway: Gateway,
   req: IncomingMessage,
-  message: { id?: unknown; params?: unknown },
-): JsonRpcErrorResponse | undefined {
+  message: { params?: unknown },
+): GatewayError | undefined {
   const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
   if (typeof params?.name !== 'string') return undefined;
   const declarations = gateway.toolHeaders(params.name);
   if (declarations === undefined) return undefined;
   const mismatch = checkParamHeaders(declarations, params.arguments, (name) => headerOf(req, name));
   if (mismatch === undefined) return undefined;
-  const error = new GatewayError(
+  return new GatewayError(
     ErrorCode.HeaderMismatch,
     `Bad Request: the request headers and body disagree: ${mismatch.body}`,
-    { mismatch },
+    { reason: 'header_mismatch', mismatch },
   );
-  return errorResponse(message.id, error);
 }
 
 /** One request header (node lower-cases names and joins repeated ones), undefined when absent. */

@@ -15,6 +15,11 @@ export const Refusals = {
   /** `limit`: the gateway's (`sessions`, 503) or the client's (`sessionsPerClient`, 429). */
   tooManySessions: (message: string, limit: 'sessions' | 'sessionsPerClient') =>
     new GatewayError(-32000, message, { reason: 'too_many_sessions', limit }),
+  /** The 2026-07-28 revision: a method the server does not implement is HTTP 404 with -32601. */
+  methodNotFound: (method: string) =>
+    new GatewayError(-32601, `Method not found: ${method} (protocol revision 2026-07-28).`, {
+      reason: 'method_not_found',
+    }),
   notFound: (path: string) =>
     new GatewayError(-32600, `Not found: the MCP endpoint is ${path}`, { reason: 'not_found' }),
   forbidden: (detail: string) => new GatewayError(-32600, `Forbidden: ${detail}`, { reason: 'forbidden' }),

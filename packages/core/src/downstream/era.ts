@@ -1,8 +1,13 @@
-import type { DownstreamClient } from '../context.js';
+import type { DownstreamClient, RequestContext } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 
 /** Fields only the modern era defines; legacy clients never see them. */
 const MODERN_ONLY_FIELDS = ['ttlMs', 'cacheScope', 'resultType'] as const;
+
+/** The era of the client a request came from (a request of no client, e.g. the gateway's own: legacy). */
+export function eraOf(ctx: Pick<RequestContext, 'client'>): 'legacy' | 'modern' {
+  return ctx.client?.era ?? 'legacy';
+}
 
 /** Protocol revisions before 2026 use the legacy wire era. */
 export function isLegacyVersion(version: string | undefined): boolean {

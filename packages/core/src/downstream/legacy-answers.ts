@@ -70,7 +70,7 @@ export class LegacyAnswers implements InboundTaker {
   }
 
   #answers(method: string): boolean {
-    return !SDK_ENCODED.has(method) && this.#gateway.methods.includes(method);
+    return !SDK_ENCODED.has(method) && this.#gateway.answers(method);
   }
 
   async #answer(server: Server, request: InboundRequest, send: (m: JSONRPCMessage) => Promise<void>) {

@@ -24,6 +24,11 @@ export class Dispatcher {
     return [...this.#handlers.keys()];
   }
 
+  /** Whether some feature answers `method`. */
+  answers(method: string): boolean {
+    return this.#handlers.has(method);
+  }
+
   /** Where a request will be routed (for plugins); undefined for lists and unroutable requests. */
   target(ctx: RequestContext): RequestTarget | undefined {
     return this.#features.get(ctx.method)?.target?.(ctx);

@@ -52,8 +52,13 @@ export function namedFeature(deps: NamedFeatureDeps, spec: NamedFeatureSpec): Fe
       [spec.use]: async (ctx) => {
         const exposed = requireName(ctx.params, spec.noun);
         checkArguments(ctx.params, spec.noun);
-        const found = await catalog.locate(exposed);
-        // A name indexed only now (the upstream added it unannounced) is routed all the same.
+        // Resolved once, as the request entered (`ctx.target`); a name indexed only now (the upstream
+        // added it unannounced) is located here and routed all the same.
+        const routed = ctx.target;
+        const found =
+          routed?.kind === spec.noun && routed.exposed === exposed && routed.name !== undefined
+            ? { upstream: routed.upstream, name: routed.name }
+            : await catalog.locate(exposed);
         ctx.target ??= { kind: spec.noun, upstream: found.upstream, name: found.name, exposed };
         const upstream = pool.require(found.upstream);
         const result = await call(ctx, upstream, { ...ctx.params, name: found.name });

@@ -40,7 +40,7 @@ export function resourcesFeature(deps: ResourcesDeps): Feature {
 
   const read = async (ctx: RequestContext) => {
     const exposed = requireUri(ctx.params);
-    const { upstream, uri } = router.route(exposed);
+    const { upstream, uri } = router.route(exposed, ctx.target);
     try {
       const result = await call(ctx, upstream, { ...ctx.params, uri });
       return exposeReadContents(upstream, result);
@@ -51,7 +51,7 @@ export function resourcesFeature(deps: ResourcesDeps): Feature {
 
   const subscribe = async (ctx: RequestContext) => {
     const exposed = requireUri(ctx.params);
-    const { upstream, uri } = router.route(exposed);
+    const { upstream, uri } = router.route(exposed, ctx.target);
     if (upstream.state === 'ready' && !subscribable(upstream)) {
       throw GatewayError.invalidParams(
         `Upstream '${upstream.name}' does not support resource subscriptions, so ${exposed} cannot be subscribed to.`,
@@ -68,7 +68,7 @@ export function resourcesFeature(deps: ResourcesDeps): Feature {
   };
 
   const unsubscribe = async (ctx: RequestContext) => {
-    const { upstream, uri } = router.route(requireUri(ctx.params));
+    const { upstream, uri } = router.route(requireUri(ctx.params), ctx.target);
     await subscriptions.unsubscribe(ctx.session.id, upstream.name, uri, originOf(ctx));
     return {};
   };

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { DownstreamClient, RequestContext } from '../context.js';
+import { eraOf } from '../downstream/era.js';
 import { isRecord } from '../payload.js';
 import type { TaskIdSeal } from '../routing/task-ids.js';
 import type { HeldTask, TaskOwners } from '../routing/task-owners.js';
@@ -33,7 +34,7 @@ export interface TaskIssuer {
  */
 export function taskAwareToolCaller(issuer: TaskIssuer, call: UpstreamCaller): UpstreamCaller {
   return async (ctx, upstream, params) => {
-    const legacyClient = (ctx.client?.era ?? 'legacy') === 'legacy';
+    const legacyClient = eraOf(ctx) === 'legacy';
     const wantsTask = legacyClient && isRecord(params.task);
     const { task: requested, ...plain } = params;
     if (upstream.era !== 'modern') {
@@ -65,7 +66,7 @@ function issue(
   const binding = {
     upstream: upstream.name,
     identity: ctx.identity.id,
-    clientEra: ctx.client?.era ?? 'legacy',
+    clientEra: eraOf(ctx),
     tool: toolOf(ctx),
     taskId,
   } as const;

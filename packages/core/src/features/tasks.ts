@@ -1,4 +1,5 @@
 import type { RequestContext, RequestTarget } from '../context.js';
+import { eraOf } from '../downstream/era.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 import type { ListKind, MergedListing } from '../listing/merged.js';
 import { isRecord } from '../payload.js';
@@ -196,10 +197,6 @@ export function tasksFeature(deps: TasksDeps): Feature {
 /** A task's methods are routed, and judged, as the tool call that created it. */
 function toolTarget(binding: TaskBinding): RequestTarget {
   return { kind: 'tool', upstream: binding.upstream, name: binding.tool.name, exposed: binding.tool.exposed };
-}
-
-function eraOf(ctx: RequestContext): 'legacy' | 'modern' {
-  return ctx.client?.era ?? 'legacy';
 }
 
 function revision(era: 'legacy' | 'modern'): string {

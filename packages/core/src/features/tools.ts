@@ -1,3 +1,4 @@
+import { eraOf } from '../downstream/era.js';
 import { exposeToolResult } from './content.js';
 import type { Feature } from './feature.js';
 import { type NamedFeatureDeps, namedFeature } from './named.js';
@@ -16,7 +17,6 @@ export function toolsFeature(deps: NamedFeatureDeps): Feature {
     use: 'tools/call',
     cursorKind: 'x',
     expose: exposeToolResult,
-    listed: (ctx, upstream, tool) =>
-      (ctx.client?.era ?? 'legacy') === 'legacy' ? toolForLegacyClient(upstream, tool) : tool,
+    listed: (ctx, upstream, tool) => (eraOf(ctx) === 'legacy' ? toolForLegacyClient(upstream, tool) : tool),
   });
 }

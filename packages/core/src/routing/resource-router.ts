@@ -1,3 +1,4 @@
+import type { RequestTarget } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { splitExposedUri } from '../naming/uris.js';
@@ -37,8 +38,15 @@ export class ResourceRouter {
     );
   }
 
-  /** The target of an exposed URI; throws "resource not found" when no upstream owns it. */
-  route(exposed: string): ResourceTarget {
+  /**
+   * The target of an exposed URI; throws "resource not found" when no upstream owns it. A request the
+   * gateway already routed (`known`: its `ctx.target`, resolved once as it entered) is not resolved again.
+   */
+  route(exposed: string, known?: RequestTarget): ResourceTarget {
+    if (known?.kind === 'resource' && known.exposed === exposed && known.uri !== undefined) {
+      const upstream = this.#pool.get(known.upstream);
+      if (upstream) return { upstream, uri: known.uri };
+    }
     const target = this.find(exposed);
     if (!target) throw GatewayError.resourceNotFound(exposed, 'No configured upstream owns this URI.');
     return target;
