@@ -63,8 +63,12 @@ export interface EnumerateResult {
   slowestSingleMs: number;
   gatewayMs: number;
   directConcurrentMs: number;
+  /** Median over runs of the K upstreams enumerated directly, one after another (the sum of `directMs`). */
+  directSequentialMs: number;
   /** gatewayMs ÷ slowestSingleMs. */
   ratio: number;
+  /** gatewayMs ÷ directSequentialMs. */
+  ratioVsSequential: number;
   /** gatewayMs ÷ directConcurrentMs. */
   ratioVsConcurrent: number;
   /** Downstream round trips (pages) of one gateway enumeration. */
@@ -102,6 +106,7 @@ export function summarizeEnumeration(options: {
   const slowestSingleMs = median(runs.map((r) => r.slowestDirectMs));
   const gatewayMs = median(runs.map((r) => r.gatewayMs));
   const directConcurrentMs = median(runs.map((r) => r.directConcurrentMs));
+  const directSequentialMs = median(runs.map((r) => r.directMs.reduce((sum, ms) => sum + ms, 0)));
   const gatewayWalk = medianSplit(runs.map((r) => r.gatewayWalkCpuMs));
   const cores = availableParallelism();
   const latencyFloorMs = expectedPages * config.latencyMs;
@@ -117,7 +122,9 @@ export function summarizeEnumeration(options: {
     slowestSingleMs,
     gatewayMs,
     directConcurrentMs,
+    directSequentialMs,
     ratio: gatewayMs / slowestSingleMs,
+    ratioVsSequential: gatewayMs / directSequentialMs,
     ratioVsConcurrent: gatewayMs / directConcurrentMs,
     gatewayPages: runs[0]?.gatewayPages ?? 0,
     directPages: expectedPages,

@@ -54,6 +54,13 @@ export function renderEnumeration(e: EnumerateResult, heading: string): string[]
           `${e.ratio.toFixed(2)}x`,
         ],
         [
+          `(ref) all ${c.upstreams} direct, one after another`,
+          e.directSequentialMs.toFixed(1),
+          `${c.upstreams}×${e.directPages}`,
+          int.format(e.expectedTotal),
+          `${(e.directSequentialMs / e.slowestSingleMs).toFixed(2)}x`,
+        ],
+        [
           `(ref) all ${c.upstreams} direct, concurrently`,
           e.directConcurrentMs.toFixed(1),
           `${c.upstreams}×${e.directPages}`,
@@ -66,7 +73,8 @@ export function renderEnumeration(e: EnumerateResult, heading: string): string[]
     `   checked every run: exactly the ${int.format(e.expectedTotal)} expected exposed ${key}, each once, ` +
       `${int.format(c.itemsPerUpstream)} per upstream, none unavailable`,
     `   gateway round trips: ${e.gatewayPages} (expected ${e.expectedPages})${pagesNote}; ` +
-      `gateway / all-direct-concurrently = ${e.ratioVsConcurrent.toFixed(2)}x`,
+      `gateway / all-direct-concurrently = ${e.ratioVsConcurrent.toFixed(2)}x; ` +
+      `gateway / all-direct-one-after-another = ${e.ratioVsSequential.toFixed(2)}x`,
     `   CPU ms per full enumeration (user + system): through the gateway: gateway ` +
       `${cpuMs(e.cpuMs.gatewayWalk.gateway)}, upstreams ${cpuMs(e.cpuMs.gatewayWalk.upstreams)}, ` +
       `client ${cpuMs(e.cpuMs.gatewayWalk.client)}; all direct concurrently: upstreams ` +

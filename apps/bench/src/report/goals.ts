@@ -6,5 +6,8 @@ export const THROUGHPUT_TARGET = 0.9;
 /** Enumeration goal, on every scenario: gateway ≤ this × the slowest single upstream alone. */
 export const ENUMERATION_TARGET = 1.2;
 
+/** Enumeration goal (issue 18): gateway ≤ this × listing the K upstreams directly, one after another. */
+export const ENUMERATION_SEQUENTIAL_TARGET = 0.5;
+
 /** Cache goal (issue requirement): cache hits through the gateway ≥ this × direct reads of a 5 ms upstream. */
 export const CACHE_HIT_TARGET = 5;

@@ -3,7 +3,12 @@ import type { EnumerateResult } from '../enumerate-result.js';
 import type { BenchResults } from '../results.js';
 import type { ReadLevel } from '../rounds.js';
 import { signed } from './format.js';
-import { CACHE_HIT_TARGET, ENUMERATION_TARGET, THROUGHPUT_TARGET } from './goals.js';
+import {
+  CACHE_HIT_TARGET,
+  ENUMERATION_SEQUENTIAL_TARGET,
+  ENUMERATION_TARGET,
+  THROUGHPUT_TARGET,
+} from './goals.js';
 import { cpuFloorNote, hitCeilingNote, kindOf, toolCallCpuNote } from './notes.js';
 
 export interface Target {
@@ -41,6 +46,7 @@ export function evaluateTargets(results: BenchResults): Target[] {
     });
   }
   targets.push(...enumerate.map(enumerationTarget));
+  targets.push(...enumerate.map(sequentialTarget));
   const hit = plugins?.hit;
   for (const level of hit?.levels ?? []) {
     const vs = level.comparisons[0]!;
@@ -69,6 +75,17 @@ export function evaluateTargets(results: BenchResults): Target[] {
   for (const level of tools?.call?.levels ?? []) targets.push(toolCallTarget(level));
   targets.push(...(tools?.list ?? []).map(enumerationTarget));
   return targets;
+}
+
+/** Issue 18: the merged walk against listing every upstream directly, one after another. */
+function sequentialTarget(e: EnumerateResult): Target {
+  return {
+    name: `${e.method} enumeration vs all direct one after another, ${kindOf(e)} (${e.config.latencyMs} ms/page)`,
+    target: `<= ${ENUMERATION_SEQUENTIAL_TARGET.toFixed(2)}x`,
+    actual: `${e.ratioVsSequential.toFixed(2)}x`,
+    value: e.ratioVsSequential,
+    met: e.ratioVsSequential <= ENUMERATION_SEQUENTIAL_TARGET,
+  };
 }
 
 function enumerationTarget(e: EnumerateResult): Target {
