@@ -19,7 +19,8 @@ import { Cleanup, connectHttp, listAll, startGateway } from './support/harness.j
 // The plugin contract: what every Switchyard plugin — the four first-party ones, the documented
 // example, an in-house one loaded by path — must do, checked the same way for each:
 //  1. default-export a definePlugin() whose core range accepts this core, and set up with its options;
-//  2. refuse bad options at start-up with PLUGIN_SETUP_FAILED and a message naming the option;
+//  2. refuse bad options at start-up, naming the option: PLUGIN_INVALID_OPTIONS from the host for a
+//     plugin with an options schema (the first-party ones), PLUGIN_SETUP_FAILED from a setup that checks;
 //  3. when its policy permits everything, be invisible: the same results, errors (codes and reasons)
 //     and notifications as a gateway without it, for lists, templates, reads, subscriptions, tools,
 //     prompts and completions;
@@ -40,8 +41,11 @@ interface ContractCase {
   load(): Promise<unknown>;
   /** Options under which the plugin permits everything. */
   permissive(dir: string): Record<string, unknown>;
-  /** Options it must refuse, and a word the error must contain. */
-  bad?: { options: Record<string, unknown>; mentions: string };
+  /**
+   * Options it must refuse, the option path the error must name and, for a plugin without an options
+   * schema (its setup refuses them), the code.
+   */
+  bad?: { options: Record<string, unknown>; mentions: string; code?: 'PLUGIN_SETUP_FAILED' };
 }
 
 // In the recommended stack order (audit outermost, access before cache), which the CLI test loads as is.
@@ -51,7 +55,7 @@ const CASES: ContractCase[] = [
     specifier: '@switchyard/plugin-audit',
     load: () => import('@switchyard/plugin-audit'),
     permissive: (dir) => ({ file: join(dir, 'audit.jsonl') }),
-    bad: { options: { fsync: 'sometimes' }, mentions: 'file' },
+    bad: { options: { fsync: 'sometimes' }, mentions: 'file', code: 'PLUGIN_SETUP_FAILED' },
   },
   {
     name: 'rate-limit',
@@ -61,28 +65,32 @@ const CASES: ContractCase[] = [
       perClient: { requestsPerSecond: 10_000, burst: 10_000 },
       perUpstream: { concurrency: 16, maxQueue: 1_000 },
     }),
-    bad: { options: { perClient: { requestsPerSecond: 0, burst: 1 } }, mentions: 'requestsPerSecond' },
+    bad: {
+      options: { perClient: { requestsPerSecond: 0, burst: 1 } },
+      mentions: 'requestsPerSecond',
+      code: 'PLUGIN_SETUP_FAILED',
+    },
   },
   {
     name: 'access',
     specifier: '@switchyard/plugin-access',
     load: () => import('@switchyard/plugin-access'),
     permissive: () => ({ default: 'allow', rules: [{ effect: 'deny', clients: ['nobody-at-all'] }] }),
-    bad: { options: { default: 'maybe', rules: [] }, mentions: 'default' },
+    bad: { options: { default: 'maybe', rules: [] }, mentions: 'default', code: 'PLUGIN_SETUP_FAILED' },
   },
   {
     name: 'cache',
     specifier: '@switchyard/plugin-cache',
     load: () => import('@switchyard/plugin-cache'),
     permissive: () => ({}),
-    bad: { options: { maxBytes: -1 }, mentions: 'maxBytes' },
+    bad: { options: { maxBytes: -1 }, mentions: 'options.maxBytes' },
   },
   {
     name: 'docs example (read-quota)',
     specifier: EXAMPLE,
     load: () => import(EXAMPLE),
     permissive: () => ({ bytesPerWindow: 1_000_000_000 }),
-    bad: { options: { bytesPerWindow: 0 }, mentions: 'bytesPerWindow' },
+    bad: { options: { bytesPerWindow: 0 }, mentions: 'bytesPerWindow', code: 'PLUGIN_SETUP_FAILED' },
   },
   {
     name: 'in-house fixture (deny)',
@@ -217,7 +225,7 @@ describe.each(CASES)('plugin contract: $name', (c) => {
         silentLogger,
       ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PluginError);
-      expect((error as PluginError).code).toBe('PLUGIN_SETUP_FAILED');
+      expect((error as PluginError).code).toBe(bad.code ?? 'PLUGIN_INVALID_OPTIONS');
       expect((error as PluginError).message).toContain(bad.mentions);
     });
   }
