@@ -67,8 +67,7 @@ const CASES: ContractCase[] = [
     }),
     bad: {
       options: { perClient: { requestsPerSecond: 0, burst: 1 } },
-      mentions: 'requestsPerSecond',
-      code: 'PLUGIN_SETUP_FAILED',
+      mentions: 'options.perClient.requestsPerSecond',
     },
   },
   {
