@@ -55,7 +55,7 @@ const CASES: ContractCase[] = [
     specifier: '@switchyard/plugin-audit',
     load: () => import('@switchyard/plugin-audit'),
     permissive: (dir) => ({ file: join(dir, 'audit.jsonl') }),
-    bad: { options: { fsync: 'sometimes' }, mentions: 'file', code: 'PLUGIN_SETUP_FAILED' },
+    bad: { options: { fsync: 'sometimes' }, mentions: 'options.file' },
   },
   {
     name: 'rate-limit',
