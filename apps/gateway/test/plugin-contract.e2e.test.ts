@@ -75,7 +75,7 @@ const CASES: ContractCase[] = [
     specifier: '@switchyard/plugin-access',
     load: () => import('@switchyard/plugin-access'),
     permissive: () => ({ default: 'allow', rules: [{ effect: 'deny', clients: ['nobody-at-all'] }] }),
-    bad: { options: { default: 'maybe', rules: [] }, mentions: 'default', code: 'PLUGIN_SETUP_FAILED' },
+    bad: { options: { default: 'maybe', rules: [] }, mentions: 'options.default' },
   },
   {
     name: 'cache',
