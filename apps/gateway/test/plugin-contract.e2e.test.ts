@@ -19,8 +19,8 @@ import { Cleanup, connectHttp, listAll, startGateway } from './support/harness.j
 // The plugin contract: what every Switchyard plugin — the four first-party ones, the documented
 // example, an in-house one loaded by path — must do, checked the same way for each:
 //  1. default-export a definePlugin() whose core range accepts this core, and set up with its options;
-//  2. refuse bad options at start-up, naming the option: PLUGIN_INVALID_OPTIONS from the host for a
-//     plugin with an options schema (the first-party ones), PLUGIN_SETUP_FAILED from a setup that checks;
+//  2. declare its options with a schema, so the host refuses bad ones at start-up with
+//     PLUGIN_INVALID_OPTIONS naming the plugin and the option's path;
 //  3. when its policy permits everything, be invisible: the same results, errors (codes and reasons)
 //     and notifications as a gateway without it, for lists, templates, reads, subscriptions, tools,
 //     prompts and completions;
@@ -41,11 +41,8 @@ interface ContractCase {
   load(): Promise<unknown>;
   /** Options under which the plugin permits everything. */
   permissive(dir: string): Record<string, unknown>;
-  /**
-   * Options it must refuse, the option path the error must name and, for a plugin without an options
-   * schema (its setup refuses them), the code.
-   */
-  bad?: { options: Record<string, unknown>; mentions: string; code?: 'PLUGIN_SETUP_FAILED' };
+  /** Options its schema must refuse, and the option path the error must name. */
+  bad?: { options: Record<string, unknown>; mentions: string };
 }
 
 // In the recommended stack order (audit outermost, access before cache), which the CLI test loads as is.
@@ -89,7 +86,7 @@ const CASES: ContractCase[] = [
     specifier: EXAMPLE,
     load: () => import(EXAMPLE),
     permissive: () => ({ bytesPerWindow: 1_000_000_000 }),
-    bad: { options: { bytesPerWindow: 0 }, mentions: 'bytesPerWindow', code: 'PLUGIN_SETUP_FAILED' },
+    bad: { options: { bytesPerWindow: 0 }, mentions: 'options.bytesPerWindow' },
   },
   {
     name: 'in-house fixture (deny)',
@@ -224,8 +221,10 @@ describe.each(CASES)('plugin contract: $name', (c) => {
         silentLogger,
       ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PluginError);
-      expect((error as PluginError).code).toBe(bad.code ?? 'PLUGIN_INVALID_OPTIONS');
-      expect((error as PluginError).message).toContain(bad.mentions);
+      expect((error as PluginError).code).toBe('PLUGIN_INVALID_OPTIONS');
+      const { message } = error as PluginError;
+      expect(message.startsWith(`Plugin ${(plugin as { name: string }).name}: `)).toBe(true);
+      expect(message).toContain(`${bad.mentions}: `);
     });
   }
 
