@@ -92,6 +92,22 @@ describe('validateOptions', () => {
     expect(error.message).toMatch(/got "x{58}…$/);
   });
 
+  it('refuses an "options" that is not a Standard Schema', () => {
+    const error = failure(() => validateOptions('acme', { size: 1 } as unknown as OptionsSchema, {}));
+    expect(error.code).toBe('PLUGIN_INVALID');
+    expect(error.message).toMatch(/^Plugin acme: its "options" is not a schema/);
+  });
+
+  it("reports a schema that throws as the plugin's fault", () => {
+    const broken = schema(() => {
+      throw new Error('bug');
+    });
+    expect(failure(() => validateOptions('acme', broken, {}))).toMatchObject({
+      code: 'PLUGIN_INVALID',
+      message: 'Plugin acme: its options schema threw: bug',
+    });
+  });
+
   it('refuses an asynchronous schema: options schemas must validate synchronously', () => {
     const later = schema(async () => ({ value: {} }));
     const error = failure(() => validateOptions('acme', later, {}));

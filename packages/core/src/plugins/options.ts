@@ -24,8 +24,26 @@ export function validateOptions<Output>(
   raw: unknown,
   at?: string,
 ): Output {
-  const result = schema['~standard'].validate(raw);
   const where = at === undefined ? plugin : `${plugin} (${at})`;
+  const standard = (schema as Partial<OptionsSchema<Output>> | undefined)?.['~standard'];
+  if (typeof standard?.validate !== 'function') {
+    throw new PluginError(
+      'PLUGIN_INVALID',
+      plugin,
+      `Plugin ${where}: its "options" is not a schema: give definePlugin a Standard Schema (e.g. a zod schema), or no "options".`,
+    );
+  }
+  let result: ReturnType<typeof standard.validate>;
+  try {
+    result = standard.validate(raw);
+  } catch (error) {
+    throw new PluginError(
+      'PLUGIN_INVALID',
+      plugin,
+      `Plugin ${where}: its options schema threw: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    );
+  }
   if (isPromiseLike(result)) {
     Promise.resolve(result).catch(() => {}); // nobody waits for it
     throw new PluginError(
