@@ -166,45 +166,49 @@ const rule = z.strictObject(ruleFields, {
 const OPTION_KEYS = ['default', 'rules', 'maxSkippedPages'];
 const maxSkippedPagesError = 'expected a non-negative integer';
 
+const checkedOptions = z.strictObject(
+  {
+    default: effect.default('deny'),
+    rules: z.array(rule, { error: 'expected an array of rules: [{ effect, ... }]' }).default([]),
+    maxSkippedPages: z
+      .number({ error: maxSkippedPagesError })
+      .int({ error: maxSkippedPagesError })
+      .min(0, { error: maxSkippedPagesError })
+      .default(DEFAULT_MAX_SKIPPED_PAGES),
+  },
+  {
+    error: (issue) =>
+      issue.code === 'unrecognized_keys'
+        ? `unknown option (known: ${OPTION_KEYS.join(', ')})`
+        : 'expected an object: { default, rules }',
+  },
+);
+
 /**
  * The access plugin's options, checked by the plugin host (which names the plugin and the option's
  * path when one is wrong, e.g. `options.rules[2].effect`), defaults applied and patterns compiled.
  */
-export const accessOptions = z
-  .strictObject(
-    {
-      default: effect.default('deny'),
-      rules: z.array(rule, { error: 'expected an array of rules: [{ effect, ... }]' }).default([]),
-      maxSkippedPages: z
-        .number({ error: maxSkippedPagesError })
-        .int({ error: maxSkippedPagesError })
-        .min(0, { error: maxSkippedPagesError })
-        .default(DEFAULT_MAX_SKIPPED_PAGES),
-    },
-    {
-      error: (issue) =>
-        issue.code === 'unrecognized_keys'
-          ? `unknown option (known: ${OPTION_KEYS.join(', ')})`
-          : 'expected an object: { default, rules }',
-    },
-  )
-  .transform(
-    ({ rules, ...options }): CompiledOptions => ({
-      ...options,
-      rules: rules.map((r, index) => ({
-        index,
-        effect: r.effect,
-        clients: r.clients && new Set(r.clients),
-        groups: r.groups && new Set(r.groups),
-        servers: r.servers && new Set(r.servers),
-        uris: r.uris,
-        tools: r.tools,
-        prompts: r.prompts,
-        methods: r.methods && new Set(r.methods),
-        description: r.description,
-      })),
-    }),
-  );
+export const accessOptions = checkedOptions.transform(compiled);
+
+/** The checked options, their rules numbered and their lists made sets. */
+function compiled(parsed: z.output<typeof checkedOptions>): CompiledOptions {
+  const { rules, ...options } = parsed;
+  return {
+    ...options,
+    rules: rules.map((r, index) => ({
+      index,
+      effect: r.effect,
+      clients: r.clients && new Set(r.clients),
+      groups: r.groups && new Set(r.groups),
+      servers: r.servers && new Set(r.servers),
+      uris: r.uris,
+      tools: r.tools,
+      prompts: r.prompts,
+      methods: r.methods && new Set(r.methods),
+      description: r.description,
+    })),
+  };
+}
 
 /**
  * Validates options outside the plugin host (the policy's own entrance, and tests) exactly as the host
