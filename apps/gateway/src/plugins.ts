@@ -45,7 +45,12 @@ export async function loadPlugins(
         { cause: error },
       );
     }
-    const entry = { plugin: module.default ?? module.plugin, options, source: specifier };
+    const entry = {
+      plugin: module.default ?? module.plugin,
+      options,
+      source: specifier,
+      at: `$.plugins[${i}]`,
+    };
     keys.set(entry, entryKey(target, options));
     entries.push(entry);
   }

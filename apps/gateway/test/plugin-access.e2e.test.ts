@@ -269,8 +269,11 @@ describe('@switchyard/plugin-access through the CLI', () => {
     });
     const gw = spawnGateway(cleanup, ['--config', file]);
     expect(await gw.exited).toBe(2);
-    expect(gw.stderr()).toMatch(/PLUGIN_SETUP_FAILED/);
-    expect(gw.stderr()).toMatch(/option rules\[1\]\.effect must be "allow" or "deny", got "permit"/);
-    expect(gw.stderr()).toMatch(/option rules\[2\]\.tools\[0\] "gh__search\.repos" can never match/);
+    expect(gw.stderr()).toMatch(
+      /plugin error \(PLUGIN_INVALID_OPTIONS\): Plugin @switchyard\/plugin-access \(\$\.plugins\[0\]\): options\.rules\[1\]\.effect: expected "allow" or "deny", got "permit"; /,
+    );
+    expect(gw.stderr()).toMatch(
+      /; options\.rules\[2\]\.tools\[0\]: can never match: .*, got "gh__search\.repos"\n/,
+    );
   });
 });

@@ -77,7 +77,8 @@ describe('@switchyard/plugin-cache in the gateway', () => {
     });
     const gw = spawnGateway(cleanup, ['--config', file]);
     expect(await gw.exited).toBe(2);
-    expect(gw.stderr()).toMatch(/PLUGIN_SETUP_FAILED/);
-    expect(gw.stderr()).toMatch(/option maxBytes must be a whole number .*, got "64MB"/);
+    expect(gw.stderr()).toMatch(
+      /plugin error \(PLUGIN_INVALID_OPTIONS\): Plugin @switchyard\/plugin-cache \(\$\.plugins\[0\]\): options\.maxBytes: expected a whole number .*, got "64MB"\n/,
+    );
   });
 });

@@ -19,7 +19,8 @@ import { Cleanup, connectHttp, listAll, startGateway } from './support/harness.j
 // The plugin contract: what every Switchyard plugin — the four first-party ones, the documented
 // example, an in-house one loaded by path — must do, checked the same way for each:
 //  1. default-export a definePlugin() whose core range accepts this core, and set up with its options;
-//  2. refuse bad options at start-up with PLUGIN_SETUP_FAILED and a message naming the option;
+//  2. declare its options with a schema, so the host refuses bad ones at start-up with
+//     PLUGIN_INVALID_OPTIONS naming the plugin and the option's path;
 //  3. when its policy permits everything, be invisible: the same results, errors (codes and reasons)
 //     and notifications as a gateway without it, for lists, templates, reads, subscriptions, tools,
 //     prompts and completions;
@@ -40,7 +41,7 @@ interface ContractCase {
   load(): Promise<unknown>;
   /** Options under which the plugin permits everything. */
   permissive(dir: string): Record<string, unknown>;
-  /** Options it must refuse, and a word the error must contain. */
+  /** Options its schema must refuse, and the option path the error must name. */
   bad?: { options: Record<string, unknown>; mentions: string };
 }
 
@@ -51,7 +52,7 @@ const CASES: ContractCase[] = [
     specifier: '@switchyard/plugin-audit',
     load: () => import('@switchyard/plugin-audit'),
     permissive: (dir) => ({ file: join(dir, 'audit.jsonl') }),
-    bad: { options: { fsync: 'sometimes' }, mentions: 'file' },
+    bad: { options: { fsync: 'sometimes' }, mentions: 'options.file' },
   },
   {
     name: 'rate-limit',
@@ -61,28 +62,31 @@ const CASES: ContractCase[] = [
       perClient: { requestsPerSecond: 10_000, burst: 10_000 },
       perUpstream: { concurrency: 16, maxQueue: 1_000 },
     }),
-    bad: { options: { perClient: { requestsPerSecond: 0, burst: 1 } }, mentions: 'requestsPerSecond' },
+    bad: {
+      options: { perClient: { requestsPerSecond: 0, burst: 1 } },
+      mentions: 'options.perClient.requestsPerSecond',
+    },
   },
   {
     name: 'access',
     specifier: '@switchyard/plugin-access',
     load: () => import('@switchyard/plugin-access'),
     permissive: () => ({ default: 'allow', rules: [{ effect: 'deny', clients: ['nobody-at-all'] }] }),
-    bad: { options: { default: 'maybe', rules: [] }, mentions: 'default' },
+    bad: { options: { default: 'maybe', rules: [] }, mentions: 'options.default' },
   },
   {
     name: 'cache',
     specifier: '@switchyard/plugin-cache',
     load: () => import('@switchyard/plugin-cache'),
     permissive: () => ({}),
-    bad: { options: { maxBytes: -1 }, mentions: 'maxBytes' },
+    bad: { options: { maxBytes: -1 }, mentions: 'options.maxBytes' },
   },
   {
     name: 'docs example (read-quota)',
     specifier: EXAMPLE,
     load: () => import(EXAMPLE),
     permissive: () => ({ bytesPerWindow: 1_000_000_000 }),
-    bad: { options: { bytesPerWindow: 0 }, mentions: 'bytesPerWindow' },
+    bad: { options: { bytesPerWindow: 0 }, mentions: 'options.bytesPerWindow' },
   },
   {
     name: 'in-house fixture (deny)',
@@ -217,8 +221,10 @@ describe.each(CASES)('plugin contract: $name', (c) => {
         silentLogger,
       ).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PluginError);
-      expect((error as PluginError).code).toBe('PLUGIN_SETUP_FAILED');
-      expect((error as PluginError).message).toContain(bad.mentions);
+      expect((error as PluginError).code).toBe('PLUGIN_INVALID_OPTIONS');
+      const { message } = error as PluginError;
+      expect(message.startsWith(`Plugin ${(plugin as { name: string }).name}: `)).toBe(true);
+      expect(message).toContain(`${bad.mentions}: `);
     });
   }
 

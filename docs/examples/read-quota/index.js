@@ -10,25 +10,53 @@ import { definePlugin, GatewayError } from '@switchyard/core';
 /**
  * @typedef {object} ReadQuotaOptions
  * @property {number} bytesPerWindow  bytes of resource content one client may read per window
- * @property {number} [windowMs]      window length (default 60 000 ms)
+ * @property {number} windowMs        window length (default 60 000 ms)
  * @property {() => number} [now]     clock (tests only)
  */
+
+const KNOWN = ['bytesPerWindow', 'windowMs', 'now'];
+const positiveInteger = (value) => Number.isInteger(value) && value > 0;
+
+/**
+ * The options schema: a Standard Schema v1 (https://standardschema.dev), here written by hand so the
+ * example needs no dependency; a zod 4 schema is one (`z.strictObject({ bytesPerWindow: z.number()
+ * .int().positive(), windowMs: z.number().int().positive().default(60_000), ... })`). The gateway
+ * validates the config's options with it before `setup`, and a failure stops the start with
+ * PLUGIN_INVALID_OPTIONS naming the plugin and the option, e.g.
+ * `Plugin @acme/switchyard-read-quota ($.plugins[4]): options.bytesPerWindow: expected a positive integer (bytes per window), got -1`.
+ *
+ * @type {import('@switchyard/core').OptionsSchema<ReadQuotaOptions>}
+ */
+export const readQuotaOptions = {
+  '~standard': {
+    version: 1,
+    vendor: 'acme',
+    validate(value) {
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return { issues: [{ message: 'expected an object such as { "bytesPerWindow": 1048576 }' }] };
+      const { bytesPerWindow, windowMs = 60_000, now } = value;
+      const issues = Object.keys(value)
+        .filter((key) => !KNOWN.includes(key))
+        .map((key) => ({ message: `unknown option (known: ${KNOWN.join(', ')})`, path: [key] }));
+      if (!positiveInteger(bytesPerWindow))
+        issues.push({ message: 'expected a positive integer (bytes per window)', path: ['bytesPerWindow'] });
+      if (!positiveInteger(windowMs))
+        issues.push({ message: 'expected a positive integer (milliseconds)', path: ['windowMs'] });
+      if (now !== undefined && typeof now !== 'function')
+        issues.push({ message: 'expected a clock function (tests only)', path: ['now'] });
+      return issues.length > 0 ? { issues } : { value: { bytesPerWindow, windowMs, now } };
+    },
+  },
+};
 
 /** @type {import('@switchyard/core').SwitchyardPlugin<ReadQuotaOptions>} */
 export default definePlugin({
   name: '@acme/switchyard-read-quota',
   version: '0.0.0',
   core: '>=0.1.0 <1.0.0', // the core versions this plugin is tested with
+  options: readQuotaOptions, // checked by the gateway before setup, which receives them defaults applied
   setup(options, { logger, meter, store }) {
-    // Validate options at start-up: a bad value stops the gateway with PLUGIN_SETUP_FAILED (exit 2).
-    const limit = options.bytesPerWindow;
-    const windowMs = options.windowMs ?? 60_000;
-    if (!Number.isInteger(limit) || limit <= 0) {
-      throw new Error('options.bytesPerWindow must be a positive integer (bytes per window)');
-    }
-    if (!Number.isInteger(windowMs) || windowMs <= 0) {
-      throw new Error('options.windowMs must be a positive integer (milliseconds)');
-    }
+    const { bytesPerWindow: limit, windowMs } = options;
     const now = options.now ?? Date.now;
     const readBytes = meter.createCounter('acme.quota.bytes_read', { description: 'Bytes read, per client' });
     const refused = meter.createCounter('acme.quota.refused', { description: 'Reads refused by the quota' });

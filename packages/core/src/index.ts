@@ -63,15 +63,11 @@ export {
   type TaskRoute,
   type UpstreamNotification,
 } from './plugins/define.js';
-export {
-  type LoadedPlugin,
-  type PluginEntry,
-  PluginError,
-  type PluginErrorCode,
-  type PluginHost,
-  setupPlugins,
-} from './plugins/host.js';
+export { PluginError, type PluginErrorCode } from './plugins/error.js';
+export { type LoadedPlugin, type PluginEntry, type PluginHost, setupPlugins } from './plugins/host.js';
 export { runCloseHooks as closePlugins } from './plugins/lifecycle.js';
+export { type OptionsSchema, validateOptions } from './plugins/options.js';
+export type { StandardSchemaV1 } from './plugins/standard-schema.js';
 export type { UpstreamCall, UpstreamCallContext, UpstreamCallMiddleware } from './plugins/upstream-call.js';
 export { SealedBox } from './sealed-box.js';
 export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';

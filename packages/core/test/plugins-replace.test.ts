@@ -4,7 +4,8 @@ import type { SessionSink } from '../src/context.js';
 import { Gateway } from '../src/gateway.js';
 import { silentLogger } from '../src/logger.js';
 import { definePlugin } from '../src/plugins/define.js';
-import { type LoadedPlugin, PluginError, setupPlugins } from '../src/plugins/host.js';
+import { PluginError } from '../src/plugins/error.js';
+import { type LoadedPlugin, setupPlugins } from '../src/plugins/host.js';
 import { testRequest } from '../src/testing.js';
 
 // Plugins replaced while the gateway runs (a config reload whose plugin options changed, DESIGN §10).

@@ -5,7 +5,8 @@ import { GatewayError } from '../src/errors.js';
 import { Gateway } from '../src/gateway.js';
 import { type Logger, silentLogger } from '../src/logger.js';
 import { definePlugin } from '../src/plugins/define.js';
-import { PluginError, setupPlugins } from '../src/plugins/host.js';
+import { PluginError } from '../src/plugins/error.js';
+import { setupPlugins } from '../src/plugins/host.js';
 import { testRequest } from '../src/testing.js';
 
 const cleanup: Array<() => Promise<unknown>> = [];

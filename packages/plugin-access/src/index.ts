@@ -1,6 +1,6 @@
 import { definePlugin } from '@switchyard/core';
 import { AccessGuard, type AccessMetrics } from './guard.js';
-import type { AccessOptions } from './options.js';
+import { accessOptions } from './options.js';
 import { PACKAGE } from './package-info.js';
 import { AccessPolicy } from './policy.js';
 
@@ -24,18 +24,19 @@ const CACHE_PLUGIN = '@switchyard/plugin-cache';
  *   ]
  * }]]
  */
-export default definePlugin<AccessOptions>({
+export default definePlugin({
   name: PACKAGE.name,
   version: PACKAGE.version,
   // Released in lockstep with @switchyard/core; the contract suite checks them together.
   core: '>=0.1.0 <1.0.0',
+  options: accessOptions,
   setup(options, ctx) {
     if (ctx.loaded.includes(CACHE_PLUGIN)) {
       throw new Error(
         `list ${PACKAGE.name} before ${CACHE_PLUGIN} in "plugins": a cache outside access control answers cache hits without asking it, so it would serve denied resources`,
       );
     }
-    const policy = AccessPolicy.compile(options);
+    const policy = AccessPolicy.of(options);
     for (const warning of policy.warnings) ctx.logger.warn(warning);
     const denied = ctx.meter.createCounter('switchyard.access.denied', {
       description: 'Requests refused with forbidden by the access rules',

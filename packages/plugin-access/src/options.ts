@@ -1,6 +1,7 @@
-import { nameFilter, SERVER_NAME_PATTERN } from '@switchyard/core';
+import { nameFilter, SERVER_NAME_PATTERN, validateOptions } from '@switchyard/core';
 import { z } from 'zod';
 import { compileUriGlob, type UriGlob } from './glob.js';
+import { PACKAGE } from './package-info.js';
 
 export type Effect = 'allow' | 'deny';
 
@@ -95,46 +96,30 @@ export interface CompiledOptions {
   readonly rules: readonly CompiledRule[];
 }
 
-const RULE_KEYS = [
-  'effect',
-  'clients',
-  'groups',
-  'servers',
-  'uris',
-  'tools',
-  'prompts',
-  'methods',
-  'description',
-];
-const OPTION_KEYS = ['default', 'rules', 'maxSkippedPages'];
 /** Every character an exposed name may hold (DESIGN §4b), plus the two wildcards. */
 const NAME_PATTERN = /^[A-Za-z0-9_?*-]+$/;
 
-const show = (value: unknown): string => JSON.stringify(value) ?? String(value);
-
-const effect = z.enum(['allow', 'deny'], {
-  error: (issue) => `must be "allow" or "deny", got ${show(issue.input)}`,
-});
+const effect = z.enum(['allow', 'deny'], { error: 'expected "allow" or "deny"' });
 
 const nonEmptyString = z
-  .string({ error: (issue) => `must be a non-empty string, got ${show(issue.input)}` })
-  .min(1, { error: 'must be a non-empty string, got ""' });
+  .string({ error: 'expected a non-empty string' })
+  .min(1, { error: 'expected a non-empty string' });
 
 /** A non-empty array (omitting the field is how a rule says "anything"). */
 const nonEmptyList = <T extends z.ZodType>(item: T) =>
   z
-    .array(item, { error: 'must be a non-empty array of strings (omit it to match anything)' })
-    .min(1, { error: 'must be a non-empty array of strings (omit it to match anything)' });
+    .array(item, { error: 'expected a non-empty array of strings (omit it to match anything)' })
+    .min(1, { error: 'expected a non-empty array of strings (omit it to match anything)' });
 
 const serverName = nonEmptyString.regex(SERVER_NAME_PATTERN, {
-  error: (issue) => `${show(issue.input)} is not a server name (${SERVER_NAME_PATTERN})`,
+  error: `expected a server name (${SERVER_NAME_PATTERN})`,
 });
 
 const method = z.enum(RULE_METHODS, {
   error: (issue) =>
     issue.input === 'resources/unsubscribe'
-      ? '"resources/unsubscribe" is not a method rules can name (unsubscribing is always allowed)'
-      : `${show(issue.input)} is not a method rules can name; use one of ${RULE_METHODS.join(', ')}`,
+      ? 'rules cannot name "resources/unsubscribe" (unsubscribing is always allowed)'
+      : `expected a method rules can name: one of ${RULE_METHODS.join(', ')}`,
 });
 
 const uriGlob = nonEmptyString.transform((pattern, ctx): UriGlob => {
@@ -144,7 +129,7 @@ const uriGlob = nonEmptyString.transform((pattern, ctx): UriGlob => {
     ctx.issues.push({
       code: 'custom',
       input: pattern,
-      message: `is not a URI pattern: ${error instanceof Error ? error.message : String(error)}`,
+      message: `expected a URI pattern: ${error instanceof Error ? error.message : String(error)}`,
     });
     return z.NEVER;
   }
@@ -152,62 +137,62 @@ const uriGlob = nonEmptyString.transform((pattern, ctx): UriGlob => {
 
 const nameGlobs = nonEmptyList(
   nonEmptyString.regex(NAME_PATTERN, {
-    error: (issue) =>
-      `${show(issue.input)} can never match: exposed names hold only A-Z, a-z, 0-9, "_" and "-" (the gateway turns every other character into "_"); patterns add "*" (any run) and "?" (one character)`,
+    error:
+      'can never match: exposed names hold only A-Z, a-z, 0-9, "_" and "-" (the gateway turns every other character into "_"); patterns add "*" (any run) and "?" (one character)',
   }),
 ).transform((patterns): NameGlobs => ({ patterns, matches: nameFilter({ allow: patterns }) }));
 
-const rule = z.strictObject(
-  {
-    effect,
-    clients: nonEmptyList(nonEmptyString).optional(),
-    groups: nonEmptyList(nonEmptyString).optional(),
-    servers: nonEmptyList(serverName).optional(),
-    uris: nonEmptyList(uriGlob).optional(),
-    tools: nameGlobs.optional(),
-    prompts: nameGlobs.optional(),
-    methods: nonEmptyList(method).optional(),
-    description: z.string({ error: 'must be a string' }).optional(),
-  },
-  {
-    error: (issue) =>
-      issue.code === 'unrecognized_keys'
-        ? `has an unknown field "${issue.keys[0]}" (known: ${RULE_KEYS.join(', ')})`
-        : 'must be an object: { effect: "allow" | "deny", ... }',
-  },
-);
+/** The fields a rule may have, each with its check (one line per field). */
+const ruleFields = {
+  effect,
+  clients: nonEmptyList(nonEmptyString).optional(),
+  groups: nonEmptyList(nonEmptyString).optional(),
+  servers: nonEmptyList(serverName).optional(),
+  uris: nonEmptyList(uriGlob).optional(),
+  tools: nameGlobs.optional(),
+  prompts: nameGlobs.optional(),
+  methods: nonEmptyList(method).optional(),
+  description: z.string({ error: 'expected a string' }).optional(),
+};
+const RULE_KEYS = Object.keys(ruleFields);
 
-const schema = z.strictObject(
+const rule = z.strictObject(ruleFields, {
+  error: (issue) =>
+    issue.code === 'unrecognized_keys'
+      ? `unknown rule field (known: ${RULE_KEYS.join(', ')})`
+      : 'expected a rule: { effect: "allow" | "deny", ... }',
+});
+
+const OPTION_KEYS = ['default', 'rules', 'maxSkippedPages'];
+const maxSkippedPagesError = 'expected a non-negative integer';
+
+const checkedOptions = z.strictObject(
   {
     default: effect.default('deny'),
-    rules: z.array(rule, { error: 'must be an array of rules: [{ effect, ... }]' }).default([]),
+    rules: z.array(rule, { error: 'expected an array of rules: [{ effect, ... }]' }).default([]),
     maxSkippedPages: z
-      .number({ error: (issue) => `must be a non-negative integer, got ${show(issue.input)}` })
-      .int({ error: (issue) => `must be a non-negative integer, got ${show(issue.input)}` })
-      .min(0, { error: (issue) => `must be a non-negative integer, got ${show(issue.input)}` })
+      .number({ error: maxSkippedPagesError })
+      .int({ error: maxSkippedPagesError })
+      .min(0, { error: maxSkippedPagesError })
       .default(DEFAULT_MAX_SKIPPED_PAGES),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? `unknown option "${issue.keys[0]}" (known: ${OPTION_KEYS.join(', ')})`
-        : 'options must be an object: { default, rules }',
+        ? `unknown option (known: ${OPTION_KEYS.join(', ')})`
+        : 'expected an object: { default, rules }',
   },
 );
 
 /**
- * Validates the plugin's options and compiles their patterns. Throws an Error naming each offending
- * option, e.g. `option rules[2].effect must be "allow" or "deny", got "permit"`.
+ * The access plugin's options, checked by the plugin host (which names the plugin and the option's
+ * path when one is wrong, e.g. `options.rules[2].effect`), defaults applied and patterns compiled.
  */
-export function parseAccessOptions(raw: unknown): CompiledOptions {
-  const parsed = schema.safeParse(raw ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) =>
-      issue.path.length === 0 ? issue.message : `option ${z.core.toDotPath(issue.path)} ${issue.message}`,
-    );
-    throw new Error(problems.join('; '));
-  }
-  const { rules, ...options } = parsed.data;
+export const accessOptions = checkedOptions.transform(compiled);
+
+/** The checked options, their rules numbered and their lists made sets. */
+function compiled(parsed: z.output<typeof checkedOptions>): CompiledOptions {
+  const { rules, ...options } = parsed;
   return {
     ...options,
     rules: rules.map((r, index) => ({
@@ -223,4 +208,13 @@ export function parseAccessOptions(raw: unknown): CompiledOptions {
       description: r.description,
     })),
   };
+}
+
+/**
+ * Validates options outside the plugin host (the policy's own entrance, and tests) exactly as the host
+ * does: throws a PluginError naming the plugin and each offending option, e.g.
+ * `Plugin @switchyard/plugin-access: options.rules[2].effect: expected "allow" or "deny", got "permit"`.
+ */
+export function parseAccessOptions(raw: unknown): CompiledOptions {
+  return validateOptions(PACKAGE.name, accessOptions, raw ?? {});
 }

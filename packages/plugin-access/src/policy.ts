@@ -1,6 +1,6 @@
 import type { Identity } from '@switchyard/core';
 import { lint } from './lint.js';
-import { type CompiledRule, type Effect, parseAccessOptions } from './options.js';
+import { type CompiledOptions, type CompiledRule, type Effect, parseAccessOptions } from './options.js';
 
 /**
  * What a request asks for, as the rules see it. At most one of `uri`, `tool` and `prompt` is set: the
@@ -54,8 +54,12 @@ export class AccessPolicy {
 
   /** Validates options; throws an Error naming the offending option (e.g. `rules[2].effect`). */
   static compile(options: unknown): AccessPolicy {
-    const parsed = parseAccessOptions(options);
-    return new AccessPolicy(parsed.default, parsed.maxSkippedPages, parsed.rules);
+    return AccessPolicy.of(parseAccessOptions(options));
+  }
+
+  /** The policy of options already validated and compiled (by the plugin host, with `accessOptions`). */
+  static of(options: CompiledOptions): AccessPolicy {
+    return new AccessPolicy(options.default, options.maxSkippedPages, options.rules);
   }
 
   /**

@@ -91,13 +91,13 @@ describe('list requests', () => {
 describe('validation and warnings', () => {
   it('refuses name patterns that can never match an exposed name, naming the option', () => {
     expect(() => AccessPolicy.compile({ rules: [{ effect: 'deny', tools: ['gh__search.repos'] }] })).toThrow(
-      /option rules\[0\]\.tools\[0\] "gh__search\.repos" can never match: exposed names hold only/,
+      /: options\.rules\[0\]\.tools\[0\]: can never match: exposed names hold only .*, got "gh__search\.repos"$/,
     );
     expect(() => AccessPolicy.compile({ rules: [{ effect: 'deny', prompts: [] }] })).toThrow(
-      /option rules\[0\]\.prompts must be a non-empty array/,
+      /: options\.rules\[0\]\.prompts: expected a non-empty array/,
     );
     expect(() => AccessPolicy.compile({ rules: [{ effect: 'deny', methods: ['tools/run'] }] })).toThrow(
-      /option rules\[0\]\.methods\[0\] "tools\/run" is not a method rules can name; use one of .*tools\/call/,
+      /: options\.rules\[0\]\.methods\[0\]: expected a method rules can name: one of .*tools\/call.*, got "tools\/run"$/,
     );
   });
 
@@ -105,7 +105,7 @@ describe('validation and warnings', () => {
     expect(() =>
       AccessPolicy.compile({ default: 'maybe', rules: [{ effect: 'deny', tool: ['x'] }] }),
     ).toThrow(
-      /option default must be "allow" or "deny", got "maybe"; option rules\[0\] has an unknown field "tool"/,
+      /: options\.default: expected "allow" or "deny", got "maybe"; options\.rules\[0\]\.tool: unknown rule field/,
     );
   });
 

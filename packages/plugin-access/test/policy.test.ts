@@ -157,76 +157,97 @@ describe('AccessPolicy.decideListRequest', () => {
 
 describe('AccessPolicy.compile: validation names the option', () => {
   const invalid: [string, unknown, RegExp][] = [
-    ['options not an object', [], /options must be an object/],
-    ['unknown option', { defaults: 'deny' }, /unknown option "defaults"/],
-    ['bad default', { default: 'permit' }, /default must be "allow" or "deny", got "permit"/],
-    ['rules not an array', { rules: {} }, /rules must be an array/],
-    ['rule not an object', { rules: ['deny'] }, /rules\[0\] must be an object/],
+    ['options not an object', [], /: options: expected an object: \{ default, rules \}$/],
+    [
+      'unknown option',
+      { defaults: 'deny' },
+      /: options\.defaults: unknown option \(known: default, rules, maxSkippedPages\)$/,
+    ],
+    ['bad default', { default: 'permit' }, /: options\.default: expected "allow" or "deny", got "permit"$/],
+    [
+      'rules not an array',
+      { rules: {} },
+      /: options\.rules: expected an array of rules: \[\{ effect, \.\.\. \}\], got \{\}$/,
+    ],
+    [
+      'rule not an object',
+      { rules: ['deny'] },
+      /: options\.rules\[0\]: expected a rule: \{ effect: "allow" \| "deny", \.\.\. \}, got "deny"$/,
+    ],
     [
       'missing effect',
       { rules: [{ uris: ['**'] }] },
-      /rules\[0\]\.effect must be "allow" or "deny", got undefined/,
+      /: options\.rules\[0\]\.effect: expected "allow" or "deny", got nothing$/,
     ],
-    ['bad effect', { rules: [{ effect: 'allow' }, { effect: 'block' }] }, /rules\[1\]\.effect must be/],
+    [
+      'bad effect',
+      { rules: [{ effect: 'allow' }, { effect: 'block' }] },
+      /: options\.rules\[1\]\.effect: expected "allow" or "deny", got "block"$/,
+    ],
     [
       'unknown rule field',
       { rules: [{ effect: 'deny', uri: ['**'] }] },
-      /rules\[0\] has an unknown field "uri"/,
+      /: options\.rules\[0\]\.uri: unknown rule field \(known: effect, clients, .*, description\)$/,
     ],
     [
       'clients not an array',
       { rules: [{ effect: 'deny', clients: 'bob' }] },
-      /rules\[0\]\.clients must be a non-empty array/,
+      /: options\.rules\[0\]\.clients: expected a non-empty array of strings \(omit it to match anything\), got "bob"$/,
     ],
     [
       'empty groups',
       { rules: [{ effect: 'deny', groups: [] }] },
-      /rules\[0\]\.groups must be a non-empty array/,
+      /: options\.rules\[0\]\.groups: expected a non-empty array of strings .*, got \[\]$/,
     ],
     [
       'empty string',
       { rules: [{ effect: 'deny', clients: ['a', ''] }] },
-      /rules\[0\]\.clients\[1\] must be a non-empty string/,
+      /: options\.rules\[0\]\.clients\[1\]: expected a non-empty string, got ""$/,
     ],
     [
       'non-string',
       { rules: [{ effect: 'deny', servers: [1] }] },
-      /rules\[0\]\.servers\[0\] must be a non-empty string/,
+      /: options\.rules\[0\]\.servers\[0\]: expected a non-empty string, got 1$/,
     ],
     [
       'bad server name',
       { rules: [{ effect: 'deny', servers: ['Docs'] }] },
-      /rules\[0\]\.servers\[0\] "Docs" is not a server name/,
+      /: options\.rules\[0\]\.servers\[0\]: expected a server name \(.*\), got "Docs"$/,
     ],
     [
       'unknown method',
       { rules: [{ effect: 'deny', methods: ['resource/read'] }] },
-      /rules\[0\]\.methods\[0\] "resource\/read" is not a method/,
+      /: options\.rules\[0\]\.methods\[0\]: expected a method rules can name: one of resources\/list, .*, got "resource\/read"$/,
     ],
     [
       'unsubscribe',
       { rules: [{ effect: 'deny', methods: ['resources/unsubscribe'] }] },
-      /unsubscribing is always allowed/,
+      /: options\.rules\[0\]\.methods\[0\]: rules cannot name "resources\/unsubscribe" \(unsubscribing is always allowed\)/,
     ],
     [
       'bad glob',
       { rules: [{ effect: 'deny', uris: ['docs+**', 'private/**'] }] },
-      /rules\[0\]\.uris\[1\] is not a URI pattern: cannot read "private\/\*\*" as a URI pattern/,
+      /: options\.rules\[0\]\.uris\[1\]: expected a URI pattern: cannot read "private\/\*\*" as a URI pattern.*, got "private\/\*\*"$/,
     ],
     [
       'bad encoding in glob',
       { rules: [{ effect: 'deny', uris: ['docs+file:///%zz'] }] },
-      /rules\[0\]\.uris\[0\]/,
+      /: options\.rules\[0\]\.uris\[0\]: expected a URI pattern: .*, got "docs\+file:\/\/\/%zz"$/,
     ],
     [
       'bad description',
       { rules: [{ effect: 'deny', description: 3 }] },
-      /rules\[0\]\.description must be a string/,
+      /: options\.rules\[0\]\.description: expected a string, got 3$/,
     ],
-    ['bad maxSkippedPages', { maxSkippedPages: -1 }, /maxSkippedPages must be a non-negative integer/],
+    [
+      'bad maxSkippedPages',
+      { maxSkippedPages: -1 },
+      /: options\.maxSkippedPages: expected a non-negative integer, got -1$/,
+    ],
   ];
   for (const [name, options, message] of invalid) {
     it(name, () => {
+      expect(() => AccessPolicy.compile(options)).toThrow(/^Plugin @switchyard\/plugin-access: options/);
       expect(() => AccessPolicy.compile(options)).toThrow(message);
     });
   }
@@ -274,14 +295,14 @@ describe('AccessPolicy.compile: validation names the option', () => {
 describe('plugin setup', () => {
   const entry = (plugin: unknown, options: unknown = {}) => ({ plugin, options, source: 'test' });
 
-  it('fails setup with the option named', async () => {
+  it('refuses bad options before setup, naming the plugin and the option', async () => {
     const error = await setupPlugins([entry(access, { rules: [{ effect: 'nope' }] })], silentLogger).catch(
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(PluginError);
-    expect(error).toMatchObject({ code: 'PLUGIN_SETUP_FAILED' });
-    expect((error as Error).message).toMatch(
-      /@switchyard\/plugin-access failed to set up: option rules\[0\]\.effect must be "allow" or "deny", got "nope"/,
+    expect(error).toMatchObject({ code: 'PLUGIN_INVALID_OPTIONS', plugin: '@switchyard/plugin-access' });
+    expect((error as Error).message).toBe(
+      'Plugin @switchyard/plugin-access: options.rules[0].effect: expected "allow" or "deny", got "nope"',
     );
   });
 

@@ -7,7 +7,7 @@ import {
   type RequestContext,
   type RequestMiddleware,
 } from '@switchyard/core';
-import { type AuditOptions, type ResolvedAuditOptions, resolveAuditOptions } from './options.js';
+import { auditFile, auditOptions, type ResolvedAuditOptions } from './options.js';
 import { PACKAGE } from './package-info.js';
 import { buildRecord } from './record.js';
 import { redact } from './redact.js';
@@ -29,13 +29,14 @@ export type { AuditRecord } from './record.js';
  * // tool and prompt arguments too, without the password argument:
  * "plugins": [["@switchyard/plugin-audit", { "file": "./audit.jsonl", "arguments": true, "redact": ["params.arguments.password"] }]]
  */
-export default definePlugin<AuditOptions>({
+export default definePlugin({
   name: PACKAGE.name,
   version: PACKAGE.version,
   // Released in lockstep with @switchyard/core; the contract suite checks them together.
   core: '>=0.1.0 <1.0.0',
+  options: auditOptions,
   setup(options, ctx) {
-    const resolved = resolveAuditOptions(options, ctx.baseDir);
+    const resolved = { ...options, file: auditFile(options.file, ctx.baseDir) };
     const records = ctx.meter.createCounter('switchyard.audit.records', {
       description: 'Audit records written to the audit file',
     });

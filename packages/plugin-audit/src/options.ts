@@ -38,17 +38,6 @@ export interface AuditOptions {
   maxFiles?: number;
 }
 
-/** The options with defaults applied, the file made absolute and the redactions compiled. */
-export interface ResolvedAuditOptions {
-  file: string;
-  fsync: FsyncPolicy;
-  redact: readonly RedactionPath[];
-  arguments: boolean;
-  intervalMs: number;
-  maxBytes: number;
-  maxFiles: number;
-}
-
 export const DEFAULT_INTERVAL_MS = 1000;
 export const DEFAULT_MAX_BYTES = 100 * 1024 * 1024;
 export const DEFAULT_MAX_FILES = 5;
@@ -58,68 +47,56 @@ const KNOWN = ['file', 'fsync', 'redact', 'arguments', 'intervalMs', 'maxBytes',
 const MAX_INTERVAL_MS = 2 ** 31 - 1;
 
 const FILE =
-  'the path of the JSON Lines file to append to, e.g. "./audit.jsonl" (relative paths resolve from the config file\'s folder)';
+  'expected the path of the JSON Lines file to append to, e.g. "./audit.jsonl" (relative paths resolve from the config file\'s folder)';
 
-const show = (value: unknown): string => JSON.stringify(value) ?? String(value);
-
-/** An optional integer option within [min, max], with one message for every way to get it wrong. */
-function integer(min: number, max: number, fallback: number) {
-  const error = (issue: { input?: unknown }) =>
-    `must be an integer from ${min} to ${max} (got ${show(issue.input)})`;
-  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error }).default(fallback);
+/** An integer option within [min, max], with one message for every way to get it wrong. */
+function integer(min: number, max: number) {
+  const error = `expected an integer from ${min} to ${max}`;
+  return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 }
 
-const schema = z.strictObject(
+/** One `redact` path, checked and split (a typo must not silently leave a value in the log). */
+const redaction = z
+  .string({ error: 'expected a dotted record path, e.g. "params.argument.value"' })
+  .transform((path, ctx): RedactionPath => {
+    try {
+      return compileRedactions([path])[0] as RedactionPath;
+    } catch (error) {
+      ctx.issues.push({ code: 'custom', input: path, message: (error as Error).message });
+      return z.NEVER;
+    }
+  });
+
+/**
+ * The audit plugin's options, checked by the plugin host (which names the plugin and the option's path
+ * when one is wrong), defaults applied and redactions compiled; `file` as written (see `auditFile`).
+ */
+export const auditOptions = z.strictObject(
   {
-    file: z
-      .string({ error: (issue) => (issue.input === undefined ? `is required: ${FILE}` : `must be ${FILE}`) })
-      .trim()
-      .min(1, { error: `must be ${FILE}` }),
-    fsync: z
-      .enum(['interval', 'always'], {
-        error: (issue) => `must be "interval" or "always" (got ${show(issue.input)})`,
-      })
-      .default('interval'),
+    file: z.string({ error: FILE }).trim().min(1, { error: FILE }),
+    fsync: z.enum(['interval', 'always'], { error: 'expected "interval" or "always"' }).default('interval'),
     redact: z
-      .array(z.string(), {
-        error: 'must be an array of dotted record paths, e.g. ["uri", "params.argument.value"]',
+      .array(redaction, {
+        error: 'expected an array of dotted record paths, e.g. ["uri", "params.argument.value"]',
       })
-      .default([])
-      .transform((paths, ctx): RedactionPath[] => {
-        try {
-          return compileRedactions(paths);
-        } catch (error) {
-          ctx.issues.push({ code: 'custom', input: paths, message: `is wrong: ${(error as Error).message}` });
-          return z.NEVER;
-        }
-      }),
-    arguments: z
-      .boolean({ error: (issue) => `must be true or false (got ${show(issue.input)})` })
-      .default(false),
-    intervalMs: integer(1, MAX_INTERVAL_MS, DEFAULT_INTERVAL_MS),
-    maxBytes: integer(0, Number.MAX_SAFE_INTEGER, DEFAULT_MAX_BYTES),
-    maxFiles: integer(1, 1000, DEFAULT_MAX_FILES),
+      .default([]),
+    arguments: z.boolean({ error: 'expected true or false' }).default(false),
+    intervalMs: integer(1, MAX_INTERVAL_MS).default(DEFAULT_INTERVAL_MS),
+    maxBytes: integer(0, Number.MAX_SAFE_INTEGER).default(DEFAULT_MAX_BYTES),
+    maxFiles: integer(1, 1000).default(DEFAULT_MAX_FILES),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? `unknown option "${issue.keys[0]}" (known: ${KNOWN.join(', ')})`
-        : 'options must be an object such as { "file": "./audit.jsonl" }',
+        ? `unknown option (known: ${KNOWN.join(', ')})`
+        : 'expected an object such as { "file": "./audit.jsonl" }',
   },
 );
 
-/**
- * Validates raw plugin options (from a JSON config) and applies the defaults. Throws an Error whose
- * message names each offending option and says what to write instead.
- */
-export function resolveAuditOptions(raw: unknown, baseDir: string): ResolvedAuditOptions {
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) =>
-      issue.path.length === 0 ? issue.message : `option ${z.core.toDotPath(issue.path)} ${issue.message}`,
-    );
-    throw new Error(problems.join('; '));
-  }
-  const { file } = parsed.data;
-  return { ...parsed.data, file: isAbsolute(file) ? file : resolve(baseDir, file) };
+/** The options with defaults applied and the redactions compiled. */
+export type ResolvedAuditOptions = z.output<typeof auditOptions>;
+
+/** The audit file's absolute path: a relative `file` resolves from the config file's folder. */
+export function auditFile(file: string, baseDir: string): string {
+  return isAbsolute(file) ? file : resolve(baseDir, file);
 }

@@ -1,9 +1,11 @@
+import { validateOptions } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import {
+  auditFile,
+  auditOptions,
   DEFAULT_INTERVAL_MS,
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_FILES,
-  resolveAuditOptions,
 } from '../src/options.js';
 import { clip, MAX_URI_CHARS } from '../src/record.js';
 import { compileRedactions, REDACTED, redact } from '../src/redact.js';
@@ -41,10 +43,14 @@ describe('redact', () => {
   });
 });
 
-describe('resolveAuditOptions', () => {
-  it('applies the documented defaults and resolves a relative file from the config folder', () => {
-    expect(resolveAuditOptions({ file: './logs/audit.jsonl' }, '/etc/switchyard')).toEqual({
-      file: '/etc/switchyard/logs/audit.jsonl',
+/** The options as the plugin host hands them to setup (an entry without options gets `{}`). */
+const resolveAuditOptions = (options: unknown) =>
+  validateOptions('@switchyard/plugin-audit', auditOptions, options ?? {});
+
+describe('auditOptions', () => {
+  it('applies the documented defaults', () => {
+    expect(resolveAuditOptions({ file: './logs/audit.jsonl' })).toEqual({
+      file: './logs/audit.jsonl',
       fsync: 'interval',
       redact: [],
       arguments: false,
@@ -53,33 +59,56 @@ describe('resolveAuditOptions', () => {
       maxFiles: DEFAULT_MAX_FILES,
     });
     expect(DEFAULT_MAX_BYTES).toBe(100 * 1024 * 1024);
-    expect(resolveAuditOptions({ file: '/var/log/a.jsonl', maxBytes: 0 }, '/x')).toMatchObject({
+    expect(resolveAuditOptions({ file: '/var/log/a.jsonl', maxBytes: 0 })).toMatchObject({
       file: '/var/log/a.jsonl',
       maxBytes: 0,
     });
+    expect(resolveAuditOptions({ file: 'a', redact: ['uri', 'params.argument.value'] }).redact).toEqual([
+      ['uri'],
+      ['params', 'argument', 'value'],
+    ]);
   });
 
-  it('refuses bad options with a message naming the option', () => {
-    const bad = (options: unknown) => () => resolveAuditOptions(options, '/x');
-    expect(bad(undefined)).toThrow(/options must be an object/);
-    expect(bad({})).toThrow(/option file is required: the path of the JSON Lines file/);
-    expect(bad({ file: ' ' })).toThrow(/option file must be the path of the JSON Lines file/);
-    expect(bad({ file: 'a', fsync: 'sometimes' })).toThrow(/option fsync must be "interval" or "always"/);
-    expect(bad({ file: 'a', redact: 'uri' })).toThrow(/option redact must be an array/);
-    expect(bad({ file: 'a', redact: ['token'] })).toThrow(
-      /option redact is wrong: "token" names no record field/,
+  it('resolves a relative file from the config folder', () => {
+    expect(auditFile('./logs/audit.jsonl', '/etc/switchyard')).toBe('/etc/switchyard/logs/audit.jsonl');
+    expect(auditFile('/var/log/a.jsonl', '/x')).toBe('/var/log/a.jsonl');
+  });
+
+  it('refuses bad options with a message naming the plugin and the option', () => {
+    const bad = (options: unknown) => () => resolveAuditOptions(options);
+    const plugin = /^Plugin @switchyard\/plugin-audit: /;
+    expect(bad('audit.jsonl')).toThrow(plugin);
+    expect(bad('audit.jsonl')).toThrow(
+      /: options: expected an object such as \{ "file": "\.\/audit\.jsonl" \}$/,
+    );
+    expect(bad(undefined)).toThrow(
+      /: options\.file: expected the path of the JSON Lines file to append to, e\.g\. "\.\/audit\.jsonl" .*, got nothing$/,
+    );
+    expect(bad({ file: ' ' })).toThrow(
+      /: options\.file: expected the path of the JSON Lines file .*, got " "$/,
+    );
+    expect(bad({ file: 'a', fsync: 'sometimes' })).toThrow(
+      /: options\.fsync: expected "interval" or "always", got "sometimes"$/,
+    );
+    expect(bad({ file: 'a', redact: 'uri' })).toThrow(
+      /: options\.redact: expected an array of dotted record paths/,
+    );
+    expect(bad({ file: 'a', redact: ['uri', 'token'] })).toThrow(
+      /: options\.redact\[1\]: "token" names no record field \(fields: time, .*\), got "token"$/,
     );
     expect(bad({ file: 'a', arguments: 'yes' })).toThrow(
-      /option arguments must be true or false \(got "yes"\)/,
+      /: options\.arguments: expected true or false, got "yes"$/,
     );
-    expect(bad({ file: 'a', intervalMs: 0 })).toThrow(/option intervalMs must be an integer from 1/);
-    expect(bad({ file: 'a', maxBytes: -1 })).toThrow(/option maxBytes must be an integer from 0/);
+    expect(bad({ file: 'a', intervalMs: 0 })).toThrow(/: options\.intervalMs: expected an integer from 1/);
+    expect(bad({ file: 'a', maxBytes: -1 })).toThrow(/: options\.maxBytes: expected an integer from 0/);
     expect(bad({ file: 'a', maxFiles: 1.5 })).toThrow(
-      /option maxFiles must be an integer from 1 to 1000 \(got 1.5\)/,
+      /: options\.maxFiles: expected an integer from 1 to 1000, got 1\.5$/,
     );
-    expect(bad({ file: 'a', fsnyc: 'always' })).toThrow(/unknown option "fsnyc" \(known: file, fsync/);
+    expect(bad({ file: 'a', fsnyc: 'always' })).toThrow(
+      /: options\.fsnyc: unknown option \(known: file, fsync/,
+    );
     // every problem at once
-    expect(bad({ fsync: 'sometimes' })).toThrow(/option file is required.*; option fsync must be/);
+    expect(bad({ fsync: 'sometimes' })).toThrow(/: options\.file: .*got nothing; options\.fsync: expected/);
   });
 });
 

@@ -10,6 +10,7 @@ import {
 import { Cleanup } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import audit from '../src/index.js';
+import { auditOptions } from '../src/options.js';
 import { ALICE, auditedGateway, recordOf, tempDir } from './support.js';
 
 const cleanup = new Cleanup();
@@ -184,18 +185,15 @@ describe('audit plugin metrics', () => {
       }),
     } as unknown as PluginSetupContext['meter'];
     const dir = tempDir(cleanup);
-    const hooks = await audit.setup(
-      { file: join(dir, 'audit.jsonl') },
-      {
-        logger: silentLogger,
-        loaded: [],
-        baseDir: dir,
-        gateway: { route: () => undefined } as unknown as PluginSetupContext['gateway'],
-        tracer: {} as PluginSetupContext['tracer'],
-        meter,
-        store: new MemoryStore(),
-      },
-    );
+    const hooks = await audit.setup(auditOptions.parse({ file: join(dir, 'audit.jsonl') }), {
+      logger: silentLogger,
+      loaded: [],
+      baseDir: dir,
+      gateway: { route: () => undefined } as unknown as PluginSetupContext['gateway'],
+      tracer: {} as PluginSetupContext['tracer'],
+      meter,
+      store: new MemoryStore(),
+    });
     cleanup.add(() => hooks.close?.());
     const ctx = {
       method: 'resources/list',

@@ -1,6 +1,6 @@
 import { definePlugin, type PluginGateway, type UpstreamNotification } from '@switchyard/core';
 import { CacheMetrics } from './metrics.js';
-import { type CacheOptions, resolveCacheOptions } from './options.js';
+import { cacheOptions } from './options.js';
 import { PACKAGE } from './package-info.js';
 import { ReadThrough } from './read-through.js';
 import { ResourceCache, type Watcher } from './resource-cache.js';
@@ -24,13 +24,13 @@ const LISTENING_TIMEOUT_MS = 2_000;
  * // switchyard.json
  * { "plugins": [["@switchyard/plugin-cache", { "maxBytes": 16777216, "ttlMs": 60000 }]] }
  */
-export default definePlugin<CacheOptions>({
+export default definePlugin({
   name: PACKAGE.name,
   version: PACKAGE.version,
   // Released in lockstep with @switchyard/core; the contract suite checks them together.
   core: '>=0.1.0 <1.0.0',
-  async setup(options, ctx) {
-    const resolved = resolveCacheOptions(options);
+  options: cacheOptions,
+  async setup(resolved, ctx) {
     const { gateway, logger } = ctx;
     let metrics: CacheMetrics | undefined;
     let cache: ResourceCache | undefined;

@@ -29,8 +29,6 @@ export interface CacheOptions {
   l2MaxBytes?: number;
 }
 
-export type ResolvedCacheOptions = Required<Omit<CacheOptions, 'l2MaxBytes'>> & { l2MaxBytes?: number };
-
 export const DEFAULT_MAX_BYTES = 64 * 1024 * 1024;
 export const DEFAULT_TTL_MS = 300_000;
 export const DEFAULT_MAX_ENTRIES = 10_000;
@@ -42,56 +40,37 @@ export const MAX_ENTRIES_LIMIT = 1_000_000;
 
 const KNOWN = ['maxBytes', 'ttlMs', 'coherent', 'maxEntries', 'lingerMs', 'l2MaxBytes'];
 
-function describe(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value);
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  return typeof value === 'object' ? 'an object' : String(value);
-}
-
-/** An optional whole-number option within [min, max], one message for every way to get it wrong. */
-function wholeNumber(fallback: number, max: number, unit: string, min = 1) {
-  return anyWholeNumber(max, unit, min).default(fallback);
-}
-
-/** A whole number within [min, max], without a default. */
-function anyWholeNumber(max: number, unit: string, min = 1) {
-  const error = (issue: { input?: unknown }) =>
-    `must be a whole number from ${min} to ${max} (${unit}), got ${describe(issue.input)}.`;
+/** A whole number within [min, max], one message for every way to get it wrong. */
+function wholeNumber(max: number, unit: string, min = 1) {
+  const error = `expected a whole number from ${min} to ${max} (${unit})`;
   return z.number({ error }).int({ error }).min(min, { error }).max(max, { error });
 }
 
-const schema = z.strictObject(
+/**
+ * The cache's options, checked by the plugin host (which names the plugin and the option's path when
+ * one is wrong), defaults applied.
+ *
+ * @example
+ * cacheOptions.parse({ maxBytes: 8 * 1024 * 1024 }); // { maxBytes: 8388608, ttlMs: 300000, coherent: true, maxEntries: 10000, lingerMs: 30000 }
+ */
+export const cacheOptions = z.strictObject(
   {
-    maxBytes: wholeNumber(DEFAULT_MAX_BYTES, Number.MAX_SAFE_INTEGER, 'bytes, e.g. 67108864 for 64 MiB'),
-    ttlMs: wholeNumber(DEFAULT_TTL_MS, MAX_TTL_MS, 'milliseconds, e.g. 300000 for 5 minutes'),
-    coherent: z
-      .boolean({ error: (issue) => `must be true or false, got ${describe(issue.input)}.` })
-      .default(true),
-    maxEntries: wholeNumber(DEFAULT_MAX_ENTRIES, MAX_ENTRIES_LIMIT, 'entries, e.g. 10000'),
-    lingerMs: wholeNumber(DEFAULT_LINGER_MS, MAX_TTL_MS, 'milliseconds, 0 to release at once', 0),
-    l2MaxBytes: anyWholeNumber(Number.MAX_SAFE_INTEGER, 'bytes, e.g. 268435456 for 256 MiB').optional(),
+    maxBytes: wholeNumber(Number.MAX_SAFE_INTEGER, 'bytes, e.g. 67108864 for 64 MiB').default(
+      DEFAULT_MAX_BYTES,
+    ),
+    ttlMs: wholeNumber(MAX_TTL_MS, 'milliseconds, e.g. 300000 for 5 minutes').default(DEFAULT_TTL_MS),
+    coherent: z.boolean({ error: 'expected true or false' }).default(true),
+    maxEntries: wholeNumber(MAX_ENTRIES_LIMIT, 'entries, e.g. 10000').default(DEFAULT_MAX_ENTRIES),
+    lingerMs: wholeNumber(MAX_TTL_MS, 'milliseconds, 0 to release at once', 0).default(DEFAULT_LINGER_MS),
+    l2MaxBytes: wholeNumber(Number.MAX_SAFE_INTEGER, 'bytes, e.g. 268435456 for 256 MiB').optional(),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? `unknown option "${issue.keys[0]}": the cache accepts ${KNOWN.map((k) => `"${k}"`).join(', ')}.`
-        : `options must be an object such as { "maxBytes": 67108864, "ttlMs": 300000, "coherent": true }, got ${describe(issue.input)}.`,
+        ? `unknown option (the cache accepts ${KNOWN.join(', ')})`
+        : 'expected an object such as { "maxBytes": 67108864, "ttlMs": 300000, "coherent": true }',
   },
 );
 
-/**
- * Checks the options a config gave the plugin and applies the defaults. Throws an Error naming each
- * offending option and saying what to write instead (the host reports it as PLUGIN_SETUP_FAILED).
- *
- * @example
- * resolveCacheOptions({ maxBytes: 8 * 1024 * 1024 }); // { maxBytes: 8388608, ttlMs: 300000, coherent: true, maxEntries: 10000, lingerMs: 30000 }
- */
-export function resolveCacheOptions(options: unknown): ResolvedCacheOptions {
-  const parsed = schema.safeParse(options ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) =>
-    issue.path.length === 0 ? issue.message : `option ${z.core.toDotPath(issue.path)} ${issue.message}`,
-  );
-  throw new Error(problems.join(' '));
-}
+/** The options with defaults applied. */
+export type ResolvedCacheOptions = z.output<typeof cacheOptions>;

@@ -73,12 +73,15 @@ describe('read-through caching', () => {
     ).rejects.toSatisfy(
       (e) =>
         e instanceof PluginError &&
-        e.code === 'PLUGIN_SETUP_FAILED' &&
-        /option maxBytes must be a whole number/.test(e.message),
+        e.code === 'PLUGIN_INVALID_OPTIONS' &&
+        e.plugin === '@switchyard/plugin-cache' &&
+        /^Plugin @switchyard\/plugin-cache: options\.maxBytes: expected a whole number .*, got "64MB"$/.test(
+          e.message,
+        ),
     );
     await expect(
       setupPlugins([{ plugin: cachePlugin, options: { ttl: 5 }, source: 'cache' }], silentLogger),
-    ).rejects.toThrow(/unknown option "ttl"/);
+    ).rejects.toThrow(/options\.ttl: unknown option/);
     const [loaded] = await setupPlugins(
       [{ plugin: cachePlugin, options: { ttlMs: 1000 }, source: 'cache' }],
       silentLogger,

@@ -23,6 +23,7 @@ import {
   type TestServerOptions,
 } from '@switchyard/testkit';
 import cachePlugin, { type CacheOptions } from '../src/index.js';
+import { cacheOptions } from '../src/options.js';
 
 export { Cleanup } from '@switchyard/testkit';
 
@@ -162,7 +163,7 @@ export async function gatewayWith(
   const [outer] = await setupPlugins([{ plugin: recorder, options: {}, source: 'recorder' }], silentLogger);
   const [inner] = await setupPlugins([{ plugin: gate, options: {}, source: 'gate' }], silentLogger);
   const port = new GatewayPort();
-  const hooks = await cachePlugin.setup(options, {
+  const hooks = await cachePlugin.setup(cacheOptions.parse(options), {
     ...telemetryApi(),
     meter: meter.meter,
     logger: silentLogger,

@@ -1,14 +1,14 @@
+import { validateOptions } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { copyResult, freshnessOf, privateKey, sharedKey } from '../src/freshness.js';
-import {
-  DEFAULT_MAX_BYTES,
-  DEFAULT_MAX_ENTRIES,
-  DEFAULT_TTL_MS,
-  resolveCacheOptions,
-} from '../src/options.js';
+import { cacheOptions, DEFAULT_MAX_BYTES, DEFAULT_MAX_ENTRIES, DEFAULT_TTL_MS } from '../src/options.js';
 import { type CachedRead, type EvictionReason, ResourceCache } from '../src/resource-cache.js';
 
-describe('resolveCacheOptions', () => {
+/** The options as the plugin host hands them to setup (an entry without options gets `{}`). */
+const resolveCacheOptions = (options: unknown) =>
+  validateOptions('@switchyard/plugin-cache', cacheOptions, options ?? {});
+
+describe('cacheOptions', () => {
   it('applies the contract defaults', () => {
     expect(resolveCacheOptions(undefined)).toEqual({
       maxBytes: DEFAULT_MAX_BYTES,
@@ -19,7 +19,7 @@ describe('resolveCacheOptions', () => {
     });
     expect(resolveCacheOptions({ lingerMs: 0 }).lingerMs).toBe(0);
     expect(() => resolveCacheOptions({ lingerMs: -1 })).toThrow(
-      /option lingerMs must be a whole number from 0/,
+      /^Plugin @switchyard\/plugin-cache: options\.lingerMs: expected a whole number from 0 to 2147483647 \(milliseconds, 0 to release at once\), got -1$/,
     );
     expect(DEFAULT_MAX_BYTES).toBe(64 * 1024 * 1024);
     expect(DEFAULT_TTL_MS).toBe(300_000);
@@ -35,17 +35,23 @@ describe('resolveCacheOptions', () => {
   });
 
   it.each([
-    [[], /options must be an object/],
-    ['64MB', /options must be an object/],
-    [{ maxBytes: '64MB' }, /option maxBytes must be a whole number.*got "64MB"/],
-    [{ maxBytes: 0 }, /option maxBytes/],
-    [{ maxBytes: 1.5 }, /option maxBytes/],
-    [{ ttlMs: -1 }, /option ttlMs/],
-    [{ ttlMs: 2 ** 31 }, /option ttlMs must be a whole number from 1 to 2147483647/],
-    [{ coherent: 'yes' }, /option coherent must be true or false, got "yes"/],
-    [{ maxEntries: 10_000_000 }, /option maxEntries/],
-    [{ ttl: 1000 }, /unknown option "ttl": the cache accepts "maxBytes", "ttlMs", "coherent", "maxEntries"/],
-  ])('refuses %j', (options, message) => {
+    [[], /: options: expected an object such as \{ "maxBytes": 67108864/],
+    ['64MB', /: options: expected an object/],
+    [
+      { maxBytes: '64MB' },
+      /: options\.maxBytes: expected a whole number .*\(bytes, e\.g\. 67108864 for 64 MiB\), got "64MB"$/,
+    ],
+    [{ maxBytes: 0 }, /options\.maxBytes: expected a whole number from 1 .*, got 0$/],
+    [{ maxBytes: 1.5 }, /options\.maxBytes: .*, got 1\.5$/],
+    [{ ttlMs: -1 }, /options\.ttlMs: .*, got -1$/],
+    [{ ttlMs: 2 ** 31 }, /options\.ttlMs: expected a whole number from 1 to 2147483647/],
+    [{ coherent: 'yes' }, /options\.coherent: expected true or false, got "yes"$/],
+    [{ maxEntries: 10_000_000 }, /options\.maxEntries: expected a whole number from 1 to 1000000/],
+    [{ l2MaxBytes: null }, /options\.l2MaxBytes: expected a whole number .*, got null$/],
+    [{ ttl: 1000 }, /options\.ttl: unknown option \(the cache accepts maxBytes, ttlMs, coherent, maxEntries/],
+    [{ maxBytes: 'lots', ttl: 1 }, /options\.maxBytes: .*got "lots"; options\.ttl: unknown option/],
+  ])('refuses %j naming the plugin and the option', (options, message) => {
+    expect(() => resolveCacheOptions(options)).toThrow(/^Plugin @switchyard\/plugin-cache: options/);
     expect(() => resolveCacheOptions(options)).toThrow(message);
   });
 });

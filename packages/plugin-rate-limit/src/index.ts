@@ -9,7 +9,7 @@ import {
 import { chooseClientLimiter } from './choose-client-limiter.js';
 import type { ClientLimiter } from './client-limiter.js';
 import { METRICS } from './metrics.js';
-import { parseOptions, type RateLimitOptions, type ResolvedOptions } from './options.js';
+import { type ResolvedOptions, rateLimitOptions } from './options.js';
 import { PACKAGE } from './package-info.js';
 import { UpstreamQueues } from './upstream-queues.js';
 
@@ -92,13 +92,13 @@ function limitsFor(options: ResolvedOptions) {
  *   "perUpstream": { "concurrency": 4, "maxQueue": 32 }
  * }]]
  */
-export default definePlugin<RateLimitOptions>({
+export default definePlugin({
   name: PACKAGE.name,
   version: PACKAGE.version,
   // Released in lockstep with @switchyard/core; the contract suite checks them together.
   core: '>=0.1.0 <1.0.0',
-  setup(raw, { meter, logger, store }) {
-    const options = parseOptions(raw);
+  options: rateLimitOptions,
+  setup(options, { meter, logger, store }) {
     const rejected = meter.createCounter(METRICS.rejected, {
       description:
         'Requests refused by the rate limiter, by kind (client = rate_limited, upstream = upstream_busy, store = store_unavailable)',

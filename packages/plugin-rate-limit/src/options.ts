@@ -62,32 +62,26 @@ const TOP_KEYS = ['perClient', 'perUpstream', 'upstreams'];
 const CLIENT_KEYS = ['requestsPerSecond', 'burst', 'maxClients'];
 const UPSTREAM_KEYS = ['concurrency', 'maxQueue', 'requestsPerSecond'];
 
-const show = (value: unknown): string => JSON.stringify(value) ?? String(value);
-
-/** A number check with one message for every way to get it wrong (`must be …, got <value>.`). */
-function numberRule(what: string) {
-  return (issue: { input?: unknown }) => `must be ${what}, got ${show(issue.input)}.`;
+/** An integer >= `min`, one message for every way to get it wrong. */
+function integerFrom(min: number) {
+  const error = `expected an integer >= ${min}`;
+  return z.number({ error }).int({ error }).min(min, { error });
 }
+const positiveError = 'expected a number greater than 0';
 const positive = z
-  .number({ error: numberRule('a number greater than 0') })
-  .positive({ error: numberRule('a number greater than 0') })
-  .finite({ error: numberRule('a number greater than 0') });
-const count = z
-  .number({ error: numberRule('an integer >= 1') })
-  .int({ error: numberRule('an integer >= 1') })
-  .min(1, { error: numberRule('an integer >= 1') });
-const countFromZero = z
-  .number({ error: numberRule('an integer >= 0') })
-  .int({ error: numberRule('an integer >= 0') })
-  .min(0, { error: numberRule('an integer >= 0') });
+  .number({ error: positiveError })
+  .positive({ error: positiveError })
+  .finite({ error: positiveError });
+const count = integerFrom(1);
+const countFromZero = integerFrom(0);
 
 /** An object with exactly `keys` (a typo is refused, naming the keys it may have). */
 function limits<T extends z.ZodRawShape>(shape: T, keys: readonly string[]) {
   return z.strictObject(shape, {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? `has unknown key "${issue.keys[0]}" (known: ${keys.join(', ')}).`
-        : `must be an object with ${keys.join(', ')}, got ${show(issue.input)}.`,
+        ? `unknown key (known: ${keys.join(', ')})`
+        : `expected an object with ${keys.join(', ')}`,
   });
 }
 
@@ -108,7 +102,11 @@ const override = limits(
   UPSTREAM_KEYS,
 );
 
-const schema = z
+/**
+ * The plugin's options, checked by the plugin host (which names the plugin and the option's path when
+ * one is wrong), resolved: defaults applied and each override completed from `perUpstream`.
+ */
+export const rateLimitOptions = z
   .strictObject(
     {
       perClient: perClient.optional(),
@@ -117,16 +115,16 @@ const schema = z
         .record(z.string().regex(SERVER_NAME_PATTERN), override, {
           error: (issue) =>
             issue.code === 'invalid_key'
-              ? `is not a server name (${SERVER_NAME_PATTERN.source}): upstreams is keyed by server names.`
-              : `must be an object keyed by server name, got ${show(issue.input)}.`,
+              ? `is not a server name (${SERVER_NAME_PATTERN.source}): upstreams is keyed by server names`
+              : 'expected an object keyed by server name',
         })
         .optional(),
     },
     {
       error: (issue) =>
         issue.code === 'unrecognized_keys'
-          ? `unknown option "${issue.keys[0]}" (known: ${TOP_KEYS.join(', ')}).`
-          : `options must be an object with ${TOP_KEYS.join(', ')}, got ${show(issue.input)}.`,
+          ? `unknown option (known: ${TOP_KEYS.join(', ')})`
+          : `expected an object with ${TOP_KEYS.join(', ')}`,
     },
   )
   .superRefine((options, ctx) => {
@@ -134,41 +132,32 @@ const schema = z
       ctx.addIssue({
         code: 'custom',
         message:
-          'no limits configured: set perClient { requestsPerSecond, burst } and/or perUpstream { concurrency, maxQueue }.',
+          'no limits configured: set perClient { requestsPerSecond, burst } and/or perUpstream { concurrency, maxQueue }',
       });
     }
     // An override needs every required field, from itself or from perUpstream.
+    if (options.perUpstream) return;
     for (const [name, own] of Object.entries(options.upstreams ?? {})) {
-      if (own.concurrency === undefined && options.perUpstream === undefined) {
+      if (own.concurrency === undefined) {
         ctx.addIssue({
           code: 'custom',
           path: ['upstreams', name, 'concurrency'],
-          message: numberRule('an integer >= 1')({}),
+          message: 'expected an integer >= 1 (here, or in perUpstream)',
         });
       }
-      if (own.maxQueue === undefined && options.perUpstream === undefined) {
+      if (own.maxQueue === undefined) {
         ctx.addIssue({
           code: 'custom',
           path: ['upstreams', name, 'maxQueue'],
-          message: numberRule('an integer >= 0')({}),
+          message: 'expected an integer >= 0 (here, or in perUpstream)',
         });
       }
     }
-  });
+  })
+  .transform(resolved);
 
-/**
- * Validates the plugin's options and applies defaults; throws an Error naming each offending option
- * (the gateway reports it as PLUGIN_SETUP_FAILED at start-up).
- */
-export function parseOptions(value: unknown): ResolvedOptions {
-  const parsed = schema.safeParse(value ?? {});
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((issue) =>
-      issue.path.length === 0 ? issue.message : `option ${z.core.toDotPath(issue.path)} ${issue.message}`,
-    );
-    throw new Error(problems.join(' '));
-  }
-  const options = parsed.data;
+/** The checked options with the defaults applied and the overrides completed. */
+function resolved(options: RateLimitOptions): ResolvedOptions {
   const client = options.perClient;
   const base = options.perUpstream;
   return {

@@ -189,14 +189,16 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
 });
 
 describe('plugin setup', () => {
-  it('refuses bad options at load with PLUGIN_SETUP_FAILED naming the option', async () => {
+  it('refuses bad options at load with PLUGIN_INVALID_OPTIONS naming the option', async () => {
     const error = await setupPlugins(
       [{ plugin: rateLimit, options: { perClient: { requestsPerSecond: -1 } }, source: rateLimit.name }],
       silentLogger,
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PluginError);
-    expect(error).toMatchObject({ code: 'PLUGIN_SETUP_FAILED', plugin: rateLimit.name });
-    expect((error as Error).message).toContain('perClient.requestsPerSecond must be a number greater than 0');
+    expect(error).toMatchObject({ code: 'PLUGIN_INVALID_OPTIONS', plugin: rateLimit.name });
+    expect((error as Error).message).toBe(
+      'Plugin @switchyard/plugin-rate-limit: options.perClient.requestsPerSecond: expected a number greater than 0, got -1',
+    );
   });
 
   it('adds only the hooks its options need', async () => {

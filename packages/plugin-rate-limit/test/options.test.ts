@@ -1,8 +1,13 @@
+import { validateOptions } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MAX_CLIENTS, parseOptions } from '../src/options.js';
+import { DEFAULT_MAX_CLIENTS, rateLimitOptions } from '../src/options.js';
 import { queueSettings } from '../src/upstream-queues.js';
 
-describe('parseOptions', () => {
+/** The options as the plugin host hands them to setup (an entry without options gets `{}`). */
+const parseOptions = (options: unknown) =>
+  validateOptions('@switchyard/plugin-rate-limit', rateLimitOptions, options ?? {});
+
+describe('rateLimitOptions', () => {
   it('applies defaults: burst = max(1, ceil(requestsPerSecond)), maxClients', () => {
     expect(parseOptions({ perClient: { requestsPerSecond: 2.5 } }).perClient).toEqual({
       requestsPerSecond: 2.5,
@@ -35,44 +40,66 @@ describe('parseOptions', () => {
   });
 
   it.each([
-    [undefined, /no limits configured: set perClient/],
-    [{}, /no limits configured/],
-    [[], /options must be an object with perClient, perUpstream, upstreams, got \[\]/],
-    [{ perclient: {} }, /unknown option "perclient" \(known: perClient, perUpstream, upstreams\)/],
-    [{ perClient: {} }, /option perClient\.requestsPerSecond must be a number greater than 0, got undefined/],
+    [undefined, /: options: no limits configured: set perClient/],
+    [{}, /: options: no limits configured/],
+    [[], /: options: expected an object with perClient, perUpstream, upstreams$/],
+    [{ perclient: {} }, /: options\.perclient: unknown option \(known: perClient, perUpstream, upstreams\);/],
+    [
+      { perClient: {} },
+      /: options\.perClient\.requestsPerSecond: expected a number greater than 0, got nothing$/,
+    ],
     [
       { perClient: { requestsPerSecond: 0 } },
-      /perClient\.requestsPerSecond must be a number greater than 0, got 0/,
+      /: options\.perClient\.requestsPerSecond: expected a number greater than 0, got 0$/,
     ],
-    [{ perClient: { requestsPerSecond: '5' } }, /perClient\.requestsPerSecond .* got "5"/],
-    [{ perClient: { requestsPerSecond: 5, burst: 0.5 } }, /perClient\.burst must be an integer >= 1/],
-    [{ perClient: { requestsPerSecond: 5, maxClients: 0 } }, /perClient\.maxClients must be an integer >= 1/],
-    [{ perClient: { requestsPerSecond: 5, rps: 1 } }, /perClient has unknown key "rps"/],
-    [{ perUpstream: { maxQueue: 1 } }, /perUpstream\.concurrency must be an integer >= 1, got undefined/],
-    [{ perUpstream: { concurrency: 1 } }, /perUpstream\.maxQueue must be an integer >= 0, got undefined/],
+    [{ perClient: { requestsPerSecond: '5' } }, /options\.perClient\.requestsPerSecond: .*, got "5"$/],
+    [
+      { perClient: { requestsPerSecond: 5, burst: 0.5 } },
+      /options\.perClient\.burst: expected an integer >= 1, got 0\.5$/,
+    ],
+    [
+      { perClient: { requestsPerSecond: 5, maxClients: 0 } },
+      /options\.perClient\.maxClients: expected an integer >= 1/,
+    ],
+    [
+      { perClient: { requestsPerSecond: 5, rps: 1 } },
+      /options\.perClient\.rps: unknown key \(known: requestsPerSecond, burst, maxClients\)$/,
+    ],
+    [
+      { perUpstream: { maxQueue: 1 } },
+      /options\.perUpstream\.concurrency: expected an integer >= 1, got nothing$/,
+    ],
+    [
+      { perUpstream: { concurrency: 1 } },
+      /options\.perUpstream\.maxQueue: expected an integer >= 0, got nothing$/,
+    ],
     [
       { perUpstream: { concurrency: 0, maxQueue: 1 } },
-      /perUpstream\.concurrency must be an integer >= 1, got 0/,
+      /options\.perUpstream\.concurrency: expected an integer >= 1, got 0$/,
     ],
     [
       { perUpstream: { concurrency: 1, maxQueue: -1 } },
-      /perUpstream\.maxQueue must be an integer >= 0, got -1/,
+      /options\.perUpstream\.maxQueue: expected an integer >= 0, got -1$/,
     ],
     [
       { perUpstream: { concurrency: 1, maxQueue: 1, requestsPerSecond: Number.POSITIVE_INFINITY } },
-      /perUpstream\.requestsPerSecond must be a number greater than 0/,
+      /options\.perUpstream\.requestsPerSecond: expected a number greater than 0/,
     ],
-    [{ upstreams: { docs: { maxQueue: 1 } } }, /upstreams\.docs\.concurrency must be an integer >= 1/],
+    [
+      { upstreams: { docs: { maxQueue: 1 } } },
+      /options\.upstreams\.docs\.concurrency: expected an integer >= 1 \(here, or in perUpstream\), got nothing$/,
+    ],
     [
       { upstreams: { Docs: { concurrency: 1, maxQueue: 1 } } },
-      /option upstreams\.Docs is not a server name .*: upstreams is keyed by server names/,
+      /options\.upstreams\.Docs: is not a server name .*: upstreams is keyed by server names/,
     ],
-    [{ upstreams: [] }, /option upstreams must be an object keyed by server name/],
+    [{ upstreams: [] }, /options\.upstreams: expected an object keyed by server name, got \[\]$/],
     [
       { perClient: { requestsPerSecond: 0 }, perUpstream: { concurrency: 0, maxQueue: 1 } },
-      /perClient\.requestsPerSecond must be .*got 0\. option perUpstream\.concurrency must be/,
+      /options\.perClient\.requestsPerSecond: .*got 0; options\.perUpstream\.concurrency: expected/,
     ],
-  ])('refuses %j with a message naming the option', (options, message) => {
+  ])('refuses %j with a message naming the plugin and the option', (options, message) => {
+    expect(() => parseOptions(options)).toThrow(/^Plugin @switchyard\/plugin-rate-limit: options/);
     expect(() => parseOptions(options)).toThrow(message);
   });
 });

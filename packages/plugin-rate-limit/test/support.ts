@@ -9,7 +9,8 @@ import {
 } from '@switchyard/core';
 import { connectInMemoryClient } from '@switchyard/core/testing';
 import { type Cleanup, TestServer, type TestServerOptions } from '@switchyard/testkit';
-import rateLimit, { type RateLimitOptions } from '../src/index.js';
+import rateLimit from '../src/index.js';
+import { type ResolvedOptions, rateLimitOptions } from '../src/options.js';
 
 type Meter = PluginSetupContext['meter'];
 type GaugeCallback = Parameters<ReturnType<Meter['createObservableGauge']>['addCallback']>[0];
@@ -66,10 +67,11 @@ export class RecordingMeter {
 }
 
 /** The rate-limit plugin with a recording meter put in place of the gateway's. */
-export function rateLimitRecording(meter: RecordingMeter): SwitchyardPlugin<RateLimitOptions> {
-  return definePlugin<RateLimitOptions>({
+export function rateLimitRecording(meter: RecordingMeter): SwitchyardPlugin<ResolvedOptions> {
+  return definePlugin({
     name: rateLimit.name,
     core: rateLimit.core,
+    options: rateLimitOptions,
     setup: (options, context) => rateLimit.setup(options, { ...context, meter: meter.wrap(context.meter) }),
   });
 }

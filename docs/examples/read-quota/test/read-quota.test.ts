@@ -96,8 +96,18 @@ describe('read-quota example plugin', () => {
     ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PluginError);
     expect(error).toMatchObject({
-      code: 'PLUGIN_SETUP_FAILED',
-      message: expect.stringContaining('bytesPerWindow'),
+      code: 'PLUGIN_INVALID_OPTIONS',
+      message:
+        'Plugin @acme/switchyard-read-quota: options.bytesPerWindow: expected a positive integer (bytes per window), got -1',
+    });
+    const typo = await setupPlugins(
+      [{ plugin: quota, options: { bytesPerWindow: 1, windwMs: 5 }, source: 'q', at: '$.plugins[4]' }],
+      silentLogger,
+    ).catch((e: unknown) => e);
+    expect(typo).toMatchObject({
+      code: 'PLUGIN_INVALID_OPTIONS',
+      message:
+        'Plugin @acme/switchyard-read-quota ($.plugins[4]): options.windwMs: unknown option (known: bytesPerWindow, windowMs, now), got 5',
     });
   });
 

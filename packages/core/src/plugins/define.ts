@@ -2,6 +2,7 @@ import type { Meter, Tracer } from '@opentelemetry/api';
 import type { RequestMiddleware } from '../context.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
+import type { OptionsSchema } from './options.js';
 import type { UpstreamCallMiddleware } from './upstream-call.js';
 
 export interface UpstreamNotification {
@@ -118,6 +119,12 @@ export interface PluginDefinition<Options = Record<string, unknown>> {
   requires?: readonly string[];
   /** The @switchyard/core versions this plugin works with (a semver range, e.g. `^0.1.0`). */
   core?: string;
+  /**
+   * The options schema (any Standard Schema v1, e.g. a zod 4 schema): the host validates the config's
+   * options with it before `setup`, which receives its output (defaults applied); a failure names the
+   * plugin and each option's path. Without it, `setup` gets the options as configured, unchecked.
+   */
+  options?: OptionsSchema<Options>;
   setup(options: Options, context: PluginSetupContext): PluginHooks | Promise<PluginHooks>;
 }
 
@@ -133,10 +140,11 @@ export type SwitchyardPlugin<Options = Record<string, unknown>> = PluginDefiniti
  * @example
  * export default definePlugin({
  *   name: 'acme-deny-secrets',
+ *   options: z.strictObject({ word: z.string().default('secret') }),
  *   core: '^0.1.0',
- *   setup: () => ({
+ *   setup: (options) => ({
  *     request: async (ctx, next) =>
- *       String(ctx.params.uri ?? '').includes('secret') ? { ok: false, error: GatewayError.forbidden('no') } : next(),
+ *       String(ctx.params.uri ?? '').includes(options.word) ? { ok: false, error: GatewayError.forbidden('no') } : next(),
  *   }),
  * });
  */

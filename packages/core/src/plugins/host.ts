@@ -16,29 +16,10 @@ import {
   type TaskRoute,
   type UpstreamNotification,
 } from './define.js';
+import { PluginError } from './error.js';
 import { runCloseHooks } from './lifecycle.js';
+import { validateOptions } from './options.js';
 import type { UpstreamCallMiddleware } from './upstream-call.js';
-
-export type PluginErrorCode =
-  | 'PLUGIN_INVALID'
-  | 'PLUGIN_DUPLICATE'
-  | 'PLUGIN_MISSING_DEPENDENCY'
-  | 'PLUGIN_INCOMPATIBLE'
-  | 'PLUGIN_UNKNOWN_HOOK'
-  | 'PLUGIN_SETUP_FAILED';
-
-/** A plugin that cannot be loaded; `code` is stable, the message says what to change. */
-export class PluginError extends Error {
-  override readonly name = 'PluginError';
-  readonly code: PluginErrorCode;
-  readonly plugin: string;
-
-  constructor(code: PluginErrorCode, plugin: string, message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.code = code;
-    this.plugin = plugin;
-  }
-}
 
 export interface LoadedPlugin {
   name: string;
@@ -113,6 +94,8 @@ export interface PluginEntry {
   options: unknown;
   /** Where the plugin came from (a package name or a path), for messages. */
   source: string;
+  /** Where the entry is in the config (e.g. `$.plugins[2]`), for messages. */
+  at?: string;
 }
 
 export interface PluginHost {
@@ -128,7 +111,8 @@ export interface PluginHost {
 
 /**
  * Checks and sets up plugins in order (metadata first: name, duplicates, required plugins listed
- * earlier, compatible core range; then `setup`, whose hooks must all be known). When one fails, the
+ * earlier, compatible core range; then the options, with the plugin's schema when it has one; then
+ * `setup`, whose hooks must all be known). When one fails, the
  * instances this call set up are closed again before the error is thrown.
  */
 export async function setupPlugins(
@@ -161,11 +145,13 @@ async function setupOne(
   const reused = host.reuse?.(entry);
   if (reused) return reused;
   const { name } = plugin;
+  const raw = entry.options ?? {};
+  const options = plugin.options ? validateOptions(name, plugin.options, raw, entry.at) : raw;
   const { tracer, meter } = telemetryApi();
   let hooks: PluginHooks;
   try {
     hooks =
-      (await plugin.setup(entry.options ?? {}, {
+      (await plugin.setup(options, {
         logger: logger.child(`plugin:${name}`),
         loaded: loaded.map((p) => p.name),
         baseDir: host.baseDir ?? process.cwd(),

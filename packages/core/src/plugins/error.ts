@@ -1,0 +1,21 @@
+export type PluginErrorCode =
+  | 'PLUGIN_INVALID'
+  | 'PLUGIN_INVALID_OPTIONS'
+  | 'PLUGIN_DUPLICATE'
+  | 'PLUGIN_MISSING_DEPENDENCY'
+  | 'PLUGIN_INCOMPATIBLE'
+  | 'PLUGIN_UNKNOWN_HOOK'
+  | 'PLUGIN_SETUP_FAILED';
+
+/** A plugin that cannot be loaded; `code` is stable, the message says what to change. */
+export class PluginError extends Error {
+  override readonly name = 'PluginError';
+  readonly code: PluginErrorCode;
+  readonly plugin: string;
+
+  constructor(code: PluginErrorCode, plugin: string, message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.code = code;
+    this.plugin = plugin;
+  }
+}
