@@ -17,6 +17,7 @@ import { UpstreamEvents } from './notify/upstream-events.js';
 import { PluginWatches } from './notify/watches.js';
 import type { ParamHeaderDeclaration } from './param-headers/declarations.js';
 import { ActivePlugins } from './plugins/active.js';
+import type { FoundAdminRoute } from './plugins/admin.js';
 import { pluginChains } from './plugins/chains.js';
 import type { ResourceRoute } from './plugins/define.js';
 import type { LoadedPlugin } from './plugins/host.js';
@@ -292,6 +293,16 @@ export class Gateway {
   /** Each loaded plugin's own figures (its `stats` hook), by plugin name; a failing hook is skipped. */
   pluginStats(): Record<string, Record<string, number>> {
     return this.#plugins.stats();
+  }
+
+  /** The plugins' sections of `/admin/status` (their `admin.status` hooks), by key. */
+  pluginAdminStatus(): Record<string, unknown> {
+    return this.#plugins.adminStatus();
+  }
+
+  /** The plugins' admin endpoint for `method` at `path` (below `/admin/`), and the methods answered there. */
+  pluginAdminRoute(method: string, path: string): { found?: FoundAdminRoute; methods: string[] } {
+    return this.#plugins.adminRoute(method, path);
   }
 
   openSession(session: SessionSink): void {

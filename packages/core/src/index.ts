@@ -51,6 +51,13 @@ export { EXPOSED_NAME_PATTERN, exposeName, NAME_SEPARATOR, splitExposedName } fr
 export { expandUriTemplate, exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
 export type { ParamHeaderDeclaration } from './param-headers/declarations.js';
 export { checkParamHeaders, type ParamHeaderMismatch } from './param-headers/values.js';
+export type {
+  FoundAdminRoute,
+  PluginAdmin,
+  PluginAdminRequest,
+  PluginAdminResponse,
+  PluginAdminRoute,
+} from './plugins/admin.js';
 export {
   definePlugin,
   type NamedRoute,

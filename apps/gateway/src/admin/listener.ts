@@ -1,5 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { CORE_VERSION, type Gateway, type Logger, type Store } from '@switchyard/core';
+import {
+  CORE_VERSION,
+  DEFAULT_ANONYMOUS_ID,
+  type Gateway,
+  type Identity,
+  type Logger,
+  type Store,
+} from '@switchyard/core';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AdminListenerConfig } from '../config/schema.js';
 import { header, sendJson } from '../listeners/http-io.js';
@@ -7,6 +14,7 @@ import { listen } from '../listeners/listen.js';
 import { createRequestGuard } from '../listeners/origin.js';
 import { type Asset, loadAssets } from './assets.js';
 import { ALIVE, readiness } from './health.js';
+import { servePluginRoute } from './plugin-routes.js';
 import { collectStatus, type ReloadRecord } from './status.js';
 
 export interface AdminListener {
@@ -34,6 +42,13 @@ export interface AdminListenerOptions {
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
 
+/** Who calls a loopback admin listener when no identities are configured. */
+const LOCAL: Identity = Object.freeze({
+  id: DEFAULT_ANONYMOUS_ID,
+  groups: Object.freeze([]),
+  anonymous: true,
+});
+
 /**
  * The admin listener (DESIGN §10): `/healthz` and `/readyz` for probes (no identity, no Host check: a
  * probe may address the pod by IP), and the status page with its JSON at `/admin/status` for callers
@@ -52,46 +67,69 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
   const startedAt = Date.now();
   const ready = () => readiness(gateway, options.listenersDown, options.store);
 
-  /** Answers with the identity's refusal, or undefined when the caller may see the status. */
-  const refuse = async (req: IncomingMessage, res: ServerResponse): Promise<boolean> => {
-    if (!options.identities) return false;
+  /**
+   * The caller, when it may use the admin endpoints: in one of `listen.admin.groups` or `extraGroups` (a
+   * plugin endpoint's own); else answers the refusal and gives undefined. Without configured identities
+   * (a loopback listener) everyone may, as the anonymous identity.
+   */
+  const authorize = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    extraGroups: readonly string[] = [],
+  ): Promise<Identity | undefined> => {
+    if (!options.identities) return LOCAL;
     const outcome = await auth.authenticate(header(req, 'authorization'));
     if (!outcome.ok) {
-      log.warn('status refused', { reason: outcome.reason, remote: req.socket.remoteAddress });
+      log.warn('admin request refused', { reason: outcome.reason, remote: req.socket.remoteAddress });
       for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
       sendJson(res, outcome.status, { error: outcome.error.message, reason: outcome.reason });
-      return true;
+      return undefined;
     }
-    if (outcome.identity.groups.some((g) => config.groups.includes(g))) return false;
-    log.warn('status refused', { reason: 'forbidden', identity: outcome.identity.id });
+    const admitted = [...config.groups, ...extraGroups];
+    if (outcome.identity.groups.some((g) => admitted.includes(g))) return outcome.identity;
+    log.warn('admin request refused', { reason: 'forbidden', identity: outcome.identity.id });
     sendJson(res, 403, {
-      error: `Forbidden: ${outcome.identity.id} is in none of the admin groups (${config.groups.join(', ')})`,
+      error: `Forbidden: ${outcome.identity.id} is in none of the admin groups (${admitted.join(', ')})`,
       reason: 'forbidden',
     });
-    return true;
+    return undefined;
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    req.resume();
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (req.method !== 'GET' && req.method !== 'HEAD') {
-      res.setHeader('Allow', 'GET, HEAD');
-      return sendJson(res, 405, { error: `Method ${req.method} not allowed` });
-    }
-    if (path === '/healthz') return sendJson(res, 200, ALIVE);
-    if (path === '/readyz') {
+    const readOnly = req.method === 'GET' || req.method === 'HEAD';
+    if (path === '/healthz' || path === '/readyz') {
+      req.resume();
+      if (!readOnly) return notAllowed(res, req.method);
+      if (path === '/healthz') return sendJson(res, 200, ALIVE);
       const r = ready();
       return sendJson(res, r.ready ? 200 : 503, r.body);
     }
     const refused = guard(req);
     if (refused) {
+      req.resume();
       log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
       return sendJson(res, 403, { error: `Forbidden: ${refused}` });
     }
-    const asset = assets.get(path);
-    if (asset) return sendAsset(req, res, asset);
+    const asset = readOnly ? assets.get(path) : undefined;
+    if (asset) {
+      req.resume();
+      return sendAsset(req, res, asset);
+    }
+    if (path !== '/admin/status' && path.startsWith('/admin/')) {
+      return servePluginRoute({
+        gateway,
+        req,
+        res,
+        path: path.slice('/admin/'.length),
+        authorize: (groups) => authorize(req, res, groups),
+        log,
+      });
+    }
+    req.resume();
     if (path !== '/admin/status') return sendJson(res, 404, { error: `Not found: ${path}` });
-    if (await refuse(req, res)) return;
+    if (!readOnly) return notAllowed(res, req.method);
+    if (!(await authorize(req, res))) return;
     res.setHeader('cache-control', 'no-store');
     const status = collectStatus({
       gateway,
@@ -121,6 +159,11 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
         server.closeAllConnections();
       }),
   };
+}
+
+function notAllowed(res: ServerResponse, method: string | undefined): void {
+  res.setHeader('Allow', 'GET, HEAD');
+  sendJson(res, 405, { error: `Method ${method} not allowed` });
 }
 
 function sendAsset(req: IncomingMessage, res: ServerResponse, asset: Asset): void {

@@ -31,6 +31,8 @@ export interface AdminStatus {
   reloads: ReloadRecord[];
   series: StatsSnapshot['series'];
   recent: StatsSnapshot['recent'];
+  /** Sections the plugins add (their `admin.status`), e.g. `pins`, by key. */
+  [section: string]: unknown;
 }
 
 export interface StatusSources {
@@ -51,6 +53,8 @@ export function collectStatus(sources: StatusSources): AdminStatus {
   const plugins = gateway.pluginStats();
   const cachePlugin = plugins[CACHE_PLUGIN];
   return {
+    // The plugins' own sections (e.g. `pins`, `approvals`); the gateway's keys below win a clash.
+    ...gateway.pluginAdminStatus(),
     time: new Date().toISOString(),
     version: sources.version,
     startedAt: stats.startedAt,

@@ -2,6 +2,7 @@ import type { RequestContext } from '../context.js';
 import type { Logger } from '../logger.js';
 import type { Outcome } from '../middleware.js';
 import type { CallChain } from '../upstream/call-chain.js';
+import { collectAdminStatus, findAdminRoute } from './admin.js';
 import type { PluginGateway, UpstreamNotification } from './define.js';
 import type { LoadedPlugin } from './host.js';
 import { collectPluginStats, runCloseHooks, runReadyHooks } from './lifecycle.js';
@@ -96,6 +97,16 @@ export class ActivePlugins {
   /** Each plugin's own figures (its `stats` hook), by plugin name. */
   stats(): Record<string, Record<string, number>> {
     return collectPluginStats(this.plugins, this.#log);
+  }
+
+  /** The plugins' sections of `/admin/status`. */
+  adminStatus(): Record<string, unknown> {
+    return collectAdminStatus(this.plugins, this.#log);
+  }
+
+  /** The admin route of the plugins in effect for `method` at `path` (below `/admin/`). */
+  adminRoute(method: string, path: string): ReturnType<typeof findAdminRoute> {
+    return findAdminRoute(this.plugins, method, path);
   }
 
   /** The plugin instances now in effect, in load order. */

@@ -2,6 +2,7 @@ import type { Meter, Tracer } from '@opentelemetry/api';
 import type { RequestMiddleware } from '../context.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
+import type { PluginAdmin } from './admin.js';
 import type { OptionsSchema } from './options.js';
 import type { UpstreamCallMiddleware } from './upstream-call.js';
 
@@ -31,9 +32,19 @@ export interface PluginHooks {
   close?: () => void | Promise<void>;
   /** A read-only snapshot of the plugin's own figures for the status page (e.g. a cache's bytes). */
   stats?: () => Record<string, number>;
+  /** A section of `/admin/status` and endpoints of the plugin's own on the admin listener. */
+  admin?: PluginAdmin;
 }
 
-export const HOOK_NAMES = ['request', 'upstreamCall', 'notification', 'ready', 'close', 'stats'] as const;
+export const HOOK_NAMES = [
+  'request',
+  'upstreamCall',
+  'notification',
+  'ready',
+  'close',
+  'stats',
+  'admin',
+] as const;
 
 /** A route: the upstream serving an exposed URI, and the URI as that upstream knows it. */
 export interface ResourceRoute {
