@@ -1,6 +1,7 @@
 import { nameFilter, SERVER_NAME_PATTERN } from '@switchyard/core';
 import { z } from 'zod';
 import { compileUriGlob, type UriGlob } from './glob.js';
+import { compileWhen, type When } from './when.js';
 
 export type Effect = 'allow' | 'deny';
 
@@ -25,6 +26,8 @@ export interface AccessRule {
   prompts?: string[];
   /** Methods the rule applies to (see `RULE_METHODS`). */
   methods?: string[];
+  /** A CEL condition over `identity`, `groups`, `server`, `tool`, `arguments` and `uri` (see the README). */
+  when?: string;
   /** Free text for operators; shown in debug logs when the rule decides. */
   description?: string;
 }
@@ -86,6 +89,7 @@ export interface CompiledRule {
   readonly tools: NameGlobs | undefined;
   readonly prompts: NameGlobs | undefined;
   readonly methods: ReadonlySet<string> | undefined;
+  readonly when: When | undefined;
   readonly description: string | undefined;
 }
 
@@ -104,6 +108,7 @@ const RULE_KEYS = [
   'tools',
   'prompts',
   'methods',
+  'when',
   'description',
 ];
 const OPTION_KEYS = ['default', 'rules', 'maxSkippedPages'];
@@ -157,6 +162,19 @@ const nameGlobs = nonEmptyList(
   }),
 ).transform((patterns): NameGlobs => ({ patterns, matches: nameFilter({ allow: patterns }) }));
 
+const when = nonEmptyString.transform((source, ctx): When => {
+  try {
+    return compileWhen(source);
+  } catch (error) {
+    ctx.issues.push({
+      code: 'custom',
+      input: source,
+      message: `is not a valid CEL condition: ${error instanceof Error ? error.message : String(error)}`,
+    });
+    return z.NEVER;
+  }
+});
+
 const rule = z.strictObject(
   {
     effect,
@@ -167,6 +185,7 @@ const rule = z.strictObject(
     tools: nameGlobs.optional(),
     prompts: nameGlobs.optional(),
     methods: nonEmptyList(method).optional(),
+    when: when.optional(),
     description: z.string({ error: 'must be a string' }).optional(),
   },
   {
@@ -220,6 +239,7 @@ export function parseAccessOptions(raw: unknown): CompiledOptions {
       tools: r.tools,
       prompts: r.prompts,
       methods: r.methods && new Set(r.methods),
+      when: r.when,
       description: r.description,
     })),
   };
