@@ -126,7 +126,9 @@ function parseExpr(source: string): Expr {
     return parse(source).expr;
   } catch (error) {
     if (error instanceof RangeError) throw new Error('nests too deeply');
-    throw new Error(error instanceof Error ? error.message : String(error));
+    const message = error instanceof Error ? error.message : String(error);
+    // The parser's own form is `<input>:line:column: …`.
+    throw new Error(message.replace(/^<input>:(\d+:\d+): /, 'syntax error at $1: '));
   }
 }
 
