@@ -113,7 +113,7 @@ export class AccessGuard {
     if (ctx.method === 'tasks/list') {
       const screened = screenTaskList(ctx, outcome.result, this.#gateway, (route) =>
         this.#policy.decideServers(
-          { identity: ctx.identity, method: ITEM_METHOD.tool, tool: route.exposed },
+          { identity: ctx.identity, method: ITEM_METHOD.tool, tool: route.exposed, arguments: 'pending' },
           [route.upstream],
         ),
       );

@@ -21,6 +21,11 @@ export function lint(rules: readonly CompiledRule[]): string[] {
   for (const rule of rules) {
     const warning = neverMatches(rule);
     if (warning) warnings.push(`rules[${rule.index}] ${warning}`);
+    if (readsMissingArguments(rule)) {
+      warnings.push(
+        `rules[${rule.index}].when reads arguments but the rule also applies to requests that have none (resource reads, subscriptions, resource completions), where arguments is null: unless the condition allows for that, it fails there (${rule.effect === 'deny' ? 'so this deny rule matches them' : 'so this allow rule does not match them'}); name tools, prompts or methods to keep it to calls`,
+      );
+    }
   }
   const catchAll = rules.find(
     (r) =>
@@ -31,12 +36,24 @@ export function lint(rules: readonly CompiledRule[]): string[] {
       !r.tools &&
       !r.prompts &&
       !r.methods &&
+      !r.when &&
       r.index < rules.length - 1,
   );
   if (catchAll) {
     warnings.push(`rules[${catchAll.index}] matches every request, so the rules after it never apply`);
   }
   return warnings;
+}
+
+/** Requests with arguments, and the list methods and task methods whose items are decided as one. */
+const ARGUMENT_METHODS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', ...LIST_METHODS]);
+
+/** A `when` reading `arguments` in a rule that can match a resource request, where they are null. */
+function readsMissingArguments(rule: CompiledRule): boolean {
+  if (!rule.when?.variables.has('arguments')) return false;
+  if (rule.uris) return true;
+  if (rule.tools || rule.prompts) return false;
+  return !rule.methods || [...rule.methods].some((m) => !ARGUMENT_METHODS.has(m));
 }
 
 /** Why a rule can never match any request, or undefined when it can. */

@@ -49,7 +49,13 @@ export class ListFilter {
         if (typeof item.name !== 'string') return 'deny';
         const exposed = gateway.exposeName(`${kind}s`, upstream, item.name);
         if (exposed === undefined) return 'unexposed';
-        const subject = { identity: request.identity, method: ITEM_METHOD[kind], server: upstream };
+        // Arguments come with the call or get, decided then: a condition needing them hides nothing here.
+        const subject = {
+          identity: request.identity,
+          method: ITEM_METHOD[kind],
+          server: upstream,
+          arguments: 'pending' as const,
+        };
         return policy.decide({ ...subject, [kind]: exposed }).effect;
       },
     });

@@ -2,6 +2,7 @@ import { nameFilter, SERVER_NAME_PATTERN, validateOptions } from '@switchyard/co
 import { z } from 'zod';
 import { compileUriGlob, type UriGlob } from './glob.js';
 import { PACKAGE } from './package-info.js';
+import { compileWhen, type When } from './when.js';
 
 export type Effect = 'allow' | 'deny';
 
@@ -26,6 +27,8 @@ export interface AccessRule {
   prompts?: string[];
   /** Methods the rule applies to (see `RULE_METHODS`). */
   methods?: string[];
+  /** A CEL condition over `identity`, `groups`, `server`, `tool`, `arguments` and `uri` (see the README). */
+  when?: string;
   /** Free text for operators; shown in debug logs when the rule decides. */
   description?: string;
 }
@@ -87,6 +90,7 @@ export interface CompiledRule {
   readonly tools: NameGlobs | undefined;
   readonly prompts: NameGlobs | undefined;
   readonly methods: ReadonlySet<string> | undefined;
+  readonly when: When | undefined;
   readonly description: string | undefined;
 }
 
@@ -142,6 +146,20 @@ const nameGlobs = nonEmptyList(
   }),
 ).transform((patterns): NameGlobs => ({ patterns, matches: nameFilter({ allow: patterns }) }));
 
+/** A CEL condition, compiled once as the options load (DESIGN §8: a bad one is a config error at its path). */
+const when = nonEmptyString.transform((source, ctx): When => {
+  try {
+    return compileWhen(source);
+  } catch (error) {
+    ctx.issues.push({
+      code: 'custom',
+      input: source,
+      message: `expected a valid CEL condition (${error instanceof Error ? error.message : String(error)})`,
+    });
+    return z.NEVER;
+  }
+});
+
 /** The fields a rule may have, each with its check (one line per field). */
 const ruleFields = {
   effect,
@@ -152,6 +170,7 @@ const ruleFields = {
   tools: nameGlobs.optional(),
   prompts: nameGlobs.optional(),
   methods: nonEmptyList(method).optional(),
+  when: when.optional(),
   description: z.string({ error: 'expected a string' }).optional(),
 };
 const RULE_KEYS = Object.keys(ruleFields);
@@ -205,6 +224,7 @@ function compiled(parsed: z.output<typeof checkedOptions>): CompiledOptions {
       tools: r.tools,
       prompts: r.prompts,
       methods: r.methods && new Set(r.methods),
+      when: r.when,
       description: r.description,
     })),
   };

@@ -1,6 +1,7 @@
 import type { Identity } from '@switchyard/core';
 import { lint } from './lint.js';
 import { type CompiledOptions, type CompiledRule, type Effect, parseAccessOptions } from './options.js';
+import type { WhenArguments } from './when.js';
 
 /**
  * What a request asks for, as the rules see it. At most one of `uri`, `tool` and `prompt` is set: the
@@ -17,6 +18,8 @@ export interface Subject {
   tool?: string | undefined;
   /** The exposed name of a prompt target (rules naming `prompts` match on it). */
   prompt?: string | undefined;
+  /** The arguments `when` conditions see (see {@link WhenArguments}); undefined = none (`null`). */
+  arguments?: WhenArguments;
 }
 
 export interface Decision {
@@ -48,7 +51,13 @@ export class AccessPolicy {
     this.default = fallback;
     this.maxSkippedPages = maxSkippedPages;
     this.#rules = rules;
-    this.identityDependent = rules.some((r) => r.clients !== undefined || r.groups !== undefined);
+    this.identityDependent = rules.some(
+      (r) =>
+        r.clients !== undefined ||
+        r.groups !== undefined ||
+        r.when?.variables.has('identity') === true ||
+        r.when?.variables.has('groups') === true,
+    );
     this.warnings = lint(rules);
   }
 
@@ -120,10 +129,11 @@ export class AccessPolicy {
 
   /**
    * Decides a list request itself: only rules that name no servers and no target patterns apply (the
-   * others decide the items); when none matches the request is answered, with the items filtered.
+   * others decide the items); when none matches the request is answered, with the items filtered. A list
+   * request has no arguments: a `when` that needs them does not refuse it.
    */
   decideListRequest(identity: Identity, method: string): Decision {
-    const subject: Subject = { identity, method, server: undefined };
+    const subject: Subject = { identity, method, server: undefined, arguments: 'pending' };
     for (const rule of this.#rules) {
       if (rule.servers || rule.uris || rule.tools || rule.prompts) continue;
       if (matches(rule, subject)) return { effect: rule.effect, rule: rule.index };
@@ -142,7 +152,27 @@ function matches(rule: CompiledRule, subject: Subject): boolean {
   if (rule.clients && !rule.clients.has(subject.identity.id)) return false;
   if (rule.groups && !subject.identity.groups.some((g) => rule.groups?.has(g))) return false;
   if (rule.servers && (subject.server === undefined || !rule.servers.has(subject.server))) return false;
-  return matchesTarget(rule, subject);
+  return matchesTarget(rule, subject) && holds(rule, subject);
+}
+
+/**
+ * Whether a rule's `when` holds. A condition that cannot be evaluated never widens access: an allow
+ * rule does not match, a deny rule does. One that needs arguments this decision does not have (a list
+ * item, decided again with its arguments when called) neither hides nor refuses: an allow rule
+ * matches, a deny rule does not.
+ */
+function holds(rule: CompiledRule, subject: Subject): boolean {
+  if (rule.when === undefined) return true;
+  const verdict = rule.when.evaluate({
+    identity: subject.identity.id,
+    groups: subject.identity.groups,
+    server: subject.server,
+    tool: subject.tool,
+    uri: subject.uri,
+    arguments: subject.arguments,
+  });
+  if (typeof verdict === 'boolean') return verdict;
+  return verdict === 'pending' ? rule.effect === 'allow' : rule.effect === 'deny';
 }
 
 /** A rule naming target patterns matches a target of a kind it names, matched by that kind's patterns. */

@@ -1,6 +1,7 @@
 import { type PluginGateway, type RequestContext, splitExposedName } from '@switchyard/core';
 import { uriReadings } from './normalize.js';
 import type { AccessPolicy, Decision } from './policy.js';
+import type { WhenArguments } from './when.js';
 
 /** What a guarded request addresses, as the rules see it. */
 export interface Target {
@@ -34,7 +35,7 @@ export const TASK_METHODS: ReadonlySet<string> = new Set([
  */
 export function decideTarget(
   policy: AccessPolicy,
-  request: Pick<RequestContext, 'identity' | 'method'>,
+  request: Pick<RequestContext, 'identity' | 'method' | 'params'>,
   target: Target,
 ): Decision {
   const { identity } = request;
@@ -42,7 +43,20 @@ export function decideTarget(
   if (target.kind === 'resource') {
     return policy.decideReadings({ identity, method, server: target.servers[0] }, target.readings);
   }
-  return policy.decideServers({ identity, method, [target.kind]: target.shown }, target.servers);
+  const subject = { identity, method, [target.kind]: target.shown, arguments: argumentsOf(request) };
+  return policy.decideServers(subject, target.servers);
+}
+
+/**
+ * The arguments `when` conditions see for a tool or prompt request: a call's or get's own; for a
+ * prompt completion and a task's methods, `'pending'` (the call or get is decided with its arguments;
+ * a task's were, when the call that created it was decided).
+ */
+function argumentsOf(request: Pick<RequestContext, 'method' | 'params'>): WhenArguments {
+  if (request.method === 'tools/call' || request.method === 'prompts/get') {
+    return { given: request.params.arguments };
+  }
+  return 'pending';
 }
 
 /**
