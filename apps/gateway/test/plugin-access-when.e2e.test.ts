@@ -65,9 +65,9 @@ describe('@switchyard/plugin-access when conditions through the CLI', () => {
     });
     const gw = spawnGateway(cleanup, ['--config', file]);
     expect(await gw.exited).toBe(2);
-    expect(gw.stderr()).toMatch(/PLUGIN_SETUP_FAILED/);
+    expect(gw.stderr()).toMatch(/PLUGIN_INVALID_OPTIONS/);
     expect(gw.stderr()).toMatch(
-      /option rules\[1\]\.when is not a valid CEL condition: syntax error at 1:\d+: /,
+      /options\.rules\[1\]\.when: expected a valid CEL condition \(syntax error at 1:\d+: /,
     );
   });
 });
