@@ -74,7 +74,7 @@ export {
 export { runCloseHooks as closePlugins } from './plugins/lifecycle.js';
 export type { UpstreamCall, UpstreamCallContext, UpstreamCallMiddleware } from './plugins/upstream-call.js';
 export { SealedBox } from './sealed-box.js';
-export { CACHE_STATUS_KEY, type CacheStatus } from './state-keys.js';
+export { CACHE_STATUS_KEY, type CacheStatus, SECRETS_FINDINGS_KEY } from './state-keys.js';
 export type {
   GatewayStats,
   RequestRecord,
