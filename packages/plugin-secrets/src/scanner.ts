@@ -1,6 +1,5 @@
-import { lintSource } from '@secretlint/core';
 import { rules as recommendedRules } from '@secretlint/secretlint-rule-preset-recommend';
-import type { SecretLintCoreConfig } from '@secretlint/types';
+import type { SecretLintRuleContext, SecretLintRuleCreator, SecretLintSourceCode } from '@secretlint/types';
 
 /** One credential a rule found in a text: the rule's short name and where it is (UTF-16 offsets, end excluded). */
 export interface Finding {
@@ -34,26 +33,59 @@ export function shortRuleName(ruleId: string): string {
 /**
  * The scanner of secretlint's recommended preset (`@secretlint/secretlint-rule-preset-recommend`),
  * every rule with its defaults, except `filter-comments`.
+ *
+ * The rules run through their own API (`create(context, options).file(source)`), not through
+ * `@secretlint/core`'s `lintSource`: that one marks every call on secretlint's process-wide profiler,
+ * which keeps every mark (and Node's performance timeline with it) for the life of the process and
+ * searches them on each new one, so a long-running gateway slowed down call after call and grew
+ * without bound. Reports keep the rule id, the range and the reported values (for {@link widen}); the
+ * rule's message, which quotes the credential, is never built.
  */
 export function recommendedScanner(): Scanner {
-  const config: SecretLintCoreConfig = {
-    rules: recommendedRules
-      .filter((rule) => rule.meta.id !== FILTER_COMMENTS)
-      .map((rule) => ({ id: rule.meta.id, rule })),
-  };
+  const rules = (recommendedRules as SecretLintRuleCreator[]).filter(
+    (rule) => rule.meta.id !== FILTER_COMMENTS,
+  );
   return {
-    rules: config.rules.map((r) => shortRuleName(r.id)),
+    rules: rules.map((rule) => shortRuleName(rule.meta.id)),
     async scan(text) {
-      const result = await lintSource({
-        source: { content: text, filePath: 'switchyard-secrets.txt', contentType: 'text' },
-        options: { config, noPhysicFilePath: true },
-      });
-      return result.messages.map((message) => {
-        const [start, end] = widen(text, message.range, message.data);
-        return { rule: shortRuleName(message.ruleId), start, end };
-      });
+      const source = sourceOf(text);
+      const findings: Finding[] = [];
+      for (const rule of rules) {
+        const name = shortRuleName(rule.meta.id);
+        const context: SecretLintRuleContext = {
+          sharedOptions: {},
+          // A translation only carries the reported values: no message text is made.
+          createTranslator: (() => (messageId: string, data?: unknown) => ({
+            message: messageId,
+            messageId,
+            data,
+          })) as never,
+          report: (descriptor) => {
+            const [start, end] = widen(text, descriptor.range, descriptor.message.data);
+            findings.push({ rule: name, start, end });
+          },
+          ignore: () => {},
+        };
+        await rule.create(context, {}).file?.(source);
+      }
+      return findings.sort((a, b) => a.start - b.start);
     },
   };
+}
+
+/** A text as the rules see a source: no file (so no rule reads one, and none keys on a file name). */
+function sourceOf(content: string): SecretLintSourceCode {
+  return {
+    hasBOM: false,
+    content,
+    filePath: undefined,
+    physicalFilePath: undefined,
+    contentType: 'text',
+    ext: '',
+    getFilePath: () => undefined,
+    getPhysicalFilePath: () => undefined,
+    rangeToLocation: () => ({ start: { line: 1, column: 0 }, end: { line: 1, column: 0 } }),
+  } as unknown as SecretLintSourceCode;
 }
 
 /**

@@ -53,4 +53,10 @@ describe('the recommended scanner', () => {
     const text = `// secretlint-disable\n${GITHUB_TOKEN}\n/* secretlint-disable-line */ ${SLACK_TOKEN}`;
     expect((await scan(text)).map((f) => f.rule).sort()).toEqual(['github', 'slack']);
   });
+
+  it('leaves nothing behind per scan (no performance marks kept, as lintSource left them)', async () => {
+    const before = performance.getEntriesByType('mark').length;
+    for (let i = 0; i < 200; i++) await scanner.scan(`call ${i}: ${GITHUB_TOKEN}`);
+    expect(performance.getEntriesByType('mark').length).toBe(before);
+  });
 });
