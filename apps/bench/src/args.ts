@@ -1,7 +1,7 @@
 /** The bench's command line. */
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|tools|replicas|paths|session-memory]
+export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|secrets|tools|replicas|paths|session-memory]
                                      [--cpu-prof DIR] [--stock-fetch] [--client sdk|raw]
 
   --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
@@ -11,7 +11,8 @@ export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH
   --only WHAT      run only the read, the enumerate, the plugins, the tools or the replicas benchmark
                    (replicas needs redis-server and haproxy; skipped with a message without them),
                    the paths matrix (every upstream transport × client era × read/call × c=1/16), or the
-                   gateway's memory per idle legacy session and what holds it (session-memory)
+                   gateway's memory per idle legacy session and what holds it (session-memory); secrets: only
+                   the secrets plugin's cost per tool call (also part of plugins)
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR (paths: the two
                    slowest paths run again on profiled gateways after the timed matrix)
   --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
@@ -23,6 +24,7 @@ export const SECTIONS = [
   'read',
   'enumerate',
   'plugins',
+  'secrets',
   'tools',
   'replicas',
   'paths',

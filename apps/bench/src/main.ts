@@ -55,7 +55,12 @@ import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
 import type { RunOptions } from './client.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
 import { runPathsBenchmark } from './paths/index.js';
-import { PLUGIN_PROFILE_DIRS, runCacheHitBenchmark, runStackBenchmark } from './plugins/index.js';
+import {
+  PLUGIN_PROFILE_DIRS,
+  runCacheHitBenchmark,
+  runSecretsBenchmark,
+  runStackBenchmark,
+} from './plugins/index.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { runReadBenchmark } from './read.js';
 import { runReplicasBenchmark } from './replicas/index.js';
@@ -145,6 +150,12 @@ async function runSections(
     const options = profiled('plugins', PLUGIN_PROFILE_DIRS);
     plugins.hit = await guarded(runCacheHitBenchmark(sizes.plugins.hit, log, options));
     plugins.stack = await guarded(runStackBenchmark(sizes.plugins.stack, log, options));
+  }
+  if (runs('plugins') || args.only === 'secrets') {
+    results.plugins ??= {};
+    results.plugins.secrets = await guarded(
+      runSecretsBenchmark(sizes.plugins.secrets, log, profiled('plugins', PLUGIN_PROFILE_DIRS)),
+    );
   }
   if (runs('tools')) {
     const tools: NonNullable<BenchResults['tools']> = { list: [] };

@@ -55,6 +55,13 @@ export const FULL: Sizes = {
       ],
       rounds: 3,
     },
+    secrets: {
+      sizes: [
+        { resultBytes: 1024, warmup: 100, calls: 1000 },
+        { resultBytes: 1024 * 1024, warmup: 5, calls: 40 },
+      ],
+      rounds: 3,
+    },
   },
   tools: {
     call: { tools: 5, argumentBytes: 64, warmup: 500, calls: 5000, concurrencies: [1, 16], rounds: 3 },
@@ -103,6 +110,13 @@ export const QUICK: Sizes = {
         { concurrency: 16, warmup: 32, reads: 192 },
       ],
       rounds: 3,
+    },
+    secrets: {
+      sizes: [
+        { resultBytes: 1024, warmup: 10, calls: 100 },
+        { resultBytes: 1024 * 1024, warmup: 1, calls: 5 },
+      ],
+      rounds: 2,
     },
   },
   tools: {

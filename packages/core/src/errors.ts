@@ -22,6 +22,10 @@ export const ErrorCode = {
   ResultTooLarge: -32035,
   /** An upstream failed one request outside JSON-RPC (an HTTP error page instead of an answer). */
   UpstreamError: -32036,
+  /** (secrets plugin) A credential in a request's arguments, or in an answer when the plugin blocks them. */
+  SecretDetected: -32037,
+  /** (secrets plugin) Arguments or an answer too large or too deeply nested to be scanned for credentials. */
+  Unscannable: -32038,
   /** The shared store (DESIGN §12) did not answer and `onUnavailable` is `refuse`. */
   StoreUnavailable: -32000,
 } as const;
@@ -50,6 +54,10 @@ export type GatewayErrorReason =
   | 'result_too_large'
   /** The shared store did not answer and the config says to refuse what needs it (DESIGN §12). */
   | 'store_unavailable'
+  /** The secrets plugin found a credential (`data.rules` names its rules, never the credential). */
+  | 'secret_detected'
+  /** The secrets plugin could not scan all of it (`data.limit`): refused rather than passed unscanned. */
+  | 'unscannable'
   | 'internal'
   // Refused by a listener before any session or server saw the request (DESIGN §10 for the limits):
   | 'too_many_sessions'

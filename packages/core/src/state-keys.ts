@@ -9,3 +9,9 @@ export const CACHE_STATUS_KEY = 'switchyard.cache';
  * identical read already in flight; `bypass`: not cacheable (e.g. `ttlMs: 0`, or the cache is off for it).
  */
 export type CacheStatus = 'hit' | 'miss' | 'coalesced' | 'bypass';
+
+/**
+ * The rule names (e.g. `github`, `aws`) of the credentials the secrets plugin found in a request's
+ * arguments or in its answer, sorted and without repeats: never the credentials themselves.
+ */
+export const SECRETS_FINDINGS_KEY = 'switchyard.secrets';

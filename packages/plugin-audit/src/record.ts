@@ -5,6 +5,7 @@ import {
   type Outcome,
   type RequestContext,
   type RequestTarget,
+  SECRETS_FINDINGS_KEY,
 } from '@switchyard/core';
 import { encodedSize } from './size.js';
 
@@ -52,6 +53,11 @@ export interface AuditRecord {
   bytes?: number;
   /** The cache's verdict, when a cache plugin inside this one served the request. */
   cache?: CacheStatus;
+  /**
+   * The rules (e.g. `github`, `aws`) by which a secrets plugin inside this one found credentials in the
+   * request or its answer: names only, never the credentials.
+   */
+  secrets?: readonly string[];
 }
 
 /** Every top-level record field (the names `redact` paths start with). */
@@ -75,6 +81,7 @@ export const RECORD_FIELDS = [
   'durationMs',
   'bytes',
   'cache',
+  'secrets',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** Record fields that hold objects a `redact` path may reach into. */
@@ -126,6 +133,10 @@ export function buildRecord(observation: Observation): AuditRecord {
   if (bytes !== undefined) record.bytes = bytes;
   const cache = ctx.state.get(CACHE_STATUS_KEY);
   if (typeof cache === 'string') record.cache = cache as CacheStatus;
+  const secrets = ctx.state.get(SECRETS_FINDINGS_KEY);
+  if (Array.isArray(secrets) && secrets.length > 0) {
+    record.secrets = secrets.filter((rule): rule is string => typeof rule === 'string');
+  }
   return record as AuditRecord;
 }
 

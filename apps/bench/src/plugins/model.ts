@@ -1,6 +1,7 @@
 import type { CpuPerRead } from '../rounds.js';
 import type { PluginEntry } from '../services.js';
 import type { LatencySummary } from '../stats.js';
+import type { SecretsConfig, SecretsResult } from './secrets.js';
 
 /** One concurrency level: warm-up reads, then timed reads, per round and path. */
 export interface PluginLevelConfig {
@@ -31,6 +32,7 @@ export interface StackConfig {
 export interface PluginsConfig {
   hit: CacheHitConfig;
   stack: StackConfig;
+  secrets: SecretsConfig;
 }
 
 export type HitPath = 'direct' | 'cache';
@@ -125,10 +127,18 @@ export interface StackResult {
 export interface PluginsResult {
   hit?: CacheHitResult;
   stack?: StackResult;
+  secrets?: SecretsResult;
 }
 
 /** Subdirectories of the `--cpu-prof` directory, one per gateway of this benchmark. */
-export const PLUGIN_PROFILE_DIRS = ['cache-hit', 'bare', 'stack', 'stack-incoherent'] as const;
+export const PLUGIN_PROFILE_DIRS = [
+  'cache-hit',
+  'bare',
+  'stack',
+  'stack-incoherent',
+  'secrets-bare',
+  'secrets',
+] as const;
 
 /** Short labels of the stack benchmark's paths (table rows). */
 export const STACK_LABELS: Record<StackPath, string> = {

@@ -1,5 +1,11 @@
-/** Sections 3a (cache hits vs direct) and 3b (the plugin stack on misses vs a bare gateway). */
-import { type CacheHitResult, STACK_LABELS, type StackPath, type StackResult } from '../plugins/index.js';
+/** Sections 3a (cache hits vs direct), 3b (the plugin stack on misses vs a bare gateway), 3c (the secrets plugin per tool call). */
+import {
+  type CacheHitResult,
+  type SecretsResult,
+  STACK_LABELS,
+  type StackPath,
+  type StackResult,
+} from '../plugins/index.js';
 import { comparisonRow, int, levelsLine, RUN_HEADER, runCells, table } from './format.js';
 
 /** The stack table's columns: every run's, then upstream subscribes per read and the gateway's memory. */
@@ -74,6 +80,34 @@ export function renderStack(stack: StackResult): string[] {
     `   checked: the upstream served exactly one resources/read per read issued on every path and round; audit ` +
       `logs: ${audit}; upstream subscriptions still held at the end: ${stack.upstreamSubscriptionsHeld} ` +
       `(cached entries ≤ ~${stack.cacheCapacityEntries}, plus lingering watches of recently evicted URIs).`,
+    '',
+  ];
+}
+
+export function renderSecrets(secrets: SecretsResult): string[] {
+  const rows: string[][] = [];
+  for (const size of secrets.sizes) {
+    const label =
+      size.resultBytes >= 1024 * 1024
+        ? `${size.resultBytes / 1024 / 1024} MiB`
+        : `${size.resultBytes / 1024} KiB`;
+    rows.push([label, ...runCells(size.medians.bare, 'bare gateway', size.rounds)]);
+    rows.push(['', ...runCells(size.medians.secrets, 'gateway + secrets', size.rounds)]);
+    rows.push(comparisonRow('secrets/bare', size.comparison, RUN_HEADER.length));
+  }
+  const header = ['result', ...RUN_HEADER.slice(1)];
+  const measured = secrets.sizes.map((s) => `${int.format(s.measuredResultBytes)} B`).join(', ');
+  return [
+    '3c. Secrets per tool call — 1 testkit upstream echo tool; a bare gateway vs a gateway with ' +
+      '@switchyard/plugin-secrets (defaults: arguments and results scanned, redact), one call at a time',
+    `   calls per round: ${secrets.config.sizes.map((s) => `${s.warmup} + ${s.calls}`).join(', ')}; ` +
+      `${secrets.config.rounds} interleaved rounds per path; median round (by calls/s) shown; results of ${measured}` +
+      ' (the echo holds the argument twice: the plugin scans half the result on the way in, all of it on the way out)',
+    '',
+    table(header, rows, 'llrrrrrrrr'),
+    '   secrets/bare row: throughput ratio, then added p50 / p99 (ms).',
+    `   checked: every answer is the unredacted echo; the upstream served ${int.format(secrets.upstreamCalls.served)} ` +
+      `tools/call for ${int.format(secrets.upstreamCalls.issued)} issued.`,
     '',
   ];
 }

@@ -1,0 +1,28 @@
+import { SECRETS_FINDINGS_KEY } from '@switchyard/core';
+import { testRequest } from '@switchyard/core/testing';
+import { describe, expect, it } from 'vitest';
+import { buildRecord } from '../src/record.js';
+
+const observe = (state: [string, unknown][]) =>
+  buildRecord({
+    ctx: testRequest('tools/call', { name: 'docs__echo', arguments: { text: 'x' } }, { state }),
+    outcome: { ok: true, result: { content: [] } },
+    startedAt: 0,
+    durationMs: 1,
+    target: undefined,
+    withArguments: false,
+  });
+
+describe('the secrets field', () => {
+  it('records the rule names a secrets plugin left in the state, last', () => {
+    const record = observe([[SECRETS_FINDINGS_KEY, ['aws', 'github']]]);
+    expect(record.secrets).toEqual(['aws', 'github']);
+    expect(Object.keys(record).at(-1)).toBe('secrets');
+  });
+
+  it('is absent when nothing was found, and keeps only names', () => {
+    expect(observe([]).secrets).toBeUndefined();
+    expect(observe([[SECRETS_FINDINGS_KEY, []]]).secrets).toBeUndefined();
+    expect(observe([[SECRETS_FINDINGS_KEY, ['github', { not: 'a name' }]]]).secrets).toEqual(['github']);
+  });
+});

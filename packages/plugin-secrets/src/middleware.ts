@@ -1,0 +1,100 @@
+import {
+  GatewayError,
+  type Outcome,
+  type RequestContext,
+  type RequestMiddleware,
+  SECRETS_FINDINGS_KEY,
+} from '@switchyard/core';
+import { secretDetected, unscannable, type Where } from './errors.js';
+import { inspect } from './inspect.js';
+import type { ResolvedSecretsOptions } from './options.js';
+import type { Scanner } from './scanner.js';
+import type { WalkLimits } from './walker.js';
+
+/**
+ * The answers scanned under `results`: tool results (also when fetched as a task's result), prompt
+ * messages, resource reads, completion values. Lists (the upstreams' catalogs) are not.
+ */
+export const RESULT_METHODS: ReadonlySet<string> = new Set([
+  'tools/call',
+  'tasks/result',
+  'tasks/get',
+  'prompts/get',
+  'resources/read',
+  'completion/complete',
+]);
+
+/** Requests whose params are not scanned under `arguments`: lists carry only a gateway-made cursor. */
+const isList = (method: string) => method.endsWith('/list');
+
+/** What the middleware reports (to metrics and the debug log): rule names, never a credential. */
+export interface SecretsReport {
+  found(where: Where, method: string, rules: readonly string[]): void;
+  refused(where: Where, method: string, reason: 'secret_detected' | 'unscannable'): void;
+}
+
+/**
+ * The request hook. With `arguments`, a request's params are scanned before `next()`: a credential
+ * refuses the request (`secret_detected`), and `ctx.params` is replaced by its redacted copy, so that
+ * the plugins outside this one (an audit log) never see the credential either. With `results`, the
+ * answer is scanned after `next()`: credentials are redacted, or the answer is refused (`block`). An
+ * error the upstream answered with is redacted likewise (or refused with `block`).
+ */
+export function secretsMiddleware(
+  options: ResolvedSecretsOptions,
+  scanner: Scanner,
+  limits: WalkLimits,
+  report: SecretsReport,
+): RequestMiddleware {
+  const scanArguments = options.scan.has('arguments');
+  const scanResults = options.scan.has('results');
+
+  const note = (ctx: RequestContext, rules: readonly string[]) => {
+    const earlier = ctx.state.get(SECRETS_FINDINGS_KEY);
+    const all = new Set([...(Array.isArray(earlier) ? (earlier as string[]) : []), ...rules]);
+    ctx.state.set(SECRETS_FINDINGS_KEY, [...all].sort());
+  };
+
+  const refuse = (where: Where, ctx: RequestContext, error: GatewayError): Outcome => {
+    report.refused(where, ctx.method, error.reason as 'secret_detected' | 'unscannable');
+    return { ok: false, error };
+  };
+
+  const checkArguments = async (ctx: RequestContext): Promise<Outcome | undefined> => {
+    const found = await inspect(ctx.params, scanner, limits);
+    if (found.kind === 'clean') return undefined;
+    if (found.kind === 'unscannable') {
+      return refuse('arguments', ctx, unscannable(ctx.method, 'arguments', found.limit, limits));
+    }
+    report.found('arguments', ctx.method, found.rules);
+    note(ctx, found.rules);
+    ctx.params = found.redacted();
+    return refuse('arguments', ctx, secretDetected(ctx.method, 'arguments', found.rules));
+  };
+
+  const checkResult = async (ctx: RequestContext, outcome: Outcome): Promise<Outcome> => {
+    const answer = outcome.ok ? outcome.result : { message: outcome.error.message, data: outcome.error.data };
+    const found = await inspect(answer, scanner, limits);
+    if (found.kind === 'clean') return outcome;
+    if (found.kind === 'unscannable') {
+      return refuse('result', ctx, unscannable(ctx.method, 'result', found.limit, limits));
+    }
+    report.found('result', ctx.method, found.rules);
+    note(ctx, found.rules);
+    if (options.action === 'block')
+      return refuse('result', ctx, secretDetected(ctx.method, 'result', found.rules));
+    if (outcome.ok) return { ok: true, result: found.redacted() as Record<string, unknown> };
+    const { message, data } = found.redacted() as { message: string; data: GatewayError['data'] };
+    return { ok: false, error: new GatewayError(outcome.error.code, message, data) };
+  };
+
+  return async function secrets(ctx, next) {
+    if (scanArguments && !isList(ctx.method)) {
+      const refused = await checkArguments(ctx);
+      if (refused) return refused;
+    }
+    const outcome = await next();
+    if (!scanResults || !RESULT_METHODS.has(ctx.method)) return outcome;
+    return checkResult(ctx, outcome);
+  };
+}

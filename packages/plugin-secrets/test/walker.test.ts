@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { Joined } from '../src/joined.js';
+import { redactText } from '../src/redactor.js';
+import { collect, replace } from '../src/walker.js';
+
+const limits = { maxDepth: 4, maxChars: 100 };
+
+describe('collect and replace', () => {
+  it('visit every string, keys included, each key before its value, and skip blobs', () => {
+    const value = { a: 'x', b: [1, 'y', { c: null }], blob: 'AAAA', d: { blob: 5 } };
+    const collected = collect(value);
+    expect(collected).toEqual({
+      ok: true,
+      strings: {
+        texts: ['a', 'x', 'b', 'y', 'c', 'blob', 'd', 'blob'],
+        separators: [': ', '\n', '\n', '\n', '\n', ': ', '\n', '\n'],
+      },
+    });
+  });
+
+  it('replace the n-th string, copying only what leads to it', () => {
+    const value = { a: 'x', b: [1, 'y'], c: { d: 'z' }, blob: 'AAAA' };
+    const out = replace(
+      value,
+      new Map([
+        [3, 'Y'],
+        [2, 'B'],
+      ]),
+    );
+    expect(out).toEqual({ a: 'x', B: [1, 'Y'], c: { d: 'z' }, blob: 'AAAA' });
+    expect(out.c).toBe(value.c);
+    expect(value).toEqual({ a: 'x', b: [1, 'y'], c: { d: 'z' }, blob: 'AAAA' });
+    expect(replace(value, new Map())).toBe(value);
+  });
+
+  it('keep a __proto__ key a key', () => {
+    const value = JSON.parse('{"__proto__": {"x": "secret"}}') as Record<string, unknown>;
+    const out = replace(value, new Map([[1, 'y']])) as Record<string, unknown>;
+    expect(Object.getPrototypeOf(out)).toBe(Object.prototype);
+    expect(Object.keys(out)).toEqual(['__proto__']);
+  });
+
+  it('refuse what is nested too deep or too large, and never overflow the stack', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    expect(collect(deep, limits)).toEqual({ ok: false, limit: 'depth' });
+    expect(collect(deep)).toEqual({ ok: false, limit: 'depth' });
+    expect(collect({ a: [[['ok']]] }, limits).ok).toBe(true);
+    expect(collect({ a: 'x'.repeat(200) }, limits)).toEqual({ ok: false, limit: 'size' });
+    expect(
+      collect(
+        Array.from({ length: 200 }, () => 0),
+        limits,
+      ),
+    ).toEqual({ ok: false, limit: 'size' });
+  });
+});
+
+describe('Joined', () => {
+  it('maps a finding back to the strings it falls in, clipped to each', () => {
+    const joined = new Joined({ texts: ['key', 'value', 'next'], separators: [': ', '\n', '\n'] });
+    expect(joined.text).toBe('key: value\nnext\n');
+    const parts = joined.split([{ rule: 'r', start: 1, end: 8 }]);
+    expect(parts).toEqual(
+      new Map([
+        [0, [{ rule: 'r', start: 1, end: 3 }]],
+        [1, [{ rule: 'r', start: 0, end: 3 }]],
+      ]),
+    );
+    expect(joined.split([{ rule: 'r', start: 3, end: 5 }])).toEqual(new Map());
+    expect(joined.split([{ rule: 'r', start: 11, end: 15 }])).toEqual(
+      new Map([[2, [{ rule: 'r', start: 0, end: 4 }]]]),
+    );
+  });
+});
+
+describe('redactText', () => {
+  it('replaces each range by its marker, merging overlaps', () => {
+    expect(redactText('a SECRET b', [{ rule: 'x', start: 2, end: 8 }])).toBe('a [REDACTED:x] b');
+    expect(
+      redactText('0123456789', [
+        { rule: 'b', start: 4, end: 8 },
+        { rule: 'a', start: 1, end: 5 },
+        { rule: 'c', start: 9, end: 10 },
+      ]),
+    ).toBe('0[REDACTED:a]8[REDACTED:c]');
+    expect(redactText('abc', [])).toBe('abc');
+  });
+});
