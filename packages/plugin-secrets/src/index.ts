@@ -1,6 +1,6 @@
 import { definePlugin } from '@switchyard/core';
 import { secretsMiddleware } from './middleware.js';
-import { resolveSecretsOptions, type SecretsOptions } from './options.js';
+import { secretsOptionsSchema } from './options.js';
 import { PACKAGE } from './package-info.js';
 import { recommendedScanner } from './scanner.js';
 import { DEFAULT_LIMITS } from './walker.js';
@@ -24,13 +24,13 @@ const CACHE_PLUGIN = '@switchyard/plugin-cache';
  *   ["@switchyard/plugin-secrets", { "scan": ["arguments", "results"], "action": "redact" }]
  * ]
  */
-export default definePlugin<SecretsOptions>({
+export default definePlugin({
   name: PACKAGE.name,
   version: PACKAGE.version,
   // Released in lockstep with @switchyard/core; the contract suite checks them together.
   core: '>=0.1.0 <1.0.0',
-  setup(options, ctx) {
-    const resolved = resolveSecretsOptions(options);
+  options: secretsOptionsSchema,
+  setup(resolved, ctx) {
     if (ctx.loaded.includes(CACHE_PLUGIN)) {
       throw new Error(
         `list ${PACKAGE.name} before ${CACHE_PLUGIN} in "plugins": a cache outside the secrets scan answers cache hits without it, so it would serve reads unscanned`,

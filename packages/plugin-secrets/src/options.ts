@@ -1,4 +1,6 @@
+import { validateOptions } from '@switchyard/core';
 import { z } from 'zod';
+import { PACKAGE } from './package-info.js';
 
 /** What the plugin scans: what clients send, what upstreams answer. */
 export type ScanTarget = 'arguments' | 'results';
@@ -33,49 +35,43 @@ export interface ResolvedSecretsOptions {
 
 const KNOWN = ['scan', 'action', 'rules'];
 
-const show = (value: unknown): string => JSON.stringify(value) ?? String(value);
-
-/** The options schema: a strict object with the contract's defaults (hand it to `definePlugin` once it takes one). */
+/** The options schema, declared in `definePlugin`: a strict object with the contract's defaults. */
 export const secretsOptionsSchema = z.strictObject(
   {
     scan: z
       .array(
         z.enum(['arguments', 'results'], {
-          error: (issue) => `must be "arguments" or "results" (got ${show(issue.input)})`,
+          error: 'expected "arguments" or "results"',
         }),
-        { error: (issue) => `must be an array such as ["arguments", "results"] (got ${show(issue.input)})` },
+        { error: 'expected an array such as ["arguments", "results"]' },
       )
-      .min(1, { error: 'must name "arguments", "results" or both (to scan nothing, remove the plugin)' })
+      .min(1, { error: 'expected "arguments", "results" or both (to scan nothing, remove the plugin)' })
       .default(['arguments', 'results'])
       .transform((targets) => new Set(targets) as ReadonlySet<ScanTarget>),
     action: z
       .enum(['redact', 'block'], {
-        error: (issue) => `must be "redact" or "block" (got ${show(issue.input)})`,
+        error: 'expected "redact" or "block"',
       })
       .default('redact'),
     rules: z
       .literal('recommended', {
-        error: (issue) => `must be "recommended" (secretlint's recommended preset; got ${show(issue.input)})`,
+        error: `expected "recommended" (secretlint's recommended preset)`,
       })
       .default('recommended'),
   },
   {
     error: (issue) =>
       issue.code === 'unrecognized_keys'
-        ? `unknown option "${issue.keys[0]}" (known: ${KNOWN.join(', ')})`
-        : 'options must be an object such as { "scan": ["arguments", "results"], "action": "redact" }',
+        ? `unknown option (known: ${KNOWN.join(', ')})`
+        : 'expected an object such as { "scan": ["arguments", "results"], "action": "redact" }',
   },
 );
 
 /**
- * Validates raw plugin options (from a JSON config) and applies the defaults. Throws an Error whose
- * message names each offending option and says what to write instead.
+ * Validates raw plugin options outside the plugin host (tests) exactly as the host does: throws a
+ * PluginError naming the plugin and each offending option, e.g.
+ * `Plugin @switchyard/plugin-secrets: options.action: expected "redact" or "block", got "mask"`.
  */
 export function resolveSecretsOptions(raw: unknown): ResolvedSecretsOptions {
-  const parsed = secretsOptionsSchema.safeParse(raw ?? {});
-  if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) =>
-    issue.path.length === 0 ? issue.message : `option ${z.core.toDotPath(issue.path)} ${issue.message}`,
-  );
-  throw new Error(problems.join('; '));
+  return validateOptions(PACKAGE.name, secretsOptionsSchema, raw ?? {});
 }

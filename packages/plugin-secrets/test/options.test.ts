@@ -10,14 +10,14 @@ describe('options', () => {
   });
 
   it.each([
-    [{ scan: ['argument'] }, 'option scan[0] must be "arguments" or "results" (got "argument")'],
-    [{ scan: [] }, 'option scan must name "arguments", "results" or both'],
-    [{ scan: 'results' }, 'option scan must be an array'],
-    [{ action: 'mask' }, 'option action must be "redact" or "block" (got "mask")'],
-    [{ rules: 'all' }, 'option rules must be "recommended"'],
-    [{ mode: 'block' }, 'unknown option "mode" (known: scan, action, rules)'],
-    [[], 'options must be an object'],
-  ])('refuse %j, naming the option', (raw, message) => {
-    expect(() => resolveSecretsOptions(raw)).toThrow(message);
+    [{ scan: ['argument'] }, 'options.scan[0]: expected "arguments" or "results", got "argument"'],
+    [{ scan: [] }, 'options.scan: expected "arguments", "results" or both'],
+    [{ scan: 'results' }, 'options.scan: expected an array such as ["arguments", "results"], got "results"'],
+    [{ action: 'mask' }, 'options.action: expected "redact" or "block", got "mask"'],
+    [{ rules: 'all' }, 'options.rules: expected "recommended"'],
+    [{ mode: 'block' }, 'options.mode: unknown option (known: scan, action, rules)'],
+    [[], 'options: expected an object'],
+  ])('refuse %j, naming the plugin and the option', (raw, message) => {
+    expect(() => resolveSecretsOptions(raw)).toThrow(`Plugin @switchyard/plugin-secrets: ${message}`);
   });
 });
