@@ -9,6 +9,25 @@ import { Cleanup, eventually, httpUpstream, startGateway, upstreamConfig } from 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
+/** A legacy SDK client on an in-memory session of a gateway over `url`, with every message it receives kept. */
+async function legacySession(url: string, extra: Parameters<typeof startGateway>[2] = {}) {
+  const gateway = await startGateway(cleanup, [upstreamConfig('a', url)], extra);
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const session = openSession(gateway, { transport: 'memory' });
+  cleanup.add(() => session.close());
+  await session.connect(serverSide);
+  const client = new Client({ name: 'legacy', version: '1' });
+  await client.connect(clientSide);
+  cleanup.add(() => client.close());
+  const wire: JSONRPCMessage[] = [];
+  const deliver = clientSide.onmessage!;
+  clientSide.onmessage = (message, extra) => {
+    wire.push(message);
+    deliver(message, extra);
+  };
+  return { client, clientSide, wire };
+}
+
 describe('the error form of a legacy request', () => {
   it('is decided before the middleware sees it, and is what goes on the wire', async () => {
     const a = await httpUpstream(cleanup, { name: 'a', resources: 1 });
@@ -18,20 +37,7 @@ describe('the error form of a legacy request', () => {
       if (!outcome.ok) seen.push(outcome.error.code);
       return outcome;
     };
-    const gateway = await startGateway(cleanup, [upstreamConfig('a', a.url)], { middleware: [observe] });
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const session = openSession(gateway, { transport: 'memory' });
-    cleanup.add(() => session.close());
-    await session.connect(serverSide);
-    const client = new Client({ name: 'legacy', version: '1' });
-    await client.connect(clientSide);
-    cleanup.add(() => client.close());
-    const wire: JSONRPCMessage[] = [];
-    const deliver = clientSide.onmessage!;
-    clientSide.onmessage = (message, extra) => {
-      wire.push(message);
-      deliver(message, extra);
-    };
+    const { client, wire } = await legacySession(a.url, { middleware: [observe] });
     for (const uri of ['a+test://a/r/9', 'nowhere://x']) {
       // The v2 client shows a legacy -32002 as -32602; the wire and the middleware say -32002.
       await expect(client.request({ method: 'resources/read', params: { uri } })).rejects.toMatchObject({
@@ -57,25 +63,6 @@ describe('the error form of a legacy request', () => {
 });
 
 describe("a legacy session's requests, answered by the gateway itself", () => {
-  /** A legacy SDK client on an in-memory session, with every message it receives kept. */
-  async function legacySession(url: string) {
-    const gateway = await startGateway(cleanup, [upstreamConfig('a', url)]);
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-    const session = openSession(gateway, { transport: 'memory' });
-    cleanup.add(() => session.close());
-    await session.connect(serverSide);
-    const client = new Client({ name: 'legacy', version: '1' });
-    await client.connect(clientSide);
-    cleanup.add(() => client.close());
-    const wire: JSONRPCMessage[] = [];
-    const deliver = clientSide.onmessage!;
-    clientSide.onmessage = (message, extra) => {
-      wire.push(message);
-      deliver(message, extra);
-    };
-    return { client, clientSide, wire };
-  }
-
   it('sends no response to a cancelled request, cancels its upstream call, and answers the next', async () => {
     const a = await httpUpstream(cleanup, { name: 'a', resources: 1, behaviorTools: true });
     const { client, clientSide, wire } = await legacySession(a.url);
