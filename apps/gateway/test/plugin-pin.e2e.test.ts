@@ -6,7 +6,7 @@ import { definitionDigest } from '@switchyard/plugin-pin';
 import { eventually } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminGet, startAdminGateway } from './support/admin.js';
-import { Cleanup, connectHttp, httpUpstream, tempDir } from './support/harness.js';
+import { Cleanup, connectHttp, httpUpstream, spawnGateway, tempDir, writeConfig } from './support/harness.js';
 
 // The pin plugin through the real CLI, loaded by package name, in front of a testkit upstream whose
 // tool list changes at runtime (setToolCount); the admin listener is on loopback without identities.
@@ -31,6 +31,13 @@ async function adminPost(base: string, path: string, body: unknown) {
     body: JSON.stringify(body),
   });
   return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** Runs `switchyard pin --config <file> [...]` to completion. */
+async function pin(file: string, ...args: string[]) {
+  const proc = spawnGateway(cleanup, ['pin', '--config', file, ...args]);
+  const code = await proc.exited;
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
 }
 
 describe('@switchyard/plugin-pin through the CLI', () => {
@@ -128,5 +135,47 @@ describe('@switchyard/plugin-pin through the CLI', () => {
     expect(upstream.stats.toolCalls.tool_0).toBe(1);
     expect(await gw.stop()).toBe(0);
     expect(gw.stderr()).toMatch(/differs from its pin/);
+  });
+
+  it('switchyard pin writes the lock file; --approve pins one quarantined tool, and the running gateway applies it', async () => {
+    const { server: upstream, url } = await httpUpstream(cleanup, { name: 'docs', tools: 1, prompts: 1 });
+    const dir = await tempDir(cleanup);
+    const lockFile = join(dir, 'pins.json');
+    const config = { mcpServers: { docs: { url } }, plugins: [['@switchyard/plugin-pin', { lockFile }]] };
+    const file = await writeConfig(cleanup, config);
+    const first = await pin(file);
+    expect(first).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/pinned 2 tools and prompts of 1 servers/),
+    });
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    expect(Object.keys(lock.servers.docs.tools)).toEqual(['tool_0']);
+    expect(Object.keys(lock.servers.docs.prompts)).toEqual(['prompt_0']);
+
+    const { gw } = await startAdminGateway(cleanup, config);
+    const client = await connectHttp(cleanup, gw.url);
+    await upstream.setToolCount(2);
+    expect(await listed(client)).toEqual(['docs__tool_0']);
+    await expect(call(client, 'docs__tool_1')).rejects.toMatchObject(NOT_APPROVED);
+
+    expect(await pin(file, '--approve', 'docs__nothing')).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/no tool or prompt is exposed as 'docs__nothing'/),
+    });
+    expect(await pin(file, '--approve', 'docs__tool_1')).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/approved docs__tool_1 \(docs tool tool_1\)/),
+    });
+    await eventually(async () => (await listed(client)).length === 2, 'the approval applied', 2000);
+    expect(await call(client, 'docs__tool_1')).toMatchObject({ structuredContent: { tool: 'tool_1' } });
+    expect(await gw.stop()).toBe(0);
+  });
+
+  it('switchyard pin refuses a config without the pin plugin', async () => {
+    const file = await writeConfig(cleanup, { mcpServers: { docs: { url: 'http://127.0.0.1:9/mcp' } } });
+    expect(await pin(file)).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/no @switchyard\/plugin-pin/),
+    });
   });
 });

@@ -114,5 +114,10 @@ export {
 export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './transports/websocket.js';
 export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
 export { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';
-export { probeUpstream, type UpstreamCounts, type UpstreamProbe } from './upstream/probe.js';
+export {
+  probeUpstream,
+  type UpstreamCounts,
+  type UpstreamDefinitions,
+  type UpstreamProbe,
+} from './upstream/probe.js';
 export { CORE_VERSION } from './version.js';
