@@ -201,7 +201,16 @@ export class Pinning {
         },
       };
     }
-    await this.#write();
+    if (!(await this.#write())) {
+      // The approval holds in this process; the file (and so a restart or another replica) lacks it.
+      return {
+        status: 500,
+        body: {
+          error: 'write_failed',
+          message: `approved, but the lock file ${this.#file} could not be written (see the gateway's log)`,
+        },
+      };
+    }
     this.#log.info('approved', { name, by: identity.id, approved });
     return { body: { name, approved } };
   };
@@ -246,21 +255,23 @@ export class Pinning {
     else this.#log.warn('quarantined until an admin approves it', fields);
   }
 
-  /** Writes the pins as they are now (after the writes before it), atomically. */
-  #write(): Promise<void> {
+  /** Writes the pins as they are now (after the writes before it), atomically; resolves to whether it could. */
+  #write(): Promise<boolean> {
     this.#pendingWrites += 1;
     const done = this.#writing.then(async () => {
       const lock = this.#state.lock;
       try {
         await writeLock(this.#file, lock);
         this.#applied = serializeLock(lock);
+        return true;
       } catch (error) {
         this.#log.error('could not write the lock file', { file: this.#file, error: String(error) });
+        return false;
       } finally {
         this.#pendingWrites -= 1;
       }
     });
-    this.#writing = done;
+    this.#writing = done.then(() => {});
     return done;
   }
 }

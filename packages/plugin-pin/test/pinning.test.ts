@@ -1,4 +1,4 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -208,5 +208,53 @@ describe('Pinning', () => {
     await writeFile(file, '{ not json');
     await pinning.reload();
     expect(pinning.state.pin('docs', 'tools', 'a')).toBe(definitionDigest('tools', tool('a')));
+  });
+
+  it('judges prompts like tools: prompts/list filtered, prompts/get of a quarantined prompt refused', async () => {
+    const prompt = (name: string, description = name) => ({ name, description, arguments: [] });
+    let lock = withPin(emptyLock(), 'docs', 'prompts', 'p', definitionDigest('prompts', prompt('p')));
+    lock = withPin(lock, 'docs', 'tools', 'q', definitionDigest('prompts', prompt('q')));
+    await writeFile(file, serializeLock(lock));
+    const pinning = await open();
+    const next = async (): Promise<Outcome> => ({
+      ok: true,
+      result: { prompts: [prompt('p'), prompt('q')] },
+    });
+    const call = {
+      upstream: 'docs',
+      method: 'prompts/list',
+      request: request('prompts/list'),
+    } as unknown as UpstreamCallContext;
+    expect(await pinning.upstreamCall(call, next)).toEqual({ ok: true, result: { prompts: [prompt('p')] } });
+    const get = (name: string) =>
+      pinning.request(
+        request('prompts/get', { kind: 'prompt', upstream: 'docs', name, exposed: `docs__${name}` }),
+        async () => ({
+          ok: true,
+          result: {},
+        }),
+      );
+    expect(await get('p')).toMatchObject({ ok: true });
+    // A tool's pin does not pin a prompt of the same name.
+    expect(await get('q')).toMatchObject({ ok: false, error: { code: -32039, data: { kind: 'prompt' } } });
+    expect(pinning.status().quarantined).toEqual([
+      { name: 'docs__q', server: 'docs', kind: 'prompt', changed: [], status: 'new' },
+    ]);
+  });
+
+  it('answers 500 to an approval whose lock file cannot be written', async () => {
+    await pinned(tool('a'));
+    const pinning = await open();
+    const list = listCall([[tool('b')]]);
+    await pinning.upstreamCall(list.call, list.next);
+    // A non-empty folder where the lock file was: the rename fails, whoever runs the test.
+    await rm(file);
+    await mkdir(join(file, 'in-the-way'), { recursive: true });
+    const admin = {
+      identity: { id: 'ops' },
+      params: {},
+      body: { name: 'docs__b' },
+    } as unknown as PluginAdminRequest;
+    expect(await pinning.approve(admin)).toMatchObject({ status: 500, body: { error: 'write_failed' } });
   });
 });
