@@ -2,7 +2,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { rename } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { definitionDigest } from '@switchyard/plugin-pin';
+import { definitionDigest } from '@switchyard/plugin-pin/lock';
 import { eventually } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminGet, startAdminGateway } from './support/admin.js';

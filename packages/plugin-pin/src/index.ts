@@ -4,19 +4,8 @@ import { pinOptionsSchema } from './options.js';
 import { PACKAGE } from './package-info.js';
 import { Pinning } from './pinning.js';
 
-export { canonicalJson, type Digest, definitionDigest, PINNED_FIELDS, type PinKind } from './digest.js';
-export {
-  emptyLock,
-  type LockFile,
-  parseLock,
-  readLock,
-  type ServerPins,
-  withPin,
-  writeLock,
-} from './lock-file.js';
-export { type PinMode, type PinOptions, type ResolvedPinOptions, resolvePinOptions } from './options.js';
+export type { PinMode, PinOptions } from './options.js';
 export type { QuarantinedStatus } from './pinning.js';
-export { PinState, type QuarantineEntry, type Verdict } from './state.js';
 
 /**
  * Tool pinning (DESIGN §8): each upstream tool's and prompt's definition is pinned by a SHA-256 of its

@@ -9,7 +9,7 @@ import {
   resolvePinOptions,
   withPin,
   writeLock,
-} from '@switchyard/plugin-pin';
+} from '@switchyard/plugin-pin/lock';
 import { probeUpstreams } from '../check/probe.js';
 import type { GatewayConfig } from '../config/load.js';
 
