@@ -178,4 +178,37 @@ describe('@switchyard/plugin-pin through the CLI', () => {
       stderr: expect.stringMatching(/no @switchyard\/plugin-pin/),
     });
   });
+
+  it('leaves the quarantined names to the audit log outside it: on the listing and on the refused call', async () => {
+    const { url } = await httpUpstream(cleanup, { name: 'docs', tools: 2 });
+    const dir = await tempDir(cleanup);
+    const lockFile = join(dir, 'pins.json');
+    writeFileSync(lockFile, JSON.stringify({ version: 1, servers: { docs: { tools: {} } } }));
+    const audit = join(dir, 'audit.jsonl');
+    const { gw } = await startAdminGateway(cleanup, {
+      mcpServers: { docs: { url } },
+      plugins: [
+        ['@switchyard/plugin-audit', { file: audit, fsync: 'always' }],
+        ['@switchyard/plugin-pin', { lockFile }],
+      ],
+    });
+    const client = await connectHttp(cleanup, gw.url);
+    expect(await listed(client)).toEqual([]);
+    await expect(call(client, 'docs__tool_1')).rejects.toMatchObject(NOT_APPROVED);
+    expect(await gw.stop()).toBe(0);
+    const records = readFileSync(audit, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records.find((r) => r.method === 'tools/list')).toMatchObject({
+      outcome: 'ok',
+      quarantined: ['docs__tool_0', 'docs__tool_1'],
+    });
+    expect(records.find((r) => r.method === 'tools/call')).toMatchObject({
+      outcome: 'error',
+      errorCode: -32039,
+      reason: 'tool_not_approved',
+      quarantined: ['docs__tool_1'],
+    });
+  });
 });

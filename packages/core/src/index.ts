@@ -77,7 +77,12 @@ export { type OptionsSchema, validateOptions } from './plugins/options.js';
 export type { StandardSchemaV1 } from './plugins/standard-schema.js';
 export type { UpstreamCall, UpstreamCallContext, UpstreamCallMiddleware } from './plugins/upstream-call.js';
 export { SealedBox } from './sealed-box.js';
-export { CACHE_STATUS_KEY, type CacheStatus, SECRETS_FINDINGS_KEY } from './state-keys.js';
+export {
+  CACHE_STATUS_KEY,
+  type CacheStatus,
+  PIN_QUARANTINED_KEY,
+  SECRETS_FINDINGS_KEY,
+} from './state-keys.js';
 export type {
   GatewayStats,
   RequestRecord,

@@ -2,6 +2,7 @@ import {
   GatewayError,
   type Logger,
   type Outcome,
+  PIN_QUARANTINED_KEY,
   type PluginAdminRequest,
   type PluginAdminResponse,
   type PluginGateway,
@@ -113,7 +114,7 @@ export class Pinning {
       if (!outcome.ok) return outcome;
       const page = outcome.result;
       const items = Array.isArray(page[kind]) ? (page[kind] as unknown[]) : [];
-      const kept = this.#see(call.upstream, kind, items);
+      const kept = this.#see(call.upstream, kind, items, call.request);
       const cursor = page.nextCursor;
       const more = typeof cursor === 'string' && cursor.length > 0;
       if (!more) this.#closeFirstUse(call.upstream, kind);
@@ -137,6 +138,7 @@ export class Pinning {
     if (target.kind !== (kind === 'tools' ? 'tool' : 'prompt')) return next();
     const verdict = this.#state.verdict(target.upstream, kind, target.name);
     if (verdict === 'pinned' || verdict === 'unseen') return next();
+    noteQuarantined(ctx, [target.exposed]);
     if (this.#mode === 'warn') {
       this.#log.warn(
         `${kind === 'tools' ? 'tool' : 'prompt'} called while not approved (mode warn: forwarded)`,
@@ -220,8 +222,14 @@ export class Pinning {
     return this.#writing;
   }
 
-  #see(server: string, kind: PinKind, items: readonly unknown[]): unknown[] {
+  #see(
+    server: string,
+    kind: PinKind,
+    items: readonly unknown[],
+    request: RequestContext | undefined,
+  ): unknown[] {
     const kept: unknown[] = [];
+    const unpinned: string[] = [];
     let pinnedNow = false;
     for (const item of items) {
       if (typeof item !== 'object' || item === null || Array.isArray(item)) continue;
@@ -232,9 +240,11 @@ export class Pinning {
         kept.push(item);
         continue;
       }
+      unpinned.push(this.#gateway.exposeName(kind, server, sighting.name) ?? sighting.name);
       if (sighting.fresh) this.#unpinned(sighting);
     }
     if (pinnedNow) void this.#write();
+    if (request !== undefined) noteQuarantined(request, unpinned);
     return kept;
   }
 
@@ -274,4 +284,13 @@ export class Pinning {
     this.#writing = done.then(() => {});
     return done;
   }
+}
+
+/** Adds exposed names to the request's `PIN_QUARANTINED_KEY` (for the audit log): sorted, without repeats. */
+function noteQuarantined(request: RequestContext, names: readonly string[]): void {
+  if (names.length === 0) return;
+  const before = request.state.get(PIN_QUARANTINED_KEY);
+  const all = new Set<string>(Array.isArray(before) ? (before as string[]) : []);
+  for (const name of names) all.add(name);
+  request.state.set(PIN_QUARANTINED_KEY, [...all].sort());
 }

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type Outcome,
+  PIN_QUARANTINED_KEY,
   type PluginAdminRequest,
   type PluginGateway,
   type RequestContext,
@@ -36,6 +37,7 @@ const request = (method = 'tools/list', target?: RequestContext['target']) =>
     signal: new AbortController().signal,
     target,
     identity: { id: 'ops' },
+    state: new Map(),
   }) as unknown as RequestContext;
 
 /** An upstream-call context over pages of tools (`cursor` = index of the page). */
@@ -112,6 +114,8 @@ describe('Pinning', () => {
     const list = listCall([[tool('a', 'changed')], [tool('b'), tool('c')], [tool('d')]]);
     expect(names(await pinning.upstreamCall(list.call, list.next))).toEqual(['d']);
     expect(list.calls()).toBe(3);
+    // For the audit log: what this listing left out.
+    expect(list.call.request?.state.get(PIN_QUARANTINED_KEY)).toEqual(['docs__a', 'docs__b', 'docs__c']);
     // The gateway's own index listings stay whole.
     const index = listCall([[tool('b')]], null);
     expect(names(await pinning.upstreamCall(index.call, index.next))).toEqual(['b']);
