@@ -3,7 +3,14 @@
  * write pins without a running gateway (`switchyard pin`). The plugin itself is the package's default
  * export.
  */
-export { canonicalJson, type Digest, definitionDigest, PINNED_FIELDS, type PinKind } from './digest.js';
+export {
+  canonicalJson,
+  type Digest,
+  definitionDigest,
+  instructionsDigest,
+  PINNED_FIELDS,
+  type PinKind,
+} from './digest.js';
 export {
   emptyLock,
   type LockFile,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson, changedFields, definitionDigest, sha256 } from '../src/digest.js';
+import { canonicalJson, changedFields, definitionDigest, instructionsDigest, sha256 } from '../src/digest.js';
 
 const tool = {
   name: 'search',
@@ -60,5 +60,11 @@ describe('changedFields', () => {
       'description',
     ]);
     expect(changedFields('tools', tool, { ...tool })).toEqual([]);
+  });
+});
+
+describe('instructionsDigest', () => {
+  it('is the SHA-256 of the instructions as a canonical JSON string', () => {
+    expect(instructionsDigest('Use search first.')).toBe(sha256('"Use search first."'));
   });
 });

@@ -3,6 +3,7 @@ import { DEFAULT_UPSTREAM_LIMITS, exposeName, type Logger, nameFilter } from '@s
 import {
   definitionDigest,
   emptyLock,
+  instructionsDigest,
   type LockFile,
   type PinKind,
   readLock,
@@ -67,13 +68,16 @@ export async function runPin(
     }
     const upstream = config.upstreams.find((u) => u.name === probe.name)!;
     if (approve === undefined) {
-      const existing = lock.servers[probe.name];
       lock = {
         version: 1,
         servers: {
           ...lock.servers,
           [probe.name]: {
-            ...(existing?.instructions === undefined ? {} : { instructions: existing.instructions }),
+            // The gateway does not pass upstream instructions on to clients (it has its own), so only
+            // this command pins them, for the record; a running gateway does not judge them yet.
+            ...(probe.definitions.instructions === undefined
+              ? {}
+              : { instructions: instructionsDigest(probe.definitions.instructions) }),
             tools: {},
             prompts: {},
           },
