@@ -11,6 +11,7 @@ import {
 import { runCheck } from './check/command.js';
 import { ConfigError, type GatewayConfig, loadConfigFile } from './config/load.js';
 import { defaultConfig } from './default-config.js';
+import { runPin } from './pin/command.js';
 import { type RunningGateway, runGateway, StartAborted } from './run.js';
 
 const HELP = `switchyard — one MCP endpoint in front of many upstream MCP servers
@@ -18,6 +19,7 @@ const HELP = `switchyard — one MCP endpoint in front of many upstream MCP serv
 Usage:
   switchyard [--config <file>] [--log-level <level>]
   switchyard check [--config <file>]
+  switchyard pin --config <file> [--approve <exposed name>]
 
 Commands:
   (none)                   Run the gateway.
@@ -26,6 +28,11 @@ Commands:
                            protocol version, connect time and how many resources, resource templates,
                            tools and prompts each exposes, or its error. Exit 0 when all are fine, 1 when
                            any upstream failed, 2 for a bad config.
+  pin                      Connect once to every upstream and write the lock file of the config's
+                           @switchyard/plugin-pin with every tool and prompt definition (a server
+                           that fails keeps its pins; exit 1). With --approve <exposed name>, pin only
+                           that tool or prompt (e.g. one the gateway quarantined). A running gateway
+                           applies the rewritten lock file within 2 s.
 
 Options:
   -c, --config <file>      JSON or YAML (.yaml/.yml) config (see docs/configuration.md). Without it,
@@ -53,12 +60,22 @@ async function main(): Promise<number> {
     return 2;
   }
   const [command, ...extra] = args.positionals;
-  if ((command !== undefined && command !== 'check') || extra.length > 0) {
+  if ((command !== undefined && command !== 'check' && command !== 'pin') || extra.length > 0) {
     const why =
       extra.length > 0
         ? `unexpected argument "${extra[0]}"`
-        : `unknown command "${command}" (commands: check)`;
+        : `unknown command "${command}" (commands: check, pin)`;
     process.stderr.write(`switchyard: ${why}\nRun switchyard --help for usage.\n`);
+    return 2;
+  }
+  if (args.approve !== undefined && command !== 'pin') {
+    process.stderr.write(
+      'switchyard: --approve goes with the pin command\nRun switchyard --help for usage.\n',
+    );
+    return 2;
+  }
+  if (command === 'pin' && args.config === undefined && !args.help) {
+    process.stderr.write('switchyard: pin needs --config <file> (the config naming the lock file)\n');
     return 2;
   }
   if (args.help) {
@@ -86,6 +103,11 @@ async function main(): Promise<number> {
   if (command === 'check') {
     const logger = createLogger({ level: (level as LogLevel | undefined) ?? 'warn' });
     return runCheck(config, (text) => process.stdout.write(text), logger);
+  }
+  if (command === 'pin') {
+    const logger = createLogger({ level: (level as LogLevel | undefined) ?? 'warn' });
+    const write = (stream: NodeJS.WriteStream) => (text: string) => void stream.write(text);
+    return runPin(config, args.approve, write(process.stdout), write(process.stderr), logger);
   }
   // The signals are ours from before the upstreams start: a stop while they connect (which may last up to
   // their timeoutMs) closes what was started instead of dying with the upstream processes left running.
@@ -162,6 +184,7 @@ function parse() {
   const { values, positionals } = parseArgs({
     options: {
       config: { type: 'string', short: 'c' },
+      approve: { type: 'string' },
       'log-level': { type: 'string', short: 'l' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs';
-import { mkdir, stat } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { mkdir, stat, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAdminGateway } from './support/admin.js';
-import { Cleanup, connectHttp, httpUpstream } from './support/harness.js';
+import { Cleanup, connectHttp, httpUpstream, tempDir } from './support/harness.js';
 
 // The status page in a real headless Chromium (Debian's `chromium`; CI installs it in .ci/run): it
 // loads from the built CLI, lists the configured upstreams, and its numbers move with the traffic and
@@ -86,5 +86,44 @@ describe.skipIf(!CHROMIUM)('status page in a browser', () => {
       await page.screenshot({ path: SCREENSHOT as `${string}.png`, fullPage: true });
       expect((await stat(SCREENSHOT)).size).toBeLessThan(200 * 1024);
     }
+  });
+
+  it("shows the pin plugin's quarantined tools, and hides the section without the plugin", async () => {
+    const docs = await httpUpstream(cleanup, { name: 'docs', tools: 2 });
+    const dir = await tempDir(cleanup);
+    const lockFile = join(dir, 'pins.json');
+    // tool_0 pinned to another definition (changed), tool_1 not pinned (new).
+    const stale = `sha256:${'0'.repeat(64)}`;
+    await writeFile(
+      lockFile,
+      JSON.stringify({ version: 1, servers: { docs: { tools: { tool_0: stale } } } }),
+    );
+    const { gw, admin } = await startAdminGateway(cleanup, {
+      mcpServers: { docs: { url: docs.url } },
+      plugins: [['@switchyard/plugin-pin', { lockFile }]],
+    });
+    const client = await connectHttp(cleanup, gw.url, 'page-test');
+    expect((await client.listTools()).tools).toEqual([]);
+    const browser = await launch();
+    const page = await browser.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(String(error)));
+    await page.goto(admin);
+    await page.waitForSelector('#pins tbody tr');
+    const rows = await page.$$eval('#pins tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+    );
+    expect(rows).toEqual([
+      ['docs__tool_0', 'docs', 'tool', 'changed', '–'],
+      ['docs__tool_1', 'docs', 'tool', 'new', '–'],
+    ]);
+    expect(await text(page, '#pins-mode')).toContain('mode enforce');
+    expect(failures).toEqual([]);
+
+    const plain = await startAdminGateway(cleanup, { mcpServers: { docs: { url: docs.url } } });
+    const other = await browser.newPage();
+    await other.goto(plain.admin);
+    await other.waitForSelector('#upstreams tr[data-upstream="docs"]');
+    expect(await other.$eval('#pins-section', (el) => (el as { hidden: boolean }).hidden)).toBe(true);
   });
 });

@@ -26,6 +26,8 @@ export const ErrorCode = {
   SecretDetected: -32037,
   /** (secrets plugin) Arguments or an answer too large or too deeply nested to be scanned for credentials. */
   Unscannable: -32038,
+  /** (pin plugin) A tool or prompt whose definition is new or differs from its pin, until an admin approves it. */
+  ToolNotApproved: -32039,
   /** The shared store (DESIGN §12) did not answer and `onUnavailable` is `refuse`. */
   StoreUnavailable: -32000,
 } as const;
@@ -58,6 +60,8 @@ export type GatewayErrorReason =
   | 'secret_detected'
   /** The secrets plugin could not scan all of it (`data.limit`): refused rather than passed unscanned. */
   | 'unscannable'
+  /** The pin plugin quarantines the tool or prompt: new, or its definition differs from the lock file. */
+  | 'tool_not_approved'
   | 'internal'
   // Refused by a listener before any session or server saw the request (DESIGN §10 for the limits):
   | 'too_many_sessions'

@@ -77,7 +77,12 @@ export { type OptionsSchema, validateOptions } from './plugins/options.js';
 export type { StandardSchemaV1 } from './plugins/standard-schema.js';
 export type { UpstreamCall, UpstreamCallContext, UpstreamCallMiddleware } from './plugins/upstream-call.js';
 export { SealedBox } from './sealed-box.js';
-export { CACHE_STATUS_KEY, type CacheStatus, SECRETS_FINDINGS_KEY } from './state-keys.js';
+export {
+  CACHE_STATUS_KEY,
+  type CacheStatus,
+  PIN_QUARANTINED_KEY,
+  SECRETS_FINDINGS_KEY,
+} from './state-keys.js';
 export type {
   GatewayStats,
   RequestRecord,
@@ -114,5 +119,10 @@ export {
 export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './transports/websocket.js';
 export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
 export { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';
-export { probeUpstream, type UpstreamCounts, type UpstreamProbe } from './upstream/probe.js';
+export {
+  probeUpstream,
+  type UpstreamCounts,
+  type UpstreamDefinitions,
+  type UpstreamProbe,
+} from './upstream/probe.js';
 export { CORE_VERSION } from './version.js';

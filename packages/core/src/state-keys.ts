@@ -15,3 +15,10 @@ export type CacheStatus = 'hit' | 'miss' | 'coalesced' | 'bypass';
  * arguments or in its answer, sorted and without repeats: never the credentials themselves.
  */
 export const SECRETS_FINDINGS_KEY = 'switchyard.secrets';
+
+/**
+ * The exposed names of the tools and prompts the pin plugin found new or changed against its lock file
+ * in a request: left out of a list's answer (or listed, under `warn`), or a call it refused (or let
+ * through, under `warn`). Sorted, without repeats.
+ */
+export const PIN_QUARANTINED_KEY = 'switchyard.pins';

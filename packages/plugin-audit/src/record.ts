@@ -3,6 +3,7 @@ import {
   type CacheStatus,
   type DownstreamTransportKind,
   type Outcome,
+  PIN_QUARANTINED_KEY,
   type RequestContext,
   type RequestTarget,
   SECRETS_FINDINGS_KEY,
@@ -58,6 +59,11 @@ export interface AuditRecord {
    * request or its answer: names only, never the credentials.
    */
   secrets?: readonly string[];
+  /**
+   * The exposed names of the tools and prompts a pin plugin inside this one found new or changed
+   * against its lock file: quarantined (left out of a list, a call refused), or under `warn` let through.
+   */
+  quarantined?: readonly string[];
 }
 
 /** Every top-level record field (the names `redact` paths start with). */
@@ -82,6 +88,7 @@ export const RECORD_FIELDS = [
   'bytes',
   'cache',
   'secrets',
+  'quarantined',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** Record fields that hold objects a `redact` path may reach into. */
@@ -136,6 +143,10 @@ export function buildRecord(observation: Observation): AuditRecord {
   const secrets = ctx.state.get(SECRETS_FINDINGS_KEY);
   if (Array.isArray(secrets) && secrets.length > 0) {
     record.secrets = secrets.filter((rule): rule is string => typeof rule === 'string');
+  }
+  const quarantined = ctx.state.get(PIN_QUARANTINED_KEY);
+  if (Array.isArray(quarantined) && quarantined.length > 0) {
+    record.quarantined = quarantined.filter((name): name is string => typeof name === 'string');
   }
   return record as AuditRecord;
 }

@@ -1,4 +1,4 @@
-import { SECRETS_FINDINGS_KEY } from '@switchyard/core';
+import { PIN_QUARANTINED_KEY, SECRETS_FINDINGS_KEY } from '@switchyard/core';
 import { testRequest } from '@switchyard/core/testing';
 import { describe, expect, it } from 'vitest';
 import { buildRecord } from '../src/record.js';
@@ -24,5 +24,16 @@ describe('the secrets field', () => {
     expect(observe([]).secrets).toBeUndefined();
     expect(observe([[SECRETS_FINDINGS_KEY, []]]).secrets).toBeUndefined();
     expect(observe([[SECRETS_FINDINGS_KEY, ['github', { not: 'a name' }]]]).secrets).toEqual(['github']);
+  });
+});
+
+describe('the quarantined field', () => {
+  it('records the names a pin plugin left in the state, and is absent without them', () => {
+    expect(observe([[PIN_QUARANTINED_KEY, ['docs__a', 'docs__b']]]).quarantined).toEqual([
+      'docs__a',
+      'docs__b',
+    ]);
+    expect(observe([]).quarantined).toBeUndefined();
+    expect(observe([[PIN_QUARANTINED_KEY, []]]).quarantined).toBeUndefined();
   });
 });

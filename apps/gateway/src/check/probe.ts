@@ -7,7 +7,8 @@ import {
 } from '@switchyard/core';
 
 /**
- * Probes every upstream of a config at once (each within its own `timeoutMs`), in config order. Error
+ * Probes every upstream of a config at once (each within its own `timeoutMs`), in config order (with
+ * `definitions`, each result also carries the tools and prompts listed). Error
  * texts never carry the config's secrets: header values, stdio env values, OAuth client secrets and URL
  * credentials are masked wherever an upstream or a library happens to echo them.
  */
@@ -15,8 +16,11 @@ export async function probeUpstreams(
   upstreams: readonly UpstreamConfig[],
   logger?: Logger,
   limits?: UpstreamLimits,
+  options: { definitions?: boolean } = {},
 ): Promise<UpstreamProbe[]> {
-  const probes = await Promise.all(upstreams.map((u) => probeUpstream(u, { logger, limits })));
+  const probes = await Promise.all(
+    upstreams.map((u) => probeUpstream(u, { logger, limits, definitions: options.definitions })),
+  );
   const secrets = secretsOf(upstreams);
   return probes.map((probe) => (probe.ok ? probe : { ...probe, error: mask(probe.error, secrets) }));
 }

@@ -18,6 +18,14 @@ export interface UpstreamCounts {
   prompts?: number;
 }
 
+/** What one upstream lists, item by item, as it lists it (with `probeUpstream`'s `definitions` option). */
+export interface UpstreamDefinitions {
+  tools: Record<string, unknown>[];
+  prompts: Record<string, unknown>[];
+  /** The server's `instructions` from the handshake, when it gave any. */
+  instructions?: string;
+}
+
 /** The outcome of connecting once to one upstream and listing everything it exposes. */
 export type UpstreamProbe = {
   name: string;
@@ -32,6 +40,8 @@ export type UpstreamProbe = {
       protocolVersion: string | undefined;
       server: { name: string; version: string } | undefined;
       counts: UpstreamCounts;
+      /** With the `definitions` option: the tools and prompts it listed (e.g. for `switchyard pin`). */
+      definitions?: UpstreamDefinitions;
     }
   | { ok: false; error: string }
 );
@@ -47,7 +57,8 @@ const LISTS = [
  * Connects once to `config`'s upstream with the gateway's own connection code (transport, era
  * negotiation, credentials), counts its resources, resource templates, tools and prompts over every
  * page, and disconnects. The whole probe gets the upstream's `timeoutMs`. Never rejects: a failure is
- * an `{ ok: false }` result whose `error` says what went wrong.
+ * an `{ ok: false }` result whose `error` says what went wrong. With `definitions: true` the result
+ * also carries the listed tools and prompts themselves, and the server's instructions.
  *
  * @example
  * const probe = await probeUpstream(config);
@@ -55,7 +66,7 @@ const LISTS = [
  */
 export async function probeUpstream(
   config: UpstreamConfig,
-  options: { logger?: Logger; limits?: UpstreamLimits } = {},
+  options: { logger?: Logger; limits?: UpstreamLimits; definitions?: boolean } = {},
 ): Promise<UpstreamProbe> {
   const limits = options.limits ?? DEFAULT_UPSTREAM_LIMITS;
   const base = { name: config.name, transport: config.transport.kind };
@@ -83,6 +94,7 @@ export async function probeUpstream(
     await handshake(client, transport, { timeoutMs: config.timeoutMs, prior: undefined });
     latencyMs = elapsed();
     const counts: UpstreamCounts = {};
+    const definitions: UpstreamDefinitions = { tools: [], prompts: [] };
     const capabilities = client.getServerCapabilities();
     for (const [key, method, field, feature] of LISTS) {
       if (!offers(capabilities, feature)) continue;
@@ -92,12 +104,16 @@ export async function probeUpstream(
         signal: deadline.signal,
         maxPages: limits.maxPagesPerList,
       };
-      counts[key] = await countAll(client, correlation, method, field, pages);
+      const sink =
+        options.definitions && (key === 'tools' || key === 'prompts') ? definitions[key] : undefined;
+      counts[key] = await countAll(client, correlation, method, field, pages, sink);
     }
-    return counts;
+    const instructions = client.getInstructions();
+    if (typeof instructions === 'string') definitions.instructions = instructions;
+    return { counts, definitions };
   })();
   try {
-    const counts = await Promise.race([work, timedOut]);
+    const { counts, definitions } = await Promise.race([work, timedOut]);
     return {
       ...base,
       ok: true,
@@ -106,6 +122,7 @@ export async function probeUpstream(
       protocolVersion: client.getNegotiatedProtocolVersion(),
       server: client.getServerVersion(),
       counts,
+      ...(options.definitions ? { definitions } : {}),
     };
   } catch (error) {
     return { ...base, ok: false, latencyMs: latencyMs ?? elapsed(), error: errorText(error) };
@@ -126,6 +143,7 @@ async function countAll(
   method: ListMethod,
   field: string,
   { timeoutMs, signal, maxPages }: { timeoutMs: number; signal: AbortSignal; maxPages: number },
+  sink?: Record<string, unknown>[],
 ): Promise<number> {
   let count = 0;
   const list: ListPage = (m, cursor) =>
@@ -136,6 +154,12 @@ async function countAll(
     (page) => {
       const items = page[field];
       count += Array.isArray(items) ? items.length : 0;
+      if (sink && Array.isArray(items)) {
+        for (const item of items) {
+          if (typeof item === 'object' && item !== null && !Array.isArray(item))
+            sink.push(item as Record<string, unknown>);
+        }
+      }
     },
     maxPages,
   );

@@ -102,6 +102,23 @@
         ),
       ),
     );
+    // The pin plugin's section (`pins`), when it is loaded: what it quarantines, and which fields changed.
+    $('pins-section').hidden = s.pins === undefined;
+    if (s.pins !== undefined) {
+      $('pins-mode').textContent = `mode ${s.pins.mode} · ${s.pins.lockFile}`;
+      fill(
+        'pins',
+        (s.pins.quarantined ?? []).map((q) =>
+          row([
+            q.name,
+            q.server,
+            q.kind,
+            q.status ?? 'changed',
+            { text: (q.changed ?? []).join(', ') || '–', cls: 'wrap' },
+          ]),
+        ),
+      );
+    }
     fill(
       'sessions',
       s.sessions.byIdentity.map((x) => row([x.identity, x.transport, x.sessions])),

@@ -1,0 +1,214 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { definitionDigest } from '@switchyard/plugin-pin/lock';
+import { eventually } from '@switchyard/testkit';
+import { afterEach, describe, expect, it } from 'vitest';
+import { adminGet, startAdminGateway } from './support/admin.js';
+import { Cleanup, connectHttp, httpUpstream, spawnGateway, tempDir, writeConfig } from './support/harness.js';
+
+// The pin plugin through the real CLI, loaded by package name, in front of a testkit upstream whose
+// tool list changes at runtime (setToolCount); the admin listener is on loopback without identities.
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const NOT_APPROVED = { code: -32039, data: { reason: 'tool_not_approved' } };
+
+const listed = async (client: Client) =>
+  ((await client.request({ method: 'tools/list', params: {} })).tools as { name: string }[]).map(
+    (t) => t.name,
+  );
+
+const call = (client: Client, name: string) =>
+  client.request({ method: 'tools/call', params: { name, arguments: { text: 'hi' } } });
+
+async function adminPost(base: string, path: string, body: unknown) {
+  const res = await fetch(new URL(path, base), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+}
+
+/** Runs `switchyard pin --config <file> [...]` to completion. */
+async function pin(file: string, ...args: string[]) {
+  const proc = spawnGateway(cleanup, ['pin', '--config', file, ...args]);
+  const code = await proc.exited;
+  return { code, stdout: proc.stdout(), stderr: proc.stderr() };
+}
+
+describe('@switchyard/plugin-pin through the CLI', () => {
+  it('pins on first use, quarantines a new tool (left out of lists, a call refused before the upstream) until an admin approves it', async () => {
+    const { server: upstream, url } = await httpUpstream(cleanup, { name: 'docs', tools: 1 });
+    const { gw, admin } = await startAdminGateway(cleanup, {
+      mcpServers: { docs: { url } },
+      plugins: [['@switchyard/plugin-pin', {}]],
+    });
+    const lockFile = join(dirname(gw.file), 'switchyard.lock.json');
+    const client = await connectHttp(cleanup, gw.url);
+    expect(await listed(client)).toEqual(['docs__tool_0']);
+    await eventually(() => existsSync(lockFile), 'the lock file written on first use');
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    expect(lock).toMatchObject({
+      version: 1,
+      servers: { docs: { tools: { tool_0: expect.stringMatching(/^sha256:/) } } },
+    });
+
+    await upstream.setToolCount(2);
+    // tool_1 is listed upstream now: a listing records it, and leaves it out.
+    expect(await listed(client)).toEqual(['docs__tool_0']);
+    await expect(call(client, 'docs__tool_1')).rejects.toMatchObject(NOT_APPROVED);
+    expect(upstream.stats.toolCalls.tool_1 ?? 0).toBe(0);
+    expect((await adminGet(admin, '/admin/status')).json.pins).toMatchObject({
+      mode: 'enforce',
+      quarantined: [{ name: 'docs__tool_1', server: 'docs', kind: 'tool', changed: [], status: 'new' }],
+    });
+
+    expect((await adminPost(admin, '/admin/pins/approve', { name: 'docs__nothing' })).status).toBe(404);
+    expect(await adminPost(admin, '/admin/pins/approve', { name: 'docs__tool_1' })).toMatchObject({
+      status: 200,
+      json: { name: 'docs__tool_1', approved: [{ server: 'docs', kind: 'tool' }] },
+    });
+    expect(JSON.parse(readFileSync(lockFile, 'utf8')).servers.docs.tools.tool_1).toMatch(/^sha256:/);
+    expect(await listed(client)).toEqual(['docs__tool_0', 'docs__tool_1']);
+    expect(await call(client, 'docs__tool_1')).toMatchObject({ structuredContent: { tool: 'tool_1' } });
+    expect((await adminGet(admin, '/admin/status')).json.pins).toMatchObject({ quarantined: [] });
+    expect(await gw.stop()).toBe(0);
+  });
+
+  it('quarantines a tool that differs from its pin, and applies a rewritten lock file within 2 s', async () => {
+    const { server: upstream, url } = await httpUpstream(cleanup, { name: 'docs', tools: 1 });
+    const dir = await tempDir(cleanup);
+    const lockFile = join(dir, 'pins.json');
+    const stale = `sha256:${'0'.repeat(64)}`;
+    writeFileSync(lockFile, JSON.stringify({ version: 1, servers: { docs: { tools: { tool_0: stale } } } }));
+    const { gw, admin } = await startAdminGateway(cleanup, {
+      mcpServers: { docs: { url } },
+      plugins: [['@switchyard/plugin-pin', { lockFile }]],
+    });
+    const client = await connectHttp(cleanup, gw.url);
+    expect(await listed(client)).toEqual([]);
+    await expect(call(client, 'docs__tool_0')).rejects.toMatchObject(NOT_APPROVED);
+    expect(upstream.stats.toolCalls.tool_0 ?? 0).toBe(0);
+    expect((await adminGet(admin, '/admin/status')).json.pins).toMatchObject({
+      quarantined: [{ name: 'docs__tool_0', server: 'docs', kind: 'tool', status: 'changed' }],
+    });
+
+    // The upstream's own definition, pinned by rewriting the file the way `switchyard pin` will.
+    const direct = await connectHttp(cleanup, url, 'direct');
+    const [definition] = (await direct.request({ method: 'tools/list', params: {} })).tools as Record<
+      string,
+      unknown
+    >[];
+    const fresh = {
+      version: 1,
+      servers: { docs: { tools: { tool_0: definitionDigest('tools', definition!) } } },
+    };
+    writeFileSync(`${lockFile}.tmp`, JSON.stringify(fresh));
+    await rename(`${lockFile}.tmp`, lockFile);
+    const rewritten = Date.now();
+    await eventually(
+      async () => (await listed(client)).length === 1,
+      'the rewritten lock file applied',
+      2000,
+    );
+    expect(Date.now() - rewritten).toBeLessThan(2000);
+    expect(await call(client, 'docs__tool_0')).toMatchObject({ structuredContent: { tool: 'tool_0' } });
+    expect(await gw.stop()).toBe(0);
+  });
+
+  it('under warn lists and forwards a tool that differs from its pin, and logs it', async () => {
+    const { server: upstream, url } = await httpUpstream(cleanup, { name: 'docs', tools: 1 });
+    const dir = await tempDir(cleanup);
+    const lockFile = join(dir, 'pins.json');
+    writeFileSync(lockFile, JSON.stringify({ version: 1, servers: { docs: { tools: {} } } }));
+    const { gw } = await startAdminGateway(cleanup, {
+      mcpServers: { docs: { url } },
+      plugins: [['@switchyard/plugin-pin', { lockFile, mode: 'warn' }]],
+    });
+    const client = await connectHttp(cleanup, gw.url);
+    expect(await listed(client)).toEqual(['docs__tool_0']);
+    expect(await call(client, 'docs__tool_0')).toMatchObject({ structuredContent: { tool: 'tool_0' } });
+    expect(upstream.stats.toolCalls.tool_0).toBe(1);
+    expect(await gw.stop()).toBe(0);
+    expect(gw.stderr()).toMatch(/differs from its pin/);
+  });
+
+  it('switchyard pin writes the lock file; --approve pins one quarantined tool, and the running gateway applies it', async () => {
+    const { server: upstream, url } = await httpUpstream(cleanup, { name: 'docs', tools: 1, prompts: 1 });
+    const dir = await tempDir(cleanup);
+    const lockFile = join(dir, 'pins.json');
+    const config = { mcpServers: { docs: { url } }, plugins: [['@switchyard/plugin-pin', { lockFile }]] };
+    const file = await writeConfig(cleanup, config);
+    const first = await pin(file);
+    expect(first).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/pinned 2 tools and prompts of 1 servers/),
+    });
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    expect(Object.keys(lock.servers.docs.tools)).toEqual(['tool_0']);
+    expect(Object.keys(lock.servers.docs.prompts)).toEqual(['prompt_0']);
+
+    const { gw } = await startAdminGateway(cleanup, config);
+    const client = await connectHttp(cleanup, gw.url);
+    await upstream.setToolCount(2);
+    expect(await listed(client)).toEqual(['docs__tool_0']);
+    await expect(call(client, 'docs__tool_1')).rejects.toMatchObject(NOT_APPROVED);
+
+    expect(await pin(file, '--approve', 'docs__nothing')).toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/no tool or prompt is exposed as 'docs__nothing'/),
+    });
+    expect(await pin(file, '--approve', 'docs__tool_1')).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/approved docs__tool_1 \(docs tool tool_1\)/),
+    });
+    await eventually(async () => (await listed(client)).length === 2, 'the approval applied', 2000);
+    expect(await call(client, 'docs__tool_1')).toMatchObject({ structuredContent: { tool: 'tool_1' } });
+    expect(await gw.stop()).toBe(0);
+  });
+
+  it('switchyard pin refuses a config without the pin plugin', async () => {
+    const file = await writeConfig(cleanup, { mcpServers: { docs: { url: 'http://127.0.0.1:9/mcp' } } });
+    expect(await pin(file)).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/no @switchyard\/plugin-pin/),
+    });
+  });
+
+  it('leaves the quarantined names to the audit log outside it: on the listing and on the refused call', async () => {
+    const { url } = await httpUpstream(cleanup, { name: 'docs', tools: 2 });
+    const dir = await tempDir(cleanup);
+    const lockFile = join(dir, 'pins.json');
+    writeFileSync(lockFile, JSON.stringify({ version: 1, servers: { docs: { tools: {} } } }));
+    const audit = join(dir, 'audit.jsonl');
+    const { gw } = await startAdminGateway(cleanup, {
+      mcpServers: { docs: { url } },
+      plugins: [
+        ['@switchyard/plugin-audit', { file: audit, fsync: 'always' }],
+        ['@switchyard/plugin-pin', { lockFile }],
+      ],
+    });
+    const client = await connectHttp(cleanup, gw.url);
+    expect(await listed(client)).toEqual([]);
+    await expect(call(client, 'docs__tool_1')).rejects.toMatchObject(NOT_APPROVED);
+    expect(await gw.stop()).toBe(0);
+    const records = readFileSync(audit, 'utf8')
+      .split('\n')
+      .filter((l) => l.length > 0)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(records.find((r) => r.method === 'tools/list')).toMatchObject({
+      outcome: 'ok',
+      quarantined: ['docs__tool_0', 'docs__tool_1'],
+    });
+    expect(records.find((r) => r.method === 'tools/call')).toMatchObject({
+      outcome: 'error',
+      errorCode: -32039,
+      reason: 'tool_not_approved',
+      quarantined: ['docs__tool_1'],
+    });
+  });
+});

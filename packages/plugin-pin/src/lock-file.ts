@@ -1,0 +1,113 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { z } from 'zod';
+import { DIGEST_PATTERN, type Digest, type PinKind } from './digest.js';
+
+/** One server's pins: its `instructions`, and each tool and prompt by the name the server itself gives it. */
+export interface ServerPins {
+  instructions?: Digest;
+  tools: Record<string, Digest>;
+  prompts: Record<string, Digest>;
+}
+
+/** The lock file (DESIGN §8): `{ "version": 1, "servers": { "<server>": ServerPins } }`. */
+export interface LockFile {
+  version: 1;
+  servers: Record<string, ServerPins>;
+}
+
+const digest = z.string().regex(DIGEST_PATTERN, { error: 'expected "sha256:" and 64 lowercase hex digits' });
+const pins = z.record(z.string(), digest).default({});
+
+const lockSchema = z.strictObject({
+  version: z.literal(1, { error: 'expected 1 (the only lock file version)' }),
+  servers: z.record(
+    z.string(),
+    z.strictObject({ instructions: digest.optional(), tools: pins, prompts: pins }),
+  ),
+});
+
+export function emptyLock(): LockFile {
+  return { version: 1, servers: {} };
+}
+
+/** Parses and validates a lock file's text; throws an Error naming the file and the offending path. */
+export function parseLock(text: string, file: string): LockFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`lock file ${file} is not JSON: ${(error as Error).message}`);
+  }
+  const parsed = lockSchema.safeParse(raw);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length > 0 ? `$.${issue.path.join('.')}` : '$';
+    throw new Error(`lock file ${file} is invalid at ${where}: ${issue.message}`);
+  }
+  return parsed.data as LockFile;
+}
+
+/** Reads a lock file: undefined when there is none (trust on first use), else its validated content. */
+export async function readLock(file: string): Promise<LockFile | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  return parseLock(text, file);
+}
+
+/**
+ * The lock file's text: keys sorted (servers, then names) so that a rewrite changes only the lines of
+ * what changed, two-space indented, ending with a newline.
+ */
+export function serializeLock(lock: LockFile): string {
+  const servers: Record<string, ServerPins> = {};
+  for (const server of Object.keys(lock.servers).sort()) {
+    const entry = lock.servers[server]!;
+    servers[server] = {
+      ...(entry.instructions === undefined ? {} : { instructions: entry.instructions }),
+      tools: sorted(entry.tools),
+      prompts: sorted(entry.prompts),
+    };
+  }
+  return `${JSON.stringify({ version: 1, servers }, null, 2)}\n`;
+}
+
+function sorted(pins: Record<string, Digest>): Record<string, Digest> {
+  return Object.fromEntries(
+    Object.keys(pins)
+      .sort()
+      .map((name) => [name, pins[name]!]),
+  );
+}
+
+/**
+ * Writes a lock file atomically: to a temporary file beside it, then renamed over it, so a reader (the
+ * gateway's watch, another replica) sees the old file or the new one, never half of one.
+ */
+export async function writeLock(file: string, lock: LockFile): Promise<void> {
+  const dir = dirname(file);
+  await mkdir(dir, { recursive: true });
+  const temp = join(dir, `.${basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    await writeFile(temp, serializeLock(lock), { encoding: 'utf8', mode: 0o644 });
+    await rename(temp, file);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/** A copy of `lock` with one pin set. */
+export function withPin(lock: LockFile, server: string, kind: PinKind, name: string, pin: Digest): LockFile {
+  const entry = lock.servers[server] ?? { tools: {}, prompts: {} };
+  return {
+    version: 1,
+    servers: { ...lock.servers, [server]: { ...entry, [kind]: { ...entry[kind], [name]: pin } } },
+  };
+}

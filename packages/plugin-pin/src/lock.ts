@@ -1,0 +1,24 @@
+/**
+ * `@switchyard/plugin-pin/lock`: the lock file and the definition digests, for tools that read or
+ * write pins without a running gateway (`switchyard pin`). The plugin itself is the package's default
+ * export.
+ */
+export {
+  canonicalJson,
+  type Digest,
+  definitionDigest,
+  instructionsDigest,
+  PINNED_FIELDS,
+  type PinKind,
+} from './digest.js';
+export {
+  emptyLock,
+  type LockFile,
+  parseLock,
+  readLock,
+  type ServerPins,
+  serializeLock,
+  withPin,
+  writeLock,
+} from './lock-file.js';
+export { type ResolvedPinOptions, resolvePinOptions } from './options.js';
