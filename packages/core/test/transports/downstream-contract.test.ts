@@ -3,11 +3,11 @@ import { Client, InMemoryTransport, type JSONRPCMessage } from '@modelcontextpro
 import { Server, type Transport } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
-import WebSocket, { WebSocketServer } from 'ws';
+import WebSocket from 'ws';
 import { JsonLineTransport } from '../../src/transports/downstream/json-line-transport.js';
 import { WebSocketSessionTransport } from '../../src/transports/downstream/ws-session-transport.js';
 import { MCP_WS_SUBPROTOCOL } from '../../src/transports/websocket.js';
-import { FrameTransport, lineChannel, signal, tcpServer, within, wsChannel } from './peers.js';
+import { FrameTransport, lineChannel, signal, tcpServer, within, wsChannel, wsServer } from './peers.js';
 
 // The contract every downstream (server side) transport keeps, run against each of ours and the SDK's own
 // equivalents over real loopback sockets. Where one legitimately differs, the table says how.
@@ -69,14 +69,8 @@ const SUBJECTS: Subject[] = [
   {
     name: 'WebSocketSessionTransport (ours)',
     open: async () => {
-      const wss = new WebSocketServer({
-        port: 0,
-        host: '127.0.0.1',
-        handleProtocols: (protocols) => (protocols.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false),
-      });
-      await within(new Promise((resolve) => wss.once('listening', resolve)), 'the WebSocket server');
+      const { wss, port } = await wsServer();
       const accepted = new Promise<WebSocket>((resolve) => wss.once('connection', resolve));
-      const { port } = wss.address() as { port: number };
       const socket = new WebSocket(`ws://127.0.0.1:${port}`, MCP_WS_SUBPROTOCOL);
       const client = new FrameTransport(wsChannel(socket));
       await within(new Promise((resolve) => socket.once('open', resolve)), 'the WebSocket to open');

@@ -1,7 +1,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
-import type WebSocket from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
+import { MCP_WS_SUBPROTOCOL } from '../../src/transports/websocket.js';
 
 // The far ends the transport contract suites drive: a frame channel (newline-delimited over a socket, or
 // WebSocket text frames) seen as an SDK `Transport`, and a bare Streamable HTTP server end. They are the
@@ -126,6 +127,17 @@ export class FrameTransport implements Transport {
     this.#closed = true;
     this.onclose?.();
   }
+}
+
+/** A listening loopback WebSocket server on an ephemeral port that accepts the `mcp` subprotocol only. */
+export async function wsServer(): Promise<{ wss: WebSocketServer; port: number }> {
+  const wss = new WebSocketServer({
+    port: 0,
+    host: '127.0.0.1',
+    handleProtocols: (protocols) => (protocols.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false),
+  });
+  await within(new Promise((resolve) => wss.once('listening', resolve)), 'the WebSocket server');
+  return { wss, port: (wss.address() as AddressInfo).port };
 }
 
 /** A loopback TCP server on an ephemeral port, handing each accepted socket on. */

@@ -7,12 +7,10 @@ import {
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { WebSocketServer } from 'ws';
 import type { InboundFaults, UpstreamClientTransport } from '../../src/transports/upstream/faults.js';
 import { HttpClientTransport } from '../../src/transports/upstream/http-client-transport.js';
 import { StdioClientTransport } from '../../src/transports/upstream/stdio-client-transport.js';
 import { WebSocketClientTransport } from '../../src/transports/upstream/ws-client-transport.js';
-import { MCP_WS_SUBPROTOCOL } from '../../src/transports/websocket.js';
 import {
   FrameTransport,
   HttpServerPeer,
@@ -22,6 +20,7 @@ import {
   tcpServer,
   within,
   wsChannel,
+  wsServer,
 } from './peers.js';
 
 // The contract every upstream (client side) transport keeps, run against each of ours and the SDK's own
@@ -126,13 +125,7 @@ const SUBJECTS: Subject[] = [
   {
     name: 'WebSocketClientTransport (ours)',
     open: async () => {
-      const wss = new WebSocketServer({
-        port: 0,
-        host: '127.0.0.1',
-        handleProtocols: (protocols) => (protocols.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false),
-      });
-      await within(new Promise((resolve) => wss.once('listening', resolve)), 'the WebSocket server');
-      const { port } = wss.address() as { port: number };
+      const { wss, port } = await wsServer();
       let end: FrameTransport | undefined;
       const accepted = new Promise<FrameTransport>((resolve) =>
         wss.once('connection', (socket) => {
