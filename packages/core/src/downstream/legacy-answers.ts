@@ -1,10 +1,11 @@
 import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
-import type { DownstreamClient, RequestContext, SessionSink } from '../context.js';
+import type { RequestContext, SessionSink } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { Outcome } from '../middleware.js';
 import { isLegacyVersion, resultForEra } from './era.js';
 import { errorResponse } from './jsonrpc.js';
+import { legacyClient } from './legacy-client.js';
 import { progressSender } from './progress.js';
 import type { InboundTaker } from './routed-transport.js';
 import type { LogLevelHolder } from './server-adapter.js';
@@ -118,20 +119,6 @@ export class LegacyAnswers implements InboundTaker {
     const id = params.requestId;
     if (typeof id === 'string' || typeof id === 'number') this.#inFlight?.get(id)?.abort(params.reason);
   }
-}
-
-/** The client of a legacy request: its initialize capabilities, and requests back to it on this request. */
-function legacyClient(server: Server, id: RequestId, level: string | undefined): DownstreamClient {
-  return {
-    era: 'legacy',
-    capabilities: server.getClientCapabilities(),
-    logLevel: level,
-    request: (method, params, options) =>
-      server.request({ method, params } as never, {
-        signal: options.signal,
-        relatedRequestId: id,
-      }) as Promise<Record<string, unknown>>,
-  };
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

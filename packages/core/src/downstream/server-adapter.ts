@@ -9,6 +9,7 @@ import type { Gateway } from '../gateway.js';
 import { anyObject } from '../payload.js';
 import { CORE_VERSION } from '../version.js';
 import { isLegacyVersion, resultForEra } from './era.js';
+import { legacyClient } from './legacy-client.js';
 import { progressSender } from './progress.js';
 import { serverOptions } from './server-options.js';
 
@@ -89,17 +90,7 @@ function downstreamClient(
   legacy: boolean,
   level: string | undefined,
 ): DownstreamClient {
-  if (legacy) {
-    return {
-      era: 'legacy',
-      capabilities: server.getClientCapabilities(),
-      logLevel: level,
-      request: (method, params, options) =>
-        ctx.mcpReq.send({ method, params } as never, { signal: options.signal }) as Promise<
-          Record<string, unknown>
-        >,
-    };
-  }
+  if (legacy) return legacyClient(server, ctx.mcpReq.id, level);
   const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
   const requestState = ctx.mcpReq.requestState();
   const logLevel = envelope?.[LOG_LEVEL_META_KEY];
