@@ -158,6 +158,21 @@ describe.each(['legacy', 'modern'] as const)('by the caller, a %s client', (era)
   });
 });
 
+describe('crafted arguments', () => {
+  it('too deeply nested to be shown and digested: refused before anyone is asked or the upstream called', async () => {
+    const { client, inputs } = await connected('legacy');
+    let nested: unknown = 'x';
+    for (let i = 0; i < 80; i++) nested = { deeper: nested };
+    const before = calls().tool_0 ?? 0;
+    await expect(call(client, 'old__tool_0', { text: 'ask', nested })).rejects.toMatchObject({
+      code: -32602,
+      message: expect.stringContaining('too large to be approved'),
+    });
+    expect(inputs.elicitations).toEqual([]);
+    expect(calls().tool_0 ?? 0).toBe(before);
+  });
+});
+
 describe('by the caller, bound and single use (2026-07-28, answered by hand)', () => {
   const anyResult = { '~standard': { version: 1, vendor: 't', validate: (value: unknown) => ({ value }) } };
   const raw = (client: Client, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
