@@ -2,7 +2,8 @@ import { nameFilter, SERVER_NAME_PATTERN, validateOptions } from '@switchyard/co
 import { z } from 'zod';
 import { compileUriGlob, type UriGlob } from './glob.js';
 import { PACKAGE } from './package-info.js';
-import { compileWhen, type When } from './when.js';
+import type { When } from './when.js';
+import { whenOption } from './when-option.js';
 
 export type Effect = 'allow' | 'deny';
 
@@ -146,20 +147,6 @@ const nameGlobs = nonEmptyList(
   }),
 ).transform((patterns): NameGlobs => ({ patterns, matches: nameFilter({ allow: patterns }) }));
 
-/** A CEL condition, compiled once as the options load (DESIGN §8: a bad one is a config error at its path). */
-const when = nonEmptyString.transform((source, ctx): When => {
-  try {
-    return compileWhen(source);
-  } catch (error) {
-    ctx.issues.push({
-      code: 'custom',
-      input: source,
-      message: `expected a valid CEL condition (${error instanceof Error ? error.message : String(error)})`,
-    });
-    return z.NEVER;
-  }
-});
-
 /** The fields a rule may have, each with its check (one line per field). */
 const ruleFields = {
   effect,
@@ -170,7 +157,7 @@ const ruleFields = {
   tools: nameGlobs.optional(),
   prompts: nameGlobs.optional(),
   methods: nonEmptyList(method).optional(),
-  when: when.optional(),
+  when: whenOption.optional(),
   description: z.string({ error: 'expected a string' }).optional(),
 };
 const RULE_KEYS = Object.keys(ruleFields);

@@ -1,5 +1,5 @@
 import { nameFilter } from '@switchyard/core';
-import { compileWhen, type When } from '@switchyard/plugin-access/when';
+import { type When, whenOption } from '@switchyard/plugin-access/when';
 import { z } from 'zod';
 
 /** The tool annotations a rule may name (MCP `ToolAnnotations` hints). */
@@ -70,19 +70,6 @@ const annotations = z.strictObject(
   { error: `expected an object of hints (${HINTS.join(', ')}) to true or false` },
 );
 
-const when = nonEmptyString.transform((source, ctx): When => {
-  try {
-    return compileWhen(source);
-  } catch (error) {
-    ctx.issues.push({
-      code: 'custom',
-      input: source,
-      message: `expected a valid CEL condition (${error instanceof Error ? error.message : String(error)})`,
-    });
-    return z.NEVER;
-  }
-});
-
 const by = z.union(
   [
     z.literal('caller'),
@@ -97,7 +84,7 @@ const rule = z.strictObject(
   {
     tools: toolGlobs.optional(),
     annotations: annotations.optional(),
-    when: when.optional(),
+    when: whenOption.optional(),
     by: by.default('caller'),
   },
   { error: 'expected a rule object: { tools?, annotations?, when?, by? }' },
