@@ -1,0 +1,101 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Cleanup, connectHttp, nextNotification, spawnGateway, tempDir } from './support/harness.js';
+
+const cleanup = new Cleanup();
+afterEach(() => cleanup.run());
+
+const EXAMPLE = fileURLToPath(new URL('../../../examples/switchyard.json', import.meta.url));
+
+interface ExampleConfig {
+  listen: { http: { port: number }; admin: { port: number } };
+  mcpServers: Record<string, { command: string; args: string[] }>;
+}
+
+/**
+ * The bundled example config, copied to a temp folder as `pnpm start` would run it, except: ephemeral
+ * ports (port 0), script paths made absolute, and the queue status refreshed every 200 ms.
+ */
+async function exampleCopy(): Promise<{ file: string; dir: string }> {
+  const config = JSON.parse(await readFile(EXAMPLE, 'utf8')) as ExampleConfig;
+  config.listen.http.port = 0;
+  config.listen.admin.port = 0;
+  for (const server of Object.values(config.mcpServers)) {
+    server.args = server.args.map((arg) =>
+      arg.endsWith('.js') && !isAbsolute(arg) ? resolve(dirname(EXAMPLE), arg) : arg,
+    );
+    const tick = server.args.indexOf('--tick-ms');
+    if (tick >= 0) server.args[tick + 1] = '200';
+  }
+  const dir = await tempDir(cleanup);
+  await mkdir(join(dir, '.switchyard')); // the audit file's folder (in the repo it is committed)
+  const file = join(dir, 'switchyard.json');
+  await writeFile(file, JSON.stringify(config, null, 2));
+  return { file, dir };
+}
+
+describe('pnpm start: the example and its banner', () => {
+  it('prints a banner on stderr whose URLs answer, with the real ports, and the example serves everything', async () => {
+    const { file, dir } = await exampleCopy();
+    const gw = spawnGateway(cleanup, ['--config', file]);
+    // The banner's last line: the whole block (one write) is in by then.
+    await gw.waitForLine(/^\s+VS Code\s/, { timeoutMs: 20_000, what: 'the banner' });
+    const banner = gw.stderr().slice(gw.stderr().indexOf('Switchyard '));
+    const mcpUrl = banner.match(/^MCP endpoint\s+(http:\/\/\S+)$/m)?.[1];
+    const statusUrl = banner.match(/^Status page\s+(http:\/\/\S+)$/m)?.[1];
+    expect(mcpUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/mcp$/);
+    expect(statusUrl).toMatch(/^http:\/\/127\.0\.0\.1:[1-9]\d*\/$/);
+    expect(banner).toMatch(/^Upstreams\s+docs\s+ready\s+1 tool, 1 prompt, 5 resources, 0 templates$/m);
+    expect(banner).toMatch(/^\s+tickets\s+ready\s+3 tools, 1 prompt, 5 resources, 1 template$/m);
+    expect(banner).toContain(`.cursor/mcp.json: {"mcpServers":{"switchyard":{"url":"${mcpUrl}"}}}`);
+    expect(banner).not.toContain('\x1b['); // stderr is a pipe here: no colour
+    expect(gw.stdout()).toBe('');
+
+    const page = await fetch(statusUrl!);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    const ready = await fetch(new URL('/readyz', statusUrl));
+    expect(ready.status).toBe(200);
+
+    const client = await connectHttp(cleanup, mcpUrl!);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'docs__search_docs',
+      'tickets__close_ticket',
+      'tickets__create_ticket',
+      'tickets__triage_queue',
+    ]);
+    const { prompts } = await client.listPrompts();
+    expect(prompts.map((p) => p.name).sort()).toEqual(['docs__ask-handbook', 'tickets__summarize-ticket']);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.title)).toEqual(
+      expect.arrayContaining(['Onboarding', 'Incident runbook', 'Queue status']),
+    );
+    expect(resources.map((r) => r.uri)).toContain('tickets+tickets://T-101');
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['tickets+tickets://{id}']);
+    const runbook = await client.readResource({ uri: 'docs+file:///handbook/incident-runbook.md' });
+    expect(runbook.contents[0]).toMatchObject({ text: expect.stringContaining('# Incident runbook') });
+
+    // The live resource: subscribed through the gateway, its updates arrive (every 200 ms here).
+    const updated = nextNotification(client, 'notifications/resources/updated', 10_000);
+    await client.subscribeResource({ uri: 'tickets+tickets://queue/status' });
+    expect(await updated).toMatchObject({ uri: 'tickets+tickets://queue/status' });
+
+    // The audit plugin writes under the config's .switchyard folder.
+    const audit = await readFile(join(dir, '.switchyard', 'audit.jsonl'), 'utf8');
+    expect(audit).toContain('"method":"tools/list"');
+  });
+
+  it('--quiet leaves the banner out', async () => {
+    const { file } = await exampleCopy();
+    const gw = spawnGateway(cleanup, ['--config', file, '--quiet']);
+    const admin = await gw.waitForLine(/admin listening on (http:\/\/\S+)/, { timeoutMs: 20_000 });
+    expect((await fetch(new URL('/readyz', admin[1]))).status).toBe(200);
+    await gw.stop();
+    expect(gw.stderr()).toContain('listening on');
+    expect(gw.stderr()).not.toContain('ready in');
+  });
+});
