@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cleanup, connectHttp, nextNotification, spawnGateway, tempDir } from './support/harness.js';
 
@@ -87,6 +88,48 @@ describe('pnpm start: the example and its banner', () => {
     // The audit plugin writes under the config's .switchyard folder.
     const audit = await readFile(join(dir, '.switchyard', 'audit.jsonl'), 'utf8');
     expect(audit).toContain('"method":"tools/list"');
+  });
+
+  it('the tickets tools work through the gateway: create, close after an elicitation, triage with progress', async () => {
+    const { file } = await exampleCopy();
+    const gw = spawnGateway(cleanup, ['--config', file]);
+    const [, mcpUrl] = await gw.waitForLine(/^MCP endpoint\s+(http:\/\/\S+)$/, { timeoutMs: 20_000 });
+    const client = new Client(
+      { name: 'example-user', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } } },
+    );
+    const asked: string[] = [];
+    client.setRequestHandler('elicitation/create', (request) => {
+      asked.push(request.params.message);
+      return { action: 'accept', content: { confirm: true } };
+    });
+    await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl!)));
+    cleanup.add(() => client.close());
+
+    const created = await client.callTool({
+      name: 'tickets__create_ticket',
+      arguments: { title: 'Disk full on build agent 3', priority: 'high' },
+    });
+    expect(created.content).toContainEqual(
+      expect.objectContaining({ type: 'resource_link', uri: 'tickets+tickets://T-105' }),
+    );
+    const closed = await client.callTool({ name: 'tickets__close_ticket', arguments: { id: 'T-105' } });
+    expect(asked).toEqual([expect.stringContaining('Close T-105')]);
+    expect(closed.content).toContainEqual({ type: 'text', text: 'Closed T-105.' });
+    const read = await client.readResource({ uri: 'tickets+tickets://T-105' }, { cacheMode: 'bypass' });
+    expect(read.contents[0]).toMatchObject({ text: expect.stringContaining('Status: closed') });
+
+    const progress: string[] = [];
+    const triage = await client.callTool(
+      { name: 'tickets__triage_queue', arguments: {} },
+      {
+        onprogress: (p) => void progress.push(p.message ?? ''),
+      },
+    );
+    expect(progress.length).toBeGreaterThan(0);
+    expect(triage.content).toContainEqual(
+      expect.objectContaining({ text: expect.stringMatching(/^Suggested order:/) }),
+    );
   });
 
   it('--quiet leaves the banner out', async () => {
