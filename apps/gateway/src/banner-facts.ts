@@ -30,7 +30,11 @@ export async function collectBannerFacts(running: RunningGateway, readyMs: numbe
     readyMs,
     listeners,
     adminUrl: running.admin?.url,
-    upstreams: status.map((u) => ({ name: u.name, state: u.state, counts: counts?.get(u.name) })),
+    upstreams: status.map((u) =>
+      u.state === 'ready'
+        ? { name: u.name, state: u.state, counts: counts?.get(u.name) }
+        : { name: u.name, state: u.state, error: u.lastError },
+    ),
   };
 }
 

@@ -21,7 +21,8 @@ export interface BannerFacts {
   listeners: { kind: string; url: string }[];
   /** The admin listener's URL (status page at `/`), when `listen.admin` is set. */
   adminUrl?: string;
-  upstreams: { name: string; state: string; counts?: ExposedCounts }[];
+  /** `counts` only for a ready upstream; `error`: why one that is not ready last failed. */
+  upstreams: { name: string; state: string; counts?: ExposedCounts; error?: string }[];
 }
 
 /** Why the banner is left out, or undefined when it is shown. */
@@ -51,8 +52,13 @@ function plural(n: number, one: string): string {
   return `${n} ${one}${n === 1 ? '' : 's'}`;
 }
 
-function describeCounts(counts: ExposedCounts | undefined): string {
-  if (counts === undefined) return '';
+/** An error's first line, cut to keep the banner's lines short (the log has it whole). */
+function shorten(text: string, max = 80): string {
+  const line = text.split('\n')[0] ?? '';
+  return line.length > max ? `${line.slice(0, max - 1)}…` : line;
+}
+
+function describeCounts(counts: ExposedCounts): string {
   return [
     plural(counts.tools, 'tool'),
     plural(counts.prompts, 'prompt'),
@@ -90,16 +96,21 @@ export function formatBanner(facts: BannerFacts, options: { color?: boolean } = 
   }
   if (facts.adminUrl !== undefined) lines.push(`${label('Status page')}${p.cyan(facts.adminUrl)}`);
   const width = Math.max(0, ...facts.upstreams.map((u) => u.name.length));
+  const stateWidth = Math.max(0, ...facts.upstreams.map((u) => u.state.length));
   facts.upstreams.forEach((upstream, i) => {
-    const state =
+    const paint =
       upstream.state === 'ready'
-        ? p.green(upstream.state)
-        : upstream.state === 'failed'
-          ? p.red(upstream.state)
-          : p.yellow(upstream.state);
-    const counts = describeCounts(upstream.counts);
-    const row = `${upstream.name.padEnd(width)}  ${state}${counts === '' ? '' : `  ${counts}`}`;
-    lines.push(`${label(i === 0 ? 'Upstreams' : '')}${row}`);
+        ? p.green
+        : upstream.state === 'backoff' || upstream.state === 'closed'
+          ? p.red
+          : p.yellow;
+    const detail = upstream.counts ? describeCounts(upstream.counts) : shorten(upstream.error ?? '');
+    // Padded before painting: escape codes would count towards the width.
+    const state =
+      detail === ''
+        ? paint(upstream.state)
+        : `${paint(upstream.state)}${' '.repeat(stateWidth - upstream.state.length)}  ${detail}`;
+    lines.push(`${label(i === 0 ? 'Upstreams' : '')}${upstream.name.padEnd(width)}  ${state}`);
   });
   if (facts.upstreams.length === 0) lines.push(`${label('Upstreams')}none configured`);
   const http = facts.listeners.find((l) => l.kind === 'http');

@@ -13,6 +13,7 @@ const facts: BannerFacts = {
     { name: 'docs', state: 'ready', counts: { tools: 1, prompts: 1, resources: 5, templates: 0 } },
     { name: 'tickets', state: 'ready', counts: { tools: 3, prompts: 1, resources: 5, templates: 1 } },
     { name: 'wiki', state: 'connecting' },
+    { name: 'gh', state: 'backoff', error: 'spawn gh-mcp ENOENT\nat ChildProcess…' },
   ],
 };
 
@@ -25,9 +26,10 @@ describe('formatBanner', () => {
         'MCP endpoint  http://127.0.0.1:7480/mcp',
         'MCP WebSocket ws://127.0.0.1:7481/mcp',
         'Status page   http://127.0.0.1:7482/',
-        'Upstreams     docs     ready  1 tool, 1 prompt, 5 resources, 0 templates',
-        '              tickets  ready  3 tools, 1 prompt, 5 resources, 1 template',
+        'Upstreams     docs     ready       1 tool, 1 prompt, 5 resources, 0 templates',
+        '              tickets  ready       3 tools, 1 prompt, 5 resources, 1 template',
         '              wiki     connecting',
+        '              gh       backoff     spawn gh-mcp ENOENT',
         'Add it to a client (more in docs/clients.md):',
         '  Claude Desktop claude_desktop_config.json: "switchyard": {"command":"npx","args":["-y","mcp-remote","http://127.0.0.1:7480/mcp"]}',
         '  Cursor         .cursor/mcp.json: {"mcpServers":{"switchyard":{"url":"http://127.0.0.1:7480/mcp"}}}',
@@ -47,8 +49,17 @@ describe('formatBanner', () => {
     const coloured = formatBanner(facts, { color: true });
     expect(coloured).toContain('\x1b[32mready\x1b[0m');
     expect(coloured).toContain('\x1b[33mconnecting\x1b[0m');
+    expect(coloured).toContain('\x1b[31mbackoff\x1b[0m');
     const sgr = new RegExp(`${'\x1b'}\\[\\d+m`, 'g');
     expect(coloured.replace(sgr, '')).toBe(formatBanner(facts));
+  });
+
+  it('cuts a long error to keep the line short', () => {
+    const error = `connect failed: ${'x'.repeat(200)}`;
+    const text = formatBanner({ ...facts, upstreams: [{ name: 'gh', state: 'backoff', error }] });
+    const row = text.split('\n').find((l) => l.includes('backoff'))!;
+    expect(row.length).toBeLessThan(120);
+    expect(row).toMatch(/…$/);
   });
 
   it('on stdio only: says so and gives no client lines (the client started the gateway)', () => {
