@@ -25,11 +25,22 @@ export interface BannerFacts {
   upstreams: { name: string; state: string; counts?: ExposedCounts; error?: string }[];
 }
 
-/** Why the banner is left out, or undefined when it is shown. */
-export function bannerSkipped(options: { quiet?: boolean; logLevel?: string }): string | undefined {
+/**
+ * Why the banner is left out, or undefined when it is shown. It is for people at a terminal: by default
+ * it shows only when stderr is a TTY (a service manager, a container log or a stdio client's log gets
+ * none), and not at the warn or error log levels. `--banner` shows it anyway, `--quiet` never.
+ */
+export function bannerSkipped(options: {
+  quiet?: boolean;
+  banner?: boolean;
+  logLevel?: string;
+  tty?: boolean;
+}): string | undefined {
   if (options.quiet) return '--quiet';
+  if (options.banner) return undefined;
   // The banner is info-level output: an operator who asked for warnings only gets none.
   if (options.logLevel === 'warn' || options.logLevel === 'error') return `log level ${options.logLevel}`;
+  if (!options.tty) return 'stderr is not a terminal';
   return undefined;
 }
 

@@ -81,13 +81,17 @@ describe('formatBanner', () => {
 });
 
 describe('when the banner shows', () => {
-  it('is left out with --quiet and with the warn and error log levels', () => {
-    expect(bannerSkipped({})).toBeUndefined();
-    expect(bannerSkipped({ logLevel: 'info' })).toBeUndefined();
-    expect(bannerSkipped({ logLevel: 'debug' })).toBeUndefined();
-    expect(bannerSkipped({ quiet: true })).toBe('--quiet');
-    expect(bannerSkipped({ logLevel: 'warn' })).toBe('log level warn');
-    expect(bannerSkipped({ logLevel: 'error' })).toBe('log level error');
+  it('shows at a terminal at the info and debug levels; --banner shows it anyway, --quiet never', () => {
+    expect(bannerSkipped({ tty: true })).toBeUndefined();
+    expect(bannerSkipped({ tty: true, logLevel: 'info' })).toBeUndefined();
+    expect(bannerSkipped({ tty: true, logLevel: 'debug' })).toBeUndefined();
+    expect(bannerSkipped({ tty: false })).toBe('stderr is not a terminal');
+    expect(bannerSkipped({ tty: true, logLevel: 'warn' })).toBe('log level warn');
+    expect(bannerSkipped({ tty: true, logLevel: 'error' })).toBe('log level error');
+    expect(bannerSkipped({ tty: false, banner: true })).toBeUndefined();
+    expect(bannerSkipped({ tty: false, banner: true, logLevel: 'error' })).toBeUndefined();
+    expect(bannerSkipped({ tty: true, quiet: true })).toBe('--quiet');
+    expect(bannerSkipped({ tty: true, quiet: true, banner: true })).toBe('--quiet');
   });
 
   it('is coloured only on a terminal without NO_COLOR', () => {

@@ -40,7 +40,7 @@ async function exampleCopy(): Promise<{ file: string; dir: string }> {
 describe('pnpm start: the example and its banner', () => {
   it('prints a banner on stderr whose URLs answer, with the real ports, and the example serves everything', async () => {
     const { file, dir } = await exampleCopy();
-    const gw = spawnGateway(cleanup, ['--config', file]);
+    const gw = spawnGateway(cleanup, ['--config', file, '--banner']);
     // The banner's last line: the whole block (one write) is in by then.
     await gw.waitForLine(/^\s+VS Code\s/, { timeoutMs: 20_000, what: 'the banner' });
     const banner = gw.stderr().slice(gw.stderr().indexOf('Switchyard '));
@@ -92,7 +92,7 @@ describe('pnpm start: the example and its banner', () => {
 
   it('the tickets tools work through the gateway: create, close after an elicitation, triage with progress', async () => {
     const { file } = await exampleCopy();
-    const gw = spawnGateway(cleanup, ['--config', file]);
+    const gw = spawnGateway(cleanup, ['--config', file, '--banner']);
     const [, mcpUrl] = await gw.waitForLine(/^MCP endpoint\s+(http:\/\/\S+)$/, { timeoutMs: 20_000 });
     const client = new Client(
       { name: 'example-user', version: '1.0.0' },
@@ -132,13 +132,20 @@ describe('pnpm start: the example and its banner', () => {
     );
   });
 
-  it('--quiet leaves the banner out', async () => {
+  it('leaves the banner out with --quiet, and by default when stderr is not a terminal', async () => {
     const { file } = await exampleCopy();
-    const gw = spawnGateway(cleanup, ['--config', file, '--quiet']);
-    const admin = await gw.waitForLine(/admin listening on (http:\/\/\S+)/, { timeoutMs: 20_000 });
-    expect((await fetch(new URL('/readyz', admin[1]))).status).toBe(200);
-    await gw.stop();
-    expect(gw.stderr()).toContain('listening on');
-    expect(gw.stderr()).not.toContain('ready in');
+    const runs = [
+      spawnGateway(cleanup, ['--config', file, '--quiet', '--banner']),
+      spawnGateway(cleanup, ['--config', file]), // stderr is a pipe here
+    ];
+    for (const gw of runs) {
+      const admin = await gw.waitForLine(/admin listening on (http:\/\/\S+)/, { timeoutMs: 20_000 });
+      expect((await fetch(new URL('/readyz', admin[1]))).status).toBe(200);
+    }
+    for (const gw of runs) {
+      await gw.stop();
+      expect(gw.stderr()).toContain('listening on');
+      expect(gw.stderr()).not.toContain('ready in');
+    }
   });
 });
