@@ -8,6 +8,8 @@ import {
   PluginError,
   terminateChildren,
 } from '@switchyard/core';
+import { bannerColor, bannerSkipped, formatBanner } from './banner.js';
+import { collectBannerFacts } from './banner-facts.js';
 import { runCheck } from './check/command.js';
 import { ConfigError, type GatewayConfig, loadConfigFile } from './config/load.js';
 import { defaultConfig } from './default-config.js';
@@ -17,7 +19,7 @@ import { type RunningGateway, runGateway, StartAborted } from './run.js';
 const HELP = `switchyard — one MCP endpoint in front of many upstream MCP servers
 
 Usage:
-  switchyard [--config <file>] [--log-level <level>]
+  switchyard [--config <file>] [--log-level <level>] [--quiet | --banner]
   switchyard check [--config <file>]
   switchyard pin --config <file> [--approve <exposed name>]
 
@@ -39,6 +41,11 @@ Options:
                            the embedded default config runs: two bundled test servers behind
                            http://127.0.0.1:7480/mcp.
   -l, --log-level <level>  debug | info | warn | error (default: info, or "logLevel" in the config).
+  -q, --quiet              No startup banner: the short block on stderr, once ready, with the MCP
+                           and status page URLs, the upstreams and how to add the endpoint to a client.
+                           By default it shows only when stderr is a terminal and the log level is
+                           info or debug.
+      --banner             Show the startup banner even when stderr is not a terminal.
   -h, --help               Show this help.
   -v, --version            Print the version.
 
@@ -176,6 +183,19 @@ async function main(): Promise<number> {
     return 1;
   }
   if (stopping) drain(running);
+  else if (
+    !bannerSkipped({
+      quiet: args.quiet,
+      banner: args.banner,
+      logLevel: level ?? config.logLevel,
+      tty: process.stderr.isTTY,
+    })
+  ) {
+    const ready = running;
+    void collectBannerFacts(ready, performance.now())
+      .then((facts) => process.stderr.write(formatBanner(facts, { color: bannerColor(process.stderr) })))
+      .catch(() => {}); // the banner is a courtesy: never a reason to fail
+  }
   running.stdioClosed?.then(() => stop('stdin closed'));
   return finished;
 }
@@ -186,6 +206,8 @@ function parse() {
       config: { type: 'string', short: 'c' },
       approve: { type: 'string' },
       'log-level': { type: 'string', short: 'l' },
+      quiet: { type: 'boolean', short: 'q' },
+      banner: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
