@@ -9,8 +9,8 @@ const MAX_CELLS = 4_000_000;
  */
 export function lineDiff(before: string, after: string, label: string): string {
   if (before === after) return '';
-  const a = before.split(/\r?\n/);
-  const b = after.split(/\r?\n/);
+  const a = lines(before);
+  const b = lines(after);
   let start = 0;
   while (start < a.length && start < b.length && a[start] === b[start]) start += 1;
   let endA = a.length;
@@ -22,7 +22,7 @@ export function lineDiff(before: string, after: string, label: string): string {
   const middle = align(a.slice(start, endA), b.slice(start, endB));
   const from = Math.max(0, start - KEEP);
   const trailing = a.slice(endA, endA + KEEP);
-  const lines = [
+  const out = [
     `--- ${label}`,
     `+++ ${label} (new)`,
     `@@ -${from + 1},${endA - from + trailing.length} +${from + 1},${endB - from + trailing.length} @@`,
@@ -30,7 +30,13 @@ export function lineDiff(before: string, after: string, label: string): string {
     ...elide(middle),
     ...trailing.map((l) => ` ${l}`),
   ];
-  return `${lines.join('\n')}\n`;
+  return `${out.join('\n')}\n`;
+}
+
+function lines(text: string): string[] {
+  const all = text.split(/\r?\n/);
+  if (all.at(-1) === '') all.pop();
+  return all;
 }
 
 /** The middle as ` `/`-`/`+` lines, aligned on a longest common subsequence. */
