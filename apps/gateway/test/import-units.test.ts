@@ -322,6 +322,17 @@ describe('write-back', () => {
     expect(after).toContain('\n    "servers"'); // the file's own four-space indent
   });
 
+  it('gives an imported server that was named "switchyard" its place to the Switchyard entry', () => {
+    const text = '{"mcpServers":{"switchyard":{"command":"old"},"b":{"command":"x"}}}';
+    const removed = [
+      ['mcpServers', 'switchyard'],
+      ['mcpServers', 'b'],
+    ];
+    expect(JSON.parse(rewriteClientFile(text, mcpServersFormat, removed, '/c.json'))).toEqual({
+      mcpServers: { switchyard: { command: 'npx', args: ['-y', 'switchyard', '--config', '/c.json'] } },
+    });
+  });
+
   it('names backups <file>.switchyard-backup-<ISO time> with - for : (Windows file names)', () => {
     expect(backupName('/a/mcp.json', new Date('2026-11-26T01:02:03.004Z'))).toBe(
       '/a/mcp.json.switchyard-backup-2026-11-26T01-02-03.004Z',

@@ -46,14 +46,20 @@ export function rewriteClientFile(
   const current = isObject(existing)
     ? Object.keys(existing).find((name) => isSwitchyardEntry(existing[name]))
     : undefined;
-  let out = text;
-  for (const path of removed)
-    out = applyEdits(out, modify(out, [...path], undefined, { formattingOptions: options }));
+  const target = [...format.writeBackPath, current ?? 'switchyard'];
   const entry = format.switchyardEntry(switchyardCommand(configFile));
-  return applyEdits(
-    out,
-    modify(out, [...format.writeBackPath, current ?? 'switchyard'], entry, { formattingOptions: options }),
-  );
+  // The entry goes in first, then the others come out: removing every entry first would leave the
+  // object's separators behind (`{ , }`) in a file with trailing commas.
+  let out = applyEdits(text, modify(text, target, entry, { formattingOptions: options }));
+  for (const path of removed) {
+    if (samePath(path, target)) continue; // an imported server named "switchyard" was just replaced
+    out = applyEdits(out, modify(out, [...path], undefined, { formattingOptions: options }));
+  }
+  return out;
+}
+
+function samePath(a: JSONPath, b: JSONPath): boolean {
+  return a.length === b.length && a.every((key, i) => key === b[i]);
 }
 
 /** The file's own indentation and line ends, so inserted lines look like their neighbours. */
