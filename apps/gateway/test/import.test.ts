@@ -285,6 +285,18 @@ describe('switchyard import --write-back', () => {
     expect(again.code).toBe(0);
     expect(await readFile(file, 'utf8')).toBe(text);
   });
+  it('edits only the "mcp" key of a VS Code settings.json', async () => {
+    const { dir, home } = await workspace();
+    const file = await place('vscode-settings.json', join(dir, 'settings.json'));
+    const result = await importing(dir, home, { files: [file], writeBack: true });
+    expect(result.code, result.stderr).toBe(0);
+    const text = await readFile(file, 'utf8');
+    expect(text).toContain('// MCP servers in the user settings');
+    expect(text).toContain('"editor.fontSize": 14,');
+    expect(text).toContain('"files.autoSave": "afterDelay"');
+    expect(text).not.toContain('Fetch');
+    expect(text).toContain(`"switchyard": {\n        "type": "stdio",`);
+  });
 });
 
 describe('switchyard import (default locations)', () => {

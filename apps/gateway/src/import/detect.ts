@@ -36,7 +36,7 @@ export function detectFormat(source: SourceFile): DetectedSource | SourceIssue |
       return {
         file,
         path: formatPath(group.path),
-        message: `expected an object of servers (name → entry), found ${describe(group.servers)}`,
+        message: `expected an object of servers (name → entry), found ${describeValue(group.servers)}`,
         ...locate(text, group.path),
       };
     }
@@ -45,7 +45,7 @@ export function detectFormat(source: SourceFile): DetectedSource | SourceIssue |
   return { format, groups };
 }
 
-export function describe(value: unknown): string {
+export function describeValue(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;

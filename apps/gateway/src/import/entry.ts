@@ -1,6 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type { JSONPath } from 'jsonc-parser';
-import { describe } from './detect.js';
+import { describeValue } from './detect.js';
 import { formatPath, locate, type SourceFile, type SourceIssue } from './read-source.js';
 import { isObject } from './sources/format.js';
 import { rewriteVariables, type VariableContext, type VariableFindings } from './variables.js';
@@ -52,7 +52,7 @@ export function convertEntry(raw: unknown, ctx: EntryContext): ServerEntry | und
   };
   const at = ctx.path;
   const name = String(at.at(-1));
-  if (!isObject(raw)) return issue(at, `expected a server entry object, found ${describe(raw)}`);
+  if (!isObject(raw)) return issue(at, `expected a server entry object, found ${describeValue(raw)}`);
   const type = raw.type ?? raw.transport;
   const typeKey = raw.type !== undefined ? 'type' : 'transport';
   if (type !== undefined && typeof type !== 'string') return issue([...at, typeKey], 'expected a string');
@@ -125,11 +125,11 @@ type Report = (path: JSONPath, message: string) => undefined;
 function stringList(value: unknown, path: JSONPath, issue: Report): string[] | undefined | null {
   if (value === undefined) return undefined;
   if (!Array.isArray(value))
-    return issue(path, `expected an array of strings, found ${describe(value)}`) ?? null;
+    return issue(path, `expected an array of strings, found ${describeValue(value)}`) ?? null;
   const out: string[] = [];
   for (const [i, item] of value.entries()) {
     if (!['string', 'number', 'boolean'].includes(typeof item))
-      return issue([...path, i], `expected a string, found ${describe(item)}`) ?? null;
+      return issue([...path, i], `expected a string, found ${describeValue(item)}`) ?? null;
     out.push(String(item));
   }
   return out;
@@ -137,11 +137,12 @@ function stringList(value: unknown, path: JSONPath, issue: Report): string[] | u
 
 function stringMap(value: unknown, path: JSONPath, issue: Report): Record<string, string> | undefined | null {
   if (value === undefined) return undefined;
-  if (!isObject(value)) return issue(path, `expected an object of strings, found ${describe(value)}`) ?? null;
+  if (!isObject(value))
+    return issue(path, `expected an object of strings, found ${describeValue(value)}`) ?? null;
   const out: Record<string, string> = {};
   for (const [key, item] of Object.entries(value)) {
     if (!['string', 'number', 'boolean'].includes(typeof item))
-      return issue([...path, key], `expected a string, found ${describe(item)}`) ?? null;
+      return issue([...path, key], `expected a string, found ${describeValue(item)}`) ?? null;
     out[key] = String(item);
   }
   return out;
