@@ -24,7 +24,7 @@ export interface SourceFormat {
   inputs?(value: Record<string, unknown>): PromptInput[];
   /** Where `--write-back` puts the one Switchyard entry. */
   writeBackPath: JSONPath;
-  /** The client's stdio entry that starts Switchyard on `configFile`. */
+  /** The client's stdio entry running `command` (`npx -y switchyard --config <file>`). */
   switchyardEntry(command: { command: string; args: string[] }): Record<string, unknown>;
 }
 
