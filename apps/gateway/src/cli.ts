@@ -13,6 +13,8 @@ import { collectBannerFacts } from './banner-facts.js';
 import { runCheck } from './check/command.js';
 import { ConfigError, type GatewayConfig, loadConfigFile } from './config/load.js';
 import { defaultConfig } from './default-config.js';
+import { runImport } from './import/command.js';
+import { runInit } from './init/command.js';
 import { runPin } from './pin/command.js';
 import { type RunningGateway, runGateway, StartAborted } from './run.js';
 
@@ -22,6 +24,8 @@ Usage:
   switchyard [--config <file>] [--log-level <level>] [--quiet | --banner]
   switchyard check [--config <file>]
   switchyard pin --config <file> [--approve <exposed name>]
+  switchyard import [<client file>…] [--out <file>] [--write-back] [--force]
+  switchyard init [--out <file>]
 
 Commands:
   (none)                   Run the gateway.
@@ -35,6 +39,18 @@ Commands:
                            that fails keeps its pins; exit 1). With --approve <exposed name>, pin only
                            that tool or prompt (e.g. one the gateway quarantined). A running gateway
                            applies the rewritten lock file within 2 s.
+  import                   Read the MCP servers of Claude Desktop, Claude Code, Cursor, VS Code and
+                           Windsurf (the files named, else each client's default files that exist; the
+                           format is recognised from the content, comments allowed) and write them as one
+                           Switchyard config (--out, default ./switchyard.json; an existing file only with
+                           --force). Secrets stay \${VAR} references (VS Code \${input:id} and \${env:VAR}
+                           become \${VAR}; the variables to set are listed on stderr). --write-back replaces
+                           the servers in each client file with one entry starting Switchyard on that config,
+                           keeping <file>.switchyard-backup-<time> and printing the diff. A bad file: exit 1,
+                           nothing written. See docs/clients.md.
+  init                     Write a commented starter config (--out, default ./switchyard.yaml; never over an
+                           existing file: exit 1): HTTP on 127.0.0.1:7480, the admin listener, one example
+                           server, the audit and cache plugins.
 
 Options:
   -c, --config <file>      JSON or YAML (.yaml/.yml) config (see docs/configuration.md). Without it,
@@ -46,6 +62,9 @@ Options:
                            By default it shows only when stderr is a terminal and the log level is
                            info or debug.
       --banner             Show the startup banner even when stderr is not a terminal.
+  -o, --out <file>         import, init: the config file to write.
+  --write-back             import: point each client file at Switchyard instead of the imported servers.
+  --force                  import: overwrite the --out file if it exists.
   -h, --help               Show this help.
   -v, --version            Print the version.
 
@@ -56,6 +75,7 @@ SIGHUP, or a change of the --config file, reloads it (see docs/operations.md).
 SIGTERM/SIGINT drain: in-flight requests get "shutdownGraceMs" to finish; a second signal exits at
 once with 143 (SIGTERM) or 130 (SIGINT).`;
 
+const COMMANDS = ['check', 'pin', 'import', 'init'];
 const LEVELS = new Set(['debug', 'info', 'warn', 'error']);
 
 async function main(): Promise<number> {
@@ -67,20 +87,20 @@ async function main(): Promise<number> {
     return 2;
   }
   const [command, ...extra] = args.positionals;
-  if ((command !== undefined && command !== 'check' && command !== 'pin') || extra.length > 0) {
-    const why =
-      extra.length > 0
-        ? `unexpected argument "${extra[0]}"`
-        : `unknown command "${command}" (commands: check, pin)`;
+  const usage = (why: string) => {
     process.stderr.write(`switchyard: ${why}\nRun switchyard --help for usage.\n`);
     return 2;
-  }
-  if (args.approve !== undefined && command !== 'pin') {
-    process.stderr.write(
-      'switchyard: --approve goes with the pin command\nRun switchyard --help for usage.\n',
-    );
-    return 2;
-  }
+  };
+  if (command !== undefined && !COMMANDS.includes(command))
+    return usage(`unknown command "${command}" (commands: ${COMMANDS.join(', ')})`);
+  if (extra.length > 0 && command !== 'import') return usage(`unexpected argument "${extra[0]}"`);
+  if (args.approve !== undefined && command !== 'pin') return usage('--approve goes with the pin command');
+  if (args.out !== undefined && command !== 'import' && command !== 'init')
+    return usage('--out goes with the import and init commands');
+  if ((args['write-back'] || args.force) && command !== 'import')
+    return usage(`--${args.force ? 'force' : 'write-back'} goes with the import command`);
+  if (args.config !== undefined && (command === 'import' || command === 'init'))
+    return usage(`${command} takes no --config (it writes one: --out <file>)`);
   if (command === 'pin' && args.config === undefined && !args.help) {
     process.stderr.write('switchyard: pin needs --config <file> (the config naming the lock file)\n');
     return 2;
@@ -92,6 +112,20 @@ async function main(): Promise<number> {
   if (args.version) {
     process.stderr.write('switchyard 0.1.0\n');
     return 0;
+  }
+  if (command === 'import') {
+    return runImport(
+      { files: extra, out: args.out, writeBack: args['write-back'], force: args.force },
+      (text) => void process.stdout.write(text),
+      (text) => void process.stderr.write(text),
+    );
+  }
+  if (command === 'init') {
+    return runInit(
+      args.out,
+      (text) => void process.stdout.write(text),
+      (text) => void process.stderr.write(text),
+    );
   }
   const level = args['log-level'];
   if (level !== undefined && !LEVELS.has(level)) {
@@ -205,6 +239,9 @@ function parse() {
     options: {
       config: { type: 'string', short: 'c' },
       approve: { type: 'string' },
+      out: { type: 'string', short: 'o' },
+      'write-back': { type: 'boolean' },
+      force: { type: 'boolean' },
       'log-level': { type: 'string', short: 'l' },
       quiet: { type: 'boolean', short: 'q' },
       banner: { type: 'boolean' },
