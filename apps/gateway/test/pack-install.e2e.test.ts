@@ -118,6 +118,21 @@ describe('the published packages, packed and installed with npm', () => {
     expect(stderr).toContain('one MCP endpoint in front of many upstream MCP servers');
   });
 
+  it('reports the versions it was published as (plugins check their core range against CORE_VERSION)', async () => {
+    const versions = JSON.parse(
+      await nodeEval(
+        project,
+        `import { readFileSync } from 'node:fs';
+const version = (name) => JSON.parse(readFileSync('node_modules/' + name + '/package.json', 'utf8')).version;
+const { CORE_VERSION } = await import('@switchyard/core');
+process.stdout.write(JSON.stringify({ core: version('@switchyard/core'), CORE_VERSION, switchyard: version('switchyard') }));`,
+      ),
+    ) as { core: string; CORE_VERSION: string; switchyard: string };
+    expect(versions.CORE_VERSION).toBe(versions.core);
+    const { stderr } = await npxLocal(project, ['switchyard', '--version']);
+    expect(stderr).toMatch(new RegExp(`^switchyard ${versions.switchyard.replaceAll('.', '\\.')}$`, 'm'));
+  });
+
   it('serves: a stdio upstream, plugins named by package, an SDK client over HTTP', async () => {
     const audit = join(project, 'audit.jsonl');
     const config = join(project, 'switchyard.json');

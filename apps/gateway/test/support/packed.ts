@@ -67,9 +67,19 @@ export async function npmInstall(project: string, tarballs: string[], timeoutMs:
   );
   await run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...tarballs], {
     cwd: project,
+    env: userEnv(),
     timeout: timeoutMs,
     maxBuffer: 16 * 1024 * 1024,
   });
+}
+
+/**
+ * This environment without the `npm_*` variables pnpm and npm set for the scripts they run (the test
+ * command runs under pnpm): npm in the temp project runs as a user's would.
+ */
+function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !/^npm_/i.test(key)));
+  return { ...env, ...extra };
 }
 
 /** Runs a Node ES module `source` in `cwd` (so bare imports resolve from that project's node_modules). */
@@ -84,5 +94,5 @@ export async function nodeEval(cwd: string, source: string, timeoutMs = 30_000):
 
 /** `npx <args>` in `cwd`, never fetching from the registry: it must find the project's own install. */
 export async function npxLocal(cwd: string, args: string[], timeoutMs = 30_000) {
-  return run('npx', args, { cwd, timeout: timeoutMs, env: { ...process.env, npm_config_yes: 'false' } });
+  return run('npx', args, { cwd, timeout: timeoutMs, env: userEnv({ npm_config_yes: 'false' }) });
 }
