@@ -1,3 +1,4 @@
+import type { Ask } from './interaction/ask.js';
 import type { Outcome } from './middleware.js';
 
 export type DownstreamTransportKind = 'stdio' | 'http' | 'ws' | 'memory';
@@ -51,6 +52,11 @@ export interface RequestContext {
    * gateway before the plugins run; undefined for lists (they fan out) and for what routes nowhere.
    */
   target?: RequestTarget;
+  /**
+   * Asks the caller something on a plugin's behalf (e.g. an approval through elicitation), in either
+   * era; set by the gateway before the plugins run (see Ask).
+   */
+  ask?: Ask;
 }
 
 /** The upstream item a request addresses, as the gateway routes it. */

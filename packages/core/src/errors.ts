@@ -28,6 +28,12 @@ export const ErrorCode = {
   Unscannable: -32038,
   /** (pin plugin) A tool or prompt whose definition is new or differs from its pin, until an admin approves it. */
   ToolNotApproved: -32039,
+  /** (approve plugin) The call's approver said no. */
+  ApprovalDenied: -32040,
+  /** (approve plugin) Nobody answered the call's approval within `timeoutMs`. */
+  ApprovalTimeout: -32041,
+  /** (approve plugin) The call needs the caller's approval, and the caller cannot be asked (no elicitation). */
+  ApprovalRequired: -32042,
   /** The shared store (DESIGN §12) did not answer and `onUnavailable` is `refuse`. */
   StoreUnavailable: -32000,
 } as const;
@@ -62,6 +68,12 @@ export type GatewayErrorReason =
   | 'unscannable'
   /** The pin plugin quarantines the tool or prompt: new, or its definition differs from the lock file. */
   | 'tool_not_approved'
+  /** The approve plugin held the call and its approver declined it. */
+  | 'approval_denied'
+  /** The approve plugin held the call and no approval came within its `timeoutMs`. */
+  | 'approval_timeout'
+  /** The approve plugin needs the caller's approval and the caller cannot be asked (no elicitation). */
+  | 'approval_required'
   | 'internal'
   // Refused by a listener before any session or server saw the request (DESIGN §10 for the limits):
   | 'too_many_sessions'

@@ -1,9 +1,12 @@
 import type { UpstreamConfig } from './config.js';
 import type { RequestContext, RequestMiddleware, SessionSink } from './context.js';
+import { errorForEra } from './downstream/era.js';
+import { GatewayError } from './errors.js';
 import type { Dispatcher } from './features/dispatch.js';
 import { gatewayFeatures } from './features/index.js';
 import { skillsExtensions } from './features/skills-capability.js';
 import { tasksCapabilities } from './features/tasks-capability.js';
+import { Asking } from './interaction/asking.js';
 import { interactiveCaller } from './interaction/caller.js';
 import { INPUT_ROUND_TTL_MS, RequestStateSeal } from './interaction/request-state.js';
 import { SuspendedCalls } from './interaction/suspended-call.js';
@@ -83,6 +86,7 @@ export class Gateway {
   /** Calls of legacy upstreams waiting for a modern client's answers (see interaction/). */
   readonly #suspended: SuspendedCalls<RequestContext>;
   readonly #requestStates: RequestStateSeal;
+  readonly #asking: Asking;
   #settled: Promise<void> | undefined;
   #closed = false;
 
@@ -147,6 +151,7 @@ export class Gateway {
     });
     this.#suspended = new SuspendedCalls(INPUT_ROUND_TTL_MS);
     this.#requestStates = new RequestStateSeal(options.cursorSecret);
+    this.#asking = new Asking(this.#requestStates);
     const call = interactiveCaller({
       seal: this.#requestStates,
       suspended: this.#suspended,
@@ -338,10 +343,18 @@ export class Gateway {
   }
 
   /** Runs one downstream request through the middleware chain to its upstream(s). */
-  handle(ctx: RequestContext): Promise<Outcome> {
-    ctx.target ??= this.#dispatcher.target(ctx);
+  handle(request: RequestContext): Promise<Outcome> {
+    request.target ??= this.#dispatcher.target(request);
     const started = performance.now();
-    return this.#traced(ctx).then((outcome) => {
+    let ctx = request;
+    let run: Promise<Outcome>;
+    try {
+      ctx = this.#asking.enter(request);
+      run = this.#traced(ctx);
+    } catch (error) {
+      run = Promise.resolve({ ok: false, error: errorForEra(GatewayError.fromUnknown(error), ctx.client) });
+    }
+    return run.then((outcome) => {
       this.#stats.request(ctx, outcome, performance.now() - started);
       return outcome;
     });

@@ -1,5 +1,7 @@
 // The public API of @switchyard/core: what plugin authors and embedders (the switchyard app) use. Test
 // helpers live at @switchyard/core/testing; everything else is internal.
+
+export { canonicalJson, jsonDigest } from './canonical-json.js';
 export {
   DEFAULT_TIMEOUT_MS,
   type UpstreamAuthConfig,
@@ -43,6 +45,9 @@ export {
   DEFAULT_ANONYMOUS_ID,
 } from './identity.js';
 export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
+export { type Ask, AskFailed, type Question } from './interaction/ask.js';
+export { missingCapability } from './interaction/capabilities.js';
+export { InputRequired } from './interaction/input-required.js';
 export { TRUNCATED_META_KEY, UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export type { Outcome } from './middleware.js';
@@ -78,6 +83,8 @@ export type { StandardSchemaV1 } from './plugins/standard-schema.js';
 export type { UpstreamCall, UpstreamCallContext, UpstreamCallMiddleware } from './plugins/upstream-call.js';
 export { SealedBox } from './sealed-box.js';
 export {
+  APPROVAL_KEY,
+  type ApprovalRecord,
   CACHE_STATUS_KEY,
   type CacheStatus,
   PIN_QUARANTINED_KEY,

@@ -1,4 +1,5 @@
 import { GatewayError } from './errors.js';
+import { InputRequired } from './interaction/input-required.js';
 
 /** The outcome of a request travels as a value, so every outer middleware sees successes and failures alike. */
 export type Outcome<T = Record<string, unknown>> =
@@ -13,7 +14,8 @@ export type ErrorForm<C> = (error: GatewayError, ctx: C) => GatewayError;
 
 /**
  * Composes middleware into an onion around `terminal`: the first middleware is outermost, `next()` may
- * be called at most once, and anything thrown becomes an error outcome the outer layers can read. Every
+ * be called at most once, and anything thrown becomes an error outcome the outer layers can read (but
+ * `InputRequired`, which becomes the input-required result it carries). Every
  * error outcome, thrown or returned, passes through `errorForm` before the next layer out sees it, so
  * what the outer layers see is what the client gets.
  */
@@ -32,7 +34,11 @@ export function compose<C>(
       try {
         outcome = layer === undefined ? await terminal(ctx) : await layer(ctx, () => dispatch(i + 1));
       } catch (error) {
-        outcome = { ok: false, error: GatewayError.fromUnknown(error) };
+        // A layer that needs the client's input first answers with an input-required result.
+        outcome =
+          error instanceof InputRequired
+            ? { ok: true, result: error.result }
+            : { ok: false, error: GatewayError.fromUnknown(error) };
       }
       if (outcome.ok || errorForm === undefined) return outcome;
       const error = errorForm(outcome.error, ctx);

@@ -22,3 +22,19 @@ export const SECRETS_FINDINGS_KEY = 'switchyard.secrets';
  * through, under `warn`). Sorted, without repeats.
  */
 export const PIN_QUARANTINED_KEY = 'switchyard.pins';
+
+/**
+ * How the approve plugin decided a held tool call (an `ApprovalRecord`): who was asked, the decision,
+ * and who gave it. Never the arguments.
+ */
+export const APPROVAL_KEY = 'switchyard.approval';
+
+export interface ApprovalRecord {
+  /** `caller`: asked the caller through elicitation; `group`: an approver of the rule's groups. */
+  by: 'caller' | 'group';
+  decision: 'approved' | 'denied' | 'timeout' | 'required';
+  /** The identity that decided (a group approver), when one did. */
+  approver?: string;
+  /** The pending approval's id (group approvals). */
+  id?: string;
+}

@@ -234,3 +234,21 @@ describe('compose', () => {
     expect(await third).toEqual({ ok: true, result: { value: 'three' } });
   });
 });
+
+describe('compose and InputRequired', () => {
+  it('turns a layer that throws InputRequired into that input-required result, seen by the outer layers', async () => {
+    const { InputRequired } = await import('../src/interaction/input-required.js');
+    const terminal = vi.fn(async () => ok({ never: true }));
+    const asking: Middleware<Ctx> = async () => {
+      throw new InputRequired({ resultType: 'input_required', inputRequests: {}, requestState: 's' });
+    };
+    const ctx: Ctx = { log: [] };
+    const outcome = await compose<Ctx>([tracer('outer'), asking], terminal)(ctx);
+    expect(outcome).toEqual({
+      ok: true,
+      result: { resultType: 'input_required', inputRequests: {}, requestState: 's' },
+    });
+    expect(ctx.log).toEqual(['outer:in', 'outer:out:ok']);
+    expect(terminal).not.toHaveBeenCalled();
+  });
+});

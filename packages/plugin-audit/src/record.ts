@@ -1,4 +1,6 @@
 import {
+  APPROVAL_KEY,
+  type ApprovalRecord,
   CACHE_STATUS_KEY,
   type CacheStatus,
   type DownstreamTransportKind,
@@ -64,6 +66,8 @@ export interface AuditRecord {
    * against its lock file: quarantined (left out of a list, a call refused), or under `warn` let through.
    */
   quarantined?: readonly string[];
+  /** How an approve plugin inside this one decided a held tool call: who was asked, the decision, who gave it. */
+  approval?: ApprovalRecord;
 }
 
 /** Every top-level record field (the names `redact` paths start with). */
@@ -89,6 +93,7 @@ export const RECORD_FIELDS = [
   'cache',
   'secrets',
   'quarantined',
+  'approval',
 ] as const satisfies readonly (keyof AuditRecord)[];
 
 /** Record fields that hold objects a `redact` path may reach into. */
@@ -148,6 +153,8 @@ export function buildRecord(observation: Observation): AuditRecord {
   if (Array.isArray(quarantined) && quarantined.length > 0) {
     record.quarantined = quarantined.filter((name): name is string => typeof name === 'string');
   }
+  const approval = ctx.state.get(APPROVAL_KEY) as ApprovalRecord | undefined;
+  if (approval !== undefined) record.approval = { ...approval };
   return record as AuditRecord;
 }
 

@@ -123,6 +123,7 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
         res,
         path: path.slice('/admin/'.length),
         authorize: (groups) => authorize(req, res, groups),
+        isAdmin: (identity) => !options.identities || identity.groups.some((g) => config.groups.includes(g)),
         log,
       });
     }

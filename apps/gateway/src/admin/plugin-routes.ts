@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FoundAdminRoute, Gateway, Identity, Logger } from '@switchyard/core';
+import type { FoundAdminRoute, Gateway, Identity, Logger, PluginAdminRequest } from '@switchyard/core';
 import { BodyTooLarge, readBody, sendJson } from '../listeners/http-io.js';
 
 /** The largest body a plugin's admin endpoint reads (an approval decision, a name: small JSON). */
@@ -17,6 +17,8 @@ export async function servePluginRoute(options: {
   /** The path below `/admin/`. */
   path: string;
   authorize: (extraGroups: readonly string[]) => Promise<Identity | undefined>;
+  /** Whether an admitted caller is an admin, not only in the route's own groups. */
+  isAdmin: (identity: Identity) => boolean;
   log: Logger;
 }): Promise<void> {
   const { gateway, req, res, path, log } = options;
@@ -39,7 +41,11 @@ export async function servePluginRoute(options: {
     }
     return sendJson(res, 400, { error: `Bad Request: the body is not JSON (${(error as Error).message})` });
   }
-  const answer = await run(found, identity, body, log);
+  const answer = await run(
+    found,
+    { identity, admin: options.isAdmin(identity), params: found.params, body },
+    log,
+  );
   res.setHeader('cache-control', 'no-store');
   sendJson(res, answer.status ?? 200, answer.body);
 }
@@ -53,9 +59,9 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
   return raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
 }
 
-async function run(found: FoundAdminRoute, identity: Identity, body: unknown, log: Logger) {
+async function run(found: FoundAdminRoute, request: PluginAdminRequest, log: Logger) {
   try {
-    return await found.route.handle({ identity, params: found.params, body });
+    return await found.route.handle(request);
   } catch (error) {
     log.error('plugin admin endpoint failed', {
       plugin: found.plugin,

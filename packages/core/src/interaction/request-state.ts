@@ -19,8 +19,26 @@ export interface SealedState {
   pending?: string;
 }
 
+/**
+ * The state of a round the gateway itself asked (a plugin's question, e.g. an approval): bound like
+ * any state, and also to the request's own parameters, so the retry that answers it is the same call.
+ */
+export interface AskedState {
+  upstream: string;
+  identity: string;
+  target: string;
+  /** Digest of the request's parameters (without `_meta`, `inputResponses`, `requestState`). */
+  params: string;
+  /** When the question was first put, epoch ms (a plugin's own timeout counts from it). */
+  askedAt: number;
+  /** Answers of earlier rounds of the same request, by input key. */
+  answers: Record<string, unknown>;
+}
+
 interface Wire {
   v: 1;
+  /** `ask`: a round the gateway asked itself (AskedState); absent: a round of an upstream's. */
+  k?: 'ask';
   u: string;
   i: string;
   t: string;
@@ -30,6 +48,10 @@ interface Wire {
   h?: string;
   /** Expiry, epoch ms. */
   e: number;
+  /** Asked rounds: the params digest, when first asked, earlier answers. */
+  d?: string;
+  a?: number;
+  r?: Record<string, unknown>;
 }
 
 /**
@@ -60,6 +82,46 @@ export class RequestStateSeal {
     };
     if (state.upstreamState !== undefined) wire.s = state.upstreamState;
     if (state.pending !== undefined) wire.p = state.pending;
+    return this.#sealWire(wire);
+  }
+
+  /** Seals the state of a round the gateway asks itself (see AskedState). */
+  sealAsked(state: AskedState): string {
+    return this.#sealWire({
+      v: 1,
+      k: 'ask',
+      u: state.upstream,
+      i: state.identity,
+      t: state.target,
+      d: state.params,
+      a: state.askedAt,
+      ...(Object.keys(state.answers).length === 0 ? {} : { r: state.answers }),
+      e: this.#now() + INPUT_ROUND_TTL_MS,
+    });
+  }
+
+  /**
+   * The asked round `raw` stands for; undefined when `raw` is not one (an upstream's round, or not a
+   * state this gateway sealed: the caller judges those). Throws when it is an asked round sealed for
+   * another caller, request or parameters, or expired.
+   */
+  openAsked(raw: string, expected: Omit<AskedState, 'askedAt' | 'answers'>): AskedState | undefined {
+    const wire = this.#verified(raw);
+    if (wire?.k !== 'ask') return undefined;
+    if (
+      wire.v !== 1 ||
+      wire.u !== expected.upstream ||
+      wire.i !== expected.identity ||
+      wire.t !== expected.target ||
+      wire.d !== expected.params ||
+      !(wire.e > this.#now())
+    ) {
+      throw invalidState('it was handed out for another request, or it expired');
+    }
+    return { ...expected, askedAt: wire.a ?? 0, answers: wire.r ?? {} };
+  }
+
+  #sealWire(wire: Wire): string {
     // The replica that answered this round: the upstream's own state may be good on its connection only.
     if (this.instance !== undefined) wire.h = this.instance;
     const body = Buffer.from(JSON.stringify(wire)).toString('base64url');
@@ -81,6 +143,7 @@ export class RequestStateSeal {
     const wire = this.#verified(raw);
     if (
       wire?.v !== 1 ||
+      wire.k !== undefined ||
       wire.u !== expected.upstream ||
       wire.i !== expected.identity ||
       wire.t !== expected.target ||

@@ -28,6 +28,11 @@ export interface PluginAdminRoute {
 export interface PluginAdminRequest {
   /** Who calls (the anonymous identity on a loopback listener without configured identities). */
   identity: Identity;
+  /**
+   * Whether the caller is an admin (in `listen.admin.groups`, or anyone on a loopback listener without
+   * identities), as opposed to admitted by the route's own `groups` only.
+   */
+  admin: boolean;
   /** The path's `:name` captures. */
   params: Readonly<Record<string, string>>;
   /** The parsed JSON body of a POST (undefined for GET or an empty body). */

@@ -57,6 +57,71 @@
     charts.latency.setData([xs, buckets.map((b) => b.latencyAvgMs)]);
   }
 
+  const authHeaders = () => {
+    const token = sessionStorage.getItem(TOKEN_KEY);
+    return token ? { authorization: `Bearer ${token}` } : {};
+  };
+
+  // The approve plugin's pending approvals (`approvals` in the status, or GET admin/approvals for an
+  // approver outside the admin groups), each with Approve / Deny buttons that POST the decision.
+  function renderApprovals(pending, note) {
+    $('approvals-section').hidden = pending === undefined;
+    if (pending === undefined) return;
+    $('approvals-note').textContent = note;
+    fill(
+      'approvals',
+      pending.map((a) => {
+        const tr = row([
+          a.identity,
+          a.tool,
+          a.server,
+          '',
+          `${Math.max(0, Math.round((Date.parse(a.expiresAt) - Date.now()) / 1000))} s`,
+          '',
+        ]);
+        tr.setAttribute('data-approval', a.id);
+        const pre = document.createElement('pre');
+        pre.className = 'arguments';
+        pre.textContent = JSON.stringify(a.arguments ?? {}, null, 2).slice(0, 4096);
+        tr.children[3].append(pre);
+        for (const decision of ['approve', 'deny']) {
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.className = `decide ${decision}`;
+          button.textContent = decision === 'approve' ? 'Approve' : 'Deny';
+          button.addEventListener('click', () => decide(a.id, decision));
+          tr.children[5].append(button);
+        }
+        return tr;
+      }),
+    );
+  }
+
+  async function decide(id, decision) {
+    $('approvals-error').textContent = '';
+    try {
+      const res = await fetch(`admin/approvals/${encodeURIComponent(id)}`, {
+        method: 'POST',
+        headers: { ...authHeaders(), 'content-type': 'application/json' },
+        body: JSON.stringify({ decision }),
+      });
+      if (!res.ok) {
+        const body = await res.json().catch(() => ({}));
+        $('approvals-error').textContent = body.error ?? `HTTP ${res.status}`;
+      }
+    } catch (error) {
+      $('approvals-error').textContent = error.message;
+    }
+    poll();
+  }
+
+  /** An approver outside the admin groups sees the approvals only; undefined when it may not either. */
+  async function approverView() {
+    const res = await fetch('admin/approvals', { headers: authHeaders(), cache: 'no-store' });
+    if (!res.ok) return undefined;
+    return (await res.json()).pending ?? [];
+  }
+
   function render(s) {
     const badge = $('readiness');
     badge.textContent = s.readiness.status === 'ready' ? 'ready' : 'not ready';
@@ -119,6 +184,10 @@
         ),
       );
     }
+    renderApprovals(
+      s.approvals?.pending,
+      s.approvals ? `held up to ${Math.round(s.approvals.timeoutMs / 1000)} s` : '',
+    );
     fill(
       'sessions',
       s.sessions.byIdentity.map((x) => row([x.identity, x.transport, x.sessions])),
@@ -161,7 +230,19 @@
         headers: token ? { authorization: `Bearer ${token}` } : {},
         cache: 'no-store',
       });
+      if (res.status === 403 && token) {
+        const pending = await approverView();
+        if (pending !== undefined) {
+          $('main').hidden = true;
+          $('login').hidden = true;
+          renderApprovals(pending, 'approver view');
+          $('updated').textContent = `updated ${time(new Date().toISOString())}`;
+          timer = setTimeout(poll, POLL_MS);
+          return;
+        }
+      }
       if (res.status === 401 || res.status === 403) {
+        $('approvals-section').hidden = true;
         const body = await res.json().catch(() => ({}));
         $('main').hidden = true;
         $('login').hidden = false;

@@ -1,0 +1,82 @@
+import type { PluginAdmin, PluginAdminRequest, PluginAdminResponse } from '@switchyard/core';
+import { isRecordLike } from './json.js';
+import type { ResolvedApproveOptions } from './options.js';
+import type { PendingApproval, PendingApprovals } from './pending.js';
+
+/** A pending approval as the admin API and the status page show it. */
+export interface PendingApprovalView {
+  id: string;
+  identity: string;
+  tool: string;
+  server: string;
+  arguments: unknown;
+  groups: readonly string[];
+  createdAt: string;
+  expiresAt: string;
+}
+
+/**
+ * The plugin's part of the admin listener: `approvals` in `/admin/status` (every pending approval),
+ * `GET /admin/approvals` (those the caller may decide) and `POST /admin/approvals/<id>` with
+ * `{ "decision": "approve" | "deny" }`; both admit the rules' groups beside `listen.admin.groups`.
+ */
+export function approveAdmin(options: ResolvedApproveOptions, pending: PendingApprovals): PluginAdmin {
+  const groups = [...new Set(options.rules.flatMap((r) => (r.by === 'caller' ? [] : r.by)))];
+  return {
+    status: {
+      key: 'approvals',
+      read: () => ({
+        timeoutMs: options.timeoutMs,
+        groups,
+        pending: pending.visibleTo({ id: '', groups: [], anonymous: true }, true).map(view),
+      }),
+    },
+    routes: [
+      {
+        method: 'GET',
+        path: 'approvals',
+        groups: () => groups,
+        handle: (request) => ({
+          body: { pending: pending.visibleTo(request.identity, request.admin).map(view) },
+        }),
+      },
+      {
+        method: 'POST',
+        path: 'approvals/:id',
+        groups: () => groups,
+        handle: (request) => decide(pending, request),
+      },
+    ],
+  };
+}
+
+function decide(pending: PendingApprovals, request: PluginAdminRequest): PluginAdminResponse {
+  const body = request.body;
+  const decision = isRecordLike(body) ? body.decision : undefined;
+  if (decision !== 'approve' && decision !== 'deny') {
+    return { status: 400, body: { error: 'Expected a JSON body { "decision": "approve" | "deny" }' } };
+  }
+  const id = request.params.id ?? '';
+  const refused = pending.decide(id, decision, request.identity, request.admin);
+  // An approval the caller may not decide answers like one that does not exist: ids are not disclosed.
+  if (refused) {
+    return {
+      status: 404,
+      body: { error: `No pending approval ${id} that you may decide (decided, timed out, or never held).` },
+    };
+  }
+  return { body: { id, decision } };
+}
+
+function view(approval: PendingApproval): PendingApprovalView {
+  return {
+    id: approval.id,
+    identity: approval.identity,
+    tool: approval.tool,
+    server: approval.server,
+    arguments: approval.arguments,
+    groups: approval.groups,
+    createdAt: new Date(approval.createdAt).toISOString(),
+    expiresAt: new Date(approval.expiresAt).toISOString(),
+  };
+}

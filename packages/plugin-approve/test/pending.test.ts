@@ -1,0 +1,55 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { MAX_PENDING, PendingApprovals } from '../src/pending.js';
+
+const call = {
+  identity: 'alice',
+  tool: 'db__drop',
+  server: 'db',
+  arguments: { table: 't' },
+  digest: 'sha256:x',
+  groups: ['leads'],
+};
+const lead = { id: 'lead', groups: ['leads'], anonymous: false };
+const stranger = { id: 'eve', groups: ['other'], anonymous: false };
+
+afterEach(() => vi.useRealTimers());
+
+describe('PendingApprovals', () => {
+  it('gives each held call an unguessable id, decided once by a member of its groups', async () => {
+    const pending = new PendingApprovals();
+    const held = pending.hold(call, 60_000, new AbortController().signal);
+    const [approval] = pending.visibleTo(lead, false);
+    expect(approval?.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
+    expect(pending.visibleTo(stranger, false)).toEqual([]);
+    expect(pending.visibleTo(stranger, true)).toHaveLength(1);
+    expect(pending.decide(approval!.id, 'approve', stranger, false)).toBe('forbidden');
+    expect(pending.decide(approval!.id, 'approve', lead, false)).toBeUndefined();
+    expect(await held).toEqual({ decision: 'approve', approver: 'lead' });
+    expect(pending.decide(approval!.id, 'deny', lead, false)).toBe('not_found');
+    expect(pending.size).toBe(0);
+  });
+
+  it('times out after timeoutMs and forgets the call; a caller that gives up forgets it too', async () => {
+    vi.useFakeTimers();
+    const pending = new PendingApprovals();
+    const held = pending.hold(call, 5000, new AbortController().signal);
+    vi.advanceTimersByTime(5000);
+    expect(await held).toEqual({ decision: 'timeout' });
+    expect(pending.size).toBe(0);
+    const gone = new AbortController();
+    const abandoned = pending.hold(call, 5000, gone.signal);
+    gone.abort(new Error('cancelled'));
+    await expect(abandoned).rejects.toThrow('cancelled');
+    expect(pending.size).toBe(0);
+  });
+
+  it(`holds at most ${MAX_PENDING} calls; close denies every held one`, async () => {
+    const pending = new PendingApprovals();
+    const signal = new AbortController().signal;
+    const held = Array.from({ length: MAX_PENDING }, () => pending.hold(call, 60_000, signal));
+    expect(pending.hold(call, 60_000, signal)).toBeUndefined();
+    pending.close();
+    expect(await held[0]).toEqual({ decision: 'deny', approver: 'shutdown' });
+    expect(pending.size).toBe(0);
+  });
+});

@@ -1,0 +1,3 @@
+import { switchyardProject } from '../../vitest.shared.js';
+
+export default switchyardProject();
