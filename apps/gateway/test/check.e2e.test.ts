@@ -101,6 +101,16 @@ describe('switchyard check', () => {
     expect(stdout).toMatch(/2 of 4 upstream\(s\) failed\./);
   });
 
+  it('prints the table for stdio servers alone (nothing else holds the process open while they stop)', async () => {
+    const file = join(await tempDir(cleanup), 'switchyard.json');
+    const server = { command: process.execPath, args: [TESTKIT_CLI, '--name', 'only', '--resources', '2'] };
+    await writeFile(file, JSON.stringify({ mcpServers: { only: server } }));
+    const { code, stdout } = await check(file);
+    expect(rows(stdout).get('only')).toEqual(expect.arrayContaining(['only', 'stdio', '2']));
+    expect(stdout).toContain('All 1 upstream(s) OK.');
+    expect(code).toBe(0);
+  });
+
   it('refuses a bad config with exit 2 and the same message as at start', async () => {
     const dir = await tempDir(cleanup);
     const file = join(dir, 'switchyard.yml');

@@ -106,7 +106,9 @@ async function gone(child: ChildProcess, ms: number | (() => number)): Promise<b
   const limit = typeof ms === 'number' ? () => ms : ms;
   while (running(child)) {
     if (Date.now() - started >= limit()) return false;
-    await new Promise((resolve) => setTimeout(resolve, POLL_MS).unref?.());
+    // A held timer: the wait is bounded by `ms`, and a CLI with nothing else open (`switchyard check` of
+    // stdio servers) must not see its event loop run dry, and exit silently, in the middle of it.
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
   live.delete(child);
   return true;
