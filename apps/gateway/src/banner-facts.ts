@@ -1,7 +1,8 @@
-import { CORE_VERSION, type Identity } from '@switchyard/core';
+import type { Identity } from '@switchyard/core';
 import { connectInMemoryClient } from '@switchyard/core/testing';
 import type { BannerFacts, ExposedCounts } from './banner.js';
 import type { RunningGateway } from './run.js';
+import { SWITCHYARD_VERSION } from './version.js';
 
 /** Who lists the catalog for the banner: plugins (access, audit) see this identity. */
 const BANNER_IDENTITY: Identity = { id: 'switchyard-banner', groups: [], anonymous: false };
@@ -26,7 +27,7 @@ export async function collectBannerFacts(running: RunningGateway, readyMs: numbe
   ];
   const counts = await countExposed(running, status).catch(() => undefined);
   return {
-    version: CORE_VERSION,
+    version: SWITCHYARD_VERSION,
     readyMs,
     listeners,
     adminUrl: running.admin?.url,

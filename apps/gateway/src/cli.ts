@@ -17,6 +17,7 @@ import { runImport } from './import/command.js';
 import { runInit } from './init/command.js';
 import { runPin } from './pin/command.js';
 import { type RunningGateway, runGateway, StartAborted } from './run.js';
+import { SWITCHYARD_VERSION } from './version.js';
 
 const HELP = `switchyard — one MCP endpoint in front of many upstream MCP servers
 
@@ -110,7 +111,7 @@ async function main(): Promise<number> {
     return 0;
   }
   if (args.version) {
-    process.stderr.write('switchyard 0.1.0\n');
+    process.stderr.write(`switchyard ${SWITCHYARD_VERSION}\n`);
     return 0;
   }
   if (command === 'import') {
