@@ -1,7 +1,8 @@
 import type { PluginAdmin, PluginAdminRequest, PluginAdminResponse } from '@switchyard/core';
+import type { ApprovalBoard } from './board.js';
 import { isRecordLike } from './json.js';
 import type { ResolvedApproveOptions } from './options.js';
-import type { PendingApproval, PendingApprovals } from './pending.js';
+import type { PendingApproval } from './pending.js';
 
 /** A pending approval as the admin API and the status page show it. */
 export interface PendingApprovalView {
@@ -20,7 +21,7 @@ export interface PendingApprovalView {
  * `GET /admin/approvals` (those the caller may decide) and `POST /admin/approvals/<id>` with
  * `{ "decision": "approve" | "deny" }`; both admit the rules' groups beside `listen.admin.groups`.
  */
-export function approveAdmin(options: ResolvedApproveOptions, pending: PendingApprovals): PluginAdmin {
+export function approveAdmin(options: ResolvedApproveOptions, board: ApprovalBoard): PluginAdmin {
   const groups = [...new Set(options.rules.flatMap((r) => (r.by === 'caller' ? [] : r.by)))];
   return {
     status: {
@@ -28,7 +29,7 @@ export function approveAdmin(options: ResolvedApproveOptions, pending: PendingAp
       read: () => ({
         timeoutMs: options.timeoutMs,
         groups,
-        pending: pending.visibleTo({ id: '', groups: [], anonymous: true }, true).map(view),
+        pending: board.visibleTo({ id: '', groups: [], anonymous: true }, true).map(view),
       }),
     },
     routes: [
@@ -37,27 +38,33 @@ export function approveAdmin(options: ResolvedApproveOptions, pending: PendingAp
         path: 'approvals',
         groups: () => groups,
         handle: (request) => ({
-          body: { pending: pending.visibleTo(request.identity, request.admin).map(view) },
+          body: { pending: board.visibleTo(request.identity, request.admin).map(view) },
         }),
       },
       {
         method: 'POST',
         path: 'approvals/:id',
         groups: () => groups,
-        handle: (request) => decide(pending, request),
+        handle: (request) => decide(board, request),
       },
     ],
   };
 }
 
-function decide(pending: PendingApprovals, request: PluginAdminRequest): PluginAdminResponse {
+async function decide(board: ApprovalBoard, request: PluginAdminRequest): Promise<PluginAdminResponse> {
   const body = request.body;
   const decision = isRecordLike(body) ? body.decision : undefined;
   if (decision !== 'approve' && decision !== 'deny') {
     return { status: 400, body: { error: 'Expected a JSON body { "decision": "approve" | "deny" }' } };
   }
   const id = request.params.id ?? '';
-  const refused = pending.decide(id, decision, request.identity, request.admin);
+  const refused = await board.decide(id, decision, request.identity, request.admin);
+  if (refused === 'unavailable') {
+    return {
+      status: 503,
+      body: { error: 'The shared store does not answer: the decision cannot be claimed. Retry.' },
+    };
+  }
   // An approval the caller may not decide answers like one that does not exist: ids are not disclosed.
   if (refused) {
     return {

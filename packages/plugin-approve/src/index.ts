@@ -1,6 +1,7 @@
 import { definePlugin } from '@switchyard/core';
 import { approveAdmin } from './admin.js';
 import { ToolAnnotations } from './annotations.js';
+import { ApprovalBoard } from './board.js';
 import { ApprovedContinuations } from './continuations.js';
 import { approveMiddleware } from './middleware.js';
 import { approveOptionsSchema } from './options.js';
@@ -34,6 +35,7 @@ export default definePlugin({
     const annotations = new ToolAnnotations();
     const pending = new PendingApprovals();
     const continuations = new ApprovedContinuations();
+    const board = new ApprovalBoard(pending, ctx.store, ctx.logger);
     return {
       // Every tools/list page an upstream answers (the gateway's own index listings too): the annotations.
       upstreamCall: async (call, next) => {
@@ -42,9 +44,13 @@ export default definePlugin({
         return outcome;
       },
       request: approveMiddleware({ options, annotations, pending, continuations, log: ctx.logger }),
-      admin: approveAdmin(options, pending),
+      admin: approveAdmin(options, board),
       stats: () => ({ pending: pending.size }),
-      close: () => pending.close(),
+      ready: () => board.start(),
+      close: async () => {
+        pending.close();
+        await board.close();
+      },
     };
   },
 });

@@ -21,9 +21,6 @@ export type GroupDecision =
   | { readonly decision: 'approve' | 'deny'; readonly approver: string }
   | { readonly decision: 'timeout' };
 
-/** Why a decision was not taken. */
-export type DecideRefusal = 'not_found' | 'forbidden';
-
 /** At most this many calls wait at once; more are refused (a held call holds its request open). */
 export const MAX_PENDING = 1000;
 
@@ -36,9 +33,17 @@ interface Held {
  * The calls waiting for an approver group: each is decided once (approve, deny, or timeout), then
  * forgotten, so an id can be neither replayed nor reused.
  */
+/** What the holder of the calls tells others (the approval board sharing them across replicas). */
+export interface PendingEvents {
+  held?(approval: PendingApproval): void;
+  gone?(id: string): void;
+}
+
 export class PendingApprovals {
   readonly #held = new Map<string, Held>();
   readonly #now: () => number;
+  /** Set once, by the approval board. */
+  events: PendingEvents = {};
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
@@ -71,6 +76,7 @@ export class PendingApprovals {
         clearTimeout(timer);
         signal.removeEventListener('abort', abandon);
         this.#held.delete(approval.id);
+        this.events.gone?.(approval.id);
       };
       const abandon = () => {
         finish();
@@ -90,26 +96,30 @@ export class PendingApprovals {
         },
       });
       onHeld?.(approval);
+      this.events.held?.(approval);
     });
+  }
+
+  /** A call held here, by id. */
+  get(id: string): PendingApproval | undefined {
+    return this.#held.get(id)?.approval;
+  }
+
+  /** Every call held here. */
+  all(): PendingApproval[] {
+    return [...this.#held.values()].map((h) => h.approval);
+  }
+
+  /** Settles a held call with a decision taken (and authorized) elsewhere; false when it is not held here. */
+  settle(id: string, decision: 'approve' | 'deny', approver: string): boolean {
+    const held = this.#held.get(id);
+    held?.settle({ decision, approver });
+    return held !== undefined;
   }
 
   /** The pending approvals `identity` may decide (all of them for an admin). */
   visibleTo(identity: Identity, admin: boolean): PendingApproval[] {
     return [...this.#held.values()].map((h) => h.approval).filter((a) => admin || mayDecide(identity, a));
-  }
-
-  /** Decides one pending approval; the reason when it cannot (unknown, already decided, not theirs). */
-  decide(
-    id: string,
-    decision: 'approve' | 'deny',
-    identity: Identity,
-    admin: boolean,
-  ): DecideRefusal | undefined {
-    const held = this.#held.get(id);
-    if (!held) return 'not_found';
-    if (!admin && !mayDecide(identity, held.approval)) return 'forbidden';
-    held.settle({ decision, approver: identity.id });
-    return undefined;
   }
 
   /** Denies every held call (the gateway is shutting down). */
@@ -118,6 +128,7 @@ export class PendingApprovals {
   }
 }
 
-function mayDecide(identity: Identity, approval: PendingApproval): boolean {
+/** Whether `identity` is in one of the approval's groups. */
+export function mayDecide(identity: Identity, approval: PendingApproval): boolean {
   return identity.groups.some((g) => approval.groups.includes(g));
 }

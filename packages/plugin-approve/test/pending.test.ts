@@ -1,4 +1,6 @@
+import { MemoryStore, silentLogger } from '@switchyard/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ApprovalBoard } from '../src/board.js';
 import { MAX_PENDING, PendingApprovals } from '../src/pending.js';
 
 const call = {
@@ -17,15 +19,17 @@ afterEach(() => vi.useRealTimers());
 describe('PendingApprovals', () => {
   it('gives each held call an unguessable id, decided once by a member of its groups', async () => {
     const pending = new PendingApprovals();
+    const board = new ApprovalBoard(pending, new MemoryStore(), silentLogger);
+    await board.start();
     const held = pending.hold(call, 60_000, new AbortController().signal);
-    const [approval] = pending.visibleTo(lead, false);
+    const [approval] = board.visibleTo(lead, false);
     expect(approval?.id).toMatch(/^[A-Za-z0-9_-]{22}$/);
-    expect(pending.visibleTo(stranger, false)).toEqual([]);
-    expect(pending.visibleTo(stranger, true)).toHaveLength(1);
-    expect(pending.decide(approval!.id, 'approve', stranger, false)).toBe('forbidden');
-    expect(pending.decide(approval!.id, 'approve', lead, false)).toBeUndefined();
+    expect(board.visibleTo(stranger, false)).toEqual([]);
+    expect(board.visibleTo(stranger, true)).toHaveLength(1);
+    expect(await board.decide(approval!.id, 'approve', stranger, false)).toBe('forbidden');
+    expect(await board.decide(approval!.id, 'approve', lead, false)).toBeUndefined();
     expect(await held).toEqual({ decision: 'approve', approver: 'lead' });
-    expect(pending.decide(approval!.id, 'deny', lead, false)).toBe('not_found');
+    expect(await board.decide(approval!.id, 'deny', lead, false)).toBe('not_found');
     expect(pending.size).toBe(0);
   });
 

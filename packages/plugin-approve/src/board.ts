@@ -1,0 +1,119 @@
+import type { Identity, Logger, Store } from '@switchyard/core';
+import { mayDecide, type PendingApproval, type PendingApprovals } from './pending.js';
+
+/** Why a decision was not taken. */
+export type DecideRefusal = 'not_found' | 'forbidden' | 'unavailable';
+
+const CHANNEL = 'approvals';
+
+type Message =
+  | { t: 'hello' }
+  | { t: 'held'; approval: PendingApproval }
+  | { t: 'gone'; id: string }
+  | { t: 'decide'; id: string; decision: 'approve' | 'deny'; approver: string };
+
+/**
+ * The pending approvals as approvers see them and decide them. Alone, the calls held by this gateway.
+ * With a shared store (replicas, DESIGN §12), every replica's: each announces the calls it holds and
+ * when they go on the plugin's channel, mirrors the others', and a decision taken on any replica is
+ * claimed once in the store (the first approver wins, whichever replica each used) and sent to the
+ * replica that holds the call.
+ */
+export class ApprovalBoard {
+  readonly #local: PendingApprovals;
+  readonly #store: Store;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  /** Calls other replicas hold, by id. */
+  readonly #remote = new Map<string, PendingApproval>();
+  #unsubscribe: (() => Promise<void>) | undefined;
+
+  constructor(local: PendingApprovals, store: Store, log: Logger, now: () => number = Date.now) {
+    this.#local = local;
+    this.#store = store;
+    this.#log = log;
+    this.#now = now;
+  }
+
+  get shared(): boolean {
+    return this.#store.shared && this.#store.pubsub !== undefined;
+  }
+
+  /** Joins the other replicas (with a shared store): mirrors their calls, announces this one's. */
+  async start(): Promise<void> {
+    const pubsub = this.#store.pubsub;
+    if (!this.#store.shared || !pubsub) return;
+    this.#local.events = {
+      held: (approval) => this.#publish({ t: 'held', approval }),
+      gone: (id) => this.#publish({ t: 'gone', id }),
+    };
+    this.#unsubscribe = await pubsub.subscribe(CHANNEL, (raw) => this.#receive(raw));
+    this.#publish({ t: 'hello' });
+  }
+
+  async close(): Promise<void> {
+    await this.#unsubscribe?.().catch(() => {});
+  }
+
+  /** The pending approvals `identity` may decide (every one for an admin). */
+  visibleTo(identity: Identity, admin: boolean): PendingApproval[] {
+    const now = this.#now();
+    for (const [id, approval] of this.#remote) if (approval.expiresAt <= now) this.#remote.delete(id);
+    return [...this.#local.all(), ...this.#remote.values()].filter((a) => admin || mayDecide(identity, a));
+  }
+
+  /** Decides one pending call, held here or on another replica; the reason when it cannot. */
+  async decide(
+    id: string,
+    decision: 'approve' | 'deny',
+    identity: Identity,
+    admin: boolean,
+  ): Promise<DecideRefusal | undefined> {
+    const approval = this.#local.get(id) ?? this.#remote.get(id);
+    if (!approval) return 'not_found';
+    if (!admin && !mayDecide(identity, approval)) return 'forbidden';
+    if (this.shared) {
+      const claimed = await this.#store
+        .setIfAbsent(`decided:${id}`, decision, { ttlMs: Math.max(1000, approval.expiresAt - this.#now()) })
+        .catch(() => undefined);
+      if (claimed === undefined && !this.#local.get(id)) return 'unavailable';
+      if (claimed === false) return 'not_found';
+    }
+    if (this.#local.settle(id, decision, identity.id)) return undefined;
+    this.#remote.delete(id);
+    this.#publish({ t: 'decide', id, decision, approver: identity.id });
+    return undefined;
+  }
+
+  #receive(raw: string): void {
+    let message: Message;
+    try {
+      message = JSON.parse(raw) as Message;
+    } catch {
+      return;
+    }
+    switch (message.t) {
+      case 'hello':
+        for (const approval of this.#local.all()) this.#publish({ t: 'held', approval });
+        return;
+      case 'held':
+        if (!this.#local.get(message.approval.id)) this.#remote.set(message.approval.id, message.approval);
+        return;
+      case 'gone':
+        this.#remote.delete(message.id);
+        return;
+      case 'decide':
+        this.#local.settle(message.id, message.decision, message.approver);
+        return;
+    }
+  }
+
+  #publish(message: Message): void {
+    this.#store.pubsub?.publish(CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
+      this.#log.warn('could not share a pending approval with the other replicas', {
+        kind: message.t,
+        error: String(error),
+      });
+    });
+  }
+}
