@@ -32,7 +32,7 @@ import {
   type Upstream,
 } from '../services.js';
 import type { LatencySummary } from '../stats.js';
-import { medianBy, summarize } from '../stats.js';
+import { median, medianBy, summarize } from '../stats.js';
 import { profiledAs } from './measure.js';
 import type { Comparison } from './model.js';
 
@@ -62,9 +62,15 @@ export interface GovernanceRun extends LatencySummary {
   cpuUsPerRead: CpuPerRead;
 }
 
-/** A plugin's median round against the bare gateway's, with the gateway CPU per call it adds. */
+/**
+ * A plugin's median round against the bare gateway's, and the same two paths paired round by round: a
+ * plugin's round and the bare round of the same round ran seconds apart, so the pairs cancel the load that
+ * other processes on a shared box add and take away between rounds.
+ */
 export interface GovernanceComparison extends Comparison {
-  /** Gateway CPU per call (µs), plugin − bare; absent without /proc. */
+  /** The median over rounds of (plugin calls/s ÷ bare calls/s in the same round). */
+  pairedThroughputRatio: number;
+  /** The median over rounds of the gateway CPU per call (µs), plugin − bare in the same round; absent without /proc. */
   addedGatewayCpuUs?: number;
 }
 
@@ -170,6 +176,34 @@ async function pinnedTools(lockFile: string): Promise<string[]> {
   }
 }
 
+/** A plugin's comparison with the bare gateway from one size's medians and rounds. */
+export function compareWithBare(
+  path: GovernancePlugin,
+  medians: Record<GovernancePath, GovernanceRun>,
+  rounds: GovernanceRun[],
+): GovernanceComparison {
+  const m = medians[path];
+  const bare = medians.bare;
+  const pairs = rounds
+    .filter((r) => r.path === path)
+    .map((r) => [r, rounds.find((b) => b.path === 'bare' && b.round === r.round)!] as const);
+  const cpuDiffs: number[] = [];
+  for (const [r, b] of pairs) {
+    if (r.cpuUsPerRead.gateway !== undefined && b.cpuUsPerRead.gateway !== undefined) {
+      cpuDiffs.push(r.cpuUsPerRead.gateway - b.cpuUsPerRead.gateway);
+    }
+  }
+  return {
+    path,
+    baseline: 'bare',
+    throughputRatio: m.rps / bare.rps,
+    addedP50Ms: m.p50 - bare.p50,
+    addedP99Ms: m.p99 - bare.p99,
+    pairedThroughputRatio: median(pairs.map(([r, b]) => r.rps / b.rps)),
+    addedGatewayCpuUs: cpuDiffs.length === pairs.length ? median(cpuDiffs) : undefined,
+  };
+}
+
 export async function runGovernanceBenchmark(
   config: GovernanceConfig,
   log: (message: string) => void,
@@ -259,24 +293,11 @@ export async function runGovernanceBenchmark(
           ),
         ]),
       ) as Record<GovernancePath, GovernanceRun>;
-      const bare = medians.bare;
       sizes.push({
         resultBytes: size.resultBytes,
         measuredResultBytes,
         medians,
-        comparisons: GOVERNANCE_PLUGINS.map((path) => {
-          const m = medians[path];
-          const gw = m.cpuUsPerRead.gateway;
-          const bareGw = bare.cpuUsPerRead.gateway;
-          return {
-            path,
-            baseline: 'bare',
-            throughputRatio: m.rps / bare.rps,
-            addedP50Ms: m.p50 - bare.p50,
-            addedP99Ms: m.p99 - bare.p99,
-            addedGatewayCpuUs: gw === undefined || bareGw === undefined ? undefined : gw - bareGw,
-          };
-        }),
+        comparisons: GOVERNANCE_PLUGINS.map((path) => compareWithBare(path, medians, rounds)),
         rounds,
       });
     }

@@ -110,6 +110,7 @@ export function renderGovernance(gov: GovernanceResult): string[] {
     }
     for (const vs of size.comparisons) {
       const row = comparisonRow(`${vs.path}/bare`, vs, RUN_HEADER.length);
+      row[RUN_HEADER.indexOf('req/s range')] = `${vs.pairedThroughputRatio.toFixed(2)}x paired`;
       if (vs.addedGatewayCpuUs !== undefined) row[row.length - 1] = signed(vs.addedGatewayCpuUs, 0);
       rows.push(row);
     }
@@ -132,8 +133,9 @@ export function renderGovernance(gov: GovernanceResult): string[] {
       `shown; results of ${measured} (the echo holds the argument twice)`,
     '',
     table(header, rows, 'llrrrrrrrr'),
-    '   …/bare rows: throughput ratio, then added p50 / p99 (ms), and in cpu gw the gateway CPU per call ' +
-      'it adds (µs).',
+    '   …/bare rows: throughput ratio and added p50 / p99 (ms) of the median rounds; then, paired round by ' +
+      'round with the bare gateway (the two ran seconds apart, so load that comes and goes between rounds ' +
+      'cancels): the median ratio, and in cpu gw the median gateway CPU per call the plugin adds (µs).',
     `   checked: every answer is the unredacted echo; the upstream served ${int.format(gov.upstreamCalls.served)} ` +
       `tools/call for ${int.format(gov.upstreamCalls.issued)} issued (one per call on every path and round); ` +
       `load avg ${load(gov.loadavg.start)} at the start, ${load(gov.loadavg.end)} at the end.`,
