@@ -20,7 +20,14 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import { controlClient } from '@switchyard/testkit';
-import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from '../client.js';
+import {
+  type BenchClient,
+  closeAll,
+  connectClient,
+  type PostCounter,
+  REQUEST_OPTIONS,
+  type RunOptions,
+} from '../client.js';
 import type { CpuPerRead } from '../rounds.js';
 import { cpuSampler, requestLoop } from '../rounds.js';
 import {
@@ -60,6 +67,11 @@ export interface GovernanceRun extends LatencySummary {
   wallMs: number;
   rps: number;
   cpuUsPerRead: CpuPerRead;
+  /**
+   * Timed calls the gateway answered as an SSE stream (a 2025-11-25 session's `tools/call` still running
+   * after 50 ms becomes a resumable stream); absent with `--client raw`.
+   */
+  streamedCalls?: number;
 }
 
 /**
@@ -233,8 +245,13 @@ export async function runGovernanceBenchmark(
     for (const s of started) if (s.status === 'rejected') throw s.reason;
 
     const client = {} as Record<GovernancePath, Client>;
+    const posts = {} as Record<GovernancePath, PostCounter>;
     for (const path of PATHS) {
-      const bench = await connectClient(gateways[path]!.url, `bench-${path}`, options);
+      posts[path] = { posts: 0, streamed: 0 };
+      const bench = await connectClient(gateways[path]!.url, `bench-${path}`, {
+        ...options,
+        postCounter: posts[path],
+      });
       clients.push(bench);
       client[path] = bench.client;
       // On the pin gateway this first listing is the trust on first use that writes the lock file.
@@ -260,6 +277,7 @@ export async function runGovernanceBenchmark(
           const before = await served();
           await callLoop(client[path], path, text, size.warmup);
           const cpu = cpuSampler(up.proc, gateways[path]!.proc)();
+          const streamedBefore = posts[path].streamed;
           const { latencies, wallMs } = await callLoop(client[path], path, text, size.calls);
           const run: GovernanceRun = {
             path,
@@ -267,6 +285,7 @@ export async function runGovernanceBenchmark(
             wallMs,
             rps: (size.calls / wallMs) * 1000,
             cpuUsPerRead: cpu(size.calls),
+            streamedCalls: options.rawClient ? undefined : posts[path].streamed - streamedBefore,
             ...summarize(latencies),
           };
           rounds.push(run);
@@ -280,7 +299,8 @@ export async function runGovernanceBenchmark(
           }
           log(
             `governance ${size.resultBytes} B round ${round + 1}/${config.rounds} ${path.padEnd(8)} ` +
-              `${run.rps.toFixed(0)} calls/s p50 ${run.p50.toFixed(3)} ms p99 ${run.p99.toFixed(3)} ms`,
+              `${run.rps.toFixed(0)} calls/s p50 ${run.p50.toFixed(3)} ms p99 ${run.p99.toFixed(3)} ms` +
+              (run.streamedCalls ? `, ${run.streamedCalls} answered as streams` : ''),
           );
         }
       }

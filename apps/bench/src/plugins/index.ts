@@ -23,6 +23,7 @@ export {
   GOVERNANCE_PLUGINS,
   type GovernancePlugin,
   type GovernanceResult,
+  type GovernanceRun,
   runGovernanceBenchmark,
 } from './governance.js';
 export * from './model.js';

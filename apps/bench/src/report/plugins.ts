@@ -7,6 +7,7 @@ import {
   GOVERNANCE_PLUGINS,
   type GovernancePlugin,
   type GovernanceResult,
+  type GovernanceRun,
   STACK_LABELS,
   type StackPath,
   type StackResult,
@@ -97,6 +98,9 @@ const GOVERNANCE_LABELS: Record<GovernancePlugin, string> = {
   access: 'gateway + access',
 };
 
+/** Every run's columns with `result` for `conc`, then the calls answered as SSE streams. */
+const GOVERNANCE_HEADER = ['result', ...RUN_HEADER.slice(1), 'streamed'];
+
 function sizeLabel(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : `${bytes / 1024} KiB`;
 }
@@ -104,18 +108,27 @@ function sizeLabel(bytes: number): string {
 export function renderGovernance(gov: GovernanceResult): string[] {
   const rows: string[][] = [];
   for (const size of gov.sizes) {
-    rows.push([sizeLabel(size.resultBytes), ...runCells(size.medians.bare, 'bare gateway', size.rounds)]);
+    const calls = gov.config.sizes.find((c) => c.resultBytes === size.resultBytes)?.calls;
+    const streamed = (run: GovernanceRun): string =>
+      run.streamedCalls === undefined || calls === undefined ? 'n/a' : `${run.streamedCalls}/${calls}`;
+    rows.push([
+      sizeLabel(size.resultBytes),
+      ...runCells(size.medians.bare, 'bare gateway', size.rounds),
+      streamed(size.medians.bare),
+    ]);
     for (const plugin of GOVERNANCE_PLUGINS) {
-      rows.push(['', ...runCells(size.medians[plugin], GOVERNANCE_LABELS[plugin], size.rounds)]);
+      const run = size.medians[plugin];
+      rows.push(['', ...runCells(run, GOVERNANCE_LABELS[plugin], size.rounds), streamed(run)]);
     }
     for (const vs of size.comparisons) {
-      const row = comparisonRow(`${vs.path}/bare`, vs, RUN_HEADER.length);
+      const row = comparisonRow(`${vs.path}/bare`, vs, GOVERNANCE_HEADER.length);
       row[RUN_HEADER.indexOf('req/s range')] = `${vs.pairedThroughputRatio.toFixed(2)}x paired`;
-      if (vs.addedGatewayCpuUs !== undefined) row[row.length - 1] = signed(vs.addedGatewayCpuUs, 0);
+      if (vs.addedGatewayCpuUs !== undefined) {
+        row[RUN_HEADER.indexOf('cpu gw')] = signed(vs.addedGatewayCpuUs, 0);
+      }
       rows.push(row);
     }
   }
-  const header = ['result', ...RUN_HEADER.slice(1)];
   const measured = gov.sizes.map((s) => `${int.format(s.measuredResultBytes)} B`).join(', ');
   const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
   return [
@@ -132,10 +145,13 @@ export function renderGovernance(gov: GovernanceResult): string[] {
       `${gov.config.rounds} rounds, paths interleaved (order rotated each round); median round (by calls/s) ` +
       `shown; results of ${measured} (the echo holds the argument twice)`,
     '',
-    table(header, rows, 'llrrrrrrrr'),
+    table(GOVERNANCE_HEADER, rows, 'llrrrrrrrrr'),
     '   …/bare rows: throughput ratio and added p50 / p99 (ms) of the median rounds; then, paired round by ' +
       'round with the bare gateway (the two ran seconds apart, so load that comes and goes between rounds ' +
       'cancels): the median ratio, and in cpu gw the median gateway CPU per call the plugin adds (µs).',
+    "   streamed: timed calls the gateway answered as an SSE stream (a 2025-11-25 session's tools/call still " +
+      'running after 50 ms becomes a resumable stream, which costs more than a JSON answer): a path whose ' +
+      'calls cross 50 ms pays for that too.',
     `   checked: every answer is the unredacted echo; the upstream served ${int.format(gov.upstreamCalls.served)} ` +
       `tools/call for ${int.format(gov.upstreamCalls.issued)} issued (one per call on every path and round); ` +
       `load avg ${load(gov.loadavg.start)} at the start, ${load(gov.loadavg.end)} at the end.`,
