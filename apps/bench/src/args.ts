@@ -1,7 +1,7 @@
 /** The bench's command line. */
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|secrets|tools|replicas|paths|session-memory]
+export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|governance|tools|replicas|paths|session-memory]
                                      [--cpu-prof DIR] [--stock-fetch] [--client sdk|raw]
 
   --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
@@ -11,8 +11,9 @@ export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH
   --only WHAT      run only the read, the enumerate, the plugins, the tools or the replicas benchmark
                    (replicas needs redis-server and haproxy; skipped with a message without them),
                    the paths matrix (every upstream transport × client era × read/call × c=1/16), or the
-                   gateway's memory per idle legacy session and what holds it (session-memory); secrets: only
-                   the secrets plugin's cost per tool call (also part of plugins)
+                   gateway's memory per idle legacy session and what holds it (session-memory); governance:
+                   only the cost per tool call of the secrets, pin, approve and access plugins (also part of
+                   plugins; secrets is accepted as its old name)
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR (paths: the two
                    slowest paths run again on profiled gateways after the timed matrix)
   --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
@@ -24,7 +25,7 @@ export const SECTIONS = [
   'read',
   'enumerate',
   'plugins',
-  'secrets',
+  'governance',
   'tools',
   'replicas',
   'paths',
@@ -41,6 +42,9 @@ export interface BenchArgs {
   client: 'sdk' | 'raw';
   help: boolean;
 }
+
+/** Old names `--only` still accepts, and the section each now runs. */
+const SECTION_ALIASES: Record<string, Section> = { secrets: 'governance' };
 
 /** Parses argv; throws with a message for the usage line on anything unknown or malformed. */
 export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchArgs {
@@ -61,13 +65,14 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchArg
   if (values.client !== undefined && values.client !== 'sdk' && values.client !== 'raw') {
     throw new Error(`--client must be sdk or raw, got '${values.client}'`);
   }
-  if (values.only !== undefined && !(SECTIONS as readonly string[]).includes(values.only)) {
+  const only = values.only === undefined ? undefined : (SECTION_ALIASES[values.only] ?? values.only);
+  if (only !== undefined && !(SECTIONS as readonly string[]).includes(only)) {
     throw new Error(`--only must be one of ${SECTIONS.join(', ')}, got '${values.only}'`);
   }
   return {
     quick: values.quick === true,
     json: values.json,
-    only: values.only as Section | undefined,
+    only: only as Section | undefined,
     cpuProf: values['cpu-prof'],
     stockFetch: values['stock-fetch'] === true,
     client: values.client === 'raw' ? 'raw' : 'sdk',

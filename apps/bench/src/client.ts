@@ -29,6 +29,17 @@ export interface ClientOptions {
    * AbortSignal from POSTs (see `postWithoutSharedSignal`), so the load generator itself stays cheap.
    */
   stockFetch?: boolean;
+  /** When given, counts the client's POSTs and those answered as an SSE stream (SDK client only). */
+  postCounter?: PostCounter;
+}
+
+/**
+ * POSTs and how many were answered as `text/event-stream` rather than JSON: the gateway turns a 2025-11-25
+ * session's `tools/call` that has not answered within 50 ms into a resumable stream, which costs more.
+ */
+export interface PostCounter {
+  posts: number;
+  streamed: number;
 }
 
 /**
@@ -41,6 +52,18 @@ export interface ClientOptions {
  */
 const postWithoutSharedSignal: FetchLike = (url, init) =>
   fetch(url, init?.method === 'POST' ? { ...init, signal: undefined } : init);
+
+/** `fetch` with every POST's answer counted in `counter`. */
+function countingPosts(inner: FetchLike, counter: PostCounter): FetchLike {
+  return async (url, init) => {
+    const res = await inner(url, init);
+    if (init?.method === 'POST') {
+      counter.posts += 1;
+      if (res.headers.get('content-type')?.startsWith('text/event-stream')) counter.streamed += 1;
+    }
+    return res;
+  };
+}
 
 /** One MCP client session over Streamable HTTP (one session; fetch pools the TCP connections). */
 export async function connectClient(
@@ -55,9 +78,14 @@ export async function connectClient(
     return { client: raw as unknown as Client, url, close: () => raw.close() };
   }
   const client = new Client({ name, version: '0.0.0' });
+  const base: FetchLike | undefined = options.stockFetch ? undefined : postWithoutSharedSignal;
   const transport = new StreamableHTTPClientTransport(
     new URL(url),
-    options.stockFetch ? {} : { fetch: postWithoutSharedSignal },
+    options.postCounter
+      ? { fetch: countingPosts(base ?? ((u, init) => fetch(u, init)), options.postCounter) }
+      : base
+        ? { fetch: base }
+        : {},
   );
   await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
   let closed: Promise<void> | undefined;

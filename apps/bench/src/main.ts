@@ -23,7 +23,9 @@
  *    straight from an upstream that takes 5 ms per read (the upstream's own read counter must not move
  *    during a gateway round, or the bench fails); (b) the cost of the full stack (audit → rate-limit →
  *    access → cache) on cache misses vs a bare gateway, with the cache coherent (default) and not, every
- *    read checked to be a miss (upstream counter and audit log).
+ *    read checked to be a miss (upstream counter and audit log); (c) the governance plugins' cost per tool
+ *    call (secrets, pin, approve, access, each alone on its own gateway vs a bare gateway) on ~1 KiB and
+ *    ~1 MiB results, every answer and the upstream's call count checked (`--only governance`).
  * 4. Tools (tools-call.ts, enumerate.ts): (a) `tools/call` of a handful of echo tools with a small argument
  *    payload, direct vs through the gateway, with the read benchmark's method (rounds.ts), every answer
  *    checked; (b, c) the `tools/list` enumeration of K upstreams × N tools through the gateway vs the slowest
@@ -58,7 +60,7 @@ import { runPathsBenchmark } from './paths/index.js';
 import {
   PLUGIN_PROFILE_DIRS,
   runCacheHitBenchmark,
-  runSecretsBenchmark,
+  runGovernanceBenchmark,
   runStackBenchmark,
 } from './plugins/index.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
@@ -151,10 +153,10 @@ async function runSections(
     plugins.hit = await guarded(runCacheHitBenchmark(sizes.plugins.hit, log, options));
     plugins.stack = await guarded(runStackBenchmark(sizes.plugins.stack, log, options));
   }
-  if (runs('plugins') || args.only === 'secrets') {
+  if (runs('plugins') || args.only === 'governance') {
     results.plugins ??= {};
-    results.plugins.secrets = await guarded(
-      runSecretsBenchmark(sizes.plugins.secrets, log, profiled('plugins', PLUGIN_PROFILE_DIRS)),
+    results.plugins.governance = await guarded(
+      runGovernanceBenchmark(sizes.plugins.governance, log, profiled('plugins', PLUGIN_PROFILE_DIRS)),
     );
   }
   if (runs('tools')) {

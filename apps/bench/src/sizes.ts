@@ -55,12 +55,13 @@ export const FULL: Sizes = {
       ],
       rounds: 3,
     },
-    secrets: {
+    // Five paths, five rounds: with the order rotated each round, every path goes first once.
+    governance: {
       sizes: [
-        { resultBytes: 1024, warmup: 100, calls: 1000 },
-        { resultBytes: 1024 * 1024, warmup: 5, calls: 40 },
+        { resultBytes: 1024, warmup: 100, calls: 600 },
+        { resultBytes: 1024 * 1024, warmup: 5, calls: 24 },
       ],
-      rounds: 3,
+      rounds: 5,
     },
   },
   tools: {
@@ -111,7 +112,7 @@ export const QUICK: Sizes = {
       ],
       rounds: 3,
     },
-    secrets: {
+    governance: {
       sizes: [
         { resultBytes: 1024, warmup: 10, calls: 100 },
         { resultBytes: 1024 * 1024, warmup: 1, calls: 5 },

@@ -15,9 +15,16 @@
  *    round-robin (continuing where its last loop stopped), so its LRU never hits. Every round is checked
  *    against the upstream's counter (one upstream read per read issued), and at the end the audit files
  *    must hold one `resources/read` record per read issued, each with cache status `miss`.
- * c. The secrets plugin's cost per tool call on ~1 KiB and ~1 MiB results (secrets.ts).
+ * c. The governance plugins' cost per tool call (secrets, pin, approve, access, each alone vs a bare
+ *    gateway) on ~1 KiB and ~1 MiB results (governance.ts).
  */
 export { runCacheHitBenchmark } from './cache-hit.js';
+export {
+  GOVERNANCE_PLUGINS,
+  type GovernancePlugin,
+  type GovernanceResult,
+  type GovernanceRun,
+  runGovernanceBenchmark,
+} from './governance.js';
 export * from './model.js';
-export { runSecretsBenchmark, type SecretsResult } from './secrets.js';
 export { runStackBenchmark } from './stack.js';

@@ -1,7 +1,7 @@
 import type { CpuPerRead } from '../rounds.js';
 import type { PluginEntry } from '../services.js';
 import type { LatencySummary } from '../stats.js';
-import type { SecretsConfig, SecretsResult } from './secrets.js';
+import type { GovernanceConfig, GovernanceResult } from './governance.js';
 
 /** One concurrency level: warm-up reads, then timed reads, per round and path. */
 export interface PluginLevelConfig {
@@ -32,7 +32,7 @@ export interface StackConfig {
 export interface PluginsConfig {
   hit: CacheHitConfig;
   stack: StackConfig;
-  secrets: SecretsConfig;
+  governance: GovernanceConfig;
 }
 
 export type HitPath = 'direct' | 'cache';
@@ -123,11 +123,11 @@ export interface StackResult {
   gatewayWarnings: Record<StackPath, Record<string, number>>;
 }
 
-/** Both parts (either may be missing from the JSON of a run that failed half-way). */
+/** Every part (any may be missing from the JSON of a run that failed half-way or ran one section). */
 export interface PluginsResult {
   hit?: CacheHitResult;
   stack?: StackResult;
-  secrets?: SecretsResult;
+  governance?: GovernanceResult;
 }
 
 /** Subdirectories of the `--cpu-prof` directory, one per gateway of this benchmark. */
@@ -136,8 +136,11 @@ export const PLUGIN_PROFILE_DIRS = [
   'bare',
   'stack',
   'stack-incoherent',
-  'secrets-bare',
-  'secrets',
+  'governance-bare',
+  'governance-secrets',
+  'governance-pin',
+  'governance-approve',
+  'governance-access',
 ] as const;
 
 /** Short labels of the stack benchmark's paths (table rows). */

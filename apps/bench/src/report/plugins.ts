@@ -1,12 +1,18 @@
-/** Sections 3a (cache hits vs direct), 3b (the plugin stack on misses vs a bare gateway), 3c (the secrets plugin per tool call). */
+/**
+ * Sections 3a (cache hits vs direct), 3b (the plugin stack on misses vs a bare gateway), 3c (the governance
+ * plugins per tool call).
+ */
 import {
   type CacheHitResult,
-  type SecretsResult,
+  GOVERNANCE_PLUGINS,
+  type GovernancePlugin,
+  type GovernanceResult,
+  type GovernanceRun,
   STACK_LABELS,
   type StackPath,
   type StackResult,
 } from '../plugins/index.js';
-import { comparisonRow, int, levelsLine, RUN_HEADER, runCells, table } from './format.js';
+import { comparisonRow, int, levelsLine, RUN_HEADER, runCells, signed, table } from './format.js';
 
 /** The stack table's columns: every run's, then upstream subscribes per read and the gateway's memory. */
 const STACK_HEADER = [...RUN_HEADER, 'subs/read', 'rss MiB'];
@@ -84,30 +90,71 @@ export function renderStack(stack: StackResult): string[] {
   ];
 }
 
-export function renderSecrets(secrets: SecretsResult): string[] {
+/** Row labels of the governance paths. */
+const GOVERNANCE_LABELS: Record<GovernancePlugin, string> = {
+  secrets: 'gateway + secrets',
+  pin: 'gateway + pin',
+  approve: 'gateway + approve',
+  access: 'gateway + access',
+};
+
+/** Every run's columns with `result` for `conc`, then the calls answered as SSE streams. */
+const GOVERNANCE_HEADER = ['result', ...RUN_HEADER.slice(1), 'streamed'];
+
+function sizeLabel(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / 1024 / 1024} MiB` : `${bytes / 1024} KiB`;
+}
+
+export function renderGovernance(gov: GovernanceResult): string[] {
   const rows: string[][] = [];
-  for (const size of secrets.sizes) {
-    const label =
-      size.resultBytes >= 1024 * 1024
-        ? `${size.resultBytes / 1024 / 1024} MiB`
-        : `${size.resultBytes / 1024} KiB`;
-    rows.push([label, ...runCells(size.medians.bare, 'bare gateway', size.rounds)]);
-    rows.push(['', ...runCells(size.medians.secrets, 'gateway + secrets', size.rounds)]);
-    rows.push(comparisonRow('secrets/bare', size.comparison, RUN_HEADER.length));
+  for (const size of gov.sizes) {
+    const calls = gov.config.sizes.find((c) => c.resultBytes === size.resultBytes)?.calls;
+    const streamed = (run: GovernanceRun): string =>
+      run.streamedCalls === undefined || calls === undefined ? 'n/a' : `${run.streamedCalls}/${calls}`;
+    rows.push([
+      sizeLabel(size.resultBytes),
+      ...runCells(size.medians.bare, 'bare gateway', size.rounds),
+      streamed(size.medians.bare),
+    ]);
+    for (const plugin of GOVERNANCE_PLUGINS) {
+      const run = size.medians[plugin];
+      rows.push(['', ...runCells(run, GOVERNANCE_LABELS[plugin], size.rounds), streamed(run)]);
+    }
+    for (const vs of size.comparisons) {
+      const row = comparisonRow(`${vs.path}/bare`, vs, GOVERNANCE_HEADER.length);
+      row[RUN_HEADER.indexOf('req/s range')] = `${vs.pairedThroughputRatio.toFixed(2)}x paired`;
+      if (vs.addedGatewayCpuUs !== undefined) {
+        row[RUN_HEADER.indexOf('cpu gw')] = signed(vs.addedGatewayCpuUs, 0);
+      }
+      rows.push(row);
+    }
   }
-  const header = ['result', ...RUN_HEADER.slice(1)];
-  const measured = secrets.sizes.map((s) => `${int.format(s.measuredResultBytes)} B`).join(', ');
+  const measured = gov.sizes.map((s) => `${int.format(s.measuredResultBytes)} B`).join(', ');
+  const load = (l: number[]) => l.map((x) => x.toFixed(2)).join(' ');
   return [
-    '3c. Secrets per tool call — 1 testkit upstream echo tool; a bare gateway vs a gateway with ' +
-      '@switchyard/plugin-secrets (defaults: arguments and results scanned, redact), one call at a time',
-    `   calls per round: ${secrets.config.sizes.map((s) => `${s.warmup} + ${s.calls}`).join(', ')}; ` +
-      `${secrets.config.rounds} interleaved rounds per path; median round (by calls/s) shown; results of ${measured}` +
-      ' (the echo holds the argument twice: the plugin scans half the result on the way in, all of it on the way out)',
+    '3c. Governance plugins per tool call — 1 testkit upstream echo tool; a bare gateway vs one gateway per ' +
+      'plugin, each alone, one call at a time:',
+    '   secrets: @switchyard/plugin-secrets (defaults: arguments and results scanned, redact); pin: ' +
+      `@switchyard/plugin-pin (lock file written by trust on first use when the bench listed the tools: ` +
+      `${gov.pinnedTools.join(', ')} pinned);`,
+    `   approve: @switchyard/plugin-approve, one rule on a__* with \`when: arguments.seq < 0\` (matched and ` +
+      'evaluated on every call, never true: its cost on the calls it lets through; a held call costs a ' +
+      "human's time, not CPU); access: @switchyard/plugin-access, default allow + a deny rule on a__* with " +
+      'the same `when`',
+    `   calls per round: ${gov.config.sizes.map((s) => `${s.warmup} + ${s.calls}`).join(', ')}; ` +
+      `${gov.config.rounds} rounds, paths interleaved (order rotated each round); median round (by calls/s) ` +
+      `shown; results of ${measured} (the echo holds the argument twice)`,
     '',
-    table(header, rows, 'llrrrrrrrr'),
-    '   secrets/bare row: throughput ratio, then added p50 / p99 (ms).',
-    `   checked: every answer is the unredacted echo; the upstream served ${int.format(secrets.upstreamCalls.served)} ` +
-      `tools/call for ${int.format(secrets.upstreamCalls.issued)} issued.`,
+    table(GOVERNANCE_HEADER, rows, 'llrrrrrrrrr'),
+    '   …/bare rows: throughput ratio and added p50 / p99 (ms) of the median rounds; then, paired round by ' +
+      'round with the bare gateway (the two ran seconds apart, so load that comes and goes between rounds ' +
+      'cancels): the median ratio, and in cpu gw the median gateway CPU per call the plugin adds (µs).',
+    "   streamed: timed calls the gateway answered as an SSE stream (a 2025-11-25 session's tools/call still " +
+      'running after 50 ms becomes a resumable stream, which costs more than a JSON answer): a path whose ' +
+      'calls cross 50 ms pays for that too.',
+    `   checked: every answer is the unredacted echo; the upstream served ${int.format(gov.upstreamCalls.served)} ` +
+      `tools/call for ${int.format(gov.upstreamCalls.issued)} issued (one per call on every path and round); ` +
+      `load avg ${load(gov.loadavg.start)} at the start, ${load(gov.loadavg.end)} at the end.`,
     '',
   ];
 }

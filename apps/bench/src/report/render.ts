@@ -6,7 +6,7 @@ import { renderEnumeration } from './enumerate.js';
 import { int, table } from './format.js';
 import { renderGatewayVsDirect } from './levels.js';
 import { renderPaths } from './paths.js';
-import { renderCacheHit, renderSecrets, renderStack } from './plugins.js';
+import { renderCacheHit, renderGovernance, renderStack } from './plugins.js';
 import { renderReplicas } from './replicas.js';
 import type { Target } from './targets.js';
 
@@ -75,8 +75,8 @@ function warnings(results: BenchResults): string[] {
     ...Object.entries(plugins?.stack?.gatewayWarnings ?? {}).map(
       ([path, warnings]): [string, Record<string, number>] => [`plugins (${path})`, warnings],
     ),
-    ...Object.entries(plugins?.secrets?.gatewayWarnings ?? {}).map(
-      ([path, warnings]): [string, Record<string, number>] => [`plugins (secrets ${path})`, warnings],
+    ...Object.entries(plugins?.governance?.gatewayWarnings ?? {}).map(
+      ([path, warnings]): [string, Record<string, number>] => [`plugins (governance ${path})`, warnings],
     ),
     ['tools/call', tools?.call?.gatewayWarnings],
     ...(tools?.list ?? []).map((e): [string, Record<string, number>] => [
@@ -136,7 +136,7 @@ export function renderTable(options: {
   for (const [i, e] of enumerate.entries()) out.push(...renderEnumeration(e, `2${letter(i)}`));
   if (plugins?.hit) out.push(...renderCacheHit(plugins.hit));
   if (plugins?.stack) out.push(...renderStack(plugins.stack));
-  if (plugins?.secrets) out.push(...renderSecrets(plugins.secrets));
+  if (plugins?.governance) out.push(...renderGovernance(plugins.governance));
   if (tools?.call) out.push(...renderToolCall(tools.call));
   for (const [i, e] of (tools?.list ?? []).entries()) out.push(...renderEnumeration(e, `4${letter(i + 1)}`));
   if (replicas) out.push(...renderReplicas(replicas));

@@ -1,0 +1,342 @@
+/**
+ * c. The governance plugins' cost per tool call: one testkit upstream with one echo tool (it answers with
+ * its arguments twice, as `structuredContent` and as its text), a bare gateway vs one gateway per
+ * governance plugin, each alone, one call at a time:
+ * - `secrets`: `@switchyard/plugin-secrets` with its defaults (arguments and results scanned, redact);
+ * - `pin`: `@switchyard/plugin-pin` with a lock file in a scratch dir, written by trust on first use when
+ *   the bench lists the tools through that gateway before timing, so every call is judged against a pin;
+ * - `approve`: `@switchyard/plugin-approve` with one rule whose glob matches the tool and whose CEL
+ *   condition is evaluated on every call but is false: its cost on the calls it lets through (a held call
+ *   costs a human's time, not CPU);
+ * - `access`: `@switchyard/plugin-access`, default allow, one deny rule on the tool with a CEL `when`
+ *   evaluated on every call (false).
+ * The argument text is sized so that the result is about 1 KiB, then about 1 MiB. Interleaved rounds (the
+ * order rotated by one path each round, so no path always goes first), median round by calls/s; every
+ * answer is checked (the echo, unredacted: the filler holds no credential) and the upstream's `tools/call`
+ * counter must move by one per call issued on every path.
+ */
+import { readFile, rm } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
+import { controlClient } from '@switchyard/testkit';
+import {
+  type BenchClient,
+  closeAll,
+  connectClient,
+  type PostCounter,
+  REQUEST_OPTIONS,
+  type RunOptions,
+} from '../client.js';
+import type { CpuPerRead } from '../rounds.js';
+import { cpuSampler, requestLoop } from '../rounds.js';
+import {
+  children,
+  type Gateway,
+  type PluginEntry,
+  startGateway,
+  startUpstream,
+  type Upstream,
+} from '../services.js';
+import type { LatencySummary } from '../stats.js';
+import { median, medianBy, summarize } from '../stats.js';
+import { profiledAs } from './measure.js';
+import type { Comparison } from './model.js';
+
+export interface GovernanceSizeConfig {
+  /** The size of the echo's result to aim for, in bytes (the argument text is about half of it). */
+  resultBytes: number;
+  warmup: number;
+  calls: number;
+}
+
+export interface GovernanceConfig {
+  sizes: GovernanceSizeConfig[];
+  rounds: number;
+}
+
+/** The governance plugins measured, each alone on its own gateway, in the order of the table. */
+export const GOVERNANCE_PLUGINS = ['secrets', 'pin', 'approve', 'access'] as const;
+export type GovernancePlugin = (typeof GOVERNANCE_PLUGINS)[number];
+export type GovernancePath = 'bare' | GovernancePlugin;
+const PATHS: readonly GovernancePath[] = ['bare', ...GOVERNANCE_PLUGINS];
+
+export interface GovernanceRun extends LatencySummary {
+  path: GovernancePath;
+  round: number;
+  wallMs: number;
+  rps: number;
+  cpuUsPerRead: CpuPerRead;
+  /**
+   * Timed calls the gateway answered as an SSE stream (a 2025-11-25 session's `tools/call` still running
+   * after 50 ms becomes a resumable stream); absent with `--client raw`.
+   */
+  streamedCalls?: number;
+}
+
+/**
+ * A plugin's median round against the bare gateway's, and the same two paths paired round by round: a
+ * plugin's round and the bare round of the same round ran seconds apart, so the pairs cancel the load that
+ * other processes on a shared box add and take away between rounds.
+ */
+export interface GovernanceComparison extends Comparison {
+  /** The median over rounds of (plugin calls/s ÷ bare calls/s in the same round). */
+  pairedThroughputRatio: number;
+  /** The median over rounds of the gateway CPU per call (µs), plugin − bare in the same round; absent without /proc. */
+  addedGatewayCpuUs?: number;
+}
+
+export interface GovernanceSize {
+  resultBytes: number;
+  /** The encoded size of one result as the client received it. */
+  measuredResultBytes: number;
+  medians: Record<GovernancePath, GovernanceRun>;
+  /** One per plugin, in `GOVERNANCE_PLUGINS` order. */
+  comparisons: GovernanceComparison[];
+  rounds: GovernanceRun[];
+}
+
+export interface GovernanceResult {
+  config: GovernanceConfig;
+  plugins: Record<GovernancePlugin, PluginEntry[]>;
+  sizes: GovernanceSize[];
+  upstreamCalls: { issued: number; served: number };
+  /** What the pin gateway's trust on first use wrote before timing: the pinned tools of server `a`. */
+  pinnedTools: string[];
+  /** The box's 1/5/15-minute load average when the section started and when it ended. */
+  loadavg: { start: number[]; end: number[] };
+  gatewayWarnings: Record<GovernancePath, Record<string, number>>;
+}
+
+const SERVER = 'a';
+const TOOL = `${SERVER}__tool_0`;
+
+/** The plugin entries of each gateway (the pin lock file lives in a scratch dir of this run). */
+export function governancePlugins(lockFile: string): Record<GovernancePlugin, PluginEntry[]> {
+  return {
+    secrets: [['@switchyard/plugin-secrets', {}]],
+    pin: [['@switchyard/plugin-pin', { lockFile }]],
+    approve: [
+      ['@switchyard/plugin-approve', { rules: [{ tools: [`${SERVER}__*`], when: 'arguments.seq < 0' }] }],
+    ],
+    access: [
+      [
+        '@switchyard/plugin-access',
+        { default: 'allow', rules: [{ effect: 'deny', tools: [`${SERVER}__*`], when: 'arguments.seq < 0' }] },
+      ],
+    ],
+  };
+}
+
+function filler(chars: number): string {
+  return 'lorem ipsum dolor sit amet '.repeat(Math.ceil(chars / 27)).slice(0, chars);
+}
+
+function callLoop(client: Client, path: GovernancePath, text: string, count: number) {
+  return requestLoop(
+    count,
+    1,
+    (i) =>
+      client.request(
+        { method: 'tools/call', params: { name: TOOL, arguments: { text, seq: i } } },
+        REQUEST_OPTIONS,
+      ) as Promise<unknown> as Promise<Record<string, unknown>>,
+    (i, result) => {
+      const structured = result.structuredContent as
+        | { arguments?: { text?: string; seq?: number } }
+        | undefined;
+      if (structured?.arguments?.text !== text || structured.arguments.seq !== i) {
+        throw new Error(
+          `governance bench: ${path}: tools/call seq ${i} answered ${JSON.stringify(result).slice(0, 200)}`,
+        );
+      }
+    },
+  );
+}
+
+/** Lists the tools once through a gateway and checks that the echo tool is there. */
+async function listOnce(client: Client, path: GovernancePath): Promise<void> {
+  const listed = (await client.request({ method: 'tools/list', params: {} }, REQUEST_OPTIONS)) as {
+    tools?: { name: string }[];
+  };
+  if (!listed.tools?.some((t) => t.name === TOOL)) {
+    throw new Error(
+      `governance bench: ${path}: tools/list did not list ${TOOL}: ${JSON.stringify(listed).slice(0, 200)}`,
+    );
+  }
+}
+
+/** The tools the lock file pins for server `a`, waiting up to 5 s for the gateway to write it. */
+async function pinnedTools(lockFile: string): Promise<string[]> {
+  const deadline = Date.now() + 5000;
+  for (;;) {
+    try {
+      const lock = JSON.parse(await readFile(lockFile, 'utf8')) as {
+        servers?: Record<string, { tools?: Record<string, string> }>;
+      };
+      const tools = Object.keys(lock.servers?.[SERVER]?.tools ?? {});
+      if (tools.length > 0) return tools;
+    } catch {
+      // not written yet (or mid-rename): try again
+    }
+    if (Date.now() > deadline) {
+      throw new Error(
+        `governance bench: pin: listing the tools wrote no pins for server ${SERVER} to ${lockFile} within 5 s`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** A plugin's comparison with the bare gateway from one size's medians and rounds. */
+export function compareWithBare(
+  path: GovernancePlugin,
+  medians: Record<GovernancePath, GovernanceRun>,
+  rounds: GovernanceRun[],
+): GovernanceComparison {
+  const m = medians[path];
+  const bare = medians.bare;
+  const pairs = rounds
+    .filter((r) => r.path === path)
+    .map((r) => [r, rounds.find((b) => b.path === 'bare' && b.round === r.round)!] as const);
+  const cpuDiffs: number[] = [];
+  for (const [r, b] of pairs) {
+    if (r.cpuUsPerRead.gateway !== undefined && b.cpuUsPerRead.gateway !== undefined) {
+      cpuDiffs.push(r.cpuUsPerRead.gateway - b.cpuUsPerRead.gateway);
+    }
+  }
+  return {
+    path,
+    baseline: 'bare',
+    throughputRatio: m.rps / bare.rps,
+    addedP50Ms: m.p50 - bare.p50,
+    addedP99Ms: m.p99 - bare.p99,
+    pairedThroughputRatio: median(pairs.map(([r, b]) => r.rps / b.rps)),
+    addedGatewayCpuUs: cpuDiffs.length === pairs.length ? median(cpuDiffs) : undefined,
+  };
+}
+
+export async function runGovernanceBenchmark(
+  config: GovernanceConfig,
+  log: (message: string) => void,
+  options: RunOptions = {},
+): Promise<GovernanceResult> {
+  const start = loadavg();
+  let upstream: Upstream | undefined;
+  let lockDir: string | undefined;
+  const gateways: Partial<Record<GovernancePath, Gateway>> = {};
+  const clients: BenchClient[] = [];
+  try {
+    lockDir = await children.scratchDir('switchyard-bench-pin-');
+    const lockFile = join(lockDir, 'switchyard.lock.json');
+    const plugins = governancePlugins(lockFile);
+    upstream = await startUpstream({ name: SERVER, resources: 0, tools: 1 });
+    if (!upstream.controlUrl)
+      throw new Error('the testkit upstream printed no controlUrl: cannot count calls');
+    const control = controlClient(upstream.controlUrl);
+    const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
+    const up = upstream;
+    const started = await Promise.allSettled(
+      PATHS.map((path) =>
+        startGateway([up], profiledAs(options, `governance-${path}`, path === 'bare' ? [] : plugins[path])),
+      ),
+    );
+    for (const [i, s] of started.entries()) if (s.status === 'fulfilled') gateways[PATHS[i]!] = s.value;
+    for (const s of started) if (s.status === 'rejected') throw s.reason;
+
+    const client = {} as Record<GovernancePath, Client>;
+    const posts = {} as Record<GovernancePath, PostCounter>;
+    for (const path of PATHS) {
+      posts[path] = { posts: 0, streamed: 0 };
+      const bench = await connectClient(gateways[path]!.url, `bench-${path}`, {
+        ...options,
+        postCounter: posts[path],
+      });
+      clients.push(bench);
+      client[path] = bench.client;
+      // On the pin gateway this first listing is the trust on first use that writes the lock file.
+      await listOnce(bench.client, path);
+    }
+    const pinned = await pinnedTools(lockFile);
+    log(`governance: pin wrote ${lockFile} pinning ${SERVER}: ${pinned.join(', ')}`);
+
+    const upstreamCalls = { issued: 0, served: 0 };
+    const sizes: GovernanceSize[] = [];
+    for (const size of config.sizes) {
+      const text = filler(Math.floor(size.resultBytes / 2) - 64);
+      const sample = await client.bare.request({
+        method: 'tools/call',
+        params: { name: TOOL, arguments: { text, seq: 0 } },
+      });
+      const measuredResultBytes = Buffer.byteLength(JSON.stringify(sample));
+      upstreamCalls.issued += 1;
+      const rounds: GovernanceRun[] = [];
+      for (let round = 0; round < config.rounds; round++) {
+        const k = round % PATHS.length;
+        for (const path of [...PATHS.slice(k), ...PATHS.slice(0, k)]) {
+          const before = await served();
+          await callLoop(client[path], path, text, size.warmup);
+          const cpu = cpuSampler(up.proc, gateways[path]!.proc)();
+          const streamedBefore = posts[path].streamed;
+          const { latencies, wallMs } = await callLoop(client[path], path, text, size.calls);
+          const run: GovernanceRun = {
+            path,
+            round,
+            wallMs,
+            rps: (size.calls / wallMs) * 1000,
+            cpuUsPerRead: cpu(size.calls),
+            streamedCalls: options.rawClient ? undefined : posts[path].streamed - streamedBefore,
+            ...summarize(latencies),
+          };
+          rounds.push(run);
+          const issued = size.warmup + size.calls;
+          const calls = (await served()) - before;
+          upstreamCalls.issued += issued;
+          if (calls !== issued) {
+            throw new Error(
+              `governance bench: ${path} round ${round + 1}: the upstream served ${calls} calls for ${issued}`,
+            );
+          }
+          log(
+            `governance ${size.resultBytes} B round ${round + 1}/${config.rounds} ${path.padEnd(8)} ` +
+              `${run.rps.toFixed(0)} calls/s p50 ${run.p50.toFixed(3)} ms p99 ${run.p99.toFixed(3)} ms` +
+              (run.streamedCalls ? `, ${run.streamedCalls} answered as streams` : ''),
+          );
+        }
+      }
+      const medians = Object.fromEntries(
+        PATHS.map((path) => [
+          path,
+          medianBy(
+            rounds.filter((r) => r.path === path),
+            (r) => r.rps,
+          ),
+        ]),
+      ) as Record<GovernancePath, GovernanceRun>;
+      sizes.push({
+        resultBytes: size.resultBytes,
+        measuredResultBytes,
+        medians,
+        comparisons: GOVERNANCE_PLUGINS.map((path) => compareWithBare(path, medians, rounds)),
+        rounds,
+      });
+    }
+    upstreamCalls.served = await served();
+    return {
+      config,
+      plugins,
+      sizes,
+      upstreamCalls,
+      pinnedTools: pinned,
+      loadavg: { start, end: loadavg() },
+      gatewayWarnings: Object.fromEntries(
+        PATHS.map((p) => [p, Object.fromEntries(gateways[p]!.proc.warnings)]),
+      ) as Record<GovernancePath, Record<string, number>>,
+    };
+  } finally {
+    await closeAll(clients);
+    await Promise.allSettled(Object.values(gateways).map((g) => g.proc.stop()));
+    await upstream?.proc.stop();
+    if (lockDir) await rm(lockDir, { recursive: true, force: true });
+  }
+}
