@@ -81,6 +81,8 @@ export class Pinning {
   /** The text last written or applied: a watch event showing it changes nothing. */
   #applied: string;
   #stopWatch: (() => void) | undefined;
+  /** Reloads and store reads under way: `close` waits for them (they write files). */
+  readonly #tasks = new Set<Promise<void>>();
 
   private constructor(
     file: string,
@@ -120,8 +122,12 @@ export class Pinning {
     if (host.store?.shared) {
       let pinning: Pinning | undefined;
       shared = await SharedPins.open(host.store, log, {
-        changed: () => void pinning?.pull(),
-        available: () => void pinning?.rejoin(),
+        changed: () => {
+          if (pinning) pinning.#track(() => pinning!.pull());
+        },
+        available: () => {
+          if (pinning) pinning.#track(() => pinning!.rejoin());
+        },
       });
       try {
         stored = await shared.read();
@@ -166,7 +172,7 @@ export class Pinning {
         file: this.#file,
       });
     } else await this.#share(); // the first replica with a store: its pins seed it (later, if it does not answer)
-    this.#stopWatch = watchFile(this.#file, () => void this.reload());
+    this.#stopWatch = watchFile(this.#file, () => this.#track(() => this.reload()));
   }
 
   get state(): PinState {
@@ -355,7 +361,17 @@ export class Pinning {
   async close(): Promise<void> {
     this.#stopWatch?.();
     await this.#shared?.close();
+    await Promise.all(this.#tasks);
     await this.#writing;
+  }
+
+  /** Runs background work (a reload, a store read) so that `close` can wait for it; failures are logged. */
+  #track(work: () => Promise<void>): void {
+    const task = work().catch((error: unknown) =>
+      this.#log.error('pins not updated', { error: String(error) }),
+    );
+    this.#tasks.add(task);
+    void task.finally(() => this.#tasks.delete(task));
   }
 
   #see(
