@@ -171,7 +171,7 @@ export class Pinning {
       this.#log.info('no lock file: pinning the first definitions seen (trust on first use)', {
         file: this.#file,
       });
-    } else await this.#share(); // the first replica with a store: its pins seed it (later, if it does not answer)
+    } else if (!this.#unjoined) await this.#share(); // the first replica with a store: its pins seed it
     this.#stopWatch = watchFile(this.#file, () => this.#track(() => this.reload()));
   }
 
@@ -207,6 +207,8 @@ export class Pinning {
 
   /** Applies the store's pins (another replica changed them): the lock file is rewritten to match. */
   async pull(): Promise<void> {
+    // Our own writes first: an approval being written here must not be undone by an older store value.
+    await this.#writing;
     let lock: LockFile | undefined;
     try {
       lock = await this.#shared?.read();
@@ -221,9 +223,13 @@ export class Pinning {
     await this.#write({ share: false });
   }
 
-  /** The store answers again: push what changed meanwhile, or merge in its pins if it never answered. */
+  /**
+   * The store answers again: push what changed here meanwhile (this replica's pins win: an approval
+   * made while the store was down is kept), else take the store's (merged in, store wins per server,
+   * when it never answered since the start).
+   */
   async rejoin(): Promise<void> {
-    if (this.#unjoined) {
+    if (this.#unjoined && !this.#unshared) {
       let stored: LockFile | undefined;
       try {
         stored = await this.#shared?.read();
@@ -239,6 +245,7 @@ export class Pinning {
       }
       return;
     }
+    this.#unjoined = false;
     if (this.#unshared) await this.#share();
     else await this.pull();
   }
@@ -500,7 +507,10 @@ export class Pinning {
   /** Puts the pins in effect in the shared store, if there is one (when it does not answer: later). */
   async #share(): Promise<void> {
     if (this.#shared === undefined) return;
-    if (this.#unjoined) return; // merged first, when the store is back
+    if (this.#unjoined) {
+      this.#unshared = true; // pushed when the store is back
+      return;
+    }
     this.#unshared = !(await this.#shared.push(serializeLock(this.#state.lock)));
   }
 }

@@ -242,4 +242,34 @@ describe('pins in a shared store', () => {
     store.setDown(false);
     await eventually(() => b.status().quarantined.length === 0, 'the approval shared once the store is back');
   });
+
+  it('a replica started while the store was down merges the store pins in when it is back (store wins per server)', async () => {
+    const store = new SharedMemoryStore();
+    await writeFile(file, serializeLock(lockOf(tool('a'), tool('b'))));
+    await open({ store }); // seeds the store with a and b
+    store.setDown(true);
+    const fileB = join(dir, 'b.json');
+    await writeFile(fileB, serializeLock(lockOf(tool('a'))));
+    const b = await open({ store }, 'enforce', fileB);
+    await list(b, [tool('a'), tool('b')]);
+    expect(b.status().quarantined.map((q) => q.name)).toEqual(['docs__b']); // its own file only
+    store.setDown(false);
+    await eventually(() => b.status().quarantined.length === 0, "the store's pins merged in");
+  });
+
+  it('keeps an approval made while the store was down since the start, and shares it when it is back', async () => {
+    const store = new SharedMemoryStore();
+    await writeFile(file, serializeLock(lockOf(tool('a'))));
+    const a = await open({ store });
+    store.setDown(true);
+    const fileB = join(dir, 'b.json');
+    await writeFile(fileB, serializeLock(lockOf(tool('a'))));
+    const b = await open({ store }, 'enforce', fileB);
+    await list(a, [tool('a'), tool('b')]);
+    await list(b, [tool('a'), tool('b')]);
+    await b.approve(admin('docs__b'));
+    store.setDown(false);
+    await eventually(() => a.status().quarantined.length === 0, "b's approval reached a");
+    expect(b.status().quarantined).toEqual([]);
+  });
 });
