@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Logger } from '../src/logger.js';
 import { silentLogger } from '../src/logger.js';
 import { definePlugin, type PluginSetupContext } from '../src/plugins/define.js';
-import type { PluginEvent } from '../src/plugins/events.js';
+import type { PluginEvent, PluginEventInput } from '../src/plugins/events.js';
 import { setupPlugins } from '../src/plugins/host.js';
 
 const entry = (plugin: unknown, options: unknown = {}) => ({ plugin, options, source: './test-plugin.js' });
@@ -22,7 +22,7 @@ function recorder(name: string, seen: PluginEvent[], hook?: (event: PluginEvent)
       };
     },
   });
-  return { plugin, emit: (e: Parameters<PluginSetupContext['events']['emit']>[0]) => holder.events!.emit(e) };
+  return { plugin, emit: (e: PluginEventInput) => holder.events!.emit(e) };
 }
 
 describe('plugin events', () => {

@@ -125,8 +125,11 @@ export interface PluginSetupContext {
    * shared by every replica (`store.shared`) when `store.redis` is configured.
    */
   store: Store;
-  /** Emits governance events (an approval, a quarantine) to the other plugins' `event` hooks. */
-  events: PluginEvents;
+  /**
+   * Emits governance events (an approval, a quarantine) to the other plugins' `event` hooks. The host
+   * always sets it; optional so that contexts built by hand (in tests) need not.
+   */
+  events?: PluginEvents;
   /** OpenTelemetry tracer and meter (no-ops unless the app switches telemetry on). */
   tracer: Tracer;
   meter: Meter;

@@ -33,7 +33,7 @@ export interface PluginEvents {
    * the hooks (and the promises they returned) have settled; never rejects: a failing hook is logged.
    *
    * @example
-   * await ctx.events.emit({ type: 'pin.approved', identity: 'alice', detail: { name: 'docs__search' } });
+   * await ctx.events?.emit({ type: 'pin.approved', identity: 'alice', detail: { name: 'docs__search' } });
    */
   emit(event: PluginEventInput): Promise<void>;
 }
