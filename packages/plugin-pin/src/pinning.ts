@@ -13,8 +13,9 @@ import {
 } from '@switchyard/core';
 import { definitionsFile, readDefinitions, writeDefinitions } from './definitions.js';
 import { definitionDiff, type FieldDiff } from './diff.js';
-import type { Digest, PinKind } from './digest.js';
+import type { PinKind } from './digest.js';
 import { notApproved } from './errors.js';
+import { type Approval, type ApprovalSource, approvals, approvedEvent, unpinnedEvent } from './events.js';
 import { type LockFile, mergeLocks, readLock, serializeLock, writeLock } from './lock-file.js';
 import type { PinMode } from './options.js';
 import { SharedPins } from './shared.js';
@@ -55,7 +56,7 @@ export interface PinningHost {
   store?: Store;
 }
 
-/** Who approved: an admin's identity, or the lock file rewritten under the gateway (`switchyard pin`, an editor). */
+/** The identity and source of an approval read from a rewritten lock file (`switchyard pin`, an editor). */
 const LOCK_FILE = 'lock-file';
 
 /**
@@ -424,44 +425,18 @@ export class Pinning {
       this.#log.warn('definition differs from its pin (mode warn: listed and forwarded)', fields);
     else this.#log.warn('quarantined until an admin approves it', fields);
     const pinned = this.#state.pin(s.server, s.kind, s.name);
-    void this.#events?.emit({
-      type: this.#mode === 'warn' ? 'pin.changed-warned' : 'pin.quarantined',
-      detail: {
-        name: fields.name,
-        server: s.server,
-        kind: fields.kind,
-        upstreamName: s.name,
-        status: s.verdict,
-        changed: s.changed,
-        digest: s.digest,
-        ...(pinned === undefined ? {} : { pinned }),
-      },
-    });
+    void this.#events?.emit(unpinnedEvent(this.#mode, s, fields.name, pinned));
   }
 
   /** An approval (by an admin, or a rewritten lock file) as an event for the audit log. */
-  #approved(pin: Approval, identity: string, source: 'admin' | 'lock-file'): Promise<void> {
+  #approved(pin: Approval, identity: string, source: ApprovalSource): Promise<void> {
     let name: string | undefined;
     try {
       name = this.#gateway.exposeName(pin.kind, pin.server, pin.name);
     } catch {
       name = undefined; // the gateway is not running yet
     }
-    return (
-      this.#events?.emit({
-        type: 'pin.approved',
-        identity,
-        detail: {
-          name: name ?? pin.name,
-          server: pin.server,
-          kind: pin.kind === 'tools' ? 'tool' : 'prompt',
-          upstreamName: pin.name,
-          digest: pin.digest,
-          ...(pin.previous === undefined ? {} : { previous: pin.previous }),
-          source,
-        },
-      }) ?? Promise.resolve()
-    );
+    return this.#events?.emit(approvedEvent(pin, name ?? pin.name, identity, source)) ?? Promise.resolve();
   }
 
   /**
@@ -513,30 +488,6 @@ export class Pinning {
     }
     this.#unshared = !(await this.#shared.push(serializeLock(this.#state.lock)));
   }
-}
-
-/** One pin set by an approval. */
-interface Approval {
-  server: string;
-  kind: PinKind;
-  /** The server's own name. */
-  name: string;
-  digest: Digest;
-  previous?: Digest;
-}
-
-/** The pins `after` sets that `before` did not have (new names, or other digests). */
-function approvals(before: LockFile, after: LockFile): Approval[] {
-  const out: Approval[] = [];
-  for (const [server, entry] of Object.entries(after.servers)) {
-    for (const kind of ['tools', 'prompts'] as const) {
-      for (const [name, digest] of Object.entries(entry[kind])) {
-        const previous = before.servers[server]?.[kind][name];
-        if (previous !== digest) out.push({ server, kind, name, digest, ...(previous ? { previous } : {}) });
-      }
-    }
-  }
-  return out;
 }
 
 /** Adds exposed names to the request's `PIN_QUARANTINED_KEY` (for the audit log): sorted, without repeats. */
