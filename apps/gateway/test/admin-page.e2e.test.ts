@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { definitionDigest } from '@switchyard/plugin-pin/lock';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAdminGateway } from './support/admin.js';
@@ -88,15 +89,26 @@ describe.skipIf(!CHROMIUM)('status page in a browser', () => {
     }
   });
 
-  it("shows the pin plugin's quarantined tools, and hides the section without the plugin", async () => {
+  it("shows the pin plugin's quarantined tools with a readable diff (text only), and hides the section without the plugin", async () => {
     const docs = await httpUpstream(cleanup, { name: 'docs', tools: 2 });
     const dir = await tempDir(cleanup);
     const lockFile = join(dir, 'pins.json');
-    // tool_0 pinned to another definition (changed), tool_1 not pinned (new).
-    const stale = `sha256:${'0'.repeat(64)}`;
+    // tool_0 pinned to a definition whose description carries markup (changed since: the upstream's
+    // own description), kept beside the lock file as after a restart; tool_1 not pinned (new).
+    const direct = await connectHttp(cleanup, docs.url, 'direct');
+    const listed = (await direct.listTools()).tools as Record<string, unknown>[];
+    const crafted = {
+      ...listed.find((t) => t.name === 'tool_0')!,
+      description: '<img src=x onerror="window.__pwned=1">Reads <b>files</b>',
+    };
+    const digest = definitionDigest('tools', crafted);
     await writeFile(
       lockFile,
-      JSON.stringify({ version: 1, servers: { docs: { tools: { tool_0: stale } } } }),
+      JSON.stringify({ version: 1, servers: { docs: { tools: { tool_0: digest } } } }),
+    );
+    await writeFile(
+      join(dir, 'pins.definitions.json'),
+      JSON.stringify({ version: 1, definitions: { [digest]: { kind: 'tools', definition: crafted } } }),
     );
     const { gw, admin } = await startAdminGateway(cleanup, {
       mcpServers: { docs: { url: docs.url } },
@@ -111,13 +123,34 @@ describe.skipIf(!CHROMIUM)('status page in a browser', () => {
     await page.goto(admin);
     await page.waitForSelector('#pins tbody tr');
     const rows = await page.$$eval('#pins tbody tr', (trs) =>
-      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)),
+      trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 5).map((td) => td.textContent)),
     );
     expect(rows).toEqual([
-      ['docs__tool_0', 'docs', 'tool', 'changed', '–'],
+      ['docs__tool_0', 'docs', 'tool', 'changed', 'description'],
       ['docs__tool_1', 'docs', 'tool', 'new', '–'],
     ]);
     expect(await text(page, '#pins-mode')).toContain('mode enforce');
+
+    // The diff: closed at first, opened by a click, and still open once the table is redrawn.
+    const changed = '#pins tr[data-pin="tool docs__tool_0"]';
+    expect(await text(page, `${changed} summary`)).toBe('1 field');
+    await page.click(`${changed} summary`);
+    await page.evaluate(`window.__opened = document.querySelector('${changed} details')`);
+    await page.waitForFunction(`document.querySelector('${changed} details') !== window.__opened`);
+    expect(await page.$eval(`${changed} details`, (el) => (el as unknown as { open: boolean }).open)).toBe(
+      true,
+    );
+    expect(await text(page, `${changed} .diff-field`)).toBe('description');
+    expect(await text(page, `${changed} pre.diff-before`)).toBe(crafted.description);
+    expect(await text(page, `${changed} pre.diff-after`)).toBe(
+      String(listed.find((t) => t.name === 'tool_0')!.description),
+    );
+    // The upstream's markup stayed text: no element made of it, no script run.
+    expect(await page.$$eval('#pins img, #pins b', (els) => els.length)).toBe(0);
+    expect(await page.evaluate('window.__pwned')).toBeUndefined();
+    // A new tool's diff is its definition against nothing.
+    const fresh = '#pins tr[data-pin="tool docs__tool_1"]';
+    expect(await text(page, `${fresh} summary`)).toMatch(/^[2-9] fields$/);
     expect(failures).toEqual([]);
 
     const plain = await startAdminGateway(cleanup, { mcpServers: { docs: { url: docs.url } } });

@@ -211,4 +211,103 @@ describe('@switchyard/plugin-pin through the CLI', () => {
       quarantined: ['docs__tool_1'],
     });
   });
+
+  it('audits quarantines and approvals (admin route and a rewritten lock file) as event lines, and shows the diff after a restart', async () => {
+    const { server: upstream, url } = await httpUpstream(cleanup, { name: 'docs', tools: 1 });
+    const dir = await tempDir(cleanup);
+    const lockFile = join(dir, 'pins.json');
+    const audit = join(dir, 'audit.jsonl');
+    const config = {
+      mcpServers: { docs: { url } },
+      plugins: [
+        ['@switchyard/plugin-audit', { file: audit, fsync: 'always' }],
+        ['@switchyard/plugin-pin', { lockFile }],
+      ],
+    };
+    const { gw, admin } = await startAdminGateway(cleanup, config);
+    const client = await connectHttp(cleanup, gw.url);
+    expect(await listed(client)).toEqual(['docs__tool_0']); // trust on first use
+    await upstream.setToolCount(3);
+    expect(await listed(client)).toEqual(['docs__tool_0']);
+    expect(await listed(client)).toEqual(['docs__tool_0']); // listed again: no second event
+    expect(await adminPost(admin, '/admin/pins/approve', { name: 'docs__tool_1' })).toMatchObject({
+      status: 200,
+    });
+    // tool_2 approved by `switchyard pin --approve`, which rewrites the lock file under the gateway.
+    const file = await writeConfig(cleanup, config);
+    expect(await pin(file, '--approve', 'docs__tool_2')).toMatchObject({ code: 0 });
+    await eventually(async () => (await listed(client)).length === 3, 'the rewritten lock applied', 2000);
+
+    const lines = () =>
+      readFileSync(audit, 'utf8')
+        .split('\n')
+        .filter((l) => l.length > 0)
+        .map((l) => JSON.parse(l) as Record<string, unknown>);
+    await eventually(
+      () => lines().filter((l) => l.event === 'pin.approved').length === 2,
+      'both approvals audited',
+      2000,
+    );
+    const events = lines().filter((l) => l.event !== undefined);
+    expect(events.filter((l) => l.event === 'pin.quarantined')).toEqual([
+      {
+        time: expect.any(String),
+        event: 'pin.quarantined',
+        plugin: '@switchyard/plugin-pin',
+        detail: expect.objectContaining({
+          name: 'docs__tool_1',
+          server: 'docs',
+          kind: 'tool',
+          status: 'new',
+        }),
+      },
+      expect.objectContaining({ detail: expect.objectContaining({ name: 'docs__tool_2' }) }),
+    ]);
+    expect(events.filter((l) => l.event === 'pin.approved')).toEqual([
+      {
+        time: expect.any(String),
+        event: 'pin.approved',
+        plugin: '@switchyard/plugin-pin',
+        identity: 'anonymous',
+        detail: expect.objectContaining({
+          name: 'docs__tool_1',
+          source: 'admin',
+          digest: expect.stringMatching(/^sha256:/),
+        }),
+      },
+      expect.objectContaining({
+        identity: 'lock-file',
+        detail: expect.objectContaining({ name: 'docs__tool_2', source: 'lock-file' }),
+      }),
+    ]);
+    // The request records are as before (no event field).
+    expect(lines().find((l) => l.method === 'tools/list')).not.toHaveProperty('event');
+    expect(await gw.stop()).toBe(0);
+
+    // After a restart, a change is shown as a diff: the pinned definition was kept beside the lock file.
+    const before = JSON.parse(readFileSync(join(dir, 'pins.definitions.json'), 'utf8'));
+    expect(Object.keys(before.definitions)).toHaveLength(3);
+    const lock = JSON.parse(readFileSync(lockFile, 'utf8'));
+    // tool_0's pin now names another definition, tool_1's (a stand-in for "the definition it had").
+    lock.servers.docs.tools.tool_0 = lock.servers.docs.tools.tool_1;
+    writeFileSync(lockFile, JSON.stringify(lock));
+    const again = await startAdminGateway(cleanup, config);
+    const second = await connectHttp(cleanup, again.gw.url);
+    expect(await listed(second)).toEqual(['docs__tool_1', 'docs__tool_2']);
+    const status = (await adminGet(again.admin, '/admin/status')).json.pins as {
+      quarantined: {
+        name: string;
+        changed: string[];
+        diff: { field: string; before: string; after: string }[];
+      }[];
+    };
+    expect(status.quarantined).toEqual([
+      expect.objectContaining({
+        name: 'docs__tool_0',
+        changed: expect.arrayContaining(['name']),
+        diff: expect.arrayContaining([{ field: 'name', before: 'tool_1', after: 'tool_0' }]),
+      }),
+    ]);
+    expect(await again.gw.stop()).toBe(0);
+  });
 });

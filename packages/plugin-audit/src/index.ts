@@ -3,10 +3,12 @@ import {
   GatewayError,
   type Logger,
   type Outcome,
+  type PluginEvent,
   type PluginGateway,
   type RequestContext,
   type RequestMiddleware,
 } from '@switchyard/core';
+import { buildEventRecord } from './event.js';
 import { auditFile, auditOptions, type ResolvedAuditOptions } from './options.js';
 import { PACKAGE } from './package-info.js';
 import { buildRecord } from './record.js';
@@ -14,12 +16,15 @@ import { redact } from './redact.js';
 import { routedTarget } from './target.js';
 import { AuditWriter } from './writer.js';
 
+/** The shape of an event's line (a governance event another plugin emitted, e.g. `pin.approved`). */
+export type { AuditEventRecord } from './event.js';
 export type { AuditOptions, FsyncPolicy } from './options.js';
 /** The shape of one line of the audit log (the log's format, for programs that read it). */
 export type { AuditRecord } from './record.js';
 
 /**
- * The audit log: one JSON line per downstream request, appended to `file` with a durability policy.
+ * The audit log: one JSON line per downstream request, and one per governance event another plugin
+ * emits (`event` hook: an approval, a quarantine), appended to `file` with a durability policy.
  * List it first in `plugins` (outermost), so it sees every outcome, including the errors of the
  * plugins inside it (forbidden, rate limited).
  *
@@ -55,10 +60,32 @@ export default definePlugin({
         log: ctx.logger,
         failed: () => writeErrors.add(1),
       }),
+      event: eventRecorder(resolved, writer, {
+        log: ctx.logger,
+        failed: () => writeErrors.add(1),
+      }),
       close: () => writer.close(),
     };
   },
 });
+
+/** The event hook: one line per event, through the same writer (fsync policy) and redactions. */
+function eventRecorder(
+  options: ResolvedAuditOptions,
+  writer: AuditWriter,
+  report: { log: Logger; failed: () => void },
+): (event: PluginEvent) => Promise<void> | undefined {
+  return (event) => {
+    try {
+      const entry = redact(buildEventRecord(event), options.redact);
+      return writer.append(`${JSON.stringify(entry)}\n`);
+    } catch (error) {
+      report.failed();
+      report.log.error('could not build an audit record', { event: event.type, error: String(error) });
+      return undefined;
+    }
+  };
+}
 
 /** The request hook: runs the inner chain, then writes the request's record before answering. */
 function auditMiddleware(

@@ -1,3 +1,4 @@
+import { EVENT_FIELDS, NESTED_EVENT_FIELDS } from './event.js';
 import { NESTED_FIELDS, RECORD_FIELDS } from './record.js';
 
 /** What a redacted value is replaced with. */
@@ -6,23 +7,25 @@ export const REDACTED = '[REDACTED]';
 /** A validated dotted path into an audit record, split into its segments. */
 export type RedactionPath = readonly string[];
 
+/** Every field a `redact` path may start with: a request record's, then an event line's own. */
+const FIELDS: readonly string[] = [...new Set<string>([...RECORD_FIELDS, ...EVENT_FIELDS])];
+const NESTED: readonly string[] = [...NESTED_FIELDS, ...NESTED_EVENT_FIELDS];
+
 /**
  * Checks and splits `redact` paths. A path names a record field (`uri`, `identity`, `session`, …) or
- * reaches into the nested `params` object (`params.argument.value`); unknown fields are refused, so a
- * typo cannot silently leave a value in the log.
+ * reaches into the nested `params` object (`params.argument.value`), or an event line's `detail`
+ * (`detail.name`); unknown fields are refused, so a typo cannot silently leave a value in the log.
  */
 export function compileRedactions(paths: readonly string[]): RedactionPath[] {
   return paths.map((path) => {
     const segments = path.split('.');
     const [field] = segments;
     if (segments.some((s) => s === '')) throw new Error(`"${path}" has an empty segment`);
-    if (field === undefined || !(RECORD_FIELDS as readonly string[]).includes(field)) {
-      throw new Error(`"${path}" names no record field (fields: ${RECORD_FIELDS.join(', ')})`);
+    if (field === undefined || !FIELDS.includes(field)) {
+      throw new Error(`"${path}" names no record field (fields: ${FIELDS.join(', ')})`);
     }
-    if (segments.length > 1 && !(NESTED_FIELDS as readonly string[]).includes(field)) {
-      throw new Error(
-        `"${path}": ${field} is not an object; only ${NESTED_FIELDS.join(', ')} can be entered`,
-      );
+    if (segments.length > 1 && !NESTED.includes(field)) {
+      throw new Error(`"${path}": ${field} is not an object; only ${NESTED.join(', ')} can be entered`);
     }
     return segments;
   });

@@ -39,7 +39,9 @@ describe('redact', () => {
   it('refuses paths that name no record field, are empty, or enter a field that is not an object', () => {
     expect(() => compileRedactions(['url'])).toThrow(/"url" names no record field \(fields: time, identity/);
     expect(() => compileRedactions(['params..value'])).toThrow(/empty segment/);
-    expect(() => compileRedactions(['uri.host'])).toThrow(/uri is not an object; only params can be entered/);
+    expect(() => compileRedactions(['uri.host'])).toThrow(
+      /uri is not an object; only params, detail can be entered/,
+    );
   });
 });
 

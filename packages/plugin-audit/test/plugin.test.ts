@@ -193,6 +193,7 @@ describe('audit plugin metrics', () => {
       tracer: {} as PluginSetupContext['tracer'],
       meter,
       store: new MemoryStore(),
+      events: { emit: async () => {} },
     });
     cleanup.add(() => hooks.close?.());
     const ctx = {

@@ -4,6 +4,7 @@ import { pinOptionsSchema } from './options.js';
 import { PACKAGE } from './package-info.js';
 import { Pinning } from './pinning.js';
 
+export type { FieldDiff } from './diff.js';
 export type { PinMode, PinOptions } from './options.js';
 export type { QuarantinedStatus } from './pinning.js';
 
@@ -26,7 +27,10 @@ export default definePlugin({
   options: pinOptionsSchema,
   async setup(resolved, ctx) {
     const file = isAbsolute(resolved.lockFile) ? resolved.lockFile : resolve(ctx.baseDir, resolved.lockFile);
-    const pinning = await Pinning.open(file, resolved.mode, ctx.logger, ctx.gateway);
+    const pinning = await Pinning.open(file, resolved.mode, ctx.logger, ctx.gateway, {
+      events: ctx.events,
+      store: ctx.store,
+    });
     return {
       request: pinning.request,
       upstreamCall: pinning.upstreamCall,

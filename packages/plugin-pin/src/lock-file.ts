@@ -111,3 +111,11 @@ export function withPin(lock: LockFile, server: string, kind: PinKind, name: str
     servers: { ...lock.servers, [server]: { ...entry, [kind]: { ...entry[kind], [name]: pin } } },
   };
 }
+
+/**
+ * The pins a replica starts with when the shared store has some too (DESIGN §12): the store's entry
+ * wins for every server it has; a server only the lock file has keeps the lock file's entry.
+ */
+export function mergeLocks(local: LockFile | undefined, stored: LockFile): LockFile {
+  return { version: 1, servers: { ...(local?.servers ?? {}), ...stored.servers } };
+}

@@ -3,6 +3,13 @@
  * write pins without a running gateway (`switchyard pin`). The plugin itself is the package's default
  * export.
  */
+
+export {
+  definitionsFile,
+  type PinnedDefinition,
+  readDefinitions,
+  updateDefinitions,
+} from './definitions.js';
 export {
   canonicalJson,
   type Digest,
@@ -14,6 +21,7 @@ export {
 export {
   emptyLock,
   type LockFile,
+  mergeLocks,
   parseLock,
   readLock,
   type ServerPins,

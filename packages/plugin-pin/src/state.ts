@@ -1,3 +1,4 @@
+import type { KnownDefinitions, PinnedDefinition } from './definitions.js';
 import { changedFields, type Digest, definitionDigest, type PinKind } from './digest.js';
 import { emptyLock, type LockFile, withPin } from './lock-file.js';
 
@@ -32,6 +33,10 @@ export interface QuarantineEntry {
   readonly changed: readonly string[];
   readonly digest: Digest;
   readonly pinned?: Digest;
+  /** The definition last listed. */
+  readonly definition: Readonly<Record<string, unknown>>;
+  /** The pinned definition, when it is known (seen here, or read from the definitions file). */
+  readonly before?: Readonly<Record<string, unknown>>;
 }
 
 interface Seen {
@@ -56,7 +61,7 @@ export class PinState {
   readonly #firstUse: boolean;
   readonly #closed = new Set<string>();
   readonly #seen = new Map<string, Seen & { server: string; kind: PinKind; name: string }>();
-  readonly #known = new Map<Digest, Readonly<Record<string, unknown>>>();
+  readonly #known = new Map<Digest, PinnedDefinition>();
 
   constructor(lock: LockFile | undefined) {
     this.#lock = lock ?? emptyLock();
@@ -70,6 +75,16 @@ export class PinState {
   /** Whether the state started without a lock file (trust on first use). */
   get firstUse(): boolean {
     return this.#firstUse;
+  }
+
+  /** The definitions known by digest (seen here, or read from the definitions file), for the diff. */
+  get known(): KnownDefinitions {
+    return this.#known;
+  }
+
+  /** Learns a pinned definition (from the definitions file): a change from it can then be shown. */
+  remember(kind: PinKind, digest: Digest, definition: Readonly<Record<string, unknown>>): void {
+    this.#remember(kind, digest, definition);
   }
 
   /** Replaces the pins (the lock file changed on disk); what was seen stays, judged against them. */
@@ -89,7 +104,7 @@ export class PinState {
     const k = key(server, kind, name);
     const fresh = this.#seen.get(k)?.digest !== digest;
     this.#seen.set(k, { server, kind, name, digest, definition });
-    this.#remember(digest, definition);
+    this.#remember(kind, digest, definition);
     let pinnedNow = false;
     if (
       this.#firstUse &&
@@ -142,6 +157,10 @@ export class PinState {
         changed,
         digest: seen.digest,
         ...(pin === undefined ? {} : { pinned: pin }),
+        definition: seen.definition,
+        ...(pin === undefined || this.#known.get(pin) === undefined
+          ? {}
+          : { before: this.#known.get(pin)!.definition }),
       });
     }
     return out;
@@ -159,13 +178,13 @@ export class PinState {
     const before = this.#known.get(pin);
     return {
       verdict: 'changed',
-      changed: before === undefined ? [] : changedFields(kind, before, definition),
+      changed: before === undefined ? [] : changedFields(kind, before.definition, definition),
     };
   }
 
-  #remember(digest: Digest, definition: Readonly<Record<string, unknown>>): void {
+  #remember(kind: PinKind, digest: Digest, definition: Readonly<Record<string, unknown>>): void {
     if (this.#known.has(digest)) return;
-    this.#known.set(digest, definition);
+    this.#known.set(digest, { kind, definition });
     if (this.#known.size > MAX_KNOWN) this.#known.delete(this.#known.keys().next().value!);
   }
 }

@@ -104,7 +104,19 @@ describe('Pinning', () => {
     const later = listCall([[tool('a'), tool('b'), tool('c')]]);
     expect(names(await pinning.upstreamCall(later.call, later.next))).toEqual(['a', 'b']);
     expect(pinning.status().quarantined).toEqual([
-      { name: 'docs__c', server: 'docs', kind: 'tool', changed: [], status: 'new' },
+      {
+        name: 'docs__c',
+        server: 'docs',
+        kind: 'tool',
+        changed: [],
+        status: 'new',
+        // A new one: its fields against nothing.
+        diff: [
+          { field: 'name', before: '', after: 'c' },
+          { field: 'description', before: '', after: 'does c' },
+          { field: 'inputSchema', before: '', after: '{\n  "type": "object"\n}' },
+        ],
+      },
     ]);
   });
 
@@ -242,7 +254,18 @@ describe('Pinning', () => {
     // A tool's pin does not pin a prompt of the same name.
     expect(await get('q')).toMatchObject({ ok: false, error: { code: -32039, data: { kind: 'prompt' } } });
     expect(pinning.status().quarantined).toEqual([
-      { name: 'docs__q', server: 'docs', kind: 'prompt', changed: [], status: 'new' },
+      {
+        name: 'docs__q',
+        server: 'docs',
+        kind: 'prompt',
+        changed: [],
+        status: 'new',
+        diff: [
+          { field: 'name', before: '', after: 'q' },
+          { field: 'description', before: '', after: 'q' },
+          { field: 'arguments', before: '', after: '[]' },
+        ],
+      },
     ]);
   });
 

@@ -6,8 +6,10 @@ import {
   instructionsDigest,
   type LockFile,
   type PinKind,
+  type PinnedDefinition,
   readLock,
   resolvePinOptions,
+  updateDefinitions,
   withPin,
   writeLock,
 } from '@switchyard/plugin-pin/lock';
@@ -58,6 +60,7 @@ export async function runPin(
   let failed = 0;
   let pinned = 0;
   const approved: string[] = [];
+  const definitions: PinnedDefinition[] = [];
   for (const probe of probes) {
     if (!probe.ok || probe.definitions === undefined) {
       failed += 1;
@@ -94,6 +97,7 @@ export async function runPin(
           approved.push(`${probe.name} ${kind === 'tools' ? 'tool' : 'prompt'} ${name}`);
         }
         lock = withPin(lock, probe.name, kind, name, definitionDigest(kind, definition));
+        definitions.push({ kind, definition });
         pinned += 1;
       }
     }
@@ -104,6 +108,13 @@ export async function runPin(
     );
     return 1;
   }
+  // The pinned definitions first (for the status page's diff): a gateway applying the new lock file
+  // finds them beside it. Failing to write them costs only the diff.
+  await updateDefinitions(file, lock, definitions).catch((error: unknown) =>
+    err(
+      `switchyard pin: the pinned definitions were not written (no diff on the status page): ${String(error)}\n`,
+    ),
+  );
   await writeLock(file, lock);
   out(
     approve === undefined

@@ -3,6 +3,7 @@ import type { RequestMiddleware } from '../context.js';
 import type { Logger } from '../logger.js';
 import type { Store } from '../store/store.js';
 import type { PluginAdmin } from './admin.js';
+import type { PluginEvent, PluginEvents } from './events.js';
 import type { OptionsSchema } from './options.js';
 import type { UpstreamCallMiddleware } from './upstream-call.js';
 
@@ -34,6 +35,12 @@ export interface PluginHooks {
   stats?: () => Record<string, number>;
   /** A section of `/admin/status` and endpoints of the plugin's own on the admin listener. */
   admin?: PluginAdmin;
+  /**
+   * Sees the governance events other plugins emit (`events.emit` in their setup context), in load
+   * order: e.g. the audit log records `pin.approved`. A returned promise is awaited by the emitter; a
+   * hook that throws or rejects is logged and the others still run.
+   */
+  event?: (event: PluginEvent) => unknown;
 }
 
 export const HOOK_NAMES = [
@@ -44,6 +51,7 @@ export const HOOK_NAMES = [
   'close',
   'stats',
   'admin',
+  'event',
 ] as const;
 
 /** A route: the upstream serving an exposed URI, and the URI as that upstream knows it. */
@@ -117,6 +125,11 @@ export interface PluginSetupContext {
    * shared by every replica (`store.shared`) when `store.redis` is configured.
    */
   store: Store;
+  /**
+   * Emits governance events (an approval, a quarantine) to the other plugins' `event` hooks. The host
+   * always sets it; optional so that contexts built by hand (in tests) need not.
+   */
+  events?: PluginEvents;
   /** OpenTelemetry tracer and meter (no-ops unless the app switches telemetry on). */
   tracer: Tracer;
   meter: Meter;

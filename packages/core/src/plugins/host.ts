@@ -17,6 +17,7 @@ import {
   type UpstreamNotification,
 } from './define.js';
 import { PluginError } from './error.js';
+import { PluginEventBus } from './events.js';
 import { runCloseHooks } from './lifecycle.js';
 import { validateOptions } from './options.js';
 import type { UpstreamCallMiddleware } from './upstream-call.js';
@@ -123,12 +124,18 @@ export async function setupPlugins(
   const loaded: LoadedPlugin[] = [];
   const port = new GatewayPort();
   const store = host.store ?? new MemoryStore();
+  const bus = new PluginEventBus(() => loaded, logger);
   try {
-    for (const entry of entries) loaded.push(await setupOne(entry, loaded, port, logger, host, store));
+    for (const entry of entries) loaded.push(await setupOne(entry, loaded, port, logger, host, store, bus));
   } catch (error) {
     const fresh = loaded.filter((p) => p.port === port);
     await runCloseHooks(fresh, logger);
     throw error;
+  }
+  // A kept instance's events reach this set from now on (its own bus was set up with an older one).
+  for (const p of loaded) {
+    const own = buses.get(p);
+    if (own !== bus) own?.retarget(() => loaded);
   }
   return loaded;
 }
@@ -140,6 +147,7 @@ async function setupOne(
   logger: Logger,
   host: PluginHost,
   store: Store,
+  bus: PluginEventBus,
 ): Promise<LoadedPlugin> {
   const plugin = checked(entry, loaded);
   const reused = host.reuse?.(entry);
@@ -157,6 +165,7 @@ async function setupOne(
         baseDir: host.baseDir ?? process.cwd(),
         gateway: port,
         store: store.scoped(`plugin:${name}:`),
+        events: bus.emitter(name),
         tracer,
         meter,
       })) ?? {};
@@ -177,8 +186,13 @@ async function setupOne(
       `Plugin ${name} returned an unknown hook "${unknown}" (known: ${HOOK_NAMES.join(', ')}).`,
     );
   }
-  return { name, hooks, port };
+  const instance = { name, hooks, port };
+  buses.set(instance, bus);
+  return instance;
 }
+
+/** The event bus each instance was set up with (retargeted when a reload keeps the instance). */
+const buses = new WeakMap<LoadedPlugin, PluginEventBus>();
 
 /** A plugin's metadata checked against the plugins listed before it (name, duplicates, requires, core range). */
 function checked(entry: PluginEntry, loaded: readonly LoadedPlugin[]): SwitchyardPlugin<unknown> {

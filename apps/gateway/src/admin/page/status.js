@@ -23,6 +23,50 @@
     return tr;
   }
 
+  // The quarantined rows whose diff is open, by kind and name: the table is redrawn every second.
+  const openDiffs = new Set();
+
+  function pre(label, text) {
+    const el = document.createElement('pre');
+    el.className = `diff-${label}`;
+    el.dataset.label = label;
+    // textContent only: an upstream's description must not become markup.
+    el.textContent = text === '' ? '(none)' : text;
+    if (text === '') el.classList.add('muted');
+    return el;
+  }
+
+  // The diff of one quarantined tool or prompt: a details element, each field's before and after in <pre>.
+  function diffCell(q) {
+    const td = document.createElement('td');
+    const diff = q.diff ?? [];
+    if (diff.length === 0) {
+      td.textContent = '–';
+      return td;
+    }
+    const key = `${q.kind} ${q.name}`;
+    const details = document.createElement('details');
+    details.open = openDiffs.has(key);
+    details.addEventListener('toggle', () => {
+      if (details.open) openDiffs.add(key);
+      else openDiffs.delete(key);
+    });
+    const summary = document.createElement('summary');
+    summary.textContent = `${diff.length} field${diff.length === 1 ? '' : 's'}`;
+    details.append(summary);
+    for (const d of diff) {
+      const block = document.createElement('div');
+      block.className = 'diff';
+      const field = document.createElement('div');
+      field.className = 'diff-field';
+      field.textContent = d.field;
+      block.append(field, pre('before', d.before), pre('after', d.after));
+      details.append(block);
+    }
+    td.append(details);
+    return td;
+  }
+
   function fill(tableId, rows) {
     $(tableId)
       .querySelector('tbody')
@@ -167,21 +211,27 @@
         ),
       ),
     );
-    // The pin plugin's section (`pins`), when it is loaded: what it quarantines, and which fields changed.
+    // The pin plugin's section (`pins`), when it is loaded: what it quarantines, which fields changed,
+    // and the diff (before: the pinned definition, after: the one listed now).
     $('pins-section').hidden = s.pins === undefined;
     if (s.pins !== undefined) {
       $('pins-mode').textContent = `mode ${s.pins.mode} · ${s.pins.lockFile}`;
       fill(
         'pins',
-        (s.pins.quarantined ?? []).map((q) =>
-          row([
-            q.name,
-            q.server,
-            q.kind,
-            q.status ?? 'changed',
-            { text: (q.changed ?? []).join(', ') || '–', cls: 'wrap' },
-          ]),
-        ),
+        (s.pins.quarantined ?? []).map((q) => {
+          const tr = row(
+            [
+              q.name,
+              q.server,
+              q.kind,
+              q.status ?? 'changed',
+              { text: (q.changed ?? []).join(', ') || '–', cls: 'wrap' },
+            ],
+            { 'data-pin': `${q.kind} ${q.name}` },
+          );
+          tr.append(diffCell(q));
+          return tr;
+        }),
       );
     }
     renderApprovals(
