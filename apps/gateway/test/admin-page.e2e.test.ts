@@ -1,20 +1,16 @@
-import { existsSync } from 'node:fs';
 import { mkdir, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { definitionDigest } from '@switchyard/plugin-pin/lock';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAdminGateway } from './support/admin.js';
+import { CHROMIUM, launchBrowser, textOf } from './support/browser.js';
 import { Cleanup, connectHttp, httpUpstream, tempDir } from './support/harness.js';
 
 // The status page in a real headless Chromium (Debian's `chromium`; CI installs it in .ci/run): it
 // loads from the built CLI, lists the configured upstreams, and its numbers move with the traffic and
 // when an upstream goes away. SWITCHYARD_SCREENSHOT=1 also refreshes docs/images/status-page.png.
 
-const CHROMIUM = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find(
-  (path): path is string => path !== undefined && existsSync(path),
-);
 const SCREENSHOT = fileURLToPath(new URL('../../../docs/images/status-page.png', import.meta.url));
 
 if (!CHROMIUM) {
@@ -26,17 +22,8 @@ if (!CHROMIUM) {
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-async function launch(): Promise<Browser> {
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-dev-shm-usage'],
-  });
-  cleanup.add(() => browser.close());
-  return browser;
-}
-
-const text = (page: Page, selector: string) => page.$eval(selector, (el) => el.textContent ?? '');
+const launch = () => launchBrowser(cleanup);
+const text = textOf;
 
 describe.skipIf(!CHROMIUM)('status page in a browser', () => {
   it('shows the upstreams and follows requests and a killed upstream live', async () => {

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { canonicalJson } from '@switchyard/core';
 
 /** What is pinned: tools and prompts, named like their list methods' result fields. */
 export type PinKind = 'tools' | 'prompts';
@@ -14,31 +15,8 @@ export type Digest = `sha256:${string}`;
 
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 
-/**
- * RFC 8785 (JCS) canonical JSON of a JSON value: object keys sorted by UTF-16 code units, no
- * whitespace, numbers and strings serialized as ECMAScript does (`JSON.stringify`, which is what
- * RFC 8785 specifies for them). Object members whose value is `undefined` are left out, as in JSON.
- * Throws a TypeError for what JSON cannot hold (non-finite numbers, bigints, functions).
- */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value === 'boolean' || typeof value === 'string') return JSON.stringify(value);
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw new TypeError(`cannot canonicalize the number ${value}`);
-    return JSON.stringify(value);
-  }
-  if (Array.isArray(value)) {
-    return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
-  }
-  if (typeof value === 'object') {
-    const record = value as Record<string, unknown>;
-    const members = Object.keys(record)
-      .filter((key) => record[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson(record[key])}`);
-    return `{${members.join(',')}}`;
-  }
-  throw new TypeError(`cannot canonicalize a ${typeof value}`);
-}
+/** RFC 8785 (JCS) canonical JSON: the core's, shared with the approve plugin's digests. */
+export { canonicalJson };
 
 /** The pinned fields of a definition (those it has), in a new object. */
 export function pinnedPart(

@@ -5,7 +5,6 @@ import {
   type Outcome,
   PIN_QUARANTINED_KEY,
   type PluginAdminRequest,
-  type PluginGateway,
   type RequestContext,
   silentLogger,
   type UpstreamCallContext,
@@ -14,22 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { definitionDigest } from '../src/digest.js';
 import { emptyLock, serializeLock, withPin } from '../src/lock-file.js';
 import { Pinning } from '../src/pinning.js';
-
-const tool = (name: string, description = `does ${name}`) => ({
-  name,
-  description,
-  inputSchema: { type: 'object' },
-});
-
-/** A gateway exposing `<server>__<name>` for every name. */
-const gateway = {
-  exposeName: (_kind: string, server: string, name: string) => `${server}__${name}`,
-  tool: (exposed: string) => {
-    const [upstream, name] = exposed.split('__');
-    return name === undefined ? undefined : { upstream: upstream!, name };
-  },
-  prompt: () => undefined,
-} as unknown as PluginGateway;
+import { gateway, tool } from './support.js';
 
 const request = (method = 'tools/list', target?: RequestContext['target']) =>
   ({
