@@ -1,8 +1,13 @@
-import type { PluginEventInput } from '@switchyard/core';
+import type { PluginEventInput, PluginEvents, PluginGateway } from '@switchyard/core';
 import type { Digest, PinKind } from './digest.js';
 import type { LockFile } from './lock-file.js';
 import type { PinMode } from './options.js';
 import type { Sighting } from './state.js';
+
+/**
+ * The events the plugin emits for the audit log (through the core's event bus): `pin.quarantined`,
+ * `pin.changed-warned` and `pin.approved`, how each is built, and the approvals a rewritten lock sets.
+ */
 
 /** One pin set by an approval. */
 export interface Approval {
@@ -64,6 +69,22 @@ export function approvedEvent(
       ...(pin.previous === undefined ? {} : { previous: pin.previous }),
       source,
     },
+  };
+}
+
+/** Emits `pin.approved` for one pin set by an approval; resolves when the listeners have it. */
+export type Announce = (pin: Approval, identity: string, source: ApprovalSource) => Promise<void>;
+
+/** Announces approvals on `events` (nothing without them), under the exposed name when the gateway has one. */
+export function announcer(events: PluginEvents | undefined, gateway: PluginGateway): Announce {
+  return (pin, identity, source) => {
+    let name: string | undefined;
+    try {
+      name = gateway.exposeName(pin.kind, pin.server, pin.name);
+    } catch {
+      name = undefined; // the gateway is not running yet
+    }
+    return events?.emit(approvedEvent(pin, name ?? pin.name, identity, source)) ?? Promise.resolve();
   };
 }
 

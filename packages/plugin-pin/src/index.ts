@@ -4,9 +4,9 @@ import { pinOptionsSchema } from './options.js';
 import { PACKAGE } from './package-info.js';
 import { Pinning } from './pinning.js';
 
+export type { QuarantinedStatus } from './admin.js';
 export type { FieldDiff } from './diff.js';
 export type { PinMode, PinOptions } from './options.js';
-export type { QuarantinedStatus } from './pinning.js';
 
 /**
  * Tool pinning (DESIGN §8): each upstream tool's and prompt's definition is pinned by a SHA-256 of its
