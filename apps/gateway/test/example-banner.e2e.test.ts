@@ -3,7 +3,14 @@ import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup, connectHttp, nextNotification, spawnGateway, tempDir } from './support/harness.js';
+import {
+  Cleanup,
+  connectHttp,
+  nextNotification,
+  spawnGateway,
+  TESTKIT_CLI,
+  tempDir,
+} from './support/harness.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -129,6 +136,23 @@ describe('pnpm start: the example and its banner', () => {
     expect(progress.length).toBeGreaterThan(0);
     expect(triage.content).toContainEqual(
       expect.objectContaining({ text: expect.stringMatching(/^Suggested order:/) }),
+    );
+  });
+
+  it('counts every page of a paginated upstream', async () => {
+    const file = join(await tempDir(cleanup), 'switchyard.json');
+    const args = [TESTKIT_CLI, '--name', 'big', '--resources', '25', '--page-size', '10', '--tools', '12'];
+    await writeFile(
+      file,
+      JSON.stringify({
+        listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+        mcpServers: { big: { command: process.execPath, args } },
+      }),
+    );
+    const gw = spawnGateway(cleanup, ['--config', file, '--banner']);
+    await gw.waitForLine(/^\s+VS Code\s/, { timeoutMs: 20_000, what: 'the banner' });
+    expect(gw.stderr()).toMatch(
+      /^Upstreams\s+big\s+ready\s+12 tools, 0 prompts, 25 resources, \d+ templates?$/m,
     );
   });
 
