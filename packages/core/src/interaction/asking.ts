@@ -26,7 +26,7 @@ export class Asking {
   enter(ctx: RequestContext): RequestContext {
     const client = ctx.client;
     const raw = client?.era === 'modern' ? client.requestState : undefined;
-    const asked = raw === undefined ? undefined : this.#seal.openAsked(raw, askedBinding(ctx));
+    const asked = raw === undefined ? undefined : this.#seal.openAsked(raw, () => askedBinding(ctx));
     if (asked === undefined || raw === undefined) {
       ctx.ask ??= askerFor(ctx, this.#seal, undefined, this.#now);
       return ctx;

@@ -102,12 +102,14 @@ export class RequestStateSeal {
 
   /**
    * The asked round `raw` stands for; undefined when `raw` is not one (an upstream's round, or not a
-   * state this gateway sealed: the caller judges those). Throws when it is an asked round sealed for
-   * another caller, request or parameters, or expired.
+   * state this gateway sealed: the caller judges those; `binding` is not computed for them). Throws
+   * when it is an asked round sealed for another caller, request or parameters, or expired.
    */
-  openAsked(raw: string, expected: Omit<AskedState, 'askedAt' | 'answers'>): AskedState | undefined {
+  openAsked(raw: string, binding: () => Omit<AskedState, 'askedAt' | 'answers'>): AskedState | undefined {
     const wire = this.#verified(raw);
     if (wire?.k !== 'ask') return undefined;
+    // Only now: the binding digests the request's parameters, which an upstream's round never needs.
+    const expected = binding();
     if (
       wire.v !== 1 ||
       wire.u !== expected.upstream ||
