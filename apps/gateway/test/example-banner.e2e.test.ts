@@ -139,21 +139,30 @@ describe('pnpm start: the example and its banner', () => {
     );
   });
 
-  it('counts every page of a paginated upstream', async () => {
-    const file = join(await tempDir(cleanup), 'switchyard.json');
+  it("counts every page of a paginated upstream, past the callers' policy, with nothing in the audit log", async () => {
+    const dir = await tempDir(cleanup);
+    const file = join(dir, 'switchyard.json');
+    const audit = join(dir, 'audit.jsonl');
     const args = [TESTKIT_CLI, '--name', 'big', '--resources', '25', '--page-size', '10', '--tools', '12'];
     await writeFile(
       file,
       JSON.stringify({
         listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+        clients: { alice: { token: 'alice-token' } },
         mcpServers: { big: { command: process.execPath, args } },
+        plugins: [
+          ['@switchyard/plugin-audit', { file: audit, fsync: 'always' }],
+          ['@switchyard/plugin-access', { default: 'deny', rules: [] }],
+        ],
       }),
     );
     const gw = spawnGateway(cleanup, ['--config', file, '--banner']);
     await gw.waitForLine(/^\s+VS Code\s/, { timeoutMs: 20_000, what: 'the banner' });
+    // The operator's inventory: a default-deny access policy hides everything from callers, not from it.
     expect(gw.stderr()).toMatch(
       /^Upstreams\s+big\s+ready\s+12 tools, 0 prompts, 25 resources, \d+ templates?$/m,
     );
+    expect(await readFile(audit, 'utf8').catch(() => '')).toBe('');
   });
 
   it('leaves the banner out with --quiet, and by default when stderr is not a terminal', async () => {

@@ -10,6 +10,7 @@ import { Asking } from './interaction/asking.js';
 import { interactiveCaller } from './interaction/caller.js';
 import { INPUT_ROUND_TTL_MS, RequestStateSeal } from './interaction/request-state.js';
 import { SuspendedCalls } from './interaction/suspended-call.js';
+import { countInventory, type InventoryCounts, type InventoryOptions } from './listing/inventory.js';
 import { MergedListing } from './listing/merged.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Outcome } from './middleware.js';
@@ -275,6 +276,22 @@ export class Gateway {
 
   status(): UpstreamStatus[] {
     return this.#pool.status();
+  }
+
+  /**
+   * What each connected upstream exposes, counted by the gateway itself (see `countInventory`): the
+   * operator's view, e.g. for the startup banner; never a caller's. An upstream whose lists fail is
+   * left out.
+   */
+  async inventory(options?: InventoryOptions): Promise<Map<string, InventoryCounts>> {
+    const ready = this.#pool.ordered.filter((u) => u.state === 'ready');
+    const index = { tools: this.#tools.index, prompts: this.#prompts.index };
+    const counted = await Promise.allSettled(ready.map((u) => countInventory(u, index, options)));
+    const out = new Map<string, InventoryCounts>();
+    counted.forEach((c, i) => {
+      if (c.status === 'fulfilled') out.set(ready[i]!.name, c.value);
+    });
+    return out;
   }
 
   get sessionCount(): number {

@@ -48,6 +48,7 @@ export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
 export { type Ask, AskFailed, type Question } from './interaction/ask.js';
 export { missingCapability } from './interaction/capabilities.js';
 export { InputRequired } from './interaction/input-required.js';
+export type { InventoryCounts, InventoryOptions } from './listing/inventory.js';
 export { TRUNCATED_META_KEY, UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export type { Outcome } from './middleware.js';
