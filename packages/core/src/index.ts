@@ -57,6 +57,7 @@ export { EXPOSED_NAME_PATTERN, exposeName, NAME_SEPARATOR, splitExposedName } fr
 export { expandUriTemplate, exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
 export type { ParamHeaderDeclaration } from './param-headers/declarations.js';
 export { checkParamHeaders, type ParamHeaderMismatch } from './param-headers/values.js';
+export { isRecord } from './payload.js';
 export type {
   FoundAdminRoute,
   PluginAdmin,

@@ -1,4 +1,4 @@
-import { expandUriTemplate } from '@switchyard/core';
+import { expandUriTemplate, isRecord } from '@switchyard/core';
 import type { MayRead, Screened } from './withhold.js';
 
 /**
@@ -43,8 +43,4 @@ function stringsOf(record: Record<string, unknown>): Record<string, string> {
   const strings: Record<string, string> = {};
   for (const [key, value] of Object.entries(record)) if (typeof value === 'string') strings[key] = value;
   return strings;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,5 +1,6 @@
 import {
   GatewayError,
+  isRecord,
   type Outcome,
   type PluginGateway,
   type RequestContext,
@@ -125,8 +126,4 @@ export class ListFilter {
     if (this.#policy.identityDependent && typeof page.cacheScope === 'string') result.cacheScope = 'private';
     return result;
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

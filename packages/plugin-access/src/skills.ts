@@ -1,3 +1,4 @@
+import { isRecord } from '@switchyard/core';
 import type { MayRead } from './withhold.js';
 
 /** The URIs a skill entry (SEP-2640) names: its SKILL.md and every file of its `resources`. */
@@ -27,8 +28,4 @@ export function screenSkillResult(
   const kept = result.resources.filter((child) => isRecord(child) && readable(child.uri));
   const hidden = result.resources.length - kept.length;
   return { result: hidden === 0 ? result : { ...result, resources: kept }, hidden, refused: false };
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,3 +1,5 @@
+import { isRecord } from '@switchyard/core';
+
 /** How deep `arguments` may nest (objects and arrays) for a `when` condition to see them. */
 export const MAX_ARGUMENT_DEPTH = 32;
 /** How many values (objects, arrays, entries and scalars) `arguments` may hold for a `when` condition to see them. */
@@ -59,7 +61,3 @@ function convert(raw: Record<string, unknown>): ConvertedArguments {
 }
 
 class Bound extends Error {}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

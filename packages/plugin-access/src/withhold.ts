@@ -1,3 +1,5 @@
+import { isRecord } from '@switchyard/core';
+
 /** What stands in for an embedded resource the caller may not read, inside a tool result or a prompt message. */
 export const WITHHELD = Object.freeze({
   type: 'text',
@@ -90,8 +92,4 @@ function resourceUri(item: unknown): { uri: string; link: boolean } | undefined 
     return { uri, link: false };
   }
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

@@ -1,4 +1,4 @@
-import { isRecordLike } from './json.js';
+import { isRecord } from '@switchyard/core';
 import { HINTS, type Hint } from './options.js';
 
 /** The MCP defaults of the hints a tool leaves out (MCP `ToolAnnotations`). */
@@ -29,7 +29,7 @@ export class ToolAnnotations {
       this.#byUpstream.set(upstream, known);
     }
     for (const tool of tools) {
-      if (!isRecordLike(tool) || typeof tool.name !== 'string') continue;
+      if (!isRecord(tool) || typeof tool.name !== 'string') continue;
       if (known.size >= MAX_TOOLS_PER_UPSTREAM && !known.has(tool.name)) break;
       known.set(tool.name, effectiveHints(tool.annotations));
     }
@@ -54,7 +54,7 @@ export class ToolAnnotations {
  * read-only (MCP), so a read-only tool is never destructive.
  */
 export function effectiveHints(annotations: unknown): Readonly<Record<Hint, boolean>> {
-  const given = isRecordLike(annotations) ? annotations : {};
+  const given = isRecord(annotations) ? annotations : {};
   const hints = { ...DEFAULTS };
   for (const hint of HINTS) if (typeof given[hint] === 'boolean') hints[hint] = given[hint];
   if (hints.readOnlyHint) hints.destructiveHint = false;

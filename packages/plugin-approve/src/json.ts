@@ -1,8 +1,3 @@
-/** A plain JSON object (not an array, not null). */
-export function isRecordLike(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The largest nesting and value count of arguments the plugin digests and shows. */
 export const MAX_ARGUMENT_DEPTH = 64;
 export const MAX_ARGUMENT_VALUES = 100_000;

@@ -4,6 +4,7 @@ import {
   CACHE_STATUS_KEY,
   type CacheStatus,
   type DownstreamTransportKind,
+  isRecord,
   type Outcome,
   PIN_QUARANTINED_KEY,
   type RequestContext,
@@ -215,8 +216,4 @@ function completionArgument(value: unknown): { name: string; value: string } | u
 /** `text`, cut to `max` characters (the last one becoming `…`) when longer. */
 export function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
