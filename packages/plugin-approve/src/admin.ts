@@ -1,6 +1,10 @@
-import type { PluginAdmin, PluginAdminRequest, PluginAdminResponse } from '@switchyard/core';
+import {
+  isRecord,
+  type PluginAdmin,
+  type PluginAdminRequest,
+  type PluginAdminResponse,
+} from '@switchyard/core';
 import type { ApprovalBoard } from './board.js';
-import { isRecordLike } from './json.js';
 import type { ResolvedApproveOptions } from './options.js';
 import type { PendingApproval } from './pending.js';
 
@@ -29,7 +33,7 @@ export function approveAdmin(options: ResolvedApproveOptions, board: ApprovalBoa
       read: () => ({
         timeoutMs: options.timeoutMs,
         groups,
-        pending: board.visibleTo({ id: '', groups: [], anonymous: true }, true).map(view),
+        pending: board.all().map(view),
       }),
     },
     routes: [
@@ -53,7 +57,7 @@ export function approveAdmin(options: ResolvedApproveOptions, board: ApprovalBoa
 
 async function decide(board: ApprovalBoard, request: PluginAdminRequest): Promise<PluginAdminResponse> {
   const body = request.body;
-  const decision = isRecordLike(body) ? body.decision : undefined;
+  const decision = isRecord(body) ? body.decision : undefined;
   if (decision !== 'approve' && decision !== 'deny') {
     return { status: 400, body: { error: 'Expected a JSON body { "decision": "approve" | "deny" }' } };
   }

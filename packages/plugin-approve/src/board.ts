@@ -55,11 +55,16 @@ export class ApprovalBoard {
     await this.#unsubscribe?.().catch(() => {});
   }
 
-  /** The pending approvals `identity` may decide (every one for an admin). */
-  visibleTo(identity: Identity, admin: boolean): PendingApproval[] {
+  /** Every pending approval: held here, and (with a shared store) on the other replicas. */
+  all(): PendingApproval[] {
     const now = this.#now();
     for (const [id, approval] of this.#remote) if (approval.expiresAt <= now) this.#remote.delete(id);
-    return [...this.#local.all(), ...this.#remote.values()].filter((a) => admin || mayDecide(identity, a));
+    return [...this.#local.all(), ...this.#remote.values()];
+  }
+
+  /** The pending approvals `identity` may decide (every one for an admin). */
+  visibleTo(identity: Identity, admin: boolean): PendingApproval[] {
+    return this.all().filter((a) => admin || mayDecide(identity, a));
   }
 
   /** Decides one pending call, held here or on another replica; the reason when it cannot. */

@@ -117,11 +117,6 @@ export class PendingApprovals {
     return held !== undefined;
   }
 
-  /** The pending approvals `identity` may decide (all of them for an admin). */
-  visibleTo(identity: Identity, admin: boolean): PendingApproval[] {
-    return [...this.#held.values()].map((h) => h.approval).filter((a) => admin || mayDecide(identity, a));
-  }
-
   /** Denies every held call (the gateway is shutting down). */
   close(): void {
     for (const held of [...this.#held.values()]) held.settle({ decision: 'deny', approver: 'shutdown' });
