@@ -145,6 +145,8 @@ describe('ctx.ask, 2026-07-28 client', () => {
       ),
     );
     await expect(late.ask!(QUESTION)).rejects.toMatchObject({ reason: 'timeout' });
+    // A key that is also an object's inherited property is no answer.
+    await inputRequired(asking.enter(request(modern())).ask!({ ...QUESTION, key: 'toString' }));
     const unable = asking.enter(request(modern({ capabilities: {} })));
     await expect(unable.ask!(QUESTION)).rejects.toMatchObject({ reason: 'unsupported' });
   });

@@ -60,7 +60,7 @@ export function askerFor(
       return askNow(client.request, question, ctx.signal);
     }
     const answers = asked?.answers ?? {};
-    if (question.key in answers) {
+    if (Object.hasOwn(answers, question.key)) {
       const late = question.timeoutMs !== undefined && now() - (asked?.askedAt ?? 0) > question.timeoutMs;
       if (late) throw timedOut(question);
       return answers[question.key] as Record<string, unknown>;
