@@ -7,6 +7,7 @@ import WebSocket from 'ws';
 import { JsonLineTransport } from '../../src/transports/downstream/json-line-transport.js';
 import { WebSocketSessionTransport } from '../../src/transports/downstream/ws-session-transport.js';
 import { MCP_WS_SUBPROTOCOL } from '../../src/transports/websocket.js';
+import { Cleanup } from '../support/gateway.js';
 import { FrameTransport, lineChannel, signal, tcpServer, within, wsChannel, wsServer } from './peers.js';
 
 // The contract every downstream (server side) transport keeps, run against each of ours and the SDK's own
@@ -113,21 +114,14 @@ const notification = (n: number): JSONRPCMessage => ({
 });
 
 describe.each(SUBJECTS)('downstream transport contract: $name', (subject) => {
-  const cleanup: Array<() => Promise<unknown> | unknown> = [];
-  afterEach(async () => {
-    for (const step of cleanup.splice(0).reverse())
-      await Promise.resolve()
-        .then(step)
-        .catch(() => {});
-  });
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
 
   async function open() {
     const opened = await subject.open();
-    cleanup.push(
-      opened.dispose,
-      () => opened.transport.close(),
-      () => opened.peer.client.close(),
-    );
+    cleanup.add(opened.dispose);
+    cleanup.add(() => opened.transport.close());
+    cleanup.add(() => opened.peer.client.close());
     const received: JSONRPCMessage[] = [];
     const peerReceived: JSONRPCMessage[] = [];
     const closes = { count: 0, closed: signal() };
@@ -176,10 +170,8 @@ describe.each(SUBJECTS)('downstream transport contract: $name', (subject) => {
       tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }],
     }));
     const client = new Client({ name: 'contract-client', version: '1.0.0' });
-    cleanup.push(
-      () => client.close(),
-      () => server.close(),
-    );
+    cleanup.add(() => client.close());
+    cleanup.add(() => server.close());
     await server.connect(transport);
     await within(client.connect(peer.client), 'the handshake');
     expect(client.getServerVersion()?.name).toBe('contract');

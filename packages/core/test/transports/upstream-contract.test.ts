@@ -11,6 +11,7 @@ import type { InboundFaults, UpstreamClientTransport } from '../../src/transport
 import { HttpClientTransport } from '../../src/transports/upstream/http-client-transport.js';
 import { StdioClientTransport } from '../../src/transports/upstream/stdio-client-transport.js';
 import { WebSocketClientTransport } from '../../src/transports/upstream/ws-client-transport.js';
+import { Cleanup } from '../support/gateway.js';
 import {
   FrameTransport,
   HttpServerPeer,
@@ -176,17 +177,13 @@ const notification = (n: number): JSONRPCMessage => ({
 const INITIALIZED: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe.each(SUBJECTS)('upstream transport contract: $name', (subject) => {
-  const cleanup: Array<() => Promise<unknown> | unknown> = [];
-  afterEach(async () => {
-    for (const step of cleanup.splice(0).reverse())
-      await Promise.resolve()
-        .then(step)
-        .catch(() => {});
-  });
+  const cleanup = new Cleanup();
+  afterEach(() => cleanup.run());
 
   async function open() {
     const opened = await subject.open();
-    cleanup.push(opened.dispose, () => opened.transport.close());
+    cleanup.add(opened.dispose);
+    cleanup.add(() => opened.transport.close());
     const faults =
       subject.malformed === 'faults' ? recordFaults(opened.transport as UpstreamClientTransport) : [];
     const received: JSONRPCMessage[] = [];
@@ -244,10 +241,8 @@ describe.each(SUBJECTS)('upstream transport contract: $name', (subject) => {
       tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }],
     }));
     const client = new Client({ name: 'contract-client', version: '1.0.0' });
-    cleanup.push(
-      () => client.close(),
-      () => server.close(),
-    );
+    cleanup.add(() => client.close());
+    cleanup.add(() => server.close());
     const connected = client.connect(transport);
     await server.connect(await peer.server());
     await within(connected, 'the handshake');
