@@ -8,7 +8,16 @@ import { JsonLineTransport } from '../../src/transports/downstream/json-line-tra
 import { WebSocketSessionTransport } from '../../src/transports/downstream/ws-session-transport.js';
 import { MCP_WS_SUBPROTOCOL } from '../../src/transports/websocket.js';
 import { Cleanup } from '../support/gateway.js';
-import { FrameTransport, lineChannel, signal, tcpServer, within, wsChannel, wsServer } from './peers.js';
+import {
+  FrameTransport,
+  holding,
+  lineChannel,
+  recordCloses,
+  tcpServer,
+  within,
+  wsChannel,
+  wsServer,
+} from './peers.js';
 
 // The contract every downstream (server side) transport keeps, run against each of ours and the SDK's own
 // equivalents over real loopback sockets. Where one legitimately differs, the table says how.
@@ -124,25 +133,10 @@ describe.each(SUBJECTS)('downstream transport contract: $name', (subject) => {
     cleanup.add(() => opened.peer.client.close());
     const received: JSONRPCMessage[] = [];
     const peerReceived: JSONRPCMessage[] = [];
-    const closes = { count: 0, closed: signal() };
     opened.transport.onmessage = (message) => received.push(message);
-    opened.transport.onclose = () => {
-      closes.count += 1;
-      closes.closed.resolve();
-    };
+    const closes = recordCloses(opened.transport);
     opened.peer.client.onmessage = (message) => peerReceived.push(message);
     return { ...opened, received, peerReceived, closes };
-  }
-
-  /** Resolves once `list` holds `n` messages. */
-  function holding(list: unknown[], n: number, what: string): Promise<void> {
-    return within(
-      new Promise<void>((resolve) => {
-        const check = () => (list.length >= n ? resolve() : setImmediate(check));
-        check();
-      }),
-      what,
-    );
   }
 
   it('after start, what the client sends arrives through onmessage, in order', async () => {

@@ -26,6 +26,30 @@ export function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) =
   return { promise, resolve };
 }
 
+/** Resolves once `list` holds `n` items (checked each turn of the event loop), within the usual bound. */
+export function holding(list: unknown[], n: number, what: string): Promise<void> {
+  return within(
+    new Promise<void>((resolve) => {
+      const check = () => (list.length >= n ? resolve() : setImmediate(check));
+      check();
+    }),
+    what,
+  );
+}
+
+/** Counts a transport's `onclose` calls, and signals the first. */
+export function recordCloses(transport: Transport): {
+  count: number;
+  closed: ReturnType<typeof signal<void>>;
+} {
+  const closes = { count: 0, closed: signal() };
+  transport.onclose = () => {
+    closes.count += 1;
+    closes.closed.resolve();
+  };
+  return closes;
+}
+
 /** One text frame in each direction. */
 export interface FrameChannel {
   write(text: string): void;

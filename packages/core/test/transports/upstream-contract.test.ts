@@ -15,9 +15,10 @@ import { Cleanup } from '../support/gateway.js';
 import {
   FrameTransport,
   HttpServerPeer,
+  holding,
   lineChannel,
   RELAY_SCRIPT,
-  signal,
+  recordCloses,
   tcpServer,
   within,
   wsChannel,
@@ -187,12 +188,8 @@ describe.each(SUBJECTS)('upstream transport contract: $name', (subject) => {
     const faults =
       subject.malformed === 'faults' ? recordFaults(opened.transport as UpstreamClientTransport) : [];
     const received: JSONRPCMessage[] = [];
-    const closes = { count: 0, closed: signal() };
     opened.transport.onmessage = (message) => received.push(message);
-    opened.transport.onclose = () => {
-      closes.count += 1;
-      closes.closed.resolve();
-    };
+    const closes = recordCloses(opened.transport);
     return { ...opened, received, closes, faults };
   }
 
@@ -206,16 +203,6 @@ describe.each(SUBJECTS)('upstream transport contract: $name', (subject) => {
     await opened.transport.send(INITIALIZED);
     await holding(serverReceived, 1, 'the server to hear notifications/initialized');
     return { server, serverReceived };
-  }
-
-  function holding(list: unknown[], n: number, what: string): Promise<void> {
-    return within(
-      new Promise<void>((resolve) => {
-        const check = () => (list.length >= n ? resolve() : setImmediate(check));
-        check();
-      }),
-      what,
-    );
   }
 
   it('after start, what the server sends arrives through onmessage, in order', async () => {
