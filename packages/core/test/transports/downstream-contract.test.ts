@@ -79,7 +79,7 @@ const SUBJECTS: Subject[] = [
   {
     name: 'WebSocketSessionTransport (ours)',
     open: async () => {
-      const { wss, port } = await wsServer();
+      const { wss, port, close } = await wsServer();
       const accepted = new Promise<WebSocket>((resolve) => wss.once('connection', resolve));
       const socket = new WebSocket(`ws://127.0.0.1:${port}`, MCP_WS_SUBPROTOCOL);
       const client = new FrameTransport(wsChannel(socket));
@@ -92,8 +92,7 @@ const SUBJECTS: Subject[] = [
       };
       const dispose = async () => {
         socket.terminate();
-        for (const ws of wss.clients) ws.terminate();
-        await new Promise<void>((resolve) => wss.close(() => resolve()));
+        await close();
       };
       return { transport, peer, dispose };
     },

@@ -154,14 +154,22 @@ export class FrameTransport implements Transport {
 }
 
 /** A listening loopback WebSocket server on an ephemeral port that accepts the `mcp` subprotocol only. */
-export async function wsServer(): Promise<{ wss: WebSocketServer; port: number }> {
+export async function wsServer(): Promise<{
+  wss: WebSocketServer;
+  port: number;
+  close: () => Promise<void>;
+}> {
   const wss = new WebSocketServer({
     port: 0,
     host: '127.0.0.1',
     handleProtocols: (protocols) => (protocols.has(MCP_WS_SUBPROTOCOL) ? MCP_WS_SUBPROTOCOL : false),
   });
   await within(new Promise((resolve) => wss.once('listening', resolve)), 'the WebSocket server');
-  return { wss, port: (wss.address() as AddressInfo).port };
+  const close = async () => {
+    for (const ws of wss.clients) ws.terminate();
+    await new Promise<void>((resolve) => wss.close(() => resolve()));
+  };
+  return { wss, port: (wss.address() as AddressInfo).port, close };
 }
 
 /** A loopback TCP server on an ephemeral port, handing each accepted socket on. */

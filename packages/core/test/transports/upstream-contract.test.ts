@@ -127,7 +127,7 @@ const SUBJECTS: Subject[] = [
   {
     name: 'WebSocketClientTransport (ours)',
     open: async () => {
-      const { wss, port } = await wsServer();
+      const { wss, port, close } = await wsServer();
       let end: FrameTransport | undefined;
       const accepted = new Promise<FrameTransport>((resolve) =>
         wss.once('connection', (socket) => {
@@ -141,11 +141,7 @@ const SUBJECTS: Subject[] = [
         malformed: () => end?.raw(NOT_JSON),
         goAway: async () => void (await accepted).close(),
       };
-      const dispose = async () => {
-        for (const ws of wss.clients) ws.terminate();
-        await new Promise<void>((resolve) => wss.close(() => resolve()));
-      };
-      return { transport, peer, dispose };
+      return { transport, peer, dispose: close };
     },
     malformed: 'faults',
     closeAgain: 'no-op',
