@@ -1,6 +1,6 @@
 import { connect, type Socket } from 'node:net';
-import { Client, InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
-import { Server, type Transport } from '@modelcontextprotocol/server';
+import { InMemoryTransport, type JSONRPCMessage } from '@modelcontextprotocol/client';
+import type { Transport } from '@modelcontextprotocol/server';
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
@@ -12,7 +12,9 @@ import {
   FrameTransport,
   holding,
   lineChannel,
+  notification,
   recordCloses,
+  sdkPair,
   tcpServer,
   within,
   wsChannel,
@@ -115,12 +117,6 @@ const SUBJECTS: Subject[] = [
   },
 ];
 
-const notification = (n: number): JSONRPCMessage => ({
-  jsonrpc: '2.0',
-  method: 'notifications/message',
-  params: { level: 'info', data: n },
-});
-
 describe.each(SUBJECTS)('downstream transport contract: $name', (subject) => {
   const cleanup = new Cleanup();
   afterEach(() => cleanup.run());
@@ -158,11 +154,7 @@ describe.each(SUBJECTS)('downstream transport contract: $name', (subject) => {
 
   it('carries initialize and a request between an SDK Client and an SDK Server', async () => {
     const { transport, peer } = await open();
-    const server = new Server({ name: 'contract', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler('tools/list', async () => ({
-      tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }],
-    }));
-    const client = new Client({ name: 'contract-client', version: '1.0.0' });
+    const { server, client } = sdkPair();
     cleanup.add(() => client.close());
     cleanup.add(() => server.close());
     await server.connect(transport);

@@ -1,6 +1,12 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
-import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/client';
+import {
+  Client,
+  type JSONRPCMessage,
+  type Transport,
+  type TransportSendOptions,
+} from '@modelcontextprotocol/client';
+import { Server as McpServer } from '@modelcontextprotocol/server';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { MCP_WS_SUBPROTOCOL } from '../../src/transports/websocket.js';
 
@@ -24,6 +30,22 @@ export function signal<T = void>(): { promise: Promise<T>; resolve: (value: T) =
     resolve = r;
   });
   return { promise, resolve };
+}
+
+/** A small notification numbered `n`: what the suites send to see order kept. */
+export const notification = (n: number): JSONRPCMessage => ({
+  jsonrpc: '2.0',
+  method: 'notifications/message',
+  params: { level: 'info', data: n },
+});
+
+/** An SDK Server answering `tools/list` with one `echo` tool, and an SDK Client to talk to it. */
+export function sdkPair(): { server: McpServer; client: Client } {
+  const server = new McpServer({ name: 'contract', version: '1.0.0' }, { capabilities: { tools: {} } });
+  server.setRequestHandler('tools/list', async () => ({
+    tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }],
+  }));
+  return { server, client: new Client({ name: 'contract-client', version: '1.0.0' }) };
 }
 
 /** Resolves once `list` holds `n` items (checked each turn of the event loop), within the usual bound. */

@@ -1,11 +1,9 @@
 import {
-  Client,
   type JSONRPCMessage,
   StreamableHTTPClientTransport,
   type Transport,
 } from '@modelcontextprotocol/client';
 import { StdioClientTransport as SdkStdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { Server } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { InboundFaults, UpstreamClientTransport } from '../../src/transports/upstream/faults.js';
 import { HttpClientTransport } from '../../src/transports/upstream/http-client-transport.js';
@@ -17,8 +15,10 @@ import {
   HttpServerPeer,
   holding,
   lineChannel,
+  notification,
   RELAY_SCRIPT,
   recordCloses,
+  sdkPair,
   tcpServer,
   within,
   wsChannel,
@@ -166,11 +166,6 @@ const SUBJECTS: Subject[] = [
   },
 ];
 
-const notification = (n: number): JSONRPCMessage => ({
-  jsonrpc: '2.0',
-  method: 'notifications/message',
-  params: { level: 'info', data: n },
-});
 const INITIALIZED: JSONRPCMessage = { jsonrpc: '2.0', method: 'notifications/initialized' };
 
 describe.each(SUBJECTS)('upstream transport contract: $name', (subject) => {
@@ -219,11 +214,7 @@ describe.each(SUBJECTS)('upstream transport contract: $name', (subject) => {
 
   it('carries initialize and a request between an SDK Client and an SDK Server', async () => {
     const { transport, peer } = await open();
-    const server = new Server({ name: 'contract', version: '1.0.0' }, { capabilities: { tools: {} } });
-    server.setRequestHandler('tools/list', async () => ({
-      tools: [{ name: 'echo', inputSchema: { type: 'object' as const } }],
-    }));
-    const client = new Client({ name: 'contract-client', version: '1.0.0' });
+    const { server, client } = sdkPair();
     cleanup.add(() => client.close());
     cleanup.add(() => server.close());
     const connected = client.connect(transport);
