@@ -276,10 +276,7 @@
     clearTimeout(timer);
     const token = sessionStorage.getItem(TOKEN_KEY);
     try {
-      const res = await fetch('admin/status', {
-        headers: token ? { authorization: `Bearer ${token}` } : {},
-        cache: 'no-store',
-      });
+      const res = await fetch('admin/status', { headers: authHeaders(), cache: 'no-store' });
       if (res.status === 403 && token) {
         const pending = await approverView();
         if (pending !== undefined) {
