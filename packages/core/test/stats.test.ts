@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '../src/context.js';
 import { GatewayError } from '../src/errors.js';
 import { CACHE_STATUS_KEY } from '../src/state-keys.js';
@@ -6,6 +6,8 @@ import { GatewayStats } from '../src/stats/recorder.js';
 import { RingBuffer } from '../src/stats/ring.js';
 import { RequestSeries } from '../src/stats/series.js';
 import { testRequest } from '../src/testing.js';
+
+afterEach(() => vi.useRealTimers());
 
 function ctx(method: string, state: [string, unknown][] = []): RequestContext {
   const identity = { id: 'alice', groups: [], anonymous: false };
@@ -55,6 +57,9 @@ describe('RequestSeries', () => {
 
 describe('GatewayStats', () => {
   it('counts requests, refusals, cache outcomes and upstream calls', async () => {
+    // One clock reading for the whole test: three requests straddling a bucket's edge would land in two.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(new Date('2026-01-01T00:00:00.000Z'));
     const stats = new GatewayStats({ recent: 2 });
     stats.request(ctx('resources/read', [[CACHE_STATUS_KEY, 'miss']]), { ok: true, result: {} }, 5);
     stats.request(ctx('resources/read', [[CACHE_STATUS_KEY, 'hit']]), { ok: true, result: {} }, 1);
