@@ -16,7 +16,7 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 afterAll(() => shared.run());
 
-const TOKENS = { alice: 'alice-token', lead: 'lead-token', root: 'root-token' };
+const TOKENS = { alice: 'alice-token', lead: 'lead-token', root: 'root-token', ops: 'ops-token' };
 const TIMEOUT_MS = 4000;
 let url = '';
 let admin = '';
@@ -24,7 +24,7 @@ let auditFile = '';
 let calls: () => Record<string, number>;
 
 beforeAll(async () => {
-  const old = await httpUpstream(shared, { name: 'old', tools: 3 });
+  const old = await httpUpstream(shared, { name: 'old', tools: 3, toolNames: ['purge_cache'] });
   calls = () => old.server.stats.toolCalls;
   auditFile = join(await tempDir(shared), 'audit.jsonl');
   const started = await startAdminGateway(shared, {
@@ -32,6 +32,8 @@ beforeAll(async () => {
       alice: { token: TOKENS.alice },
       lead: { token: TOKENS.lead, groups: ['leads'] },
       root: { token: TOKENS.root, groups: ['admins'] },
+      // An admin who is also an approver (issue 26): both roles, one token.
+      ops: { token: TOKENS.ops, groups: ['admins', 'approvers'] },
     },
     mcpServers: {
       old: { url: old.url },
@@ -47,6 +49,7 @@ beforeAll(async () => {
             { tools: ['old__tool_1', 'old__tool_2'], by: ['leads'] },
             { tools: ['everything__*'], annotations: { readOnlyHint: false }, by: 'caller' },
             { tools: ['old__tool_0'], when: 'arguments.text == "ask"' },
+            { tools: ['old__purge_*'], by: ['approvers'] },
           ],
         },
       ],
@@ -79,9 +82,9 @@ const call = (client: Client, name: string, args: Record<string, unknown> = {}) 
   client.callTool({ name, arguments: args }, { timeout: 20_000 });
 
 const refusal = (reason: string, code: number) => ({ code, data: { reason } });
-const DENIED = refusal('approval_denied', -32040);
-const TIMED_OUT = refusal('approval_timeout', -32041);
-const REQUIRED = refusal('approval_required', -32042);
+const DENIED = refusal('approval_denied', -32013);
+const TIMED_OUT = refusal('approval_timeout', -32014);
+const REQUIRED = refusal('approval_required', -32015);
 
 async function post(path: string, body: unknown, token: string) {
   const res = await fetch(new URL(path, admin), {
@@ -242,9 +245,19 @@ describe('by an approver group on the admin listener', () => {
     );
     expect((await held).structuredContent).toMatchObject({ tool: 'tool_1', arguments: { text: 'deploy' } });
     expect(calls().tool_1).toBe(before + 1);
-    expect((await post(`/admin/approvals/${pending?.id}`, { decision: 'approve' }, TOKENS.lead)).status).toBe(
-      404,
+    // Spent: deciding again says so (409), and runs nothing.
+    expect(await post(`/admin/approvals/${pending?.id}`, { decision: 'approve' }, TOKENS.lead)).toMatchObject(
+      {
+        status: 409,
+        json: {
+          id: pending?.id,
+          outcome: 'approved',
+          by: 'lead',
+          error: expect.stringContaining('already approved'),
+        },
+      },
     );
+    expect(calls().tool_1).toBe(before + 1);
     await eventually(
       () =>
         auditRecords().some(
@@ -275,9 +288,61 @@ describe('by an approver group on the admin listener', () => {
     const [pending] = await pendingFor(TOKENS.lead);
     await expect(held).rejects.toMatchObject(TIMED_OUT);
     expect(calls().tool_2 ?? 0).toBe(before);
-    expect((await post(`/admin/approvals/${pending?.id}`, { decision: 'approve' }, TOKENS.lead)).status).toBe(
-      404,
+    expect(await post(`/admin/approvals/${pending?.id}`, { decision: 'approve' }, TOKENS.lead)).toMatchObject(
+      {
+        status: 409,
+        json: { outcome: 'timed_out', error: expect.stringContaining('approval_timeout') },
+      },
     );
     expect(await pendingFor(TOKENS.lead, 0)).toEqual([]);
+    expect(calls().tool_2 ?? 0).toBe(before);
   });
+
+  it('a call its caller stopped waiting for leaves the list; an approver deciding it late hears why (409)', async () => {
+    const { client } = await connected('legacy');
+    const before = calls().tool_2 ?? 0;
+    const gaveUp = new AbortController();
+    const held = client.callTool(
+      { name: 'old__tool_2', arguments: { text: 'bye' } },
+      { signal: gaveUp.signal },
+    );
+    const [pending] = await pendingFor(TOKENS.lead);
+    gaveUp.abort();
+    await expect(held).rejects.toThrow();
+    expect(await pendingFor(TOKENS.lead, 0)).toEqual([]);
+    expect(await post(`/admin/approvals/${pending?.id}`, { decision: 'approve' }, TOKENS.lead)).toMatchObject(
+      {
+        status: 409,
+        json: { outcome: 'withdrawn', error: expect.stringContaining('the caller stopped waiting') },
+      },
+    );
+    // To someone who could never have decided it, it does not exist.
+    expect(
+      (await post(`/admin/approvals/${pending?.id}`, { decision: 'approve' }, TOKENS.alice)).status,
+    ).toBe(403);
+    expect(calls().tool_2 ?? 0).toBe(before);
+  });
+
+  it.each(['legacy', 'modern'] as const)(
+    "an admin who is also in the rule's group lists and decides a %s client's call through the HTTP API",
+    async (era) => {
+      const { client } = await connected(era);
+      const before = calls().purge_cache ?? 0;
+      const held = call(client, 'old__purge_cache', { text: 'all' });
+      const [pending] = await pendingFor(TOKENS.ops);
+      expect(pending).toMatchObject({ identity: 'alice', tool: 'old__purge_cache', groups: ['approvers'] });
+      expect(calls().purge_cache ?? 0).toBe(before);
+      expect(
+        await post(`/admin/approvals/${pending?.id}`, { decision: 'approve' }, TOKENS.ops),
+      ).toMatchObject({
+        status: 200,
+        json: { id: pending?.id, decision: 'approve' },
+      });
+      expect((await held).structuredContent).toMatchObject({
+        tool: 'purge_cache',
+        arguments: { text: 'all' },
+      });
+      expect(calls().purge_cache).toBe(before + 1);
+    },
+  );
 });

@@ -54,8 +54,8 @@ describe.skipIf(replicasMissing !== undefined)('approvals across replicas', () =
     expect(await post(other.adminUrl!, `/admin/approvals/${seen.id}`, { decision: 'approve' })).toBe(200);
     expect((await approved).structuredContent).toMatchObject({ tool: 'tool_0' });
     expect(calls()).toBe(1);
-    // Decided once, whichever replica is asked next.
-    expect(await post(holder.adminUrl!, `/admin/approvals/${seen.id}`, { decision: 'deny' })).toBe(404);
+    // Decided once, whichever replica is asked next: the holder says it was (409).
+    expect(await post(holder.adminUrl!, `/admin/approvals/${seen.id}`, { decision: 'deny' })).toBe(409);
     await eventually(
       async () =>
         ((await adminGet(other.adminUrl!, '/admin/approvals')).json.pending as unknown[]).length === 0,
@@ -66,7 +66,7 @@ describe.skipIf(replicasMissing !== undefined)('approvals across replicas', () =
     denied.catch(() => undefined);
     const second = await pendingOn(other.adminUrl!);
     expect(await post(other.adminUrl!, `/admin/approvals/${second.id}`, { decision: 'deny' })).toBe(200);
-    await expect(denied).rejects.toMatchObject({ code: -32040, data: { reason: 'approval_denied' } });
+    await expect(denied).rejects.toMatchObject({ code: -32013, data: { reason: 'approval_denied' } });
     expect(calls()).toBe(1);
   });
 });

@@ -6,7 +6,7 @@ import {
 } from '@switchyard/core';
 import type { ApprovalBoard } from './board.js';
 import type { ResolvedApproveOptions } from './options.js';
-import type { PendingApproval } from './pending.js';
+import type { EndedApproval, PendingApproval } from './pending.js';
 
 /** A pending approval as the admin API and the status page show it. */
 export interface PendingApprovalView {
@@ -69,6 +69,7 @@ async function decide(board: ApprovalBoard, request: PluginAdminRequest): Promis
       body: { error: 'The shared store does not answer: the decision cannot be claimed. Retry.' },
     };
   }
+  if (typeof refused === 'object') return tooLate(refused.ended);
   // An approval the caller may not decide answers like one that does not exist: ids are not disclosed.
   if (refused) {
     return {
@@ -77,6 +78,27 @@ async function decide(board: ApprovalBoard, request: PluginAdminRequest): Promis
     };
   }
   return { body: { id, decision } };
+}
+
+/** 409 for a call that stopped waiting before this decision: what happened to it, and when. */
+function tooLate(ended: EndedApproval): PluginAdminResponse {
+  const at = new Date(ended.at).toISOString();
+  const what = {
+    approved: `it was already approved by ${ended.by} at ${at}`,
+    denied: `it was already denied by ${ended.by} at ${at}`,
+    timed_out: `nobody decided it within the plugin's timeoutMs; it was refused with approval_timeout at ${at}`,
+    withdrawn: `the caller stopped waiting for it (cancelled the call or went away) at ${at}, before anyone decided; nothing ran`,
+  }[ended.outcome];
+  return {
+    status: 409,
+    body: {
+      error: `Approval ${ended.id} cannot be decided any more: ${what}.`,
+      id: ended.id,
+      outcome: ended.outcome,
+      ...(ended.by === undefined ? {} : { by: ended.by }),
+      at,
+    },
+  };
 }
 
 function view(approval: PendingApproval): PendingApprovalView {

@@ -1,15 +1,24 @@
 import type { Identity, Logger, Store } from '@switchyard/core';
-import { mayDecide, type PendingApproval, type PendingApprovals } from './pending.js';
+import {
+  type EndedApproval,
+  EndedApprovals,
+  mayDecide,
+  type PendingApproval,
+  type PendingApprovals,
+} from './pending.js';
 
-/** Why a decision was not taken. */
-export type DecideRefusal = 'not_found' | 'forbidden' | 'unavailable';
+/**
+ * Why a decision was not taken: no such call (or one the caller may not decide), the store did not
+ * answer, or the call stopped waiting already (`ended` says how).
+ */
+export type DecideRefusal = 'not_found' | 'forbidden' | 'unavailable' | { ended: EndedApproval };
 
 const CHANNEL = 'approvals';
 
 type Message =
   | { t: 'hello' }
   | { t: 'held'; approval: PendingApproval }
-  | { t: 'gone'; id: string }
+  | { t: 'gone'; id: string; ended?: EndedApproval }
   | { t: 'decide'; id: string; decision: 'approve' | 'deny'; approver: string };
 
 /**
@@ -26,6 +35,8 @@ export class ApprovalBoard {
   readonly #now: () => number;
   /** Calls other replicas hold, by id. */
   readonly #remote = new Map<string, PendingApproval>();
+  /** Calls other replicas held that stopped waiting lately. */
+  readonly #remoteEnded = new EndedApprovals();
   #unsubscribe: (() => Promise<void>) | undefined;
 
   constructor(local: PendingApprovals, store: Store, log: Logger, now: () => number = Date.now) {
@@ -45,7 +56,7 @@ export class ApprovalBoard {
     if (!this.#store.shared || !pubsub) return;
     this.#local.events = {
       held: (approval) => this.#publish({ t: 'held', approval }),
-      gone: (id) => this.#publish({ t: 'gone', id }),
+      gone: (ended) => this.#publish({ t: 'gone', id: ended.id, ended }),
     };
     this.#unsubscribe = await pubsub.subscribe(CHANNEL, (raw) => this.#receive(raw));
     this.#publish({ t: 'hello' });
@@ -75,14 +86,21 @@ export class ApprovalBoard {
     admin: boolean,
   ): Promise<DecideRefusal | undefined> {
     const approval = this.#local.get(id) ?? this.#remote.get(id);
-    if (!approval) return 'not_found';
+    if (!approval) {
+      // A call that stopped waiting is named to those who could have decided it; to others it does not exist.
+      const ended = this.#local.ended(id) ?? this.#remoteEnded.get(id, this.#now());
+      return ended && (admin || mayDecide(identity, ended)) ? { ended } : 'not_found';
+    }
     if (!admin && !mayDecide(identity, approval)) return 'forbidden';
     if (this.shared) {
       const claimed = await this.#store
         .setIfAbsent(`decided:${id}`, decision, { ttlMs: Math.max(1000, approval.expiresAt - this.#now()) })
         .catch(() => undefined);
       if (claimed === undefined && !this.#local.get(id)) return 'unavailable';
-      if (claimed === false) return 'not_found';
+      if (claimed === false) {
+        const ended = this.#local.ended(id) ?? this.#remoteEnded.get(id, this.#now());
+        return ended ? { ended } : 'not_found';
+      }
     }
     if (this.#local.settle(id, decision, identity.id)) return undefined;
     this.#remote.delete(id);
@@ -106,6 +124,8 @@ export class ApprovalBoard {
         return;
       case 'gone':
         this.#remote.delete(message.id);
+        if (message.ended && typeof message.ended.id === 'string' && Array.isArray(message.ended.groups))
+          this.#remoteEnded.add(message.ended);
         return;
       case 'decide':
         this.#local.settle(message.id, message.decision, message.approver);

@@ -22,7 +22,7 @@ import {
 } from './errors.js';
 import { MAX_ARGUMENT_DEPTH, MAX_ARGUMENT_VALUES, withinBounds } from './json.js';
 import type { ApprovalRule, ResolvedApproveOptions } from './options.js';
-import type { PendingApprovals } from './pending.js';
+import { MAX_PENDING, type PendingApprovals } from './pending.js';
 import { matchingRule } from './rules.js';
 
 export interface ApproveParts {
@@ -90,28 +90,38 @@ async function decide(
   }
   const groups = rule.by;
   const who = `a member of ${groups.join(', ')}`;
+  let reminder: NodeJS.Timeout | undefined;
   const held = pending.hold(
     { identity: ctx.identity.id, tool, server: target.upstream, arguments: args, digest, groups },
     timeoutMs,
     ctx.signal,
     (approval) => {
       log.info('call held for approval', { id: approval.id, identity: approval.identity, tool, groups });
-      ctx.onProgress?.({ progress: 0, message: `Waiting for approval by ${who} (id ${approval.id})` });
+      const report = ctx.onProgress;
+      if (!report) return;
+      const waiting = `Waiting for approval by ${who} (id ${approval.id})`;
+      report({ progress: 0, message: waiting });
+      // A held call can outlast a client's request timeout (60 s in the official SDKs): progress now and
+      // then keeps a client that resets its timeout on progress waiting, and shows the wait is alive.
+      reminder = setInterval(() => {
+        const elapsed = Math.round((Date.now() - approval.createdAt) / 1000);
+        const left = Math.max(0, Math.round((approval.expiresAt - Date.now()) / 1000));
+        report({ progress: elapsed, message: `${waiting}: ${elapsed} s so far, ${left} s left` });
+      }, HELD_PROGRESS_MS);
+      reminder.unref?.();
     },
   );
   if (!held) {
     return {
       record: { by: 'group', decision: 'required' },
       error: new GatewayError(
-        ErrorCode.UpstreamBusy,
-        `Too many calls are waiting for approval; try again later.`,
-        {
-          reason: 'busy',
-        },
+        ErrorCode.GatewayRefused,
+        `Too many calls are waiting for approval (${MAX_PENDING}); try again later.`,
+        { reason: 'busy' },
       ),
     };
   }
-  const decided = await held;
+  const decided = await held.finally(() => clearInterval(reminder));
   if (decided.decision === 'timeout') {
     return { record: { by: 'group', decision: 'timeout' }, error: approvalTimedOut(tool, timeoutMs, who) };
   }
@@ -138,6 +148,9 @@ async function forward(
   }
   return outcome;
 }
+
+/** How often a call held for an approver group reports progress to a caller that asked for it. */
+export const HELD_PROGRESS_MS = 15_000;
 
 function refuse(error: GatewayError): Outcome {
   return { ok: false, error };

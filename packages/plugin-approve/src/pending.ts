@@ -21,6 +21,23 @@ export type GroupDecision =
   | { readonly decision: 'approve' | 'deny'; readonly approver: string }
   | { readonly decision: 'timeout' };
 
+/**
+ * How a held call stopped waiting: decided, timed out, or withdrawn (the caller cancelled or went away).
+ * Kept for a while so an approver who comes too late hears what happened instead of "not found".
+ */
+export interface EndedApproval {
+  readonly id: string;
+  readonly groups: readonly string[];
+  readonly outcome: 'approved' | 'denied' | 'timed_out' | 'withdrawn';
+  /** Who decided (approved or denied). */
+  readonly by?: string;
+  readonly at: number;
+}
+
+/** How long, and how many, ended calls are remembered. */
+export const ENDED_KEPT_MS = 15 * 60_000;
+export const ENDED_KEPT = 1000;
+
 /** At most this many calls wait at once; more are refused (a held call holds its request open). */
 export const MAX_PENDING = 1000;
 
@@ -36,11 +53,12 @@ interface Held {
 /** What the holder of the calls tells others (the approval board sharing them across replicas). */
 export interface PendingEvents {
   held?(approval: PendingApproval): void;
-  gone?(id: string): void;
+  gone?(ended: EndedApproval): void;
 }
 
 export class PendingApprovals {
   readonly #held = new Map<string, Held>();
+  readonly #ended = new EndedApprovals();
   readonly #now: () => number;
   /** Set once, by the approval board. */
   events: PendingEvents = {};
@@ -72,18 +90,26 @@ export class PendingApprovals {
       expiresAt: now + timeoutMs,
     };
     return new Promise<GroupDecision>((resolve, reject) => {
-      const finish = () => {
+      const finish = (outcome: EndedApproval['outcome'], by?: string) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', abandon);
         this.#held.delete(approval.id);
-        this.events.gone?.(approval.id);
+        const ended: EndedApproval = {
+          id: approval.id,
+          groups: approval.groups,
+          outcome,
+          by,
+          at: this.#now(),
+        };
+        this.#ended.add(ended);
+        this.events.gone?.(ended);
       };
       const abandon = () => {
-        finish();
+        finish('withdrawn');
         reject(signal.reason ?? new Error('the caller gave up'));
       };
       const timer = setTimeout(() => {
-        finish();
+        finish('timed_out');
         resolve({ decision: 'timeout' });
       }, timeoutMs);
       timer.unref?.();
@@ -91,7 +117,8 @@ export class PendingApprovals {
       this.#held.set(approval.id, {
         approval,
         settle: (decision) => {
-          finish();
+          if (decision.decision === 'timeout') finish('timed_out');
+          else finish(decision.decision === 'approve' ? 'approved' : 'denied', decision.approver);
           resolve(decision);
         },
       });
@@ -103,6 +130,11 @@ export class PendingApprovals {
   /** A call held here, by id. */
   get(id: string): PendingApproval | undefined {
     return this.#held.get(id)?.approval;
+  }
+
+  /** How a call held here stopped waiting, while it is remembered. */
+  ended(id: string): EndedApproval | undefined {
+    return this.#ended.get(id, this.#now());
   }
 
   /** Every call held here. */
@@ -124,6 +156,25 @@ export class PendingApprovals {
 }
 
 /** Whether `identity` is in one of the approval's groups. */
-export function mayDecide(identity: Identity, approval: PendingApproval): boolean {
+export function mayDecide(identity: Identity, approval: Pick<PendingApproval, 'groups'>): boolean {
   return identity.groups.some((g) => approval.groups.includes(g));
+}
+
+/** The calls that stopped waiting lately, oldest first: at most `ENDED_KEPT`, for `ENDED_KEPT_MS`. */
+export class EndedApprovals {
+  readonly #byId = new Map<string, EndedApproval>();
+
+  add(ended: EndedApproval): void {
+    this.#byId.delete(ended.id);
+    this.#byId.set(ended.id, ended);
+    if (this.#byId.size > ENDED_KEPT) this.#byId.delete(this.#byId.keys().next().value as string);
+  }
+
+  get(id: string, now: number): EndedApproval | undefined {
+    for (const [key, ended] of this.#byId) {
+      if (now - ended.at < ENDED_KEPT_MS) break;
+      this.#byId.delete(key);
+    }
+    return this.#byId.get(id);
+  }
 }

@@ -1,7 +1,7 @@
 import { MemoryStore, silentLogger } from '@switchyard/core';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ApprovalBoard } from '../src/board.js';
-import { MAX_PENDING, PendingApprovals } from '../src/pending.js';
+import { ENDED_KEPT_MS, MAX_PENDING, PendingApprovals } from '../src/pending.js';
 
 const call = {
   identity: 'alice',
@@ -29,8 +29,37 @@ describe('PendingApprovals', () => {
     expect(await board.decide(approval!.id, 'approve', stranger, false)).toBe('forbidden');
     expect(await board.decide(approval!.id, 'approve', lead, false)).toBeUndefined();
     expect(await held).toEqual({ decision: 'approve', approver: 'lead' });
-    expect(await board.decide(approval!.id, 'deny', lead, false)).toBe('not_found');
+    // Deciding again says what happened, to those who could have decided it; to others it does not exist.
+    expect(await board.decide(approval!.id, 'deny', lead, false)).toEqual({
+      ended: { id: approval!.id, groups: ['leads'], outcome: 'approved', by: 'lead', at: expect.any(Number) },
+    });
+    expect(await board.decide(approval!.id, 'deny', stranger, false)).toBe('not_found');
+    expect(await board.decide('never-held', 'deny', lead, true)).toBe('not_found');
     expect(pending.size).toBe(0);
+  });
+
+  it('remembers how a call stopped waiting (timed out, withdrawn) for a while, then forgets it', async () => {
+    vi.useFakeTimers();
+    const pending = new PendingApprovals();
+    const board = new ApprovalBoard(pending, new MemoryStore(), silentLogger);
+    const timedOut = pending.hold(call, 5000, new AbortController().signal);
+    const [first] = board.all();
+    vi.advanceTimersByTime(5000);
+    await timedOut;
+    expect(await board.decide(first!.id, 'approve', lead, false)).toMatchObject({
+      ended: { outcome: 'timed_out' },
+    });
+    const caller = new AbortController();
+    const withdrawn = pending.hold(call, 60_000, caller.signal);
+    const [second] = board.all();
+    caller.abort(new Error('cancelled'));
+    await expect(withdrawn).rejects.toThrow('cancelled');
+    expect(await board.decide(second!.id, 'approve', lead, false)).toMatchObject({
+      ended: { outcome: 'withdrawn' },
+    });
+    vi.advanceTimersByTime(ENDED_KEPT_MS);
+    expect(await board.decide(first!.id, 'approve', lead, false)).toBe('not_found');
+    expect(await board.decide(second!.id, 'approve', lead, false)).toBe('not_found');
   });
 
   it('times out after timeoutMs and forgets the call; a caller that gives up forgets it too', async () => {
