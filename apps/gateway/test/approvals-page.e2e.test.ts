@@ -74,7 +74,7 @@ describe.skipIf(!CHROMIUM)('pending approvals on the status page', () => {
     denied.catch(() => undefined);
     await adminPage.waitForSelector('#approvals tbody tr[data-approval]');
     await adminPage.click('#approvals button.deny');
-    await expect(denied).rejects.toMatchObject({ code: -32040, data: { reason: 'approval_denied' } });
+    await expect(denied).rejects.toMatchObject({ code: -32013, data: { reason: 'approval_denied' } });
     expect(old.server.stats.toolCalls.tool_1).toBe(1);
     await adminPage.waitForFunction(`document.querySelectorAll('#approvals tbody tr').length === 0`);
     expect(failures).toEqual([]);

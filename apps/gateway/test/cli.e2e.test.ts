@@ -218,7 +218,7 @@ describe('plugins from the config', () => {
     ).resolves.toBeDefined();
     await expect(
       client.request({ method: 'resources/read', params: { uri: 'docs+test://docs/r/2' } }),
-    ).rejects.toMatchObject({ code: -32034, data: { reason: 'forbidden' } });
+    ).rejects.toMatchObject({ code: -32007, data: { reason: 'forbidden' } });
   });
 
   it('refuses to start when a plugin cannot be loaded, naming it', async () => {

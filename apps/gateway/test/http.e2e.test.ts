@@ -278,7 +278,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
         () => undefined,
         (e: unknown) => e,
       );
-    expect(error).toMatchObject({ code: -32031, data: { reason: 'upstream_timeout', upstream: 'beta' } });
+    expect(error).toMatchObject({ code: -32004, data: { reason: 'upstream_timeout', upstream: 'beta' } });
     expect((error as Error).message).toMatch(/timeoutMs/);
     await eventually(() => beta.server.stats.cancelled === 1, 'notifications/cancelled upstream');
     // The other upstreams were not affected.
@@ -291,10 +291,10 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
     const { gw, alpha } = await threeUpstreams();
     const client = await connectHttp(cleanup, gw.url);
     alpha.server.failNext({ method: 'resources/read', mode: 'crash' });
-    // timeoutMs is 30 s for alpha: only an immediate failure answers -32030 rather than -32031.
+    // timeoutMs is 30 s for alpha: only an immediate failure answers -32003 rather than -32004.
     await expect(
       client.request({ method: 'resources/read', params: { uri: 'alpha+test://alpha/r/0' } }),
-    ).rejects.toMatchObject({ code: -32030, data: { reason: 'upstream_unavailable' } });
+    ).rejects.toMatchObject({ code: -32003, data: { reason: 'upstream_unavailable' } });
     // The gateway reconnects to the (still listening) upstream and serves it again.
     await eventually(
       () =>
@@ -487,7 +487,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
       (e: unknown) => e,
     );
     expect(error).toMatchObject({
-      code: -32030,
+      code: -32003,
       data: { reason: 'upstream_unavailable', upstream: 'broken' },
     });
   });

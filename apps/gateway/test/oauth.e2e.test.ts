@@ -38,7 +38,7 @@ const issuerClients = [
   { ...READER, claims: { groups: ['readers'] } },
   { clientId: 'bare-app', clientSecret: 'bare-secret-77a0c4', scope: 'other' },
 ];
-const FORBIDDEN = { code: -32034, data: { reason: 'forbidden' } };
+const FORBIDDEN = { code: -32007, data: { reason: 'forbidden' } };
 /** Every token a test used: none may appear in the gateway's (debug) log. */
 const tokensSeen = new Set<string>([OPS]);
 

@@ -14,7 +14,7 @@ import {
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const FORBIDDEN = { code: -32034, data: { reason: 'forbidden' } };
+const FORBIDDEN = { code: -32007, data: { reason: 'forbidden' } };
 
 describe('@switchyard/plugin-access when conditions through the CLI', () => {
   it('refuses a call whose arguments a deny condition matches, before the upstream, and serves others', async () => {

@@ -20,7 +20,7 @@ afterEach(() => cleanup.run());
 
 const ALICE = 'alice-token-5b2e91c4';
 const BOB = 'bob-token-c03f7a18';
-const FORBIDDEN = { code: -32034, data: { reason: 'forbidden' } };
+const FORBIDDEN = { code: -32007, data: { reason: 'forbidden' } };
 
 const accessOptions = {
   default: 'deny',
@@ -139,7 +139,7 @@ describe('@switchyard/plugin-access through the CLI', () => {
     expect(bob.getProtocolEra()).toBe('modern');
     const subscribesBefore = docs.stats.requests['resources/subscribe'] ?? 0;
     await expect(bob.listen({ resourceSubscriptions: ['docs+test://docs/r/1'] })).rejects.toMatchObject({
-      code: -32034,
+      code: -32007,
     });
     expect(docs.stats.requests['resources/subscribe'] ?? 0).toBe(subscribesBefore);
     const allowed = await bob.listen({ resourceSubscriptions: ['docs+test://docs/r/2'] });
@@ -177,7 +177,7 @@ describe('@switchyard/plugin-access through the CLI', () => {
     );
     cleanup.add(() => client.close());
     await expect(client.listen({ resourceSubscriptions: ['docs+test://docs/r/1'] })).rejects.toMatchObject({
-      code: -32034,
+      code: -32007,
     });
     expect(docs.server.stats.subscribeCalls).toBe(0);
     const allowed = await client.listen({ resourceSubscriptions: ['docs+test://docs/r/2'] });

@@ -92,7 +92,7 @@ describe('audit plugin through the CLI', () => {
     const client = await connectHttp(cleanup, gw.url);
     await listAll(client);
     expect(await read(client, 'docs+test://docs/r/0')).toBe('ok');
-    expect(await read(client, 'docs+test://docs/secret')).toBe(-32034);
+    expect(await read(client, 'docs+test://docs/secret')).toBe(-32007);
     expect(await read(client, 'nowhere://x')).not.toBe('ok');
     const burst = await Promise.all(
       Array.from({ length: 20 }, (_, i) => read(client, `docs+test://docs/r/${i % 3}`)),
@@ -112,7 +112,7 @@ describe('audit plugin through the CLI', () => {
     expect(lines[1]!.bytes).toBeGreaterThan(0);
     expect(lines[2]).toMatchObject({
       uri: 'docs+test://docs/secret',
-      errorCode: -32034,
+      errorCode: -32007,
       reason: 'forbidden',
     });
     expect(lines[3]).toMatchObject({ uri: 'nowhere://x', outcome: 'error', reason: 'resource_not_found' });
@@ -206,7 +206,7 @@ describe('audit plugin through the CLI', () => {
     const client = await connectHttp(cleanup, gw.url, 'alice', { token });
     await listAll(client);
     expect(await read(client, 'docs+test://docs/r/0')).toBe('ok');
-    expect(await read(client, 'docs+test://docs/secret')).toBe(-32034);
+    expect(await read(client, 'docs+test://docs/secret')).toBe(-32007);
     await sigterm(gw);
     const text = readFileSync(file, 'utf8');
     expect(text).not.toContain(token);

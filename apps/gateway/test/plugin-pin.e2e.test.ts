@@ -14,7 +14,7 @@ import { Cleanup, connectHttp, httpUpstream, spawnGateway, tempDir, writeConfig 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const NOT_APPROVED = { code: -32039, data: { reason: 'tool_not_approved' } };
+const NOT_APPROVED = { code: -32012, data: { reason: 'tool_not_approved' } };
 
 const listed = async (client: Client) =>
   ((await client.request({ method: 'tools/list', params: {} })).tools as { name: string }[]).map(
@@ -206,7 +206,7 @@ describe('@switchyard/plugin-pin through the CLI', () => {
     });
     expect(records.find((r) => r.method === 'tools/call')).toMatchObject({
       outcome: 'error',
-      errorCode: -32039,
+      errorCode: -32012,
       reason: 'tool_not_approved',
       quarantined: ['docs__tool_1'],
     });

@@ -30,7 +30,7 @@ describe('@switchyard/plugin-rate-limit through the CLI', () => {
     await expect(read(client, 0)).resolves.toMatchObject({ contents: [{ uri: 'docs+test://docs/r/0' }] });
     await expect(read(client, 1)).resolves.toBeDefined();
     const error = await read(client, 2).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: -32033, data: { reason: 'rate_limited' } });
+    expect(error).toMatchObject({ code: -32006, data: { reason: 'rate_limited' } });
     const { retryAfterMs } = (error as { data: { retryAfterMs: number } }).data;
     expect(retryAfterMs).toBeGreaterThan(0);
     expect(retryAfterMs).toBeLessThanOrEqual(20_000);
@@ -53,7 +53,7 @@ describe('@switchyard/plugin-rate-limit through the CLI', () => {
       client.request({ method: 'prompts/get', params: { name: 'docs__prompt_0' } }),
     ).resolves.toBeDefined();
     await expect(call('docs__tool_1')).rejects.toMatchObject({
-      code: -32033,
+      code: -32006,
       data: { reason: 'rate_limited' },
     });
     expect(up.server.stats.toolCalls).toEqual({ tool_0: 1 });
@@ -76,12 +76,12 @@ describe('@switchyard/plugin-rate-limit through the CLI', () => {
     await read(alice, 0);
     await read(alice, 1);
     await expect(read(alice, 2)).rejects.toMatchObject({
-      code: -32033,
+      code: -32006,
       data: { reason: 'rate_limited', identity: 'alice' },
     });
     await expect(read(bob, 3)).resolves.toBeDefined();
     await expect(read(bob, 4)).resolves.toBeDefined();
-    await expect(read(bob, 0)).rejects.toMatchObject({ code: -32033, data: { identity: 'bob' } });
+    await expect(read(bob, 0)).rejects.toMatchObject({ code: -32006, data: { identity: 'bob' } });
     expect(gw.stderr()).not.toContain('secret-token');
   });
 
@@ -107,7 +107,7 @@ describe('@switchyard/plugin-rate-limit through the CLI', () => {
       ),
     );
     expect(await Promise.race(more)).toMatchObject({
-      code: -32032,
+      code: -32005,
       data: { reason: 'upstream_busy', upstream: 'docs', maxQueue: 1 },
     });
     expect(up.server.stats.requests['resources/read']).toBe(1);

@@ -13,7 +13,7 @@ afterEach(() => cleanup.run());
 
 // A fake GitHub token (assembled, so this file holds no literal a secret scanner stops on).
 const TOKEN = ['ghp', 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx'].join('_');
-const SECRET_DETECTED = { code: -32037, data: { reason: 'secret_detected', rules: ['github'] } };
+const SECRET_DETECTED = { code: -32010, data: { reason: 'secret_detected', rules: ['github'] } };
 
 type Plugins = [string, Record<string, unknown>][];
 
@@ -72,7 +72,7 @@ describe('@switchyard/plugin-secrets through the CLI', () => {
     expect(calls[0]).toMatchObject({
       tool: 'docs__tool_0',
       outcome: 'error',
-      errorCode: -32037,
+      errorCode: -32010,
       reason: 'secret_detected',
       params: { arguments: { text: 'deploy with [REDACTED:github]' } },
       secrets: ['github'],
@@ -119,7 +119,7 @@ describe('@switchyard/plugin-secrets through the CLI', () => {
       ['@switchyard/plugin-secrets', { scan: ['results'], action: 'block' }],
     ]);
     await expect(call(client, TOKEN)).rejects.toMatchObject({
-      code: -32037,
+      code: -32010,
       data: { reason: 'secret_detected', rules: ['github'], where: 'result' },
     });
     expect(upstream.stats.toolCalls.tool_0).toBe(1);

@@ -68,12 +68,12 @@ it('records every decision of the stack, with identities and cache status, and n
   await read(alice, 'docs+test://docs/r/0');
   expect(docs.server.stats.requests['resources/read']).toBe(1);
   expect((await listAll(bob)).items.map((r) => r.uri)).not.toContain('docs+test://docs/r/1');
-  await expect(read(bob, 'docs+test://docs/r/1')).rejects.toMatchObject({ code: -32034 });
+  await expect(read(bob, 'docs+test://docs/r/1')).rejects.toMatchObject({ code: -32007 });
   await read(carol, 'docs+test://docs/r/2');
   await read(carol, 'docs+test://docs/r/3');
   await read(carol, 'docs+test://docs/r/2');
   await expect(read(carol, 'docs+test://docs/r/3')).rejects.toMatchObject({
-    code: -32033,
+    code: -32006,
     data: { reason: 'rate_limited', retryAfterMs: expect.any(Number) },
   });
 
@@ -153,7 +153,7 @@ it('records every decision of the stack, with identities and cache status, and n
     },
   ]);
   const limited = records.at(-1)!;
-  expect(limited.errorCode).toBe(-32033);
+  expect(limited.errorCode).toBe(-32006);
   // The cache subscribed upstream to what it holds (coherence), through the shared table.
   await eventually(
     () => (docs.server.stats.subscribeCalls ?? 0) >= 3 || undefined,

@@ -88,7 +88,7 @@ describe.each(Object.keys(CLIENTS))('prompts through the CLI, %s client', (kind)
     );
   });
 
-  it('refuses unknown prompts with -32602 saying how to list, and a down upstream with -32030', async () => {
+  it('refuses unknown prompts with -32602 saying how to list, and a down upstream with -32003', async () => {
     const client = await connect();
     for (const name of ['web__nope', 'nobody__prompt_0', 'prompt_0']) {
       expect(await errorOf(client.request({ method: 'prompts/get', params: { name } }))).toMatchObject({
@@ -100,6 +100,6 @@ describe.each(Object.keys(CLIENTS))('prompts through the CLI, %s client', (kind)
     expect(fx.web.server.stats.promptGets.nope).toBeUndefined();
     expect(
       await errorOf(client.request({ method: 'prompts/get', params: { name: 'down__prompt_0' } })),
-    ).toMatchObject({ code: -32030, data: { reason: 'upstream_unavailable', upstream: 'down' } });
+    ).toMatchObject({ code: -32003, data: { reason: 'upstream_unavailable', upstream: 'down' } });
   });
 });

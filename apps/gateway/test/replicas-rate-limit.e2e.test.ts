@@ -58,10 +58,10 @@ async function modernClient(url: string): Promise<Client> {
   return client;
 }
 
-const rateLimited = { code: -32033, data: { reason: 'rate_limited' } };
+const rateLimited = { code: -32006, data: { reason: 'rate_limited' } };
 /** What `readEach` gives for a replica that refused with rate_limited. */
 const refusedThere = expect.objectContaining({
-  code: -32033,
+  code: -32006,
   data: expect.objectContaining({ reason: 'rate_limited' }),
 });
 

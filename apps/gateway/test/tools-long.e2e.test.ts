@@ -134,7 +134,7 @@ describe('long tool calls', () => {
           ),
         );
         expect(error, server).toMatchObject({
-          code: -32031,
+          code: -32004,
           data: { reason: 'upstream_timeout', upstream: server },
         });
         await eventually(async () => (await stats()).activeToolCalls === 0, `the ${server} call to end`);

@@ -156,7 +156,7 @@ describe.each(Object.keys(CLIENTS))('tools through the CLI, %s client', (kind) =
     expect(theirs).toEqual([]);
   });
 
-  it('refuses unknown tools and bad params with -32602 saying what to do, and a down upstream with -32030', async () => {
+  it('refuses unknown tools and bad params with -32602 saying what to do, and a down upstream with -32003', async () => {
     const client = await connect();
     for (const params of [{ arguments: {} }, { name: 'web__echo', arguments: ['positional'] }]) {
       expect(await errorOf(client.request({ method: 'tools/call', params: params as never }))).toMatchObject({
@@ -181,6 +181,6 @@ describe.each(Object.keys(CLIENTS))('tools through the CLI, %s client', (kind) =
       await errorOf(
         client.request({ method: 'tools/call', params: { name: 'down__tool_0', arguments: {} } }),
       ),
-    ).toMatchObject({ code: -32030, data: { reason: 'upstream_unavailable', upstream: 'down' } });
+    ).toMatchObject({ code: -32003, data: { reason: 'upstream_unavailable', upstream: 'down' } });
   });
 });

@@ -123,7 +123,7 @@ describe('upstream credentials: OAuth client credentials', () => {
     // An upstream that refuses every token: one refresh, then a clear error; the connection stays up.
     gh.refuseAll(true);
     const error = await failure(call(client, 'gh__tool_0'));
-    expect(error).toMatchObject({ code: -32030 });
+    expect(error).toMatchObject({ code: -32003 });
     expect(String(error)).toMatch(
       /refused the gateway's credentials \(HTTP 401\) even with a freshly issued token/,
     );
@@ -233,7 +233,7 @@ describe('upstream credentials: RFC 8693 token exchange', () => {
     const bot = await connectHttp(cleanup, gw.url, 'bot', { token: CLIENT_TOKEN });
     const error = await failure(call(bot, 'gh__tool_0'));
     expect(error).toMatchObject({
-      code: -32034,
+      code: -32007,
       data: { reason: 'oauth_identity_required', upstream: 'gh' },
     });
     expect(gh.seen.filter((s) => s.method === 'tools/call')).toHaveLength(2);

@@ -107,7 +107,7 @@ describe('upstreams in the wild: answers', () => {
         const huge = await callTool(fx.legacy, `${name}__huge`);
         expect(huge, `huge on ${name}`).toMatchObject({
           error: {
-            code: -32035,
+            code: -32008,
             message: expect.stringContaining(`Upstream '${name}' answered with`),
             data: { reason: 'result_too_large', upstream: name, limit: 32 * MIB, bytes: expect.any(Number) },
           },
@@ -160,12 +160,12 @@ describe('upstreams in the wild: answers', () => {
     await expectUnharmed(fx, LEGACY);
   });
 
-  it('answers an HTTP 500 error page with -32036 upstream_error (data.status), the connection kept', async () => {
+  it('answers an HTTP 500 error page with -32009 upstream_error (data.status), the connection kept', async () => {
     for (const client of [fx.legacy, fx.modern]) {
       for (const name of HTTP) {
         expect(await callTool(client, `${name}__http_500`), `http_500 on ${name}`).toEqual({
           error: {
-            code: -32036,
+            code: -32009,
             message: expect.stringContaining(`Upstream '${name}' failed this request: HTTP 500`),
             data: { reason: 'upstream_error', upstream: name, status: 500 },
           },

@@ -1,6 +1,12 @@
 import { isRecord } from './payload.js';
 
-/** JSON-RPC error codes used by Switchyard (DESIGN §9). */
+/**
+ * JSON-RPC error codes used by Switchyard (DESIGN §9). The gateway's own failures use -32000..-32019,
+ * the part of JSON-RPC's server range that MCP 2026-07-28 leaves to implementations: -32020..-32099 are
+ * the specification's (-32020..-32022 so far), and -32002 (resource not found) and -32042 (URL elicitation
+ * required) keep the meanings earlier revisions gave them. -32001 is skipped too: the SDKs use it (request
+ * timeout, "session not found"). Clients act on `data.reason`; docs/operations.md has the table.
+ */
 export const ErrorCode = {
   ParseError: -32700,
   InvalidRequest: -32600,
@@ -13,27 +19,32 @@ export const ErrorCode = {
   HeaderMismatch: -32020,
   /** 2026-07-28: the request needs a client capability it did not declare (`data.requiredCapabilities`). */
   MissingRequiredClientCapability: -32021,
-  UpstreamUnavailable: -32030,
-  UpstreamTimeout: -32031,
-  UpstreamBusy: -32032,
-  RateLimited: -32033,
-  Forbidden: -32034,
+  UpstreamUnavailable: -32003,
+  UpstreamTimeout: -32004,
+  UpstreamBusy: -32005,
+  RateLimited: -32006,
+  Forbidden: -32007,
   /** An upstream's answer to one request was larger than `limits.maxResultBytes`. */
-  ResultTooLarge: -32035,
+  ResultTooLarge: -32008,
   /** An upstream failed one request outside JSON-RPC (an HTTP error page instead of an answer). */
-  UpstreamError: -32036,
+  UpstreamError: -32009,
   /** (secrets plugin) A credential in a request's arguments, or in an answer when the plugin blocks them. */
-  SecretDetected: -32037,
+  SecretDetected: -32010,
   /** (secrets plugin) Arguments or an answer too large or too deeply nested to be scanned for credentials. */
-  Unscannable: -32038,
+  Unscannable: -32011,
   /** (pin plugin) A tool or prompt whose definition is new or differs from its pin, until an admin approves it. */
-  ToolNotApproved: -32039,
+  ToolNotApproved: -32012,
   /** (approve plugin) The call's approver said no. */
-  ApprovalDenied: -32040,
+  ApprovalDenied: -32013,
   /** (approve plugin) Nobody answered the call's approval within `timeoutMs`. */
-  ApprovalTimeout: -32041,
+  ApprovalTimeout: -32014,
   /** (approve plugin) The call needs the caller's approval, and the caller cannot be asked (no elicitation). */
-  ApprovalRequired: -32042,
+  ApprovalRequired: -32015,
+  /**
+   * A refusal before any upstream is involved: a listener's limits (`busy`, `body_too_large`,
+   * `too_many_sessions`), draining, the shared store unavailable (`store_unavailable`, DESIGN §12).
+   */
+  GatewayRefused: -32000,
   /** The shared store (DESIGN §12) did not answer and `onUnavailable` is `refuse`. */
   StoreUnavailable: -32000,
 } as const;

@@ -140,3 +140,35 @@ describe('isResourceNotFound', () => {
     expect(isResourceNotFound(GatewayError.upstreamUnavailable('docs'))).toBe(false);
   });
 });
+
+describe('ErrorCode', () => {
+  // MCP 2026-07-28 reserves -32020..-32099 for the specification; -32002 and -32042 keep the meanings
+  // 2025-11-25 gave them; the SDKs use -32001 themselves. Each is sent only with the spec's meaning.
+  const SPEC_MEANING = new Map<number, keyof typeof ErrorCode>([
+    [-32002, 'ResourceNotFoundLegacy'],
+    [-32020, 'HeaderMismatch'],
+    [-32021, 'MissingRequiredClientCapability'],
+  ]);
+
+  it("gives the gateway's own failures numbers the MCP specification leaves to implementations", () => {
+    for (const [name, code] of Object.entries(ErrorCode)) {
+      if (code <= -32600) continue; // JSON-RPC's own
+      const specName = SPEC_MEANING.get(code);
+      if (specName) {
+        expect(name, `${code} carries the spec's meaning`).toBe(specName);
+        continue;
+      }
+      expect(code, `${name} in -32000..-32019`).toBeGreaterThanOrEqual(-32019);
+      expect(code, `${name} in -32000..-32019`).toBeLessThanOrEqual(-32000);
+      expect([-32001, -32002], `${name} avoids the SDKs' and 2025's numbers`).not.toContain(code);
+    }
+  });
+
+  it('never gives two failures one number (StoreUnavailable is one of the gateway refusals)', () => {
+    const byCode = new Map<number, string[]>();
+    for (const [name, code] of Object.entries(ErrorCode))
+      byCode.set(code, [...(byCode.get(code) ?? []), name]);
+    const shared = [...byCode.values()].filter((names) => names.length > 1);
+    expect(shared).toEqual([['GatewayRefused', 'StoreUnavailable']]);
+  });
+});

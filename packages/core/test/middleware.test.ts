@@ -59,12 +59,12 @@ describe('compose', () => {
     const terminal = vi.fn(async () => ok({ from: 'terminal' }));
     const inner = vi.fn(tracer('inner'));
     const run = compose<Ctx>(
-      [tracer('outer'), async () => ({ ok: false, error: new GatewayError(-32034, 'Forbidden') }), inner],
+      [tracer('outer'), async () => ({ ok: false, error: new GatewayError(-32007, 'Forbidden') }), inner],
       terminal,
     );
     const ctx: Ctx = { log: [] };
     const outcome = await run(ctx);
-    expect(errorOf(outcome).code).toBe(-32034);
+    expect(errorOf(outcome).code).toBe(-32007);
     expect(terminal).not.toHaveBeenCalled();
     expect(inner).not.toHaveBeenCalled();
     expect(ctx.log).toEqual(['outer:in', 'outer:out:error']);
@@ -170,7 +170,7 @@ describe('compose', () => {
         throw GatewayError.upstreamUnavailable('docs');
       },
     );
-    expect(await run({ log: [] })).toEqual({ ok: true, result: { recovered: -32030 } });
+    expect(await run({ log: [] })).toEqual({ ok: true, result: { recovered: -32003 } });
   });
 
   it('refuses a second next() call: it becomes an error outcome and inner layers run once', async () => {

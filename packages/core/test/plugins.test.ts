@@ -129,7 +129,7 @@ describe('plugins in the gateway', () => {
     const allowed = await gateway.handle(request('resources/read', { uri: 'one+test://one/r/0' }));
     expect(allowed.ok).toBe(true);
     const denied = await gateway.handle(request('resources/read', { uri: 'one+test://one/r/1' }));
-    expect(denied).toMatchObject({ ok: false, error: { code: -32034, data: { reason: 'forbidden' } } });
+    expect(denied).toMatchObject({ ok: false, error: { code: -32007, data: { reason: 'forbidden' } } });
     expect(trace).toEqual([
       'outer>resources/read',
       'deny',

@@ -210,7 +210,7 @@ describe('tools through the gateway', () => {
     // Silence past the timeout is a timeout, cancelled upstream.
     await expect(
       client.callTool({ name: 'a__slow', arguments: { ms: 1200, steps: 1 } }, { timeout: 10_000 }),
-    ).rejects.toMatchObject({ code: -32031, data: { reason: 'upstream_timeout' } });
+    ).rejects.toMatchObject({ code: -32004, data: { reason: 'upstream_timeout' } });
     await eventually(() => a.server.stats.activeToolCalls === 0 || undefined, 'upstream call cancelled');
   });
 
@@ -253,7 +253,7 @@ describe('tools through the gateway', () => {
     const gateway = await startGateway(cleanup, [upstreamConfig('a', 'http://127.0.0.1:9/mcp')]);
     const client = await connect(cleanup, gateway);
     await expect(client.callTool({ name: 'a__tool_0', arguments: {} })).rejects.toMatchObject({
-      code: -32030,
+      code: -32003,
       data: { reason: 'upstream_unavailable', upstream: 'a' },
     });
   });

@@ -131,7 +131,7 @@ describe('upstream-call middleware (callChain, through compose)', () => {
       },
     ]);
     await expect(refusing('docs', 'tools/call', {}, undefined, upstream().send)).rejects.toMatchObject({
-      code: -32034,
+      code: -32007,
     });
     const crashing = callChain([
       observe,
@@ -149,7 +149,7 @@ describe('upstream-call middleware (callChain, through compose)', () => {
   it('lets a layer return an error outcome, and recover from one, as values', async () => {
     const { sent, send } = upstream();
     const refusing = callChain([async () => ({ ok: false, error: GatewayError.forbidden('no') })]);
-    await expect(refusing('docs', 'tools/call', {}, undefined, send)).rejects.toMatchObject({ code: -32034 });
+    await expect(refusing('docs', 'tools/call', {}, undefined, send)).rejects.toMatchObject({ code: -32007 });
     expect(sent).toHaveLength(0);
     const recovering = callChain([
       async (_call, next) => {
@@ -161,7 +161,7 @@ describe('upstream-call middleware (callChain, through compose)', () => {
       recovering('docs', 'tools/call', {}, undefined, async () => {
         throw GatewayError.upstreamUnavailable('docs');
       }),
-    ).resolves.toEqual({ recovered: -32030 });
+    ).resolves.toEqual({ recovered: -32003 });
   });
 
   it('runs call.repeat(params) through the layers inside the caller (not outside it) and sends again', async () => {
@@ -248,7 +248,7 @@ describe('upstream-call middleware (callChain, through compose)', () => {
       callChain([], undefined, stats)('docs', 'tools/call', {}, undefined, async () => {
         throw GatewayError.upstreamUnavailable('docs');
       }),
-    ).rejects.toMatchObject({ code: -32030 });
+    ).rejects.toMatchObject({ code: -32003 });
     expect(stats.snapshot().upstreams.docs).toMatchObject({ calls: 3, errors: 1 });
   });
 });

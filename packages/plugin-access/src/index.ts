@@ -11,7 +11,7 @@ const CACHE_PLUGIN = '@switchyard/plugin-cache';
 /**
  * Access control: allow/deny rules over client identity, groups, servers, URI globs, tool and prompt
  * name globs and methods, first match wins. Denied resources, templates, tools and prompts vanish from
- * lists; reads, subscriptions, tool calls, prompt gets and completions on them get `forbidden` (-32034).
+ * lists; reads, subscriptions, tool calls, prompt gets and completions on them get `forbidden` (-32007).
  *
  * @example
  * // switchyard.json

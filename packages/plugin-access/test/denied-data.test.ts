@@ -50,7 +50,7 @@ describe('what a denied caller gets besides answers', () => {
     // Every value offered can be read.
     await expect(
       bobClient.request({ method: 'resources/read', params: { uri: 'docs+test://docs/items/secret-1' } }),
-    ).rejects.toMatchObject({ code: -32034 });
+    ).rejects.toMatchObject({ code: -32007 });
     expect((await complete(await connect(cleanup, gateway, alice), '')).completion.values).toHaveLength(4);
   });
 
@@ -74,7 +74,7 @@ describe('what a denied caller gets besides answers', () => {
     await aliceClient.request({ method: 'resources/subscribe', params: { uri: 'docs+test://docs/r/1' } });
     await expect(
       bobClient.request({ method: 'resources/subscribe', params: { uri: 'docs+test://docs/r/1' } }),
-    ).rejects.toMatchObject({ code: -32034 });
+    ).rejects.toMatchObject({ code: -32007 });
     await bobClient.request({ method: 'resources/subscribe', params: { uri: 'docs+test://docs/r/2' } });
     await server('docs').triggerUpdated('test://docs/r/1');
     await server('docs').triggerUpdated('test://docs/r/2');

@@ -20,7 +20,7 @@ describe('AccessGuard.upstreamCall on tools and prompts', () => {
     const call = { upstream: 'docs', method: 'tools/call', params: { name: 'drop_table' }, request };
     await expect(throughGuard(guard, call, send)).resolves.toMatchObject({
       ok: false,
-      error: { code: -32034, data: { reason: 'forbidden', name: 'docs__drop_table' } },
+      error: { code: -32007, data: { reason: 'forbidden', name: 'docs__drop_table' } },
     });
     expect(sent).toBe(0);
     expect(counts.denied).toBe(1);
@@ -35,7 +35,7 @@ describe('AccessGuard.upstreamCall on tools and prompts', () => {
     const call = { upstream: 'secrets', method: 'prompts/get', params: { name: 'summarize' }, request };
     await expect(throughGuard(guard, call, async () => ({}))).resolves.toMatchObject({
       ok: false,
-      error: { code: -32034 },
+      error: { code: -32007 },
     });
   });
 

@@ -218,7 +218,7 @@ describe('configuration checks against the running gateway', () => {
     ]);
     const client = await connect(gateway, alice);
     await expect(client.readResource({ uri: 'docs+test://docs/r/1' })).rejects.toMatchObject({
-      code: -32034,
+      code: -32007,
     });
     expect((await client.readResource({ uri: 'wiki+test://wiki/r/1' })).contents).toHaveLength(1);
   });

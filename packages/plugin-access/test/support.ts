@@ -12,7 +12,7 @@ export const bob: Identity = { id: 'bob', groups: ['contractors'], anonymous: fa
 export const carol: Identity = { id: 'carol', groups: [], anonymous: false };
 export const mallory: Identity = { id: 'mallory', groups: [], anonymous: false };
 
-export const FORBIDDEN = { code: -32034, data: { reason: 'forbidden' } };
+export const FORBIDDEN = { code: -32007, data: { reason: 'forbidden' } };
 
 export interface UpstreamSpec {
   name: string;

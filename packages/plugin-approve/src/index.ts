@@ -16,8 +16,8 @@ export type { ApprovalRuleOptions, ApproveOptions, Hint } from './options.js';
  * tool's annotations, a CEL `when`) is held until approved — by the caller through elicitation
  * (`by: "caller"`, bridged to 2026-07-28 clients as an input-required result), or by a member of the
  * rule's groups on the admin listener (`GET /admin/approvals`, `POST /admin/approvals/<id>`, the status
- * page). Declined → `-32040 approval_denied`; no answer within `timeoutMs` → `-32041 approval_timeout`;
- * a caller that cannot be asked → `-32042 approval_required`. The upstream never sees a call that was
+ * page). Declined → `-32013 approval_denied`; no answer within `timeoutMs` → `-32014 approval_timeout`;
+ * a caller that cannot be asked → `-32015 approval_required`. The upstream never sees a call that was
  * not approved.
  *
  * @example

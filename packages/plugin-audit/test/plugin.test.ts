@@ -79,11 +79,11 @@ describe('audit plugin in the gateway', () => {
       uri: 'docs+test://docs/secret',
       upstream: 'docs',
       outcome: 'error',
-      errorCode: -32034,
+      errorCode: -32007,
       reason: 'forbidden',
     });
     const limited = await recordOf(gw, 'resources/read', { uri: 'docs+test://docs/limited' });
-    expect(limited).toMatchObject({ outcome: 'error', errorCode: -32033, reason: 'rate_limited' });
+    expect(limited).toMatchObject({ outcome: 'error', errorCode: -32006, reason: 'rate_limited' });
     expect(gw.upstream.stats.requests['resources/read'] ?? 0).toBe(0); // none of them went upstream
     const unknownMethod = await recordOf(gw, 'tasks/list', {});
     expect(unknownMethod).toMatchObject({ method: 'tasks/list', outcome: 'error', errorCode: -32601 });

@@ -86,7 +86,7 @@ describe('audit records of tools and prompts', () => {
     expect(denied).toMatchObject({
       tool: 'docs__secret_tool',
       outcome: 'error',
-      errorCode: -32034,
+      errorCode: -32007,
       reason: 'forbidden',
     });
     const unknown = await recordOf(gw, 'prompts/get', { name: 'docs__nothing_here' });

@@ -11,7 +11,7 @@ export type { PinMode, PinOptions } from './options.js';
 /**
  * Tool pinning (DESIGN §8): each upstream tool's and prompt's definition is pinned by a SHA-256 of its
  * canonical JSON in a lock file. Under `enforce`, one that is new or differs from its pin is
- * quarantined (left out of lists, a call refused with `-32039 tool_not_approved` before the upstream)
+ * quarantined (left out of lists, a call refused with `-32012 tool_not_approved` before the upstream)
  * until an admin approves it (`POST /admin/pins/approve`); `warn` lists and forwards it, and logs.
  * Without a lock file, the first definitions seen are pinned and written (trust on first use).
  *

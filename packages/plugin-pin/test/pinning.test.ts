@@ -139,7 +139,7 @@ describe('Pinning', () => {
       const outcome = await pinning.request(request('tools/call', target(name)), next);
       expect(outcome).toMatchObject({
         ok: false,
-        error: { code: -32039, data: { reason: 'tool_not_approved', name: `docs__${name}` } },
+        error: { code: -32012, data: { reason: 'tool_not_approved', name: `docs__${name}` } },
       });
     }
     expect(forwarded).toBe(2);
@@ -236,7 +236,7 @@ describe('Pinning', () => {
       );
     expect(await get('p')).toMatchObject({ ok: true });
     // A tool's pin does not pin a prompt of the same name.
-    expect(await get('q')).toMatchObject({ ok: false, error: { code: -32039, data: { kind: 'prompt' } } });
+    expect(await get('q')).toMatchObject({ ok: false, error: { code: -32012, data: { kind: 'prompt' } } });
     expect(pinning.status().quarantined).toEqual([
       {
         name: 'docs__q',

@@ -29,7 +29,7 @@ describe('perClient: one token bucket per identity', () => {
     await expect(read(alice, 0)).resolves.toMatchObject({ contents: [{ uri: 'docs+test://docs/r/0' }] });
     await expect(read(alice, 1)).resolves.toBeDefined();
     const error = await read(alice, 2).catch((e: unknown) => e);
-    expect(error).toMatchObject({ code: -32033, data: { reason: 'rate_limited', identity: 'alice' } });
+    expect(error).toMatchObject({ code: -32006, data: { reason: 'rate_limited', identity: 'alice' } });
     const retryAfterMs = (error as { data: { retryAfterMs: number } }).data.retryAfterMs;
     expect(retryAfterMs).toBeGreaterThan(0);
     expect(retryAfterMs).toBeLessThanOrEqual(20_000);
@@ -47,13 +47,13 @@ describe('perClient: one token bucket per identity', () => {
     const bob = await connectAs(cleanup, gateway, 'bob');
     await read(alice, 0);
     await read(alice, 1);
-    await expect(read(alice, 2)).rejects.toMatchObject({ code: -32033 });
+    await expect(read(alice, 2)).rejects.toMatchObject({ code: -32006 });
     await expect(read(bob, 3)).resolves.toBeDefined();
     await expect(read(bob, 4)).resolves.toBeDefined();
-    await expect(read(bob, 5)).rejects.toMatchObject({ code: -32033, data: { identity: 'bob' } });
+    await expect(read(bob, 5)).rejects.toMatchObject({ code: -32006, data: { identity: 'bob' } });
     // A second session of the same identity shares its bucket.
     const alice2 = await connectAs(cleanup, gateway, 'alice');
-    await expect(read(alice2, 6)).rejects.toMatchObject({ code: -32033, data: { identity: 'alice' } });
+    await expect(read(alice2, 6)).rejects.toMatchObject({ code: -32006, data: { identity: 'alice' } });
     expect(upstreams[0]!.stats.requests['resources/read']).toBe(4);
   });
 });
@@ -75,7 +75,7 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
     await eventually(() => queued() === 2, 'two reads waiting', 5_000);
     // The fourth is refused while the first is still held upstream: it did not wait for a slot.
     await expect(read(client, 3)).rejects.toMatchObject({
-      code: -32032,
+      code: -32005,
       data: { reason: 'upstream_busy', upstream: 'docs', maxQueue: 2 },
     });
     expect(gate.entered).toBe(1);
@@ -126,7 +126,7 @@ describe('perUpstream: concurrency and a bounded queue per upstream', () => {
     const controller = new AbortController();
     const cancelled = read(client, 1, { signal: controller.signal });
     await eventually(() => queued() === 1, 'the second read to wait', 5_000);
-    await expect(read(client, 2)).rejects.toMatchObject({ code: -32032 });
+    await expect(read(client, 2)).rejects.toMatchObject({ code: -32005 });
     controller.abort();
     await expect(cancelled).rejects.toThrow();
     await eventually(() => queued() === 0, 'the cancelled read to leave the queue', 5_000);

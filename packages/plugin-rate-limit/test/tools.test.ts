@@ -33,7 +33,7 @@ describe('tool calls and prompt gets under the rate limits', () => {
     ).resolves.toBeDefined();
     await expect(alice.request({ method: 'tools/list', params: {} })).resolves.toBeDefined();
     await expect(callTool(alice, 'docs__tool_1')).rejects.toMatchObject({
-      code: -32033,
+      code: -32006,
       data: { reason: 'rate_limited', identity: 'alice' },
     });
     expect(upstreams[0]!.stats.toolCalls).toEqual({ tool_0: 1 });
@@ -62,7 +62,7 @@ describe('tool calls and prompt gets under the rate limits', () => {
     const waiting = callTool(client, 'docs__tool_0');
     await eventually(() => queued() === 1, 'the second call to wait for the slot', 5_000);
     await expect(read(client, 0)).rejects.toMatchObject({
-      code: -32032,
+      code: -32005,
       data: { reason: 'upstream_busy', upstream: 'docs', maxQueue: 1 },
     });
     expect(docs.stats.toolCalls).toEqual({ slow: 1 });

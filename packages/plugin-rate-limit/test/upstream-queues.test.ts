@@ -77,7 +77,7 @@ describe('UpstreamQueues', () => {
     // Refused while a, b and c are all still held: it did not wait for anything.
     const error = await fourth.catch((e: unknown) => e);
     expect(error).toMatchObject({
-      code: -32032,
+      code: -32005,
       data: { reason: 'upstream_busy', upstream: 'docs', maxQueue: 2 },
     });
     expect(refused).toEqual(['docs']);

@@ -12,7 +12,7 @@ const CACHE_PLUGIN = '@switchyard/plugin-cache';
 /**
  * Secret scanning on secretlint's recommended rules: a credential in what a client sends (tool and
  * prompt arguments, completion arguments, names, URIs) is refused before it reaches the upstream
- * (`-32037 secret_detected`, naming the rule); in tool results, prompt messages, resource reads and
+ * (`-32010 secret_detected`, naming the rule); in tool results, prompt messages, resource reads and
  * completions it becomes `[REDACTED:<rule>]`, or with `action: "block"` the answer is refused. The
  * rule names go to `ctx.state` (`SECRETS_FINDINGS_KEY`) for the audit log; a credential never goes to
  * a log line, an error or the state. List it after the audit log and before the cache.

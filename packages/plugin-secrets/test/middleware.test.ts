@@ -27,7 +27,7 @@ describe('arguments', () => {
     const outcome = await run(ctx, next);
     expect(next).not.toHaveBeenCalled();
     const error = errorOf(outcome)!;
-    expect(error.code).toBe(-32037);
+    expect(error.code).toBe(-32010);
     expect(error.data).toEqual({ reason: 'secret_detected', rules: ['github'], where: 'arguments' });
     expect(error.message).toContain('github');
     expect(JSON.stringify(error.toJSON())).not.toContain(GITHUB_TOKEN);
@@ -85,7 +85,7 @@ describe('arguments', () => {
     for (let i = 0; i < 50; i++) deep = { d: deep };
     const next = answer({});
     const tooDeep = errorOf(await run(testRequest('tools/call', { name: 'x', arguments: { deep } }), next));
-    expect(tooDeep?.code).toBe(-32038);
+    expect(tooDeep?.code).toBe(-32011);
     expect(tooDeep?.data).toEqual({ reason: 'unscannable', where: 'arguments', limit: { maxDepth: 8 } });
     const huge = { name: 'x', arguments: { t: `${'a'.repeat(20_000)} ${GITHUB_TOKEN}` } };
     const tooLarge = errorOf(await run(testRequest('tools/call', huge), next));
@@ -153,7 +153,7 @@ describe('results', () => {
     const { run } = middleware({ action: 'block' });
     const ctx = testRequest('tools/call', { name: 'x', arguments: {} });
     const error = errorOf(await run(ctx, answer(text(`a ${SLACK_TOKEN} and ${GITHUB_TOKEN}`))));
-    expect(error?.code).toBe(-32037);
+    expect(error?.code).toBe(-32010);
     expect(error?.data).toEqual({ reason: 'secret_detected', rules: ['github', 'slack'], where: 'result' });
     expect(JSON.stringify(error?.toJSON())).not.toMatch(/ghp_|xoxb/);
   });

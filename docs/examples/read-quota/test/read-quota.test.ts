@@ -65,7 +65,7 @@ describe('read-quota example plugin', () => {
     await read(a, 0);
     await read(a, 1);
     await expect(read(a, 2)).rejects.toMatchObject({
-      code: -32033,
+      code: -32006,
       data: { reason: 'rate_limited', retryAfterMs: 60_000, quota: 'read-bytes' },
     });
     // Another client has its own quota; listing is not a read and is never counted.
@@ -85,8 +85,8 @@ describe('read-quota example plugin', () => {
     const two = await clientAs(await gatewayWithQuota(options, shared), alice);
     await read(one, 0);
     await read(two, 1);
-    await expect(read(one, 2)).rejects.toMatchObject({ code: -32033 });
-    await expect(read(two, 2)).rejects.toMatchObject({ code: -32033 });
+    await expect(read(one, 2)).rejects.toMatchObject({ code: -32006 });
+    await expect(read(two, 2)).rejects.toMatchObject({ code: -32006 });
   });
 
   it('refuses bad options at start-up', async () => {
