@@ -14,13 +14,17 @@ afterEach(() => cleanup.run());
 // A fake GitHub token (assembled, so this file holds no literal a secret scanner stops on).
 const TOKEN = ['ghp', 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx'].join('_');
 const SECRET_DETECTED = { code: -32010, data: { reason: 'secret_detected', rules: ['github'] } };
+// A generated AWS key pair (not the documentation's EXAMPLE values, which the rule allows).
+const AWS_ID = ['ASIA', 'Q3XZ7LKD2MWP6NRT'].join('');
+const AWS_SECRET = ['k9Vd2PqL7sWx/Rt4Zb8N+', 'fGh3Jm6Yc1Ua5Eo0Ti2'].join('');
+const AWS_PAIR = `aws_access_key_id = ${AWS_ID}\naws_secret_access_key = ${AWS_SECRET}`;
 
 type Plugins = [string, Record<string, unknown>][];
 
 async function gateway(
   plugins: (audit: string) => Plugins,
 ): Promise<{ gw: GatewayProcess; upstream: TestServer; audit: string; client: Client }> {
-  const { server: upstream, url } = await httpUpstream(cleanup, { name: 'docs', tools: 1 });
+  const { server: upstream, url } = await httpUpstream(cleanup, { name: 'docs', tools: 1, prompts: 1 });
   const gw = await startGateway(
     cleanup,
     {
@@ -111,6 +115,47 @@ describe('@switchyard/plugin-secrets through the CLI', () => {
       outcome: 'ok',
       secrets: ['github'],
     });
+  });
+
+  it('refuses an AWS access key id alone, nested deep in tool arguments, before the upstream', async () => {
+    const { gw, upstream, audit, client } = await gateway((file) => [
+      ['@switchyard/plugin-audit', { file, arguments: true }],
+      ['@switchyard/plugin-secrets', {}],
+    ]);
+    const args = { text: 'deploy', profile: { credentials: [{ accessKeyId: AWS_ID }] } };
+    await expect(
+      client.request({ method: 'tools/call', params: { name: 'docs__tool_0', arguments: args } }),
+    ).rejects.toMatchObject({ code: -32010, data: { reason: 'secret_detected', rules: ['aws'] } });
+    expect(upstream.stats.toolCalls.tool_0 ?? 0).toBe(0);
+    expect(await gw.stop()).toBe(0);
+    for (const text of [gw.stderr(), gw.stdout(), readFileSync(audit, 'utf8')])
+      expect(text).not.toContain(AWS_ID);
+  });
+
+  it('redacts an AWS key id beside its secret in a tool result, a prompt and a resource read', async () => {
+    const { gw, audit, client } = await gateway((file) => [
+      ['@switchyard/plugin-audit', { file }],
+      ['@switchyard/plugin-secrets', { scan: ['results'] }],
+    ]);
+    const answers = [
+      await call(client, AWS_PAIR),
+      await client.request({
+        method: 'prompts/get',
+        params: { name: 'docs__prompt_0', arguments: { topic: AWS_PAIR } },
+      }),
+      await client.request({ method: 'resources/read', params: { uri: `docs+test://docs/items/${AWS_ID}` } }),
+    ];
+    for (const answer of answers) {
+      const text = JSON.stringify(answer);
+      expect(text).toContain('[REDACTED:aws]');
+      expect(text).not.toContain(AWS_ID);
+      expect(text).not.toContain(AWS_SECRET);
+    }
+    // Only answers are scanned here, so the read's URI (which carried the id to the upstream) is audited
+    // as sent; the secret never was in a request the audit log records.
+    expect(await gw.stop()).toBe(0);
+    for (const text of [gw.stderr(), gw.stdout(), readFileSync(audit, 'utf8')])
+      expect(text).not.toContain(AWS_SECRET);
   });
 
   it('with block, refuses a result holding a token', async () => {

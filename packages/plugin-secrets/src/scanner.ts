@@ -22,6 +22,14 @@ const RULE_PREFIX = '@secretlint/secretlint-rule-';
  * argument or an answer switch the scan off for itself.
  */
 const FILTER_COMMENTS = `${RULE_PREFIX}filter-comments`;
+/**
+ * Options a rule runs with instead of its defaults. AWS access key ids (`AKIA…`, `ASIA…`) and account ids
+ * are scanned only with `enableIDScanRule`: without it an id passes alone, and beside its secret only the
+ * secret is found. An id names the account and is half of the credential, so it is caught too.
+ */
+const RULE_OPTIONS: ReadonlyMap<string, Record<string, unknown>> = new Map([
+  ['aws', { enableIDScanRule: true }],
+]);
 /** Data values shorter than this are not searched for (they are labels, not credentials). */
 const MIN_SECRET_CHARS = 8;
 
@@ -32,7 +40,7 @@ export function shortRuleName(ruleId: string): string {
 
 /**
  * The scanner of secretlint's recommended preset (`@secretlint/secretlint-rule-preset-recommend`),
- * every rule with its defaults, except `filter-comments`.
+ * every rule with its defaults (but AWS ids, see {@link RULE_OPTIONS}), except `filter-comments`.
  *
  * The rules run through their own API (`create(context, options).file(source)`), not through
  * `@secretlint/core`'s `lintSource`: that one marks every call on secretlint's process-wide profiler,
@@ -45,13 +53,13 @@ export function recommendedScanner(): Scanner {
   const rules = (recommendedRules as SecretLintRuleCreator[]).filter(
     (rule) => rule.meta.id !== FILTER_COMMENTS,
   );
+  const named = rules.map((rule) => ({ rule, name: shortRuleName(rule.meta.id) }));
   return {
-    rules: rules.map((rule) => shortRuleName(rule.meta.id)),
+    rules: named.map(({ name }) => name),
     async scan(text) {
       const source = sourceOf(text);
       const findings: Finding[] = [];
-      for (const rule of rules) {
-        const name = shortRuleName(rule.meta.id);
+      for (const { rule, name } of named) {
         const context: SecretLintRuleContext = {
           sharedOptions: {},
           // A translation only carries the reported values: no message text is made.
@@ -66,23 +74,29 @@ export function recommendedScanner(): Scanner {
           },
           ignore: () => {},
         };
-        await rule.create(context, {}).file?.(source);
+        await rule.create(context, RULE_OPTIONS.get(name) ?? {}).file?.(source);
       }
       return findings.sort((a, b) => a.start - b.start);
     },
   };
 }
 
-/** A text as the rules see a source: no file (so no rule reads one, and none keys on a file name). */
+/**
+ * A text as the rules see a source: no file (so no rule reads one). Two rules look only at the files they
+ * know: `gcp` at `.json` files (a service account's key file), `npm` for `_authToken=` lines at `.npmrc`
+ * files. A text that holds what they look for is presented as such a file, so they scan it too.
+ */
 function sourceOf(content: string): SecretLintSourceCode {
+  const ext = content.includes('"private_key_id"') ? '.json' : '';
+  const filePath = content.includes('_authToken=') ? '.npmrc' : undefined;
   return {
     hasBOM: false,
     content,
-    filePath: undefined,
+    filePath,
     physicalFilePath: undefined,
     contentType: 'text',
-    ext: '',
-    getFilePath: () => undefined,
+    ext,
+    getFilePath: () => filePath,
     getPhysicalFilePath: () => undefined,
     rangeToLocation: () => ({ start: { line: 1, column: 0 }, end: { line: 1, column: 0 } }),
   } as unknown as SecretLintSourceCode;

@@ -5,7 +5,7 @@ import { secretsMiddleware } from '../src/middleware.js';
 import { resolveSecretsOptions, type SecretsOptions } from '../src/options.js';
 import { recommendedScanner } from '../src/scanner.js';
 import { DEFAULT_LIMITS } from '../src/walker.js';
-import { AWS_PAIR, AWS_SECRET, GITHUB_TOKEN, PRIVATE_KEY, SLACK_TOKEN } from './fixtures.js';
+import { AWS_KEY_ID, AWS_PAIR, AWS_SECRET, GITHUB_TOKEN, PRIVATE_KEY, SLACK_TOKEN } from './fixtures.js';
 
 const scanner = recommendedScanner();
 
@@ -49,6 +49,9 @@ describe('arguments', () => {
     ['tools/call', { name: 'x', arguments: { deep: [[{ pem: PRIVATE_KEY }]] } }, 'privatekey'],
     ['tools/call', { name: 'x', arguments: { aws_secret_access_key: AWS_SECRET } }, 'aws'],
     ['resources/read', { uri: `https://x.test/?token=${GITHUB_TOKEN}` }, 'github'],
+    // An AWS access key id alone is a credential too (secretlint scans ids only with enableIDScanRule).
+    ['tools/call', { name: 'x', arguments: { config: { aws: [{ accessKeyId: AWS_KEY_ID }] } } }, 'aws'],
+    ['prompts/get', { name: 'p', arguments: { topic: `key ${AWS_KEY_ID}` } }, 'aws'],
   ])('refuse %s params holding one anywhere (%j)', async (method, params, rule) => {
     const { run } = middleware();
     const next = answer({});
@@ -128,7 +131,29 @@ describe('results', () => {
     const messages = { messages: [{ role: 'user', content: { type: 'text', text: AWS_PAIR } }] };
     const prompt = await run(testRequest('prompts/get', { name: 'p' }), answer(messages));
     expect(JSON.stringify(prompt)).not.toContain(AWS_SECRET);
-    expect(JSON.stringify(prompt)).toContain('[REDACTED:aws]');
+    expect(JSON.stringify(prompt)).not.toContain(AWS_KEY_ID);
+    expect(prompt).toEqual({
+      ok: true,
+      result: {
+        messages: [
+          {
+            role: 'user',
+            content: {
+              type: 'text',
+              // The secret's rule reports its range from the assignment: the key's name goes with it.
+              text: 'aws_access_key_id = [REDACTED:aws]\n[REDACTED:aws]',
+            },
+          },
+        ],
+      },
+    });
+    const idOnly = await run(
+      testRequest('resources/read', { uri: 'file:///cfg' }),
+      answer({
+        contents: [{ uri: 'file:///cfg', text: `role_arn = x\nkey = ${AWS_KEY_ID}` }],
+      }),
+    );
+    expect(JSON.stringify(idOnly)).not.toContain(AWS_KEY_ID);
     const contents = {
       contents: [
         { uri: 'file:///k.pem', mimeType: 'text/plain', text: `${PRIVATE_KEY}\n` },
