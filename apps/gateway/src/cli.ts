@@ -22,7 +22,7 @@ import { SWITCHYARD_VERSION } from './version.js';
 const HELP = `switchyard — one MCP endpoint in front of many upstream MCP servers
 
 Usage:
-  switchyard [--config <file>] [--log-level <level>] [--quiet | --banner]
+  switchyard [--config <file>] [--log-level <level>] [--quiet | --banner] [--virtual-server <name>]
   switchyard check [--config <file>]
   switchyard pin --config <file> [--approve <exposed name>]
   switchyard import [<client file>…] [--out <file>] [--write-back] [--force]
@@ -63,6 +63,9 @@ Options:
                            By default it shows only when stderr is a terminal and the log level is
                            info or debug.
       --banner             Show the startup banner even when stderr is not a terminal.
+      --virtual-server <name>
+                           Serve stdio as that virtual server of the config ("virtualServers"): only
+                           what it exposes (HTTP and WebSocket serve it at <path>/<name>).
   -o, --out <file>         import, init: the config file to write.
   --write-back             import: point each client file at Switchyard instead of the imported servers.
   --force                  import: overwrite the --out file if it exists.
@@ -142,6 +145,22 @@ async function main(): Promise<number> {
     process.stderr.write(`switchyard: ${error instanceof ConfigError ? error.message : String(error)}\n`);
     return 2;
   }
+  const endpoint = args['virtual-server'];
+  if (endpoint !== undefined) {
+    const known = [...(config.virtualServers?.keys() ?? [])];
+    if (!config.virtualServers?.has(endpoint)) {
+      process.stderr.write(
+        `switchyard: --virtual-server ${endpoint}: ${config.source} has no virtual server of that name (${known.length > 0 ? `it has ${known.join(', ')}` : 'it defines no "virtualServers"'})\n`,
+      );
+      return 2;
+    }
+    if (!config.listen.stdio) {
+      process.stderr.write(
+        `switchyard: --virtual-server serves stdio, and ${config.source} does not listen on stdio (omit "listen", or set "listen.stdio": true); HTTP and WebSocket serve each virtual server at <path>/<name>\n`,
+      );
+      return 2;
+    }
+  }
   if (command === 'check') {
     const logger = createLogger({ level: (level as LogLevel | undefined) ?? 'warn' });
     return runCheck(config, (text) => process.stdout.write(text), logger);
@@ -203,6 +222,7 @@ async function main(): Promise<number> {
       logLevel: level as LogLevel | undefined,
       watch: args.config !== undefined,
       stop: startup.signal,
+      virtualServer: endpoint,
     });
   } catch (error) {
     if (error instanceof StartAborted) return 0;
@@ -246,6 +266,7 @@ function parse() {
       'log-level': { type: 'string', short: 'l' },
       quiet: { type: 'boolean', short: 'q' },
       banner: { type: 'boolean' },
+      'virtual-server': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },

@@ -74,8 +74,16 @@ export async function runGateway(
      * rejects with StartAborted. Once the listeners open, stopping is the caller's (drain or close).
      */
     stop?: AbortSignal;
+    /** Serve stdio as this virtual server (`--virtual-server`, DESIGN §13) instead of the root endpoint. */
+    virtualServer?: string;
   } = {},
 ): Promise<RunningGateway> {
+  if (options.virtualServer !== undefined && !config.virtualServers?.has(options.virtualServer)) {
+    const known = [...(config.virtualServers?.keys() ?? [])];
+    throw new Error(
+      `--virtual-server ${options.virtualServer}: ${config.source} has no virtual server of that name (${known.length > 0 ? `it has ${known.join(', ')}` : 'it defines no "virtualServers"'})`,
+    );
+  }
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? config.logLevel ?? 'info' });
   // Telemetry providers must exist before the gateway and plugins create their instruments.
   const telemetry = await startTelemetry(config.telemetry, logger);
@@ -110,6 +118,8 @@ export async function runGateway(
     logger,
     cursorSecret: config.cursorSecret,
     limits,
+    virtualServers: config.virtualServers,
+    toolSearch: config.toolSearch,
   });
   logger.info('starting', {
     config: config.source,
@@ -132,6 +142,8 @@ export async function runGateway(
       upstreams: down.map((s) => s.name).join(','),
     });
   }
+  let http: HttpListener | undefined;
+  let ws: WsListener | undefined;
   const reloader = new ConfigReloader(config.source, config, {
     gateway,
     auth,
@@ -139,10 +151,12 @@ export async function runGateway(
     plugins,
     store,
     logger,
+    onEndpoints: async () => {
+      ws?.retainEndpoints();
+      await http?.retainEndpoints();
+    },
   });
   const shared = { limits, quota: new SessionQuota(limits), drain: new Drain() };
-  let http: HttpListener | undefined;
-  let ws: WsListener | undefined;
   let stdio: Awaited<ReturnType<typeof startStdioListener>> | undefined;
   let admin: AdminListener | undefined;
   /** Set once close() starts: /readyz then reports the MCP listeners as down (as it does while draining). */
@@ -154,7 +168,8 @@ export async function runGateway(
         secret: config.cursorSecret,
       });
     if (config.listen.ws) ws = await startWsListener(gateway, config.listen.ws, logger, auth, shared);
-    if (config.listen.stdio) stdio = await startStdioListener(gateway, logger, clients.anonymous, shared);
+    if (config.listen.stdio)
+      stdio = await startStdioListener(gateway, logger, clients.anonymous, shared, options.virtualServer);
     if (config.listen.admin) {
       const mcp = () => [
         ...(http ? [{ kind: 'http', url: http.url }] : []),

@@ -1,5 +1,6 @@
 import type { Ask } from './interaction/ask.js';
 import type { Outcome } from './middleware.js';
+import type { EndpointView } from './views/endpoint-view.js';
 
 export type DownstreamTransportKind = 'stdio' | 'http' | 'ws' | 'memory';
 
@@ -20,6 +21,8 @@ export interface SessionSink {
   readonly id: string;
   readonly transport: DownstreamTransportKind;
   readonly identity: Identity;
+  /** The virtual server the session was opened on (DESIGN §13); undefined for the root endpoint. */
+  readonly endpoint?: string;
   notify(method: string, params: Record<string, unknown>): Promise<void>;
   /** The lowest log level the session wants (`logging/setLevel`); undefined: every level. */
   logLevel?(): string | undefined;
@@ -52,6 +55,11 @@ export interface RequestContext {
    * gateway before the plugins run; undefined for lists (they fan out) and for what routes nowhere.
    */
   target?: RequestTarget;
+  /**
+   * What the endpoint the request arrived on exposes (the root endpoint, or a virtual server), set by the
+   * gateway before the plugins run. What it does not expose does not exist for the request.
+   */
+  view?: EndpointView;
   /**
    * Asks the caller something on a plugin's behalf (e.g. an approval through elicitation), in either
    * era; set by the gateway before the plugins run (see Ask).

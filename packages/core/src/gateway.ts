@@ -1,7 +1,7 @@
 import type { UpstreamConfig } from './config.js';
 import type { RequestContext, RequestMiddleware, SessionSink } from './context.js';
 import { errorForEra } from './downstream/era.js';
-import { GatewayError } from './errors.js';
+import { ErrorCode, GatewayError } from './errors.js';
 import type { Dispatcher } from './features/dispatch.js';
 import { gatewayFeatures } from './features/index.js';
 import { skillsExtensions } from './features/skills-capability.js';
@@ -38,6 +38,9 @@ import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.
 import type { RequestOrigin } from './upstream/origin.js';
 import { type UpstreamChanges, UpstreamPool, type UpstreamStatus } from './upstream/pool.js';
 import { upstreamSubscriptions } from './upstream/subscription-table.js';
+import type { ToolSearchConfig, VirtualServerConfig } from './views/endpoint-view.js';
+import { EndpointViews } from './views/endpoint-views.js';
+import { hiddenBy } from './views/not-exposed.js';
 
 export interface GatewayOptions {
   upstreams: UpstreamConfig[];
@@ -52,9 +55,24 @@ export interface GatewayOptions {
   listChangedDebounceMs?: number;
   /** What upstreams may send (`limits.maxResultBytes`, `maxPagesPerList`); read live, so a reload may change it in place. */
   limits?: UpstreamLimits;
+  /** Virtual servers by name (DESIGN §13): endpoints that expose part of the catalog. */
+  virtualServers?: ReadonlyMap<string, VirtualServerConfig>;
+  /** The top-level tool search (the root endpoint's, and a virtual server's without its own). */
+  toolSearch?: ToolSearchConfig;
 }
 
 export type { UpstreamChanges, UpstreamStatus };
+
+/** A virtual server as `/admin/status` lists it (DESIGN §13). */
+export interface VirtualServerSummary {
+  name: string;
+  /** The configured servers its `servers` globs name, in config order. */
+  servers: string[];
+  tools: number;
+  prompts: number;
+  /** Whether its `tools/list` answers in search mode. */
+  toolSearch: boolean;
+}
 
 /** The longest start() waits for upstreams' first attempts before the listeners open. */
 const STARTUP_WAIT_MS = 10_000;
@@ -88,6 +106,8 @@ export class Gateway {
   readonly #suspended: SuspendedCalls<RequestContext>;
   readonly #requestStates: RequestStateSeal;
   readonly #asking: Asking;
+  /** The root endpoint and the virtual servers: what each exposes. */
+  readonly #views: EndpointViews;
   #settled: Promise<void> | undefined;
   #closed = false;
 
@@ -135,8 +155,11 @@ export class Gateway {
     this.#listing = listing;
     const watches = new PluginWatches(this.#subscriptions, log);
     this.#taskIds = new TaskIdSeal(options.cursorSecret);
-    this.#listChanged = new ListChangedCoalescer(options.listChangedDebounceMs ?? 25, (method) =>
-      this.#sessions.broadcast(method, {}),
+    this.#views = new EndpointViews(options.virtualServers, options.toolSearch);
+    const views = this.#views;
+    // A session hears of a list change only when its endpoint exposes one of the upstreams that changed.
+    this.#listChanged = new ListChangedCoalescer(options.listChangedDebounceMs ?? 25, (method, upstreams) =>
+      this.#sessions.broadcast(method, {}, (session) => views.concerns(session.endpoint, upstreams)),
     );
     this.#events = UpstreamEvents.withFanout({
       sessions: this.#sessions,
@@ -147,6 +170,10 @@ export class Gateway {
       tools,
       prompts,
       plugins: (n) => this.#plugins.notify(n),
+      exposes: (sessionId, upstream, exposedUri) => {
+        const view = views.get(this.#sessions.endpointOf(sessionId));
+        return view?.resource(exposedUri, upstream) ?? false;
+      },
       taskStatus: taskStatusRelay(this.#taskOwners, this.#sessions, log),
       logger: log,
     });
@@ -298,6 +325,11 @@ export class Gateway {
     return this.#sessions.size;
   }
 
+  /** Open sessions of one virtual server. */
+  sessionsAt(endpoint: string): number {
+    return this.#sessions.countAt(endpoint);
+  }
+
   get subscriptionCount(): number {
     return this.#subscriptions.size;
   }
@@ -359,9 +391,60 @@ export class Gateway {
     return undefined;
   }
 
+  /**
+   * Puts a new set of virtual servers (and top-level tool search) in effect (a config reload, DESIGN
+   * §13): requests look their endpoint up as they enter, so every session sees the new set at once, and
+   * hears `list_changed` for every list (what its endpoint exposes may have changed). A session whose
+   * virtual server is gone gets its requests refused; the listener closes it.
+   */
+  reconfigureViews(virtualServers?: ReadonlyMap<string, VirtualServerConfig>, toolSearch?: ToolSearchConfig): void {
+    this.#views.configure(virtualServers, toolSearch);
+    for (const kind of ['resources', 'tools', 'prompts'] as const) {
+      if (kind === 'resources' || this.#pool.offers(kind)) this.#listChanged.schedule(kind);
+    }
+  }
+
+  /** The endpoints: the root and the virtual servers, each with what it exposes. */
+  get views(): EndpointViews {
+    return this.#views;
+  }
+
+  /**
+   * Each virtual server as the status page shows it: the configured servers it exposes, and how many of
+   * their tools and prompts (as the gateway's name index knows them; before any caller's policy).
+   */
+  virtualServers(): VirtualServerSummary[] {
+    return this.#views.names().map((name) => {
+      const view = this.#views.get(name)!;
+      const count = (catalog: NamedCatalog, visible: (exposed: string, upstream: string) => boolean) => {
+        let n = 0;
+        for (const [exposed, target] of catalog.index.entries()) if (visible(exposed, target.upstream)) n++;
+        return n;
+      };
+      return {
+        name,
+        servers: this.#pool.names.filter((u) => view.includes(u)),
+        tools: count(this.#tools, (e, u) => view.tool(e, u)),
+        prompts: count(this.#prompts, (e, u) => view.prompt(e, u)),
+        toolSearch: view.toolSearch?.enabled === true,
+      };
+    });
+  }
+
   /** Runs one downstream request through the middleware chain to its upstream(s). */
   handle(request: RequestContext): Promise<Outcome> {
+    request.view ??= this.#views.get(request.session.endpoint);
+    if (!request.view) {
+      const gone = new GatewayError(
+        ErrorCode.InvalidRequest,
+        `Virtual server '${request.session.endpoint}' does not exist (any more): connect to an endpoint the gateway serves.`,
+        { reason: 'not_found' },
+      );
+      return Promise.resolve({ ok: false, error: gone });
+    }
     request.target ??= this.#dispatcher.target(request);
+    // What the endpoint does not expose reaches the plugins as an unknown name or URI would: no target.
+    if (request.target && hiddenBy(request.view, request.target)) request.target = undefined;
     const started = performance.now();
     let ctx = request;
     let run: Promise<Outcome>;

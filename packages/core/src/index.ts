@@ -36,7 +36,13 @@ export {
   type GatewayErrorReason,
   isResourceNotFound,
 } from './errors.js';
-export { Gateway, type GatewayOptions, type UpstreamChanges, type UpstreamStatus } from './gateway.js';
+export {
+  Gateway,
+  type GatewayOptions,
+  type UpstreamChanges,
+  type UpstreamStatus,
+  type VirtualServerSummary,
+} from './gateway.js';
 export {
   type Authentication,
   type ClientConfig,
@@ -52,7 +58,7 @@ export type { InventoryCounts, InventoryOptions } from './listing/inventory.js';
 export { TRUNCATED_META_KEY, UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
 export type { Outcome } from './middleware.js';
-export { type CurationConfig, nameFilter } from './naming/curation.js';
+export { type CurationConfig, globToRegExp, nameFilter } from './naming/curation.js';
 export { EXPOSED_NAME_PATTERN, exposeName, NAME_SEPARATOR, splitExposedName } from './naming/names.js';
 export { expandUriTemplate, exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
 export type { ParamHeaderDeclaration } from './param-headers/declarations.js';
@@ -136,3 +142,5 @@ export {
   type UpstreamProbe,
 } from './upstream/probe.js';
 export { CORE_VERSION } from './version.js';
+export { EndpointView, type ToolSearchConfig, type VirtualServerConfig } from './views/endpoint-view.js';
+export type { EndpointViews } from './views/endpoint-views.js';

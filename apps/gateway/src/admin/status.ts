@@ -1,4 +1,4 @@
-import type { Gateway, StatsSnapshot, UpstreamStatus } from '@switchyard/core';
+import type { Gateway, StatsSnapshot, UpstreamStatus, VirtualServerSummary } from '@switchyard/core';
 import type { Readiness } from './health.js';
 
 /** A config reload as the status page lists it (SIGHUP or a change of the config file). */
@@ -22,6 +22,8 @@ export interface AdminStatus {
   listeners: { kind: string; url: string }[];
   upstreams: (UpstreamStatus & { calls: number; errors: number; p50Ms?: number; p99Ms?: number })[];
   sessions: { total: number; byIdentity: { identity: string; transport: string; sessions: number }[] };
+  /** The virtual servers (DESIGN §13): what each exposes, its open sessions and where clients reach it. */
+  virtualServers: (VirtualServerSummary & { sessions: number; urls: string[] })[];
   subscriptions: number;
   requests: StatsSnapshot['requests'];
   refusals: StatsSnapshot['refusals'];
@@ -63,6 +65,13 @@ export function collectStatus(sources: StatusSources): AdminStatus {
     listeners: sources.listeners(),
     upstreams: gateway.status().map((u) => ({ ...u, calls: 0, errors: 0, ...stats.upstreams[u.name] })),
     sessions: { total: gateway.sessionCount, byIdentity: gateway.sessionSummary() },
+    virtualServers: gateway.virtualServers().map((v) => ({
+      ...v,
+      sessions: gateway.sessionsAt(v.name),
+      urls: sources
+        .listeners()
+        .map((l) => (l.kind === 'stdio' ? `stdio: --virtual-server ${v.name}` : `${l.url}/${v.name}`)),
+    })),
     subscriptions: gateway.subscriptionCount,
     requests: stats.requests,
     refusals: stats.refusals,

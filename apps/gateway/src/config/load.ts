@@ -1,6 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type { ClientConfig, LogLevel, StoreConfig, UpstreamConfig } from '@switchyard/core';
+import type {
+  ClientConfig,
+  LogLevel,
+  StoreConfig,
+  ToolSearchConfig,
+  UpstreamConfig,
+  VirtualServerConfig,
+} from '@switchyard/core';
 import type { z } from 'zod';
 import type { Limits } from '../listeners/limits.js';
 import type { AuthConfig } from './auth-schema.js';
@@ -8,6 +15,7 @@ import { type ConfigIssue, expandEnv, joinPath } from './expand.js';
 import { type AdminListenerConfig, configSchema, type RawConfig } from './schema.js';
 import { isYamlFile, parseJsonSource, parseYamlSource, placeIssues } from './source-positions.js';
 import { resolveUpstreamAuth } from './upstream-auth-schema.js';
+import { resolveVirtualServers } from './virtual-servers.js';
 
 export interface ListenerConfig {
   host: string;
@@ -43,6 +51,10 @@ export interface GatewayConfig {
   limits?: Limits;
   /** SIGTERM: how long in-flight requests get to finish (default 10000). */
   shutdownGraceMs?: number;
+  /** `virtualServers` (DESIGN §13), in config order; empty when none. */
+  virtualServers?: ReadonlyMap<string, VirtualServerConfig>;
+  /** Top-level `toolSearch`: the root endpoint's, and a virtual server's without its own. */
+  toolSearch?: ToolSearchConfig;
 }
 
 export interface TelemetryConfig {
@@ -179,6 +191,7 @@ function resolveConfig(
     }
     owners.set(client.token, name);
   }
+  const virtualServers = resolveVirtualServers(config.virtualServers, Object.keys(config.mcpServers), issues);
   const listen = config.listen ?? { stdio: true };
   if (!listen.stdio && !listen.http && !listen.ws) {
     issues.push({
@@ -209,6 +222,8 @@ function resolveConfig(
       maxWsFrameBytes: config.limits.maxWsFrameBytes ?? config.limits.maxBodyBytes,
     },
     shutdownGraceMs: config.shutdownGraceMs,
+    virtualServers,
+    ...(config.toolSearch ? { toolSearch: config.toolSearch } : {}),
   };
 }
 

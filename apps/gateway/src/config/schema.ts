@@ -76,6 +76,30 @@ const limits = z
   })
   .prefault({});
 
+/**
+ * `toolSearch` (DESIGN §13), top level or per virtual server: writing the object turns search on unless it
+ * says `"enabled": false`.
+ */
+const toolSearch = z.strictObject({
+  enabled: z.boolean().default(true),
+  limit: z.number().int().min(1).max(20).default(5),
+  alwaysList: z.array(z.string().min(1, 'must be an exposed tool name')).default([]),
+});
+
+/** Virtual server names become a path segment (`/mcp/<name>`): lower-case letters, digits and dashes. */
+export const VIRTUAL_SERVER_NAME = /^[a-z0-9][a-z0-9-]*$/;
+
+/** `virtualServers.<name>` (DESIGN §13): an endpoint exposing part of the catalog. */
+const virtualServer = z.strictObject({
+  servers: z
+    .array(z.string().min(1, 'must be a server name or a glob'))
+    .min(1, 'name at least one server (or "*" for every one)'),
+  tools: curation,
+  prompts: curation,
+  resources: curation,
+  toolSearch: toolSearch.optional(),
+});
+
 type ServerEntry = z.infer<typeof stdioServer> | z.infer<typeof remoteServer>;
 
 export const configSchema = z.strictObject({
@@ -136,6 +160,13 @@ export const configSchema = z.strictObject({
   plugins: z
     .array(z.tuple([z.string(), z.record(z.string(), z.unknown())]).or(z.tuple([z.string()])))
     .default([]),
+  virtualServers: z
+    .record(
+      z.string().regex(VIRTUAL_SERVER_NAME, 'virtual server names must match ^[a-z0-9][a-z0-9-]*$'),
+      virtualServer,
+    )
+    .optional(),
+  toolSearch: toolSearch.optional(),
   clients: z
     .record(
       z.string().regex(/^\S+$/, 'client names must be non-empty and contain no whitespace'),

@@ -19,6 +19,8 @@ export interface HttpSession {
   session: DownstreamSession;
   /** The client that opened the session; every later request must authenticate as the same one. */
   identity: Identity;
+  /** The virtual server it was opened on (its path); undefined for the root endpoint. */
+  endpoint: string | undefined;
   lastSeen: number;
   openStreams: number;
   /** Set when the session ends for good (DELETE, idle), not merely closes here (shutdown, moved away). */
@@ -29,6 +31,8 @@ export interface HttpSession {
 export interface SessionOpenOptions {
   /** Default: a random UUID. */
   id?: string;
+  /** The virtual server (DESIGN §13) the session is opened on; default the root endpoint. */
+  endpoint?: string;
   /** Wraps the session's HTTP transport before the gate (e.g. to record what a takeover restores). */
   wrap?: (transport: SessionHttpTransport) => Transport;
   /** Called once the session is closed here: `terminated` when it ended for good. */
@@ -82,8 +86,17 @@ export class HttpSessionTable {
       drain: this.#drain,
       transport: 'http',
     });
-    const session = openSession(this.#gateway, { transport: 'http', id, identity });
-    const entry: HttpSession = { transport, gate, session, identity, lastSeen: Date.now(), openStreams: 0 };
+    const { endpoint } = options;
+    const session = openSession(this.#gateway, { transport: 'http', id, identity, endpoint });
+    const entry: HttpSession = {
+      transport,
+      gate,
+      session,
+      identity,
+      endpoint,
+      lastSeen: Date.now(),
+      openStreams: 0,
+    };
     this.#sessions.set(id, entry);
     gate.onclose = () => {
       this.#sessions.delete(id);
@@ -108,6 +121,12 @@ export class HttpSessionTable {
   async terminate(entry: HttpSession): Promise<void> {
     entry.terminated = true;
     await entry.transport.close();
+  }
+
+  /** Closes the sessions of virtual servers that no longer exist (a reload removed them). */
+  async retain(exists: (endpoint: string) => boolean): Promise<void> {
+    const gone = [...this.#sessions.values()].filter((e) => e.endpoint !== undefined && !exists(e.endpoint));
+    await Promise.allSettled(gone.map((e) => this.terminate(e)));
   }
 
   async close(): Promise<void> {

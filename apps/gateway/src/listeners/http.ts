@@ -13,6 +13,7 @@ import type { ListenerConfig } from '../config/load.js';
 import { advertisedUrl } from '../replicas/advertise.js';
 import { ReplicaSessions } from '../replicas/replica-sessions.js';
 import { initializeParams } from '../replicas/session-ids.js';
+import { endpointAt } from './endpoint-path.js';
 import { sendError } from './http-errors.js';
 import {
   accepts,
@@ -43,6 +44,8 @@ export interface HttpListener {
   url: string;
   port: number;
   sessionCount(): number;
+  /** Closes the sessions of virtual servers a reload removed. */
+  retainEndpoints(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,7 +73,16 @@ export async function startHttpListener(
   const { limits, quota, drain } = listenerLimits(shared);
   const sessions = new HttpSessionTable({ gateway, log, limits, quota, drain });
   const guard = createRequestGuard(config);
-  const modern = new ModernEndpoint(gateway, log);
+  /** The modern endpoints by virtual server ('' for the root), made on first use. */
+  const moderns = new Map<string, ModernEndpoint>();
+  const modernAt = (endpoint: string | undefined) => {
+    let found = moderns.get(endpoint ?? '');
+    if (!found) {
+      found = new ModernEndpoint(gateway, log, endpoint);
+      moderns.set(endpoint ?? '', found);
+    }
+    return found;
+  };
   /** Set once the listener knows its port, when the store is shared. */
   let replicas: ReplicaSessions | undefined;
 
@@ -78,7 +90,9 @@ export async function startHttpListener(
     // RFC 9728 metadata is public (clients read it before they have a token), like its CORS header says.
     if (authenticator.serveMetadata(req, res, config.path)) return;
     const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== config.path) return sendError(res, Refusals.notFound(config.path));
+    // The root endpoint at the path, each virtual server at <path>/<name> (DESIGN §13).
+    const endpoint = endpointAt(url.pathname, config.path, (name) => gateway.views.get(name) !== undefined);
+    if (endpoint === null) return sendError(res, Refusals.notFound(config.path));
     const refused = guard(req);
     if (refused) {
       log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
@@ -98,6 +112,11 @@ export async function startHttpListener(
     const identity = auth.identity;
     /** A session answers only the client that opened it (a stolen session id is useless without its token). */
     const wrongClient = (entry: HttpSession): boolean => {
+      if (entry.endpoint !== endpoint) {
+        // Another endpoint's session does not exist here.
+        sendError(res, Refusals.sessionNotFound());
+        return true;
+      }
       if (entry.identity.id !== identity.id) {
         sendError(res, Refusals.forbidden('this session belongs to another client'));
         return true;
@@ -168,7 +187,7 @@ export async function startHttpListener(
       const isListen = (body as { method?: unknown }).method === 'subscriptions/listen';
       if (replicas && (await replicas.forwardHeld(req, res, body, raw))) return;
       if (carriesRequest(body) && !isListen) res.once('close', drain.track());
-      await modern.serve(identity, req, res, body);
+      await modernAt(endpoint).serve(identity, req, res, body);
       return;
     }
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return unsupported();
@@ -191,7 +210,8 @@ export async function startHttpListener(
     const initialize = initializeOf(body);
     if (!initialize) return sendError(res, Refusals.initializeRequired());
     const init = replicas ? initializeParams(initialize.params) : undefined;
-    const opened = replicas && init ? await replicas.open(identity, init) : await sessions.open(identity);
+    const opened =
+      replicas && init ? await replicas.open(identity, init, endpoint) : await sessions.open(identity, { endpoint });
     if (!opened.ok) return refuseSessions(res, opened);
     const entry = opened.entry;
     entry.transport.handlePost(res, messages, acceptsSse);
@@ -225,8 +245,17 @@ export async function startHttpListener(
     url,
     port,
     sessionCount: () => sessions.size,
+    retainEndpoints: async () => {
+      const exists = (name: string) => gateway.views.get(name) !== undefined;
+      for (const [name, endpoint] of moderns) {
+        if (name === '' || exists(name)) continue;
+        moderns.delete(name);
+        await endpoint.close();
+      }
+      await sessions.retain(exists);
+    },
     close: async () => {
-      await modern.close();
+      for (const endpoint of moderns.values()) await endpoint.close();
       await sessions.close();
       await replicas?.close();
       await new Promise<void>((resolve) => {

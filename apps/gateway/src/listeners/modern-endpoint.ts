@@ -19,8 +19,9 @@ import { refuseParamHeaders } from './param-headers.js';
 import { Refusals } from './refusals.js';
 
 /**
- * Modern-era (2026-07-28) requests are stateless: the SDK's handler serves them, one Server instance per
- * request, and serves subscriptions/listen streams from its event bus. One gateway session per client
+ * Modern-era (2026-07-28) requests to one endpoint (the root, or a virtual server) are stateless: the
+ * SDK's handler serves them, one Server instance per request, and serves subscriptions/listen streams
+ * from its event bus (one per endpoint: a virtual server's streams hear only about what it exposes). One gateway session per client
  * identity stands for all of that client's modern requests (so plugins see who is calling); what the
  * gateway tells those sessions (updates, list changes) goes onto the one bus, which delivers each event
  * to the listen streams whose filter asks for it.
@@ -41,10 +42,13 @@ export class ModernEndpoint {
   readonly #published = new Set<string>();
   readonly #gateway: Gateway;
   readonly #log: Logger;
+  /** The virtual server it serves (DESIGN §13); undefined for the root endpoint. */
+  readonly #endpoint: string | undefined;
 
-  constructor(gateway: Gateway, log: Logger) {
+  constructor(gateway: Gateway, log: Logger, endpoint?: string) {
     this.#gateway = gateway;
     this.#log = log;
+    this.#endpoint = endpoint;
   }
 
   async serve(identity: Identity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
@@ -94,6 +98,7 @@ export class ModernEndpoint {
       transport: 'http',
       id: `http-modern-${identity.id}-${randomUUID()}`,
       identity,
+      endpoint: this.#endpoint,
       deliver: async (method, params) => this.#publish(method, params),
     });
     const handler = createMcpHandler((ctx) => session.build(ctx), {

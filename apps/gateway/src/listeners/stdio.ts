@@ -26,8 +26,10 @@ export async function startStdioListener(
   logger: Logger,
   identity: Identity,
   shared?: { limits: Limits; drain: Drain },
+  /** The virtual server the session serves (`--virtual-server`); default the root endpoint. */
+  endpoint?: string,
 ): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
-  const session = openSession(gateway, { transport: 'stdio', id: 'stdio', identity });
+  const session = openSession(gateway, { transport: 'stdio', id: 'stdio', identity, endpoint });
   const transport = new JsonLineTransport(process.stdin, process.stdout);
   const listens = new ListenTracker(gateway, session.sink, logger.child('stdio'));
   transport.onInbound = (message) => {

@@ -10,9 +10,10 @@ import {
   openSession,
   WebSocketSessionTransport,
 } from '@switchyard/core';
-import { WebSocketServer } from 'ws';
+import { type WebSocket, WebSocketServer } from 'ws';
 import { type Authenticator, asAuthenticator } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
+import { endpointAt } from './endpoint-path.js';
 import { httpStatusOf } from './http-errors.js';
 import { type ListenerLimits, listenerLimits } from './http-refusals.js';
 import { countRefusal } from './limits.js';
@@ -25,6 +26,8 @@ export interface WsListener {
   url: string;
   port: number;
   sessionCount(): number;
+  /** Closes the connections of virtual servers a reload removed. */
+  retainEndpoints(): void;
   close(): Promise<void>;
 }
 
@@ -61,13 +64,17 @@ export async function startWsListener(
       `Upgrade Required: connect with a WebSocket (subprotocol "${MCP_WS_SUBPROTOCOL}") to ${config.path}\n`,
     );
   });
+  /** The open connections of virtual servers, by the virtual server each serves. */
+  const byEndpoint = new Map<WebSocket, string>();
   const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refuse = (status: number, reason: string, extra = '', detail?: string) => {
       log.warn('upgrade refused', { reason, detail, origin: req.headers.origin, host: req.headers.host });
       socket.end(`HTTP/1.1 ${status} ${reason}\r\n${extra}Connection: close\r\nContent-Length: 0\r\n\r\n`);
     };
     const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== config.path) return refuse(404, 'Not Found');
+    // The root endpoint at the path, each virtual server at <path>/<name> (DESIGN §13).
+    const endpoint = endpointAt(path, config.path, (name) => gateway.views.get(name) !== undefined);
+    if (endpoint === null) return refuse(404, 'Not Found');
     const refused = guard(req);
     if (refused) return refuse(403, 'Forbidden');
     const offered = String(req.headers['sec-websocket-protocol'] ?? '')
@@ -98,7 +105,8 @@ export async function startWsListener(
     // Released when the session ends, or when the handshake fails before there is one.
     socket.once('close', claim.release);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      const session = openSession(gateway, { transport: 'ws', identity });
+      const session = openSession(gateway, { transport: 'ws', identity, endpoint });
+      if (endpoint !== undefined) byEndpoint.set(ws, endpoint);
       ws.on('error', (error) => {
         if ((error as { code?: string }).code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') {
           countRefusal('body_too_large', 'ws');
@@ -119,6 +127,7 @@ export async function startWsListener(
         ws.close(1008, 'access token expired: reconnect with a new token');
       });
       transport.onclose = () => {
+        byEndpoint.delete(ws);
         clearTimeout(expiry);
         claim.release();
         void session.close();
@@ -140,6 +149,13 @@ export async function startWsListener(
     url,
     port,
     sessionCount: () => wss.clients.size,
+    retainEndpoints: () => {
+      for (const [ws, endpoint] of byEndpoint) {
+        if (gateway.views.get(endpoint)) continue;
+        byEndpoint.delete(ws);
+        ws.close(1001, `virtual server ${endpoint} was removed from the config`);
+      }
+    },
     close: async () => {
       for (const client of wss.clients) client.close(1001, 'gateway shutting down');
       await new Promise<void>((resolve) => wss.close(() => resolve()));

@@ -30,6 +30,8 @@ export interface ReloadTargets {
   /** The store plugins set up on a reload get (the one they started with: `store` changes need a restart). */
   store: Store;
   logger: Logger;
+  /** After the virtual servers changed: the listeners close the sessions of those removed. */
+  onEndpoints?: () => Promise<void>;
   /** Reads the config file (tests may substitute it). */
   load?: (file: string) => Promise<GatewayConfig>;
 }
@@ -126,6 +128,10 @@ export class ConfigReloader {
     if (plugins !== this.#plugins) await this.#replacePlugins(plugins, next);
     if (diff.clients || diff.oauth) this.#replaceAuth(next);
     if (diff.limits) Object.assign(this.#targets.limits, next.limits ?? DEFAULT_LIMITS);
+    if (diff.endpoints) {
+      gateway.reconfigureViews(next.virtualServers, next.toolSearch);
+      await this.#targets.onEndpoints?.();
+    }
     if (diff.restartOnly.length > 0) {
       logger.warn('these settings need a restart to take effect', { settings: diff.restartOnly.join(',') });
     }

@@ -11,6 +11,8 @@ export interface ConfigDiff {
   limits: boolean;
   shutdownGraceMs: boolean;
   plugins: boolean;
+  /** `virtualServers` or the top-level `toolSearch` (DESIGN §13). */
+  endpoints: boolean;
   /** Settings a reload cannot apply (the process must restart for them), by config key. */
   restartOnly: string[];
 }
@@ -26,6 +28,9 @@ export function diffConfig(running: GatewayConfig, next: GatewayConfig): ConfigD
     limits: differs(running.limits, next.limits),
     shutdownGraceMs: running.shutdownGraceMs !== next.shutdownGraceMs,
     plugins: differs(running.plugins, next.plugins),
+    endpoints:
+      differs([...(running.virtualServers ?? [])], [...(next.virtualServers ?? [])]) ||
+      differs(running.toolSearch, next.toolSearch),
     restartOnly: RESTART_ONLY.filter((key) => differs(running[key], next[key])),
   };
 }
@@ -48,6 +53,7 @@ export function describeReload(upstreams: UpstreamChanges, diff: ConfigDiff): st
   if (diff.limits) parts.push('limits');
   if (diff.shutdownGraceMs) parts.push('shutdownGraceMs');
   if (diff.plugins) parts.push('plugins');
+  if (diff.endpoints) parts.push('virtualServers');
   for (const key of diff.restartOnly) parts.push(`${key}(restart needed)`);
   return parts.length > 0 ? parts.join(' ') : 'no changes';
 }

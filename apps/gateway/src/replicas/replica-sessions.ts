@@ -93,11 +93,12 @@ export class ReplicaSessions {
   async open(
     identity: Identity,
     init: InitializeParams,
+    endpoint?: string,
   ): Promise<{ ok: true; entry: HttpSession } | Extract<SessionClaim, { ok: false }>> {
-    const { id, sid } = this.#ids.mint({ owner: this.self, identity: identity.id, init });
+    const { id, sid } = this.#ids.mint({ owner: this.self, identity: identity.id, init, endpoint });
     const record: SessionRecord = { owner: this.self, subscriptions: [] };
     await this.#directory.save(sid, record);
-    return this.#openHere(id, sid, identity, record);
+    return this.#openHere(id, sid, identity, record, endpoint);
   }
 
   /** Routes a request for session `id`, which this replica does not serve now. */
@@ -206,7 +207,7 @@ export class ReplicaSessions {
       if (!claimed) return undefined;
       mine = claimed;
     } else mine = { ...record, owner: this.self };
-    const opened = await this.#openHere(id, ticket.sid, identity, mine);
+    const opened = await this.#openHere(id, ticket.sid, identity, mine, ticket.endpoint);
     if (!opened.ok) return undefined;
     opened.entry.transport.restored = true;
     await this.#replay(opened.entry, ticket.init, mine);
@@ -214,9 +215,10 @@ export class ReplicaSessions {
     return opened.entry;
   }
 
-  async #openHere(id: string, sid: string, identity: Identity, record: SessionRecord) {
+  async #openHere(id: string, sid: string, identity: Identity, record: SessionRecord, endpoint?: string) {
     const opened = await this.#table.open(identity, {
       id,
+      endpoint,
       wrap: (transport) =>
         new SessionRecorder(transport, record, {
           onChange: (changed) => void this.#directory.save(sid, changed),

@@ -17,6 +17,8 @@ export interface SessionTicket {
   /** The identity that opened it: nobody else may use it. */
   identity: string;
   init: InitializeParams;
+  /** The virtual server it was opened on (DESIGN §13); undefined for the root endpoint. */
+  endpoint?: string;
 }
 
 interface Wire {
@@ -25,6 +27,7 @@ interface Wire {
   o: string;
   i: string;
   p: InitializeParams;
+  e?: string;
 }
 
 /**
@@ -44,13 +47,15 @@ export class SessionIds {
   mint(ticket: Omit<SessionTicket, 'sid'>): { id: string; sid: string } {
     const sid = randomBytes(16).toString('base64url');
     const wire: Wire = { v: 1, s: sid, o: ticket.owner, i: ticket.identity, p: ticket.init };
+    if (ticket.endpoint !== undefined) wire.e = ticket.endpoint;
     return { id: this.#box.seal(wire), sid };
   }
 
   open(id: string): SessionTicket | undefined {
     const wire = this.#box.open(id) as Wire | undefined;
     if (wire?.v !== 1 || typeof wire.s !== 'string' || typeof wire.i !== 'string') return undefined;
-    return { sid: wire.s, owner: wire.o, identity: wire.i, init: wire.p };
+    const endpoint = typeof wire.e === 'string' ? { endpoint: wire.e } : {};
+    return { sid: wire.s, owner: wire.o, identity: wire.i, init: wire.p, ...endpoint };
   }
 }
 

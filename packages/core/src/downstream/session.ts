@@ -13,6 +13,8 @@ export interface SessionOptions {
   id?: string;
   /** Who the session acts as (default: the anonymous identity). */
   identity?: Identity;
+  /** The virtual server the session was opened on (DESIGN §13); default: the root endpoint. */
+  endpoint?: string;
   /**
    * Where the gateway's notifications for this session go; default: through the session's newest SDK
    * `Server`. Stateless HTTP has no lasting instance and delivers to the SDK handler's event bus.
@@ -62,6 +64,7 @@ export function openSession(gateway: Gateway, options: SessionOptions): Downstre
     id,
     transport: options.transport,
     identity: options.identity ?? ANONYMOUS,
+    ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }),
     notify: options.deliver ?? ((method, params) => notifyThrough(current, method, params)),
     logLevel: () => logging.level,
   };

@@ -63,12 +63,7 @@ export function completionFeature({ pool, router, prompts }: CompletionDeps): Fe
       await prompts.locate(ref.name);
       route = find(ref);
     }
-    if (!route) {
-      throw GatewayError.invalidParams(
-        'completion/complete needs params.ref: {"type":"ref/resource","uri":<a uriTemplate from resources/templates/list>} or {"type":"ref/prompt","name":<a name from prompts/list>}.',
-        { ref },
-      );
-    }
+    if (!route) throw unknownCompletionRef(ref);
     checkCompletionArgument(ctx.params);
     const { upstream } = route;
     if (upstream.state === 'ready' && !upstream.capabilities?.completions) {
@@ -86,6 +81,14 @@ export function completionFeature({ pool, router, prompts }: CompletionDeps): Fe
     target: (ctx) => find(ctx.params.ref)?.target,
     route: (ref) => find(ref)?.target,
   };
+}
+
+/** The refusal of a completion `ref` nothing (this endpoint exposes) answers. */
+export function unknownCompletionRef(ref: unknown): GatewayError {
+  return GatewayError.invalidParams(
+    'completion/complete needs params.ref: {"type":"ref/resource","uri":<a uriTemplate from resources/templates/list>} or {"type":"ref/prompt","name":<a name from prompts/list>}.',
+    { ref },
+  );
 }
 
 /** The argument being completed, and the values of the others already chosen, as the spec shapes them. */

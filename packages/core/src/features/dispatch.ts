@@ -1,6 +1,7 @@
 import type { RequestContext, RequestTarget } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 import type { Outcome } from '../middleware.js';
+import { addressesOneItem, hiddenBy, notExposed } from '../views/not-exposed.js';
 import type { Feature, MethodHandler } from './feature.js';
 
 /**
@@ -44,6 +45,11 @@ export class Dispatcher {
           `Method not found: ${ctx.method}. Switchyard answers ping and ${this.methods.join(', ')}.`,
         ),
       };
+    }
+    // A virtual server's request for an item it does not expose is refused as if the item did not exist.
+    if (ctx.view && !ctx.view.whole && addressesOneItem(ctx.method)) {
+      const target = ctx.target ?? this.target(ctx);
+      if (!target || hiddenBy(ctx.view, target)) return { ok: false, error: notExposed(ctx) };
     }
     try {
       return { ok: true, result: await handler(ctx) };

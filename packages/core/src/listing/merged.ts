@@ -10,6 +10,7 @@ import { RateLimitedLog } from '../rate-limited-log.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { originOf } from '../upstream/origin.js';
 import { offered, type UpstreamFeature, type UpstreamPool } from '../upstream/pool.js';
+import { listedIn } from '../views/listed-in.js';
 import { advance, type CutOff, type UpstreamPosition } from './page-guard.js';
 import type { ListMethod } from './walk.js';
 
@@ -91,7 +92,9 @@ export class MergedListing {
 
   async list(kind: ListKind, ctx: RequestContext): Promise<Record<string, unknown>> {
     const { state, pinnedScope } = this.#start(kind, ctx.params.cursor);
-    const participants = this.#pool.ordered.filter((u) => state.has(u.name));
+    // A virtual server lists only its servers' items, whatever upstreams a cursor names.
+    const view = ctx.view?.whole === false ? ctx.view : undefined;
+    const participants = this.#pool.ordered.filter((u) => state.has(u.name) && (!view || view.includes(u.name)));
     const origin = originOf(ctx);
     const settled = await Promise.allSettled(
       participants.map((u) => {
@@ -126,7 +129,7 @@ export class MergedListing {
       pages.push(page);
       for (const raw of asRecords(page[kind.field])) {
         const item = kind.expose(u, raw);
-        if (item !== undefined) items.push(item);
+        if (item !== undefined && (!view || listedIn(view, kind.field, u.name, item))) items.push(item);
       }
       const nextCursor =
         typeof page.nextCursor === 'string' && page.nextCursor.length > 0 ? page.nextCursor : undefined;

@@ -22,6 +22,8 @@ export interface FanoutDeps {
   prompts: NamedCatalog;
   /** The plugins' notification hooks. */
   plugins: (notification: UpstreamNotification) => Promise<void> | undefined;
+  /** Whether session `sessionId`'s endpoint exposes an upstream's resource (a reload may have hidden it). */
+  exposes: (sessionId: string, upstream: string, exposedUri: string) => boolean;
   /** Relays a task status notification to the caller that created the task. */
   taskStatus: (upstream: UpstreamConnection, params: Record<string, unknown>) => void;
   logger: Logger;
@@ -73,7 +75,8 @@ export class NotificationFanout {
       const deliver = () => {
         const exposed = { ...params, uri: exposeUri(u.name, uri, u.config.prefix) };
         for (const id of subscriptions.subscribers(u.name, uri)) {
-          if (!watches.updated(id)) sessions.send(id, method, exposed);
+          if (watches.updated(id)) continue;
+          if (this.#deps.exposes(id, u.name, exposed.uri)) sessions.send(id, method, exposed);
         }
       };
       // A plugin still spreading the update (a shared cache telling the other replicas) goes first.
@@ -128,7 +131,7 @@ export class NotificationFanout {
         .catch(() => {});
     }
     if (u.state === 'closed') return;
-    listChanged.schedule(kind);
+    listChanged.schedule(kind, u.name);
   }
 }
 

@@ -13,34 +13,46 @@ export function listChangedKind(method: string): ListedKind | undefined {
   return undefined;
 }
 
+/** Which upstreams' items changed in one window; `all` when the change is the gateway's own (a reload). */
+export type ChangedUpstreams = ReadonlySet<string> | 'all';
+
 /**
  * Coalesces list changes per kind: however many upstreams change (or connect, or drop) within the
- * window, each session hears one `list_changed` of each kind that changed.
+ * window, each session hears one `list_changed` of each kind that changed. The upstreams that changed
+ * travel with it, so an endpoint that exposes none of them (a virtual server) hears nothing.
  */
 export class ListChangedCoalescer {
-  readonly #timers = new Map<ListedKind, NodeJS.Timeout>();
+  readonly #pending = new Map<ListedKind, { timer: NodeJS.Timeout; upstreams: Set<string> | 'all' }>();
   readonly #windowMs: number;
-  readonly #emit: (method: string) => void;
+  readonly #emit: (method: string, upstreams: ChangedUpstreams) => void;
   #closed = false;
 
-  constructor(windowMs: number, emit: (method: string) => void) {
+  constructor(windowMs: number, emit: (method: string, upstreams: ChangedUpstreams) => void) {
     this.#windowMs = windowMs;
     this.#emit = emit;
   }
 
-  schedule(kind: ListedKind): void {
-    if (this.#closed || this.#timers.has(kind)) return;
+  /** The list `kind` changed: for `upstream`'s items, or (without one) for everyone. */
+  schedule(kind: ListedKind, upstream?: string): void {
+    if (this.#closed) return;
+    const pending = this.#pending.get(kind);
+    if (pending) {
+      if (upstream === undefined) pending.upstreams = 'all';
+      else if (pending.upstreams !== 'all') pending.upstreams.add(upstream);
+      return;
+    }
     const timer = setTimeout(() => {
-      this.#timers.delete(kind);
-      this.#emit(LIST_CHANGED[kind]);
+      const done = this.#pending.get(kind);
+      this.#pending.delete(kind);
+      this.#emit(LIST_CHANGED[kind], done?.upstreams ?? 'all');
     }, this.#windowMs);
     timer.unref?.();
-    this.#timers.set(kind, timer);
+    this.#pending.set(kind, { timer, upstreams: upstream === undefined ? 'all' : new Set([upstream]) });
   }
 
   close(): void {
     this.#closed = true;
-    for (const timer of this.#timers.values()) clearTimeout(timer);
-    this.#timers.clear();
+    for (const { timer } of this.#pending.values()) clearTimeout(timer);
+    this.#pending.clear();
   }
 }

@@ -67,8 +67,21 @@ export class SessionRegistry {
     return wanted === undefined || atLeast(level, wanted);
   }
 
-  broadcast(method: string, params: Record<string, unknown>): void {
-    for (const id of this.#sessions.keys()) this.send(id, method, params);
+  /** Sends a notification to every open session, or to those `to` picks. */
+  broadcast(method: string, params: Record<string, unknown>, to?: (session: SessionSink) => boolean): void {
+    for (const [id, session] of this.#sessions) if (!to || to(session)) this.send(id, method, params);
+  }
+
+  /** How many open sessions were opened on virtual server `endpoint`. */
+  countAt(endpoint: string): number {
+    let n = 0;
+    for (const session of this.#sessions.values()) if (session.endpoint === endpoint) n++;
+    return n;
+  }
+
+  /** The endpoint (virtual server) session `id` was opened on; undefined for the root or an unknown session. */
+  endpointOf(id: string): string | undefined {
+    return this.#sessions.get(id)?.endpoint;
   }
 }
 

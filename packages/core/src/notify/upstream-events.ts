@@ -88,7 +88,7 @@ export class UpstreamEvents implements UpstreamListener {
     void Promise.all(tasks).then(() => {
       const initial = this.#firstAttempt.has(u.name);
       this.#attempted(u);
-      if (!initial) this.#announce(u.capabilities);
+      if (!initial) this.#announce(u.name, u.capabilities);
     });
   }
 
@@ -99,7 +99,7 @@ export class UpstreamEvents implements UpstreamListener {
     });
     // Updates sent while it is down are lost: whatever plugins hold for it may be stale.
     this.#deps.watches.upstreamDown(u.name);
-    this.#announce(u.knownCapabilities);
+    this.#announce(u.name, u.knownCapabilities);
   }
 
   /**
@@ -109,7 +109,7 @@ export class UpstreamEvents implements UpstreamListener {
   retired(u: UpstreamConnection): void {
     this.#attempted(u);
     this.#deps.watches.upstreamDown(u.name);
-    this.#announce(u.knownCapabilities);
+    this.#announce(u.name, u.knownCapabilities);
   }
 
   failed(u: UpstreamConnection, _error?: unknown): void {
@@ -132,10 +132,10 @@ export class UpstreamEvents implements UpstreamListener {
   }
 
   /** An upstream's items appeared or vanished: every list it contributes to changed. */
-  #announce(capabilities: ServerCapabilities | undefined): void {
+  #announce(upstream: string, capabilities: ServerCapabilities | undefined): void {
     const kinds: ListedKind[] = ['resources'];
     if (capabilities?.tools) kinds.push('tools');
     if (capabilities?.prompts) kinds.push('prompts');
-    for (const kind of kinds) this.#deps.listChanged.schedule(kind);
+    for (const kind of kinds) this.#deps.listChanged.schedule(kind, upstream);
   }
 }

@@ -111,6 +111,11 @@ export class NameIndex {
     return this.#owners.size;
   }
 
+  /** Every exposed name the index knows, with where it leads, in config order. */
+  entries(): IterableIterator<[string, NamedTarget]> {
+    return this.#owners.entries();
+  }
+
   /**
    * Re-reads one upstream's full listing (every page, at most `maxPages`) and replaces what the index
    * knew of it.

@@ -111,12 +111,20 @@ export class NamedCatalog {
     throw this.#unknown(exposed);
   }
 
-  /** Says how to find what exists, not what exists: a policy plugin may hide some names from this caller. */
   #unknown(exposed: string): GatewayError {
-    const noun = NOUN[this.kind];
-    return GatewayError.invalidParams(
-      `Unknown ${noun} '${exposed}'. This gateway exposes ${this.kind} as <server>__<${noun}>; call ${this.kind}/list to see the ones you can use.`,
-      { reason: `${noun}_not_found`, name: exposed },
-    );
+    return unknownNamed(this.kind, exposed);
   }
+}
+
+/**
+ * The refusal of a tool or prompt name nobody serves. It says how to find what exists, not what exists: a
+ * policy plugin or the endpoint (a virtual server) may hide some names from this caller, and a hidden
+ * name must answer exactly like an unknown one.
+ */
+export function unknownNamed(kind: 'tools' | 'prompts', exposed: string): GatewayError {
+  const noun = NOUN[kind];
+  return GatewayError.invalidParams(
+    `Unknown ${noun} '${exposed}'. This gateway exposes ${kind} as <server>__<${noun}>; call ${kind}/list to see the ones you can use.`,
+    { reason: `${noun}_not_found`, name: exposed },
+  );
 }

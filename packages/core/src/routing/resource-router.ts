@@ -48,7 +48,7 @@ export class ResourceRouter {
       if (upstream) return { upstream, uri: known.uri };
     }
     const target = this.find(exposed);
-    if (!target) throw GatewayError.resourceNotFound(exposed, 'No configured upstream owns this URI.');
+    if (!target) throw unownedUri(exposed);
     return target;
   }
 
@@ -88,4 +88,9 @@ export class ResourceRouter {
     const owner = template ? this.catalog.resolveTemplate(uri) : this.catalog.ownerOf(uri);
     return owner === undefined || owner === upstream.name;
   }
+}
+
+/** The refusal of a URI no upstream owns (also what a URI the endpoint does not expose gets). */
+export function unownedUri(exposed: string): GatewayError {
+  return GatewayError.resourceNotFound(exposed, 'No configured upstream owns this URI.');
 }

@@ -1,0 +1,78 @@
+import { type CurationConfig, globToRegExp, type NameFilter, nameFilter } from '../naming/curation.js';
+
+/** Tool search on an endpoint (DESIGN §13): `tools/list` answers these tools plus the gateway's two. */
+export interface ToolSearchConfig {
+  /** Whether `tools/list` answers in search mode. */
+  readonly enabled: boolean;
+  /** How many tools `search_tools` returns when the caller names no `limit` (1..20). */
+  readonly limit: number;
+  /** Exposed tool names listed as they are beside `search_tools` and `call_tool`. */
+  readonly alwaysList: readonly string[];
+}
+
+/** One `virtualServers.<name>` entry (DESIGN §13), as the core takes it. */
+export interface VirtualServerConfig {
+  /** Globs over upstream names: the servers the endpoint exposes. */
+  readonly servers: readonly string[];
+  /** Globs over exposed tool names (`gh__*`), applied to the servers' tools. */
+  readonly tools?: CurationConfig;
+  /** Globs over exposed prompt names. */
+  readonly prompts?: CurationConfig;
+  /** Globs over exposed resource URIs (and resource templates' URI templates). */
+  readonly resources?: CurationConfig;
+  /** The endpoint's own tool search; absent: the top-level one. */
+  readonly toolSearch?: ToolSearchConfig;
+}
+
+/**
+ * What one endpoint exposes: the whole catalog (the root endpoint) or a virtual server's part of it.
+ * What an endpoint does not expose does not exist for its clients: it is not listed, and using it is
+ * refused exactly as an unknown name or URI is.
+ */
+export class EndpointView {
+  /** The virtual server's name; undefined for the root endpoint. */
+  readonly name: string | undefined;
+  readonly toolSearch: ToolSearchConfig | undefined;
+  readonly #servers: NameFilter;
+  readonly #tools: NameFilter;
+  readonly #prompts: NameFilter;
+  readonly #resources: NameFilter;
+
+  constructor(name: string | undefined, config?: VirtualServerConfig, toolSearch?: ToolSearchConfig) {
+    this.name = name;
+    this.toolSearch = config?.toolSearch ?? toolSearch;
+    const servers = config?.servers.map(globToRegExp);
+    this.#servers = servers ? (server) => servers.some((glob) => glob.test(server)) : () => true;
+    this.#tools = nameFilter(config?.tools);
+    this.#prompts = nameFilter(config?.prompts);
+    this.#resources = nameFilter(config?.resources);
+  }
+
+  /** Whether the endpoint is the whole catalog (the root endpoint, or a virtual server that limits nothing). */
+  get whole(): boolean {
+    return this.name === undefined;
+  }
+
+  /** Whether the endpoint exposes anything of upstream `server`. */
+  includes(server: string): boolean {
+    return this.#servers(server);
+  }
+
+  tool(exposed: string, server: string): boolean {
+    return this.#servers(server) && this.#tools(exposed);
+  }
+
+  prompt(exposed: string, server: string): boolean {
+    return this.#servers(server) && this.#prompts(exposed);
+  }
+
+  /** A resource by its exposed URI, or a resource template by its exposed URI template. */
+  resource(exposed: string, server: string): boolean {
+    return this.#servers(server) && this.#resources(exposed);
+  }
+}
+
+/** The root endpoint's view: everything, with the top-level tool search. */
+export function rootView(toolSearch?: ToolSearchConfig): EndpointView {
+  return new EndpointView(undefined, undefined, toolSearch);
+}

@@ -1,0 +1,46 @@
+import { EndpointView, rootView, type ToolSearchConfig, type VirtualServerConfig } from './endpoint-view.js';
+
+/**
+ * The endpoints the gateway serves: the root (the whole catalog) and each virtual server, by name
+ * (DESIGN §13). Replaced as a whole on reload; a request looks its view up as it enters.
+ */
+export class EndpointViews {
+  #root: EndpointView;
+  #virtual = new Map<string, EndpointView>();
+
+  constructor(virtualServers?: ReadonlyMap<string, VirtualServerConfig>, toolSearch?: ToolSearchConfig) {
+    this.#root = rootView(toolSearch);
+    this.configure(virtualServers, toolSearch);
+  }
+
+  /** Puts a new set of virtual servers (and top-level tool search) in effect. */
+  configure(virtualServers?: ReadonlyMap<string, VirtualServerConfig>, toolSearch?: ToolSearchConfig): void {
+    this.#root = rootView(toolSearch);
+    const next = new Map<string, EndpointView>();
+    for (const [name, config] of virtualServers ?? []) next.set(name, new EndpointView(name, config, toolSearch));
+    this.#virtual = next;
+  }
+
+  get root(): EndpointView {
+    return this.#root;
+  }
+
+  /** The view of endpoint `name` (undefined: the root); undefined when no such virtual server exists. */
+  get(name: string | undefined): EndpointView | undefined {
+    return name === undefined ? this.#root : this.#virtual.get(name);
+  }
+
+  /** The virtual servers' names, in config order. */
+  names(): string[] {
+    return [...this.#virtual.keys()];
+  }
+
+  /** Whether a session on endpoint `name` should hear about a change of these upstreams' items. */
+  concerns(name: string | undefined, upstreams: ReadonlySet<string> | 'all'): boolean {
+    const view = this.get(name);
+    if (!view) return false;
+    if (upstreams === 'all' || view.whole) return true;
+    for (const upstream of upstreams) if (view.includes(upstream)) return true;
+    return false;
+  }
+}
