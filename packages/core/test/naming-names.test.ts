@@ -55,4 +55,15 @@ describe('nameFilter', () => {
     expect(allowed('a.b(c)+[d]')).toBe(true);
     expect(allowed('aXb(c)+[d]')).toBe(false);
   });
+
+  it('takes names with dashes, slashes and unicode (server-everything names its tools get-sum, echo-…)', () => {
+    const allowed = nameFilter({ allow: ['get-*', 'a/b', 'ünï-?'], deny: ['get-secret'] });
+    expect(['get-sum', 'get-secret', 'a/b', 'ünï-x', 'get_sum'].map(allowed)).toEqual([
+      true,
+      false,
+      true,
+      true,
+      false,
+    ]);
+  });
 });

@@ -32,7 +32,8 @@ export function globToRegExp(glob: string): RegExp {
   for (const char of glob) {
     if (char === '*') source += '[\\s\\S]*';
     else if (char === '?') source += '[\\s\\S]';
-    else source += char.replace(/[.+^${}()|[\]\\/-]/g, '\\$&');
+    // Only the pattern syntax characters are escaped: under the `u` flag an escaped `-` is a syntax error.
+    else source += char.replace(/[.+^${}()|[\]\\/]/g, '\\$&');
   }
   return new RegExp(`^${source}$`, 'u');
 }
