@@ -100,7 +100,11 @@ describe('a virtual server over Streamable HTTP', () => {
     expect(h.status).toBe('rejected');
     expect(u.status).toBe('rejected');
     const shape = (r: PromiseSettledResult<unknown>) => {
-      const e = (r as PromiseRejectedResult).reason as { code: number; message: string; data: { reason: string } };
+      const e = (r as PromiseRejectedResult).reason as {
+        code: number;
+        message: string;
+        data: { reason: string };
+      };
       return { code: e.code, reason: e.data.reason, message: e.message.replace(/gh__tool_\d/, 'X') };
     };
     expect(shape(h)).toEqual(shape(u));
@@ -109,13 +113,17 @@ describe('a virtual server over Streamable HTTP', () => {
       code: -32602,
       data: { reason: 'prompt_not_found' },
     });
-    await expect(dev.readResource({ uri: 'ci+test://ci/r/0' })).rejects.toMatchObject({
-      code: -32002,
-      data: { reason: 'resource_not_found' },
-    });
-    await expect(dev.subscribeResource({ uri: 'ci+test://ci/r/1' })).rejects.toMatchObject({
-      data: { reason: 'resource_not_found' },
-    });
+    // A hidden resource reads, and subscribes, exactly like a URI no upstream owns.
+    const readError = async (uri: string) => {
+      const e = (await dev.readResource({ uri }).then(
+        () => undefined,
+        (error: unknown) => error,
+      )) as { name: string; code: number; message: string };
+      return { name: e.name, code: e.code, message: e.message.replace(uri, 'U') };
+    };
+    expect(await readError('ci+test://ci/r/0')).toEqual(await readError('zz+test://zz/r/0'));
+    expect((await readError('ci+test://ci/r/0')).message).toMatch(/Resource not found/);
+    await expect(dev.subscribeResource({ uri: 'ci+test://ci/r/1' })).rejects.toThrow(/not found/i);
     expect(gh.stats.toolCalls).toEqual(before);
     expect(ci.stats.requests['resources/read'] ?? 0).toBe(0);
     expect(ci.stats.subscribeCalls).toBe(0);
@@ -205,7 +213,9 @@ describe('other transports', () => {
     expect(await toolsOf(client)).toEqual(['everything__echo', 'everything__get-sum']);
     const wrong = spawnGateway(cleanup, ['--config', file, '--virtual-server', 'nope']);
     expect(await wrong.exited).toBe(2);
-    expect(wrong.stderr()).toMatch(/--virtual-server nope: .* has no virtual server of that name \(it has dev, ev\)/);
+    expect(wrong.stderr()).toMatch(
+      /--virtual-server nope: .* has no virtual server of that name \(it has dev, ev\)/,
+    );
   });
 });
 
@@ -213,8 +223,19 @@ describe('operations', () => {
   it('lists the virtual servers with their counts on /admin/status', async () => {
     const status = await adminGet(admin, '/admin/status');
     expect(status.json.virtualServers).toEqual([
-      expect.objectContaining({ name: 'dev', servers: ['gh', 'ci'], tools: 3, prompts: 1, toolSearch: false }),
-      expect.objectContaining({ name: 'ev', servers: ['everything'], tools: 2, urls: expect.arrayContaining([`${root}/ev`]) }),
+      expect.objectContaining({
+        name: 'dev',
+        servers: ['gh', 'ci'],
+        tools: 3,
+        prompts: 1,
+        toolSearch: false,
+      }),
+      expect.objectContaining({
+        name: 'ev',
+        servers: ['everything'],
+        tools: 2,
+        urls: expect.arrayContaining([`${root}/ev`]),
+      }),
     ]);
   });
 
@@ -227,7 +248,10 @@ describe('operations', () => {
       const dev = await connectHttp(own, `${base}/dev`);
       const ev = await connectHttp(own, `${base}/ev`);
       const next = JSON.parse(await readFile(started.gw.file, 'utf8')) as Record<string, unknown>;
-      next.virtualServers = { dev: { ...VIRTUAL.dev, tools: { allow: ['gh__tool_0'] } }, ops: { servers: ['ci'] } };
+      next.virtualServers = {
+        dev: { ...VIRTUAL.dev, tools: { allow: ['gh__tool_0'] } },
+        ops: { servers: ['ci'] },
+      };
       const changed = nextNotification(dev, 'notifications/tools/list_changed' as never);
       await writeFile(started.gw.file, JSON.stringify(next));
       await started.gw.waitForLine(/reload applied: .*virtualServers/);

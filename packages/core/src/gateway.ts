@@ -397,7 +397,10 @@ export class Gateway {
    * hears `list_changed` for every list (what its endpoint exposes may have changed). A session whose
    * virtual server is gone gets its requests refused; the listener closes it.
    */
-  reconfigureViews(virtualServers?: ReadonlyMap<string, VirtualServerConfig>, toolSearch?: ToolSearchConfig): void {
+  reconfigureViews(
+    virtualServers?: ReadonlyMap<string, VirtualServerConfig>,
+    toolSearch?: ToolSearchConfig,
+  ): void {
     this.#views.configure(virtualServers, toolSearch);
     for (const kind of ['resources', 'tools', 'prompts'] as const) {
       if (kind === 'resources' || this.#pool.offers(kind)) this.#listChanged.schedule(kind);

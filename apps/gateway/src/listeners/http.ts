@@ -211,7 +211,9 @@ export async function startHttpListener(
     if (!initialize) return sendError(res, Refusals.initializeRequired());
     const init = replicas ? initializeParams(initialize.params) : undefined;
     const opened =
-      replicas && init ? await replicas.open(identity, init, endpoint) : await sessions.open(identity, { endpoint });
+      replicas && init
+        ? await replicas.open(identity, init, endpoint)
+        : await sessions.open(identity, { endpoint });
     if (!opened.ok) return refuseSessions(res, opened);
     const entry = opened.entry;
     entry.transport.handlePost(res, messages, acceptsSse);

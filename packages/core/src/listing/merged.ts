@@ -94,7 +94,9 @@ export class MergedListing {
     const { state, pinnedScope } = this.#start(kind, ctx.params.cursor);
     // A virtual server lists only its servers' items, whatever upstreams a cursor names.
     const view = ctx.view?.whole === false ? ctx.view : undefined;
-    const participants = this.#pool.ordered.filter((u) => state.has(u.name) && (!view || view.includes(u.name)));
+    const participants = this.#pool.ordered.filter(
+      (u) => state.has(u.name) && (!view || view.includes(u.name)),
+    );
     const origin = originOf(ctx);
     const settled = await Promise.allSettled(
       participants.map((u) => {

@@ -17,7 +17,8 @@ export class EndpointViews {
   configure(virtualServers?: ReadonlyMap<string, VirtualServerConfig>, toolSearch?: ToolSearchConfig): void {
     this.#root = rootView(toolSearch);
     const next = new Map<string, EndpointView>();
-    for (const [name, config] of virtualServers ?? []) next.set(name, new EndpointView(name, config, toolSearch));
+    for (const [name, config] of virtualServers ?? [])
+      next.set(name, new EndpointView(name, config, toolSearch));
     this.#virtual = next;
   }
 
