@@ -91,6 +91,15 @@ export { type OptionsSchema, validateOptions } from './plugins/options.js';
 export type { StandardSchemaV1 } from './plugins/standard-schema.js';
 export type { UpstreamCall, UpstreamCallContext, UpstreamCallMiddleware } from './plugins/upstream-call.js';
 export { SealedBox } from './sealed-box.js';
+export type { SearchableTool } from './search/documents.js';
+export {
+  DEFAULT_TOOL_SEARCH_OPTIONS,
+  SEARCH_FIELDS,
+  type SearchField,
+  type ToolSearchOptions,
+} from './search/options.js';
+export { type ToolSearchHit, ToolSearchIndex, type ToolSearchQuery } from './search/tool-index.js';
+export { words } from './search/words.js';
 export {
   APPROVAL_KEY,
   type ApprovalRecord,

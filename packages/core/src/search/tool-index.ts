@@ -1,0 +1,128 @@
+/**
+ * Tool search over a catalog (DESIGN §13): an immutable BM25 index, built once per catalog, that ranks
+ * tools for a task phrasing. MiniSearch does the indexing and BM25+ scoring (README.md says why that
+ * library); this file decides what is indexed, how words are made, and what a caller may see.
+ */
+import MiniSearch from 'minisearch';
+import { type SearchableTool, type SearchDocument, searchDocument } from './documents.js';
+import {
+  DEFAULT_TOOL_SEARCH_OPTIONS,
+  MAX_QUERY_TERMS,
+  SEARCH_FIELDS,
+  type SearchField,
+  type ToolSearchOptions,
+} from './options.js';
+import { expansions } from './synonyms.js';
+import { indexTerm } from './terms.js';
+import { words } from './words.js';
+
+/** One ranked tool: its exposed name and its score (higher is better; comparable within one search only). */
+export interface ToolSearchHit {
+  name: string;
+  score: number;
+}
+
+export interface ToolSearchQuery {
+  /** At most this many hits (a positive integer). */
+  limit: number;
+  /**
+   * Whether the caller may see the tool of this exposed name. Applied before `limit`: a caller gets
+   * up to `limit` tools it may see, never one it may not.
+   */
+  visible?: (name: string) => boolean;
+}
+
+/** Fuzzy matching only for query words this long: shorter ones would match too many other words. */
+const MIN_FUZZY_LENGTH = 5;
+/** Prefix matching only for query words this long: `a`… or `ge`… would match half the index. */
+const MIN_PREFIX_LENGTH = 3;
+
+type Indexed = SearchDocument & { id: number };
+
+/**
+ * A ranked, read-only index of one catalog. Holds nothing per request or per session: build a new
+ * one when the catalog changes (3,000 tools take a few tens of milliseconds).
+ *
+ * @example
+ * const index = new ToolSearchIndex(tools);
+ * index.search('open a bug about the login page', { limit: 5, visible: (name) => allowed.has(name) });
+ * // [{ name: 'tracker__create_issue', score: 18.2 }, …]
+ */
+export class ToolSearchIndex {
+  readonly #names: string[] = [];
+  readonly #engine: MiniSearch<Indexed>;
+  readonly #options: ToolSearchOptions;
+
+  /** Indexes `tools`; a name seen twice keeps its first tool. */
+  constructor(tools: Iterable<SearchableTool>, options: Partial<ToolSearchOptions> = {}) {
+    this.#options = { ...DEFAULT_TOOL_SEARCH_OPTIONS, ...options };
+    const { stemming } = this.#options;
+    this.#engine = new MiniSearch<Indexed>({
+      fields: [...SEARCH_FIELDS],
+      idField: 'id',
+      // Documents hold words already split (documents.ts); here they only become terms.
+      tokenize: (text) => text.split(' '),
+      processTerm: (word) => (word === '' ? undefined : indexTerm(word, stemming)),
+    });
+    const seen = new Set<string>();
+    const documents: Indexed[] = [];
+    for (const tool of tools) {
+      if (seen.has(tool.name)) continue;
+      seen.add(tool.name);
+      documents.push({ id: this.#names.length, ...searchDocument(tool) });
+      this.#names.push(tool.name);
+    }
+    this.#engine.addAll(documents);
+  }
+
+  /** How many tools the index holds. */
+  get size(): number {
+    return this.#names.length;
+  }
+
+  /**
+   * The query's index terms and their weights: its own words (split, stop words dropped, stemmed) at 1,
+   * then the words they expand to (synonyms.ts) at `synonymWeight`; deduplicated, at most MAX_QUERY_TERMS.
+   */
+  terms(query: string): Map<string, number> {
+    const { stemming, synonymWeight } = this.#options;
+    const terms = new Map<string, number>();
+    const add = (word: string, weight: number): void => {
+      const term = indexTerm(word, stemming);
+      if (term !== undefined && !terms.has(term) && terms.size < MAX_QUERY_TERMS) terms.set(term, weight);
+    };
+    const queryWords = words(query);
+    for (const word of queryWords) add(word, 1);
+    if (synonymWeight > 0) for (const word of expansions(queryWords)) add(word, synonymWeight);
+    return terms;
+  }
+
+  /** The tools best matching `query`, best first, at most `limit`, only those `visible` admits. */
+  search(query: string, { limit, visible }: ToolSearchQuery): ToolSearchHit[] {
+    const terms = this.terms(query);
+    if (terms.size === 0 || limit < 1 || this.#names.length === 0) return [];
+    const names = this.#names;
+    const { boost, prefix, prefixWeight, fuzzy, fuzzyWeight, bm25 } = this.#options;
+    const results = this.#engine.search(
+      { queries: [...terms.keys()], combineWith: 'OR' },
+      {
+        boost: boost as Record<SearchField, number>,
+        boostTerm: (term) => terms.get(term) ?? 1,
+        prefix: prefix ? (term) => term.length >= MIN_PREFIX_LENGTH : false,
+        fuzzy: fuzzy > 0 ? (term) => (term.length >= MIN_FUZZY_LENGTH ? fuzzy : false) : false,
+        weights: { prefix: prefixWeight, fuzzy: fuzzyWeight },
+        bm25,
+        // The query terms are made above; MiniSearch must not split or process them again.
+        tokenize: (text) => [text],
+        processTerm: (term) => term,
+        ...(visible === undefined ? {} : { filter: (result) => visible(names[result.id as number]!) }),
+      },
+    );
+    const hits: ToolSearchHit[] = [];
+    for (const result of results) {
+      if (hits.length === limit) break;
+      hits.push({ name: names[result.id as number]!, score: result.score });
+    }
+    return hits;
+  }
+}
