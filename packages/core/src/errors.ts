@@ -64,6 +64,12 @@ export type GatewayErrorReason =
   /** A task id this gateway did not hand to this caller (or whose upstream is gone). */
   | 'task_not_found'
   | 'invalid_cursor'
+  /** Tool search (DESIGN §13): `search_tools` without a usable query, or with a limit out of 1..20. */
+  | 'invalid_query'
+  | 'invalid_limit'
+  /** Tool search: `call_tool` without a tool name, or with arguments that are not an object. */
+  | 'invalid_name'
+  | 'invalid_arguments'
   | 'invalid_request_state'
   | 'cancelled'
   | 'upstream_error'

@@ -6,6 +6,9 @@ import type { Dispatcher } from './features/dispatch.js';
 import { gatewayFeatures } from './features/index.js';
 import { skillsExtensions } from './features/skills-capability.js';
 import { tasksCapabilities } from './features/tasks-capability.js';
+import { unwrapCallTool } from './features/tool-search/call-tool.js';
+import { CallerTools } from './features/tool-search/caller-tools.js';
+import { callsCallTool } from './features/tool-search/search-mode.js';
 import { Asking } from './interaction/asking.js';
 import { interactiveCaller } from './interaction/caller.js';
 import { INPUT_ROUND_TTL_MS, RequestStateSeal } from './interaction/request-state.js';
@@ -14,7 +17,7 @@ import { countInventory, type InventoryCounts, type InventoryOptions } from './l
 import { MergedListing } from './listing/merged.js';
 import { createLogger, type Logger } from './logger.js';
 import type { Outcome } from './middleware.js';
-import { ListChangedCoalescer } from './notify/list-changed.js';
+import { LIST_CHANGED, ListChangedCoalescer } from './notify/list-changed.js';
 import { SessionRegistry } from './notify/sessions.js';
 import { taskStatusRelay } from './notify/task-status.js';
 import { UpstreamEvents } from './notify/upstream-events.js';
@@ -30,6 +33,7 @@ import { NamedCatalog } from './routing/named-catalog.js';
 import { ResourceRouter } from './routing/resource-router.js';
 import { TaskIdSeal } from './routing/task-ids.js';
 import { TaskOwners } from './routing/task-owners.js';
+import { SearchCatalog } from './search/search-catalog.js';
 import { GatewayStats } from './stats/recorder.js';
 import type { SubscriptionTable } from './subscriptions.js';
 import { GatewayTelemetry, requestAttributes } from './telemetry.js';
@@ -40,7 +44,7 @@ import { type UpstreamChanges, UpstreamPool, type UpstreamStatus } from './upstr
 import { upstreamSubscriptions } from './upstream/subscription-table.js';
 import type { ToolSearchConfig, VirtualServerConfig } from './views/endpoint-view.js';
 import { EndpointViews } from './views/endpoint-views.js';
-import { hiddenBy } from './views/not-exposed.js';
+import { hiddenBy, NOT_EXPOSED_KEY } from './views/not-exposed.js';
 
 export interface GatewayOptions {
   upstreams: UpstreamConfig[];
@@ -108,6 +112,10 @@ export class Gateway {
   readonly #asking: Asking;
   /** The root endpoint and the virtual servers: what each exposes. */
   readonly #views: EndpointViews;
+  /** Tool search's index of the whole catalog. */
+  readonly #searchCatalog: SearchCatalog;
+  /** The tools each caller may use on its endpoint (tool search returns and calls nothing else). */
+  readonly #callerTools: CallerTools;
   #settled: Promise<void> | undefined;
   #closed = false;
 
@@ -157,10 +165,16 @@ export class Gateway {
     this.#taskIds = new TaskIdSeal(options.cursorSecret);
     this.#views = new EndpointViews(options.virtualServers, options.toolSearch);
     const views = this.#views;
+    // Tool search: the catalog indexed from the gateway's own full listings, once per change of it, and
+    // each caller's usable tools from its own tools/list, listed again after any list change.
+    this.#searchCatalog = new SearchCatalog();
+    tools.onListed((upstream, items) => this.#searchCatalog.update(upstream, items));
+    this.#callerTools = new CallerTools((ctx) => this.handle(ctx));
     // A session hears of a list change only when its endpoint exposes one of the upstreams that changed.
-    this.#listChanged = new ListChangedCoalescer(options.listChangedDebounceMs ?? 25, (method, upstreams) =>
-      this.#sessions.broadcast(method, {}, (session) => views.concerns(session.endpoint, upstreams)),
-    );
+    this.#listChanged = new ListChangedCoalescer(options.listChangedDebounceMs ?? 25, (method, upstreams) => {
+      if (method === LIST_CHANGED.tools) this.#callerTools.invalidate();
+      this.#sessions.broadcast(method, {}, (session) => views.concerns(session.endpoint, upstreams));
+    });
     this.#events = UpstreamEvents.withFanout({
       sessions: this.#sessions,
       subscriptions: this.#subscriptions,
@@ -195,6 +209,7 @@ export class Gateway {
       call,
       taskIds: this.#taskIds,
       taskOwners: this.#taskOwners,
+      search: { catalog: this.#searchCatalog, callers: this.#callerTools },
     });
     this.#dispatcher = dispatcher;
     const completionTarget = (ref: unknown) => completion.route(ref)?.upstream;
@@ -245,6 +260,7 @@ export class Gateway {
     this.#router.reconfigure(kept);
     this.#listing.rekey();
     this.#taskOwners.retain(new Set(this.#pool.names));
+    this.#searchCatalog.retain(new Set(this.#pool.names));
     for (const u of retired) this.#events.retired(u);
     await Promise.allSettled(retired.map((u) => u.close()));
     // Not started before start(): start() connects the whole pool.
@@ -445,9 +461,28 @@ export class Gateway {
       );
       return Promise.resolve({ ok: false, error: gone });
     }
+    if (callsCallTool(request)) return this.#callingTool(request);
+    return this.#enter(request);
+  }
+
+  /** A tool search `call_tool`: handled as the `tools/call` of the tool it names (see unwrapCallTool). */
+  async #callingTool(request: RequestContext): Promise<Outcome> {
+    try {
+      await unwrapCallTool(request, this.#callerTools);
+    } catch (error) {
+      return { ok: false, error: errorForEra(GatewayError.fromUnknown(error), request.client) };
+    }
+    return this.#enter(request);
+  }
+
+  #enter(request: RequestContext): Promise<Outcome> {
     request.target ??= this.#dispatcher.target(request);
     // What the endpoint does not expose reaches the plugins as an unknown name or URI would: no target.
-    if (request.target && hiddenBy(request.view, request.target)) request.target = undefined;
+    if (request.target && hiddenBy(request.view, request.target)) {
+      request.target = undefined;
+      request.state.set(NOT_EXPOSED_KEY, true);
+    }
+    if (request.state.get(NOT_EXPOSED_KEY) === true) request.target = undefined;
     const started = performance.now();
     let ctx = request;
     let run: Promise<Outcome>;
@@ -490,6 +525,7 @@ export class Gateway {
   async close(): Promise<void> {
     this.#closed = true;
     this.#listChanged.close();
+    this.#searchCatalog.close();
     this.#suspended.close();
     this.#sessions.clear();
     await this.#plugins.close();

@@ -153,3 +153,4 @@ export {
 export { CORE_VERSION } from './version.js';
 export { EndpointView, type ToolSearchConfig, type VirtualServerConfig } from './views/endpoint-view.js';
 export type { EndpointViews } from './views/endpoint-views.js';
+export { NOT_EXPOSED_KEY } from './views/not-exposed.js';

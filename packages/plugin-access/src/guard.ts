@@ -1,6 +1,7 @@
 import {
   GatewayError,
   type Logger,
+  NOT_EXPOSED_KEY,
   type Outcome,
   type PluginGateway,
   type RequestContext,
@@ -66,6 +67,9 @@ export class AccessGuard {
 
   /** Request middleware: refuses denied requests with `forbidden` before anything else sees them. */
   async request(ctx: RequestContext, next: () => Promise<Outcome>): Promise<Outcome> {
+    // The gateway refuses it as an unknown name or URI (its endpoint hides it, or tool search's call_tool
+    // named a tool this caller cannot list): judging it would tell "forbidden" from "unknown".
+    if (ctx.state.get(NOT_EXPOSED_KEY) === true) return next();
     if (LIST_METHODS.has(ctx.method)) {
       const decision = this.#policy.decideListRequest(ctx.identity, ctx.method);
       return decision.effect === 'allow' ? next() : this.#refuse(ctx, undefined, decision);

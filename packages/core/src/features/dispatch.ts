@@ -1,8 +1,9 @@
 import type { RequestContext, RequestTarget } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 import type { Outcome } from '../middleware.js';
-import { addressesOneItem, hiddenBy, notExposed } from '../views/not-exposed.js';
+import { addressesOneItem, hiddenBy, NOT_EXPOSED_KEY, notExposed } from '../views/not-exposed.js';
 import type { Feature, MethodHandler } from './feature.js';
+import { callsSearchTools } from './tool-search/search-mode.js';
 
 /**
  * The terminal step of the request chain: sends each method to the feature that answers it. Errors
@@ -46,8 +47,9 @@ export class Dispatcher {
         ),
       };
     }
-    // A virtual server's request for an item it does not expose is refused as if the item did not exist.
-    if (ctx.view && !ctx.view.whole && addressesOneItem(ctx.method)) {
+    // A request for an item its caller may not see there is refused as if the item did not exist.
+    if (ctx.state.get(NOT_EXPOSED_KEY) === true) return { ok: false, error: notExposed(ctx) };
+    if (ctx.view && !ctx.view.whole && addressesOneItem(ctx.method) && !callsSearchTools(ctx)) {
       const target = ctx.target ?? this.target(ctx);
       if (!target || hiddenBy(ctx.view, target)) return { ok: false, error: notExposed(ctx) };
     }

@@ -9,6 +9,7 @@ import { type ResourcesDeps, resourcesFeature } from './resources.js';
 import { skillsFeature } from './skills.js';
 import { taskAwareToolCaller } from './task-calls.js';
 import { tasksFeature } from './tasks.js';
+import { type ToolSearchDeps, withToolSearch } from './tool-search/tool-search.js';
 import { toolsFeature } from './tools.js';
 
 export interface GatewayFeaturesDeps extends ResourcesDeps {
@@ -19,6 +20,8 @@ export interface GatewayFeaturesDeps extends ResourcesDeps {
   taskIds: TaskIdSeal;
   /** The tasks handed out, by whose they are. */
   taskOwners: TaskOwners;
+  /** Tool search (DESIGN §13): the indexed catalog and what each caller may use. */
+  search: ToolSearchDeps;
 }
 
 /**
@@ -33,7 +36,10 @@ export function gatewayFeatures(deps: GatewayFeaturesDeps): {
   const completion = completionFeature({ pool, router, prompts });
   const dispatcher = new Dispatcher([
     resourcesFeature(deps),
-    toolsFeature({ pool, catalog: tools, listing, call: taskAwareToolCaller({ seal, owners }, call) }),
+    withToolSearch(
+      toolsFeature({ pool, catalog: tools, listing, call: taskAwareToolCaller({ seal, owners }, call) }),
+      deps.search,
+    ),
     promptsFeature({ pool, catalog: prompts, listing, call }),
     completion,
     skillsFeature({ pool, router, listing, call }),

@@ -1,6 +1,7 @@
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { nameFilter } from '../naming/curation.js';
+import { asRecords } from '../payload.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { offered, type UpstreamPool } from '../upstream/pool.js';
 import { type NamedKind, type NamedTarget, NameIndex } from './name-index.js';
@@ -29,12 +30,32 @@ export class NamedCatalog {
   readonly #endless = new Set<string>();
   /** When an unknown name last had each upstream listed, to bound listings driven by unknown names. */
   readonly #missedAt = new Map<string, number>();
+  #onListed: ((upstream: string, items: readonly Record<string, unknown>[]) => void) | undefined;
 
   constructor(kind: NamedKind, pool: UpstreamPool, logger: Logger) {
     this.kind = kind;
     this.#pool = pool;
     this.#log = logger;
     this.index = new NameIndex(kind, this.#entries(), logger);
+  }
+
+  /**
+   * Hears every full listing the catalog reads: the upstream's items as clients see them (renamed to
+   * their exposed names; curated and colliding ones left out). Tool search builds its index from these.
+   */
+  onListed(listener: (upstream: string, items: readonly Record<string, unknown>[]) => void): void {
+    this.#onListed = listener;
+  }
+
+  #exposed(upstream: string, items: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+    const out: Record<string, unknown>[] = [];
+    for (const item of items) {
+      if (typeof item.name !== 'string') continue;
+      const exposed = this.index.expose(upstream, item.name);
+      const owner = exposed === undefined ? undefined : this.index.resolve(exposed);
+      if (owner?.upstream === upstream && owner.name === item.name) out.push({ ...item, name: exposed });
+    }
+    return out;
   }
 
   /** Follows a change of the pool's upstream set; `kept` are the upstreams whose connection stayed. */
@@ -56,13 +77,19 @@ export class NamedCatalog {
     const running = this.#refreshing.get(upstream.name);
     if (running) return running;
     if (upstream.state !== 'ready' || !offered(upstream.capabilities, this.kind)) return Promise.resolve();
+    const items: Record<string, unknown>[] = [];
     const done = this.index
       .refresh(
         upstream.name,
-        (method, cursor) => upstream.request(method, cursor === undefined ? {} : { cursor }),
+        async (method, cursor) => {
+          const page = await upstream.request(method, cursor === undefined ? {} : { cursor });
+          if (this.#onListed) items.push(...asRecords(page[this.kind]));
+          return page;
+        },
         this.#pool.limits.maxPagesPerList,
       )
       .then((end) => {
+        this.#onListed?.(upstream.name, this.#exposed(upstream.name, items));
         if (end === 'complete') this.#endless.delete(upstream.name);
         else this.#endless.add(upstream.name);
         if (end !== 'complete') {

@@ -6,6 +6,13 @@ import { unknownNamed } from '../routing/named-catalog.js';
 import { unownedUri } from '../routing/resource-router.js';
 import type { EndpointView } from './endpoint-view.js';
 
+/**
+ * Set in `ctx.state` by the gateway when a request addresses something its caller may not see there (its
+ * endpoint hides it, or tool search's `call_tool` named a tool the caller cannot use): the request goes
+ * through the plugins as one for an unknown name would, and is refused where unknown names are.
+ */
+export const NOT_EXPOSED_KEY = 'switchyard.not-exposed';
+
 /** The requests that address one item (everything else is a list, or addresses none). */
 const TARGETED: ReadonlySet<string> = new Set([
   'tools/call',

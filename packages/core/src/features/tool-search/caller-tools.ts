@@ -1,0 +1,96 @@
+import type { RequestContext } from '../../context.js';
+import type { Outcome } from '../../middleware.js';
+import { asRecords } from '../../payload.js';
+
+/** The key in `ctx.state` of the gateway's own full `tools/list` for a caller: search mode stays out of it. */
+export const FULL_TOOL_LIST_KEY = 'switchyard.full-tool-list';
+
+/** How long a caller's tools are trusted without a catalog change (a policy may hinge on time). */
+const FRESH_MS = 30_000;
+/** The most callers kept at once (the oldest goes first). */
+const MAX_CALLERS = 1000;
+/** A listing that does not end is cut off here (the merged listing pages are bounded anyway). */
+const MAX_PAGES = 1000;
+const LISTING_TIMEOUT_MS = 30_000;
+
+type Tools = ReadonlyMap<string, Record<string, unknown>>;
+
+/**
+ * The tools one caller may use on one endpoint: what its own `tools/list` answers, through every plugin
+ * (access rules, pins' quarantine, curation, the virtual server), walked once per catalog change and
+ * kept. Tool search returns and calls nothing else, so it hides exactly what `tools/list` hides.
+ */
+export class CallerTools {
+  readonly #list: (ctx: RequestContext) => Promise<Outcome>;
+  readonly #cache = new Map<string, { generation: number; at: number; tools: Promise<Tools> }>();
+  #generation = 0;
+
+  /** `list` runs one `tools/list` request through the gateway (its plugins included). */
+  constructor(list: (ctx: RequestContext) => Promise<Outcome>) {
+    this.#list = list;
+  }
+
+  /** The catalog, a policy or the endpoints changed: every caller's tools are listed anew. */
+  invalidate(): void {
+    this.#generation += 1;
+  }
+
+  /** The tools `ctx`'s caller may use on `ctx`'s endpoint, by exposed name, as its `tools/list` shows them. */
+  of(ctx: RequestContext): Promise<Tools> {
+    const key = callerKey(ctx);
+    const now = Date.now();
+    const cached = this.#cache.get(key);
+    if (cached && cached.generation === this.#generation && now - cached.at < FRESH_MS) return cached.tools;
+    const tools = this.#walk(ctx);
+    this.#cache.delete(key);
+    this.#cache.set(key, { generation: this.#generation, at: now, tools });
+    if (this.#cache.size > MAX_CALLERS) this.#cache.delete(this.#cache.keys().next().value as string);
+    // A listing that failed is not kept: the next search lists again.
+    tools.catch(() => this.#cache.get(key)?.tools === tools && this.#cache.delete(key));
+    return tools;
+  }
+
+  async #walk(ctx: RequestContext): Promise<Tools> {
+    const tools = new Map<string, Record<string, unknown>>();
+    let cursor: string | undefined;
+    for (let page = 0; page < MAX_PAGES; page++) {
+      const outcome = await this.#list(listingContext(ctx, cursor));
+      // A caller refused tools/list itself may use no tool.
+      if (!outcome.ok) return tools;
+      for (const tool of asRecords(outcome.result.tools)) {
+        if (typeof tool.name === 'string') tools.set(tool.name, tool);
+      }
+      const next = outcome.result.nextCursor;
+      if (typeof next !== 'string' || next.length === 0) break;
+      cursor = next;
+    }
+    return tools;
+  }
+}
+
+/** Callers who see the same tools: one endpoint, one era, one identity with its groups. */
+function callerKey(ctx: RequestContext): string {
+  const { identity } = ctx;
+  return [
+    ctx.view?.name ?? '',
+    ctx.client?.era ?? 'legacy',
+    identity.id,
+    ...[...identity.groups].sort(),
+  ].join('\u0000');
+}
+
+/** The gateway's own `tools/list` for `ctx`'s caller: same session, endpoint and client, its own signal. */
+function listingContext(ctx: RequestContext, cursor: string | undefined): RequestContext {
+  return {
+    method: 'tools/list',
+    params: cursor === undefined ? {} : { cursor },
+    session: ctx.session,
+    identity: ctx.identity,
+    signal: AbortSignal.timeout(LISTING_TIMEOUT_MS),
+    notifyRelated: async () => {},
+    state: new Map([[FULL_TOOL_LIST_KEY, true]]),
+    // The client as it declared itself, without what its request carried (a retry's answers and state).
+    ...(ctx.client ? { client: { era: ctx.client.era, capabilities: ctx.client.capabilities } } : {}),
+    ...(ctx.view ? { view: ctx.view } : {}),
+  };
+}
