@@ -2,6 +2,7 @@ import {
   CACHE_STATUS_KEY,
   type CacheStatus,
   GatewayError,
+  NOT_EXPOSED_KEY,
   type Outcome,
   type RequestContext,
 } from '@switchyard/core';
@@ -58,6 +59,9 @@ export class ReadThrough {
     if (ctx.method !== 'resources/read' || this.#closed || typeof uri !== 'string' || uri.length === 0) {
       return next();
     }
+    // A read of what the caller's endpoint does not expose is refused as unknown: a cached copy read
+    // elsewhere (the root endpoint, another virtual server) must not answer it.
+    if (ctx.state.get(NOT_EXPOSED_KEY) === true) return next();
     if (isRetry(ctx) || this.#l2?.mode === 'refuse') return this.#bypass(ctx, next);
     const hit = this.#cache.lookup(uri, ctx.identity.id);
     if (hit) {

@@ -44,11 +44,15 @@ export class ProtectedResource {
 
   /**
    * Answers `req` when it asks for the metadata: at the path-aware URI of the resource's path or of the
-   * listener's path (they differ behind a path-rewriting proxy), or at the root URI. Returns whether it did.
+   * listener's path (they differ behind a path-rewriting proxy) or of a virtual server below it, or at the
+   * root URI. Returns whether it did.
    */
   serve(req: IncomingMessage, res: ServerResponse, listenerPath: string): boolean {
     const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/(.)\/$/, '$1');
-    if (path !== WELL_KNOWN && path !== this.#resourcePath && path !== wellKnownPath(listenerPath)) {
+    const listener = wellKnownPath(listenerPath);
+    // A virtual server (<path>/<name>) is the same protected resource: its path-aware URI answers too.
+    const virtual = path.startsWith(`${listener}/`) && !path.slice(listener.length + 1).includes('/');
+    if (path !== WELL_KNOWN && path !== this.#resourcePath && path !== listener && !virtual) {
       return false;
     }
     req.resume();

@@ -211,6 +211,26 @@
         ),
       ),
     );
+    // Virtual servers (DESIGN §13): what each exposes and where clients reach it.
+    const virtual = s.virtualServers ?? [];
+    $('virtual-section').hidden = virtual.length === 0;
+    fill(
+      'virtual-servers',
+      virtual.map((v) =>
+        row(
+          [
+            v.name,
+            { text: v.servers.join(', '), cls: 'wrap' },
+            v.tools,
+            v.prompts,
+            v.toolSearch ? 'on' : 'off',
+            v.sessions,
+            { text: v.urls.join(' · '), cls: 'wrap' },
+          ],
+          { 'data-virtual-server': v.name },
+        ),
+      ),
+    );
     // The pin plugin's section (`pins`), when it is loaded: what it quarantines, which fields changed,
     // and the diff (before: the pinned definition, after: the one listed now).
     $('pins-section').hidden = s.pins === undefined;

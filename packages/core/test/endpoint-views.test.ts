@@ -1,0 +1,108 @@
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ListChangedCoalescer } from '../src/notify/list-changed.js';
+import { EndpointView } from '../src/views/endpoint-view.js';
+import { EndpointViews } from '../src/views/endpoint-views.js';
+import { listedIn } from '../src/views/listed-in.js';
+import { hiddenBy } from '../src/views/not-exposed.js';
+
+afterEach(() => vi.useRealTimers());
+
+const dev = new EndpointView('dev', {
+  servers: ['gh', 'ci-*'],
+  tools: { allow: ['gh__*', 'ci-a__run'], deny: ['gh__delete_*'] },
+  prompts: { deny: ['*'] },
+  resources: { allow: ['gh+file:///docs/*'] },
+});
+
+describe('EndpointView', () => {
+  it('exposes only its servers, and of those only what its globs over exposed names admit', () => {
+    expect(['gh', 'ci-a', 'ci', 'docs'].map((s) => dev.includes(s))).toEqual([true, true, false, false]);
+    expect(dev.tool('gh__search', 'gh')).toBe(true);
+    expect(dev.tool('gh__delete_repo', 'gh')).toBe(false);
+    expect(dev.tool('ci-a__run', 'ci-a')).toBe(true);
+    expect(dev.tool('ci-a__other', 'ci-a')).toBe(false);
+    // An unprefixed server's names match the globs as they are exposed; the server decides too.
+    expect(dev.tool('gh__search', 'docs')).toBe(false);
+    expect(dev.prompt('gh__summary', 'gh')).toBe(false);
+    expect(dev.resource('gh+file:///docs/a.md', 'gh')).toBe(true);
+    expect(dev.resource('gh+file:///secrets/a', 'gh')).toBe(false);
+  });
+
+  it('treats prototype names as plain names', () => {
+    for (const name of ['__proto__', 'constructor', 'toString', 'prototype']) {
+      expect(dev.includes(name)).toBe(false);
+      expect(dev.tool(name, 'gh')).toBe(false);
+    }
+  });
+
+  it('tells what a request target it does not expose is, for every kind', () => {
+    expect(hiddenBy(dev, { kind: 'tool', upstream: 'gh', name: 'delete_x', exposed: 'gh__delete_x' })).toBe(
+      true,
+    );
+    expect(hiddenBy(dev, { kind: 'tool', upstream: 'gh', name: 'x', exposed: 'gh__x' })).toBe(false);
+    expect(hiddenBy(dev, { kind: 'prompt', upstream: 'gh', name: 'p', exposed: 'gh__p' })).toBe(true);
+    expect(hiddenBy(dev, { kind: 'resource', upstream: 'ci-a', uri: 'x', exposed: 'ci-a+x' })).toBe(true);
+    expect(
+      hiddenBy(new EndpointView(undefined), { kind: 'tool', upstream: 'gh', exposed: 'gh__delete_x' }),
+    ).toBe(false);
+    expect(hiddenBy(undefined, { kind: 'tool', upstream: 'gh', exposed: 'gh__delete_x' })).toBe(false);
+  });
+
+  it('keeps list items by their exposed name or URI, other lists by server', () => {
+    expect(listedIn(dev, 'tools', 'gh', { name: 'gh__search' })).toBe(true);
+    expect(listedIn(dev, 'tools', 'gh', { name: 'gh__delete_a' })).toBe(false);
+    expect(listedIn(dev, 'tools', 'gh', { name: 42 })).toBe(false);
+    expect(listedIn(dev, 'resourceTemplates', 'gh', { uriTemplate: 'gh+file:///docs/{p}' })).toBe(true);
+    expect(listedIn(dev, 'skills', 'gh', {})).toBe(true);
+    expect(listedIn(dev, 'skills', 'docs', {})).toBe(false);
+  });
+});
+
+describe('EndpointViews', () => {
+  const views = new EndpointViews(new Map([['dev', { servers: ['gh'] }]]), {
+    enabled: true,
+    limit: 5,
+    alwaysList: [],
+  });
+
+  it('finds the root and the virtual servers by name; an unknown name finds nothing', () => {
+    expect(views.get(undefined)?.whole).toBe(true);
+    expect(views.get('dev')?.name).toBe('dev');
+    expect(views.get('nope')).toBeUndefined();
+    expect(views.get('__proto__')).toBeUndefined();
+    expect(views.names()).toEqual(['dev']);
+    // A virtual server without its own tool search takes the top-level one.
+    expect(views.get('dev')?.toolSearch).toEqual({ enabled: true, limit: 5, alwaysList: [] });
+  });
+
+  it('says which sessions a list change concerns', () => {
+    expect(views.concerns(undefined, new Set(['ci']))).toBe(true);
+    expect(views.concerns('dev', new Set(['ci']))).toBe(false);
+    expect(views.concerns('dev', new Set(['ci', 'gh']))).toBe(true);
+    expect(views.concerns('dev', 'all')).toBe(true);
+    expect(views.concerns('gone', 'all')).toBe(false);
+  });
+});
+
+describe('ListChangedCoalescer', () => {
+  it('gathers the upstreams that changed in one window, and everyone for a change of its own', async () => {
+    vi.useFakeTimers();
+    const emitted: [string, unknown][] = [];
+    const coalescer = new ListChangedCoalescer(25, (method, upstreams) =>
+      emitted.push([method, upstreams === 'all' ? 'all' : [...upstreams].sort()]),
+    );
+    coalescer.schedule('tools', 'gh');
+    coalescer.schedule('tools', 'ci');
+    coalescer.schedule('prompts', 'gh');
+    await vi.advanceTimersByTimeAsync(25);
+    coalescer.schedule('tools', 'gh');
+    coalescer.schedule('tools');
+    await vi.advanceTimersByTimeAsync(25);
+    expect(emitted).toEqual([
+      ['notifications/tools/list_changed', ['ci', 'gh']],
+      ['notifications/prompts/list_changed', ['gh']],
+      ['notifications/tools/list_changed', 'all'],
+    ]);
+    coalescer.close();
+  });
+});
