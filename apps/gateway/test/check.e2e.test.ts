@@ -121,4 +121,36 @@ describe('switchyard check', () => {
     expect(stderr).toContain(`Invalid config ${file}:`);
     expect(stderr).toMatch(/\$\.mcpServers\.docs\.url: unsupported URL scheme "ftp:".*\(line 3, column 10\)/);
   });
+
+  it('prints what each virtual server exposes, and names an alwaysList tool it does not', async () => {
+    const dir = await tempDir(cleanup);
+    const file = join(dir, 'switchyard.json');
+    const kit = (name: string, tools: string) => ({
+      command: process.execPath,
+      args: [TESTKIT_CLI, '--name', name, '--tools', tools, '--prompts', '1'],
+    });
+    await writeFile(
+      file,
+      JSON.stringify({
+        mcpServers: { gh: kit('gh', '4'), ci: kit('ci', '2') },
+        virtualServers: {
+          dev: { servers: ['gh'], tools: { deny: ['gh__tool_3'] } },
+          ops: {
+            servers: ['*'],
+            prompts: { deny: ['*'] },
+            toolSearch: { alwaysList: ['ci__tool_0', 'ci__tool_9'] },
+          },
+        },
+      }),
+    );
+    const { code, stdout } = await check(file);
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('VIRTUAL SERVER'));
+    expect(lines[at]).toMatch(/^VIRTUAL SERVER\s+SERVERS\s+TOOLS\s+PROMPTS\s+TOOL SEARCH\s+NOTES$/);
+    expect(lines[at + 1]?.split(/\s+/)).toEqual(['dev', 'gh', '3', '1', 'off']);
+    expect(lines[at + 2]).toMatch(
+      /^ops\s+gh,ci\s+6\s+0\s+on\s+alwaysList names no tool it exposes: ci__tool_9$/,
+    );
+  });
 });

@@ -1,8 +1,8 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { exampleCopy } from './support/example.js';
 import {
   Cleanup,
   connectHttp,
@@ -15,38 +15,9 @@ import {
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const EXAMPLE = fileURLToPath(new URL('../../../examples/switchyard.json', import.meta.url));
-
-interface ExampleConfig {
-  listen: { http: { port: number }; admin: { port: number } };
-  mcpServers: Record<string, { command: string; args: string[] }>;
-}
-
-/**
- * The bundled example config, copied to a temp folder as `pnpm start` would run it, except: ephemeral
- * ports (port 0), script paths made absolute, and the queue status refreshed every 200 ms.
- */
-async function exampleCopy(): Promise<{ file: string; dir: string }> {
-  const config = JSON.parse(await readFile(EXAMPLE, 'utf8')) as ExampleConfig;
-  config.listen.http.port = 0;
-  config.listen.admin.port = 0;
-  for (const server of Object.values(config.mcpServers)) {
-    server.args = server.args.map((arg) =>
-      arg.endsWith('.js') && !isAbsolute(arg) ? resolve(dirname(EXAMPLE), arg) : arg,
-    );
-    const tick = server.args.indexOf('--tick-ms');
-    if (tick >= 0) server.args[tick + 1] = '200';
-  }
-  const dir = await tempDir(cleanup);
-  await mkdir(join(dir, '.switchyard')); // the audit file's folder (in the repo it is committed)
-  const file = join(dir, 'switchyard.json');
-  await writeFile(file, JSON.stringify(config, null, 2));
-  return { file, dir };
-}
-
 describe('pnpm start: the example and its banner', () => {
   it('prints a banner on stderr whose URLs answer, with the real ports, and the example serves everything', async () => {
-    const { file, dir } = await exampleCopy();
+    const { file, dir } = await exampleCopy(cleanup);
     const gw = spawnGateway(cleanup, ['--config', file, '--banner']);
     // The banner's last line: the whole block (one write) is in by then.
     await gw.waitForLine(/^\s+VS Code\s/, { timeoutMs: 20_000, what: 'the banner' });
@@ -98,7 +69,7 @@ describe('pnpm start: the example and its banner', () => {
   });
 
   it('the tickets tools work through the gateway: create, close after an elicitation, triage with progress', async () => {
-    const { file } = await exampleCopy();
+    const { file } = await exampleCopy(cleanup);
     const gw = spawnGateway(cleanup, ['--config', file, '--banner']);
     const [, mcpUrl] = await gw.waitForLine(/^MCP endpoint\s+(http:\/\/\S+)$/, { timeoutMs: 20_000 });
     const client = new Client(
@@ -166,7 +137,7 @@ describe('pnpm start: the example and its banner', () => {
   });
 
   it('leaves the banner out with --quiet, and by default when stderr is not a terminal', async () => {
-    const { file } = await exampleCopy();
+    const { file } = await exampleCopy(cleanup);
     const runs = [
       spawnGateway(cleanup, ['--config', file, '--quiet', '--banner']),
       spawnGateway(cleanup, ['--config', file]), // stderr is a pipe here
