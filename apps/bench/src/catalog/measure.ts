@@ -48,6 +48,11 @@ export function measureBuild(
 export interface SearchLatency extends LatencySummary {
   tools: number;
   limit: number;
+  /**
+   * This process's CPU time per search, averaged over the timed searches (ms): what a search costs
+   * whatever else the box runs, where wall-clock percentiles also count time spent waiting for a core.
+   */
+  cpuMsPerSearch: number;
 }
 
 /** `count` searches of `queries` round-robin (after `warmup`), each timed on its own (ms). */
@@ -58,10 +63,13 @@ export function measureSearch(
 ): SearchLatency {
   for (let i = 0; i < warmup; i++) index.search(queries[i % queries.length]!, { limit });
   const samples = new Float64Array(count);
+  const cpu = process.cpuUsage();
   for (let i = 0; i < count; i++) {
     const start = process.hrtime.bigint();
     index.search(queries[i % queries.length]!, { limit });
     samples[i] = msSince(start);
   }
-  return { tools: index.size, limit, ...summarize(samples) };
+  const used = process.cpuUsage(cpu);
+  const cpuMsPerSearch = (used.user + used.system) / 1000 / count;
+  return { tools: index.size, limit, cpuMsPerSearch, ...summarize(samples) };
 }

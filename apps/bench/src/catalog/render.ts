@@ -47,13 +47,14 @@ export function renderCatalog(result: CatalogResult): string[] {
         qualityRow('held-out half', result.quality.heldOut),
         qualityRow('tuning half', result.quality.tune),
         qualityRow('all', result.quality.all),
+        qualityRow('blind (after tuning)', result.quality.blind),
       ],
       'lrrrr',
     ),
-    `   not ranked first (${result.quality.all.misses.length}):`,
+    `   not ranked first (${result.quality.all.misses.length} of the set, ${result.quality.blind.misses.length} of the blind set):`,
     table(
       ['query', 'expected', 'rank', 'ranked first'],
-      result.quality.all.misses.map((miss) => [
+      [...result.quality.all.misses, ...result.quality.blind.misses].map((miss) => [
         miss.query.length > 60 ? `${miss.query.slice(0, 57)}...` : miss.query,
         miss.expected,
         miss.rank === undefined ? '>20' : String(miss.rank),
@@ -66,7 +67,7 @@ export function renderCatalog(result: CatalogResult): string[] {
     `8c. index build and search (limit ${config.limit}; ${int.format(config.searches)} searches of the labelled queries ` +
       `after ${int.format(config.warmup)} warm-up; build: median of ${config.buildRuns})`,
     table(
-      ['tools', 'build ms', 'heap MiB', 'search p50 ms', 'p99 ms', 'max ms'],
+      ['tools', 'build ms', 'heap MiB', 'search p50 ms', 'p99 ms', 'max ms', 'CPU ms/search'],
       result.scale.map((row) => [
         int.format(row.tools),
         row.build.buildMs.toFixed(1),
@@ -74,8 +75,9 @@ export function renderCatalog(result: CatalogResult): string[] {
         ms(row.latency.p50),
         ms(row.latency.p99),
         ms(row.latency.max),
+        ms(row.latency.cpuMsPerSearch),
       ]),
-      'rrrrrr',
+      'rrrrrrr',
     ),
     '',
   ];

@@ -14,6 +14,7 @@ import {
 } from './options.js';
 import { expansions } from './synonyms.js';
 import { indexTerm } from './terms.js';
+import { typeValues } from './values.js';
 import { words } from './words.js';
 
 /** One ranked tool: its exposed name and its score (higher is better; comparable within one search only). */
@@ -34,6 +35,8 @@ export interface ToolSearchQuery {
 
 /** Fuzzy matching only for query words this long: shorter ones would match too many other words. */
 const MIN_FUZZY_LENGTH = 5;
+/** The shortest root a query word is cut back to (`stemWeight`). */
+const MIN_STEM_LENGTH = 4;
 /** Prefix matching only for query words this long: `a`… or `ge`… would match half the index. */
 const MIN_PREFIX_LENGTH = 3;
 
@@ -50,6 +53,8 @@ type Indexed = SearchDocument & { id: number };
  */
 export class ToolSearchIndex {
   readonly #names: string[] = [];
+  /** Every term of the index: a query word not among them may meet a shorter one it starts with. */
+  readonly #vocabulary = new Set<string>();
   readonly #engine: MiniSearch<Indexed>;
   readonly #options: ToolSearchOptions;
 
@@ -62,17 +67,19 @@ export class ToolSearchIndex {
       idField: 'id',
       // Documents hold words already split (documents.ts); here they only become terms.
       tokenize: (text) => text.split(' '),
-      processTerm: (word) => (word === '' ? undefined : indexTerm(word, stemming)),
+      processTerm: (word) => {
+        const term = word === '' ? undefined : indexTerm(word, stemming);
+        if (term !== undefined) this.#vocabulary.add(term);
+        return term;
+      },
     });
     const seen = new Set<string>();
-    const documents: Indexed[] = [];
     for (const tool of tools) {
       if (seen.has(tool.name)) continue;
       seen.add(tool.name);
-      documents.push({ id: this.#names.length, ...searchDocument(tool) });
+      this.#engine.add({ id: this.#names.length, ...searchDocument(tool) });
       this.#names.push(tool.name);
     }
-    this.#engine.addAll(documents);
   }
 
   /** How many tools the index holds. */
@@ -89,12 +96,36 @@ export class ToolSearchIndex {
     const terms = new Map<string, number>();
     const add = (word: string, weight: number): void => {
       const term = indexTerm(word, stemming);
-      if (term !== undefined && !terms.has(term) && terms.size < MAX_QUERY_TERMS) terms.set(term, weight);
+      if (term === undefined || terms.has(term) || terms.size >= MAX_QUERY_TERMS) return;
+      terms.set(term, weight);
     };
-    const queryWords = words(query);
+    const queryWords = words(typeValues(query));
     for (const word of queryWords) add(word, 1);
+    if (this.#options.stemWeight > 0) {
+      for (const [term, weight] of [...terms]) {
+        if (weight === 1) {
+          const shorter = this.#indexWordStarting(term);
+          if (shorter !== undefined && !terms.has(shorter) && terms.size < MAX_QUERY_TERMS)
+            terms.set(shorter, this.#options.stemWeight);
+        }
+      }
+    }
     if (synonymWeight > 0) for (const word of expansions(queryWords)) add(word, synonymWeight);
     return terms;
+  }
+
+  /**
+   * The longest index word that `term` begins with and that is at least MIN_STEM_LENGTH long, if
+   * `term` itself is not one: a derived or inflected query word meets its root (`downloadable` →
+   * `download`, `ownership` → `owner`, `crashing` → `crash`).
+   */
+  #indexWordStarting(term: string): string | undefined {
+    if (this.#vocabulary.has(term)) return undefined;
+    for (let end = term.length - 1; end >= MIN_STEM_LENGTH; end--) {
+      const head = term.slice(0, end);
+      if (this.#vocabulary.has(head)) return head;
+    }
+    return undefined;
   }
 
   /** The tools best matching `query`, best first, at most `limit`, only those `visible` admits. */
@@ -106,6 +137,8 @@ export class ToolSearchIndex {
     const results = this.#engine.search(
       { queries: [...terms.keys()], combineWith: 'OR' },
       {
+        // MiniSearch reads a boost of 0 as 1: a field weighted 0 is left out of the search instead.
+        fields: SEARCH_FIELDS.filter((field) => boost[field] > 0),
         boost: boost as Record<SearchField, number>,
         boostTerm: (term) => terms.get(term) ?? 1,
         prefix: prefix ? (term) => term.length >= MIN_PREFIX_LENGTH : false,
