@@ -31,8 +31,8 @@ export const CATALOG_SIZES: { full: CatalogConfig; quick: CatalogConfig } = {
     tokenSizes: [50, 300, 3000],
     scaleSizes: [3000, 30000],
     buildRuns: 5,
-    warmup: 500,
-    searches: 5000,
+    warmup: 200,
+    searches: 2000,
     limit: 5,
   },
   // The CI smoke run: every part once, at 3,000 tools only.
