@@ -100,6 +100,8 @@ describe('ToolSearchIndex', () => {
     expect(index.search('   !!! ', { limit: 5 })).toEqual([]);
     expect(index.search('the of and to', { limit: 5 })).toEqual([]);
     expect(index.search('create issue', { limit: 0 })).toEqual([]);
+    expect(index.search('create issue', { limit: Number.NaN })).toEqual([]);
+    expect(index.search('create issue', { limit: 2.7 })).toHaveLength(2);
   });
 
   it('keeps the first of two tools with one name', () => {

@@ -24,7 +24,7 @@ export interface ToolSearchHit {
 }
 
 export interface ToolSearchQuery {
-  /** At most this many hits (a positive integer). */
+  /** At most this many hits (cut down to an integer; below 1, or not a number, finds nothing). */
   limit: number;
   /**
    * Whether the caller may see the tool of this exposed name. Applied before `limit`: a caller gets
@@ -123,7 +123,8 @@ export class ToolSearchIndex {
   /** The tools best matching `query`, best first, at most `limit`, only those `visible` admits. */
   search(query: string, { limit, visible }: ToolSearchQuery): ToolSearchHit[] {
     const terms = this.terms(query);
-    if (terms.size === 0 || limit < 1 || this.#names.length === 0) return [];
+    const max = Math.floor(limit);
+    if (terms.size === 0 || !(max >= 1) || this.#names.length === 0) return [];
     const names = this.#names;
     const { boost, prefix, prefixWeight, fuzzy, fuzzyWeight, bm25 } = this.#options;
     const results = this.#engine.search(
@@ -145,7 +146,7 @@ export class ToolSearchIndex {
     );
     const hits: ToolSearchHit[] = [];
     for (const result of results) {
-      if (hits.length === limit) break;
+      if (hits.length === max) break;
       hits.push({ name: names[result.id as number]!, score: result.score });
     }
     return hits;
