@@ -41,8 +41,12 @@
  *    `--cpu-prof` the two slowest paths profiled on fresh gateways (top 15 self-time frames).
  * 7. Session memory (session-memory/, `--only session-memory`): the gateway's own heap and RSS per idle
  *    legacy session, through its V8 inspector, and what holds it (heap snapshots by constructor and by owner).
- * 8. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
- *    enumeration scenarios, cache hit ≥ 5× direct, tools/call ≥ 0.9× direct at c=16) are printed next to
+ * 8. Catalog (catalog/, `--only catalog`): tool search (DESIGN §13) in process: a catalog of the published
+ *    servers' real tools plus generated services (3,000 and 30,000 tools), the tokens of `tools/list` full vs
+ *    search mode, recall@1/@5 and MRR on hand-labelled task phrasings, search latency, index build time and heap.
+ * 9. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
+ *    enumeration scenarios, cache hit ≥ 5× direct, tools/call ≥ 0.9× direct at c=16; search mode ≥ 90 % fewer tokens at 300 tools,
+ *    recall@5 ≥ 0.9, recall@1 ≥ 0.7, search p50 ≤ 1 ms at 3,000 tools) are printed next to
  *    the results, with the CPU floor that explains a CPU-bound miss; timing never changes the exit code
  *    (only errors and wrong counts do).
  *
@@ -54,6 +58,7 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
+import { CATALOG_SIZES, runCatalogBenchmark } from './catalog/index.js';
 import type { RunOptions } from './client.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
 import { runPathsBenchmark } from './paths/index.js';
@@ -178,6 +183,11 @@ async function runSections(
   if (runs('session-memory')) {
     const config = args.quick ? SESSION_MEMORY_SIZES.quick : SESSION_MEMORY_SIZES.full;
     results.sessionMemory = await guarded(runSessionMemoryBenchmark(config, log));
+  }
+  if (runs('catalog')) {
+    results.catalog = await guarded(
+      runCatalogBenchmark(args.quick ? CATALOG_SIZES.quick : CATALOG_SIZES.full, log),
+    );
   }
 }
 

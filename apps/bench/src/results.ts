@@ -1,4 +1,5 @@
 /** Everything one bench run measured, as the JSON report and the table see it (a section not run is absent). */
+import type { CatalogResult } from './catalog/index.js';
 import type { EnumerateResult } from './enumerate-result.js';
 import type { PathsResult } from './paths/index.js';
 import type { PluginsResult } from './plugins/index.js';
@@ -25,4 +26,6 @@ export interface BenchResults {
   paths?: PathsResult;
   /** The gateway's heap and RSS per idle legacy session, and what holds it (session-memory/). */
   sessionMemory?: SessionMemoryResult;
+  /** Section 8: tool search over large catalogs (catalog/). */
+  catalog?: CatalogResult;
 }

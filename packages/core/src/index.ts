@@ -99,7 +99,6 @@ export {
   type ToolSearchOptions,
 } from './search/options.js';
 export { type ToolSearchHit, ToolSearchIndex, type ToolSearchQuery } from './search/tool-index.js';
-export { words } from './search/words.js';
 export {
   APPROVAL_KEY,
   type ApprovalRecord,

@@ -1,4 +1,5 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
+import { renderCatalog } from '../catalog/render.js';
 import type { BenchResults } from '../results.js';
 import { renderSessionMemory } from '../session-memory/render.js';
 import type { ToolCallResult } from '../tools-call.js';
@@ -142,6 +143,7 @@ export function renderTable(options: {
   if (replicas) out.push(...renderReplicas(replicas));
   if (results.paths) out.push(...renderPaths(results.paths));
   if (results.sessionMemory) out.push(...renderSessionMemory(results.sessionMemory));
+  if (results.catalog) out.push(...renderCatalog(results.catalog));
 
   // A run of sections without targets (e.g. --only replicas) prints no empty targets table.
   if (targets.length > 0) {

@@ -1,10 +1,13 @@
 /** The stated goals, evaluated against the results (shared by the table and the JSON report). */
+
+import type { CatalogResult } from '../catalog/index.js';
 import type { EnumerateResult } from '../enumerate-result.js';
 import type { BenchResults } from '../results.js';
 import type { ReadLevel } from '../rounds.js';
 import { signed } from './format.js';
 import {
   CACHE_HIT_TARGET,
+  CATALOG_GOALS,
   ENUMERATION_SEQUENTIAL_TARGET,
   ENUMERATION_TARGET,
   THROUGHPUT_TARGET,
@@ -74,6 +77,53 @@ export function evaluateTargets(results: BenchResults): Target[] {
   }
   for (const level of tools?.call?.levels ?? []) targets.push(toolCallTarget(level));
   targets.push(...(tools?.list ?? []).map(enumerationTarget));
+  if (results.catalog) targets.push(...catalogTargets(results.catalog));
+  return targets;
+}
+
+/** Section 8's goals: tokens saved at 300 tools, recall on the held-out half and on all, p50 at 3,000 tools. */
+function catalogTargets(catalog: CatalogResult): Target[] {
+  const goals = CATALOG_GOALS;
+  const targets: Target[] = [];
+  const tokens = catalog.tokens.find((row) => row.tools === goals.tokensSavedAt);
+  if (tokens) {
+    targets.push({
+      name: `search-mode tokens saved, ${goals.tokensSavedAt} tools`,
+      target: `>= ${goals.tokensSavedPercent} %`,
+      actual: `${tokens.savedPercent.toFixed(1)} %`,
+      value: tokens.savedPercent,
+      met: tokens.savedPercent >= goals.tokensSavedPercent,
+    });
+  }
+  for (const [which, quality] of [
+    ['held-out', catalog.quality.heldOut],
+    ['all', catalog.quality.all],
+  ] as const) {
+    targets.push({
+      name: `tool search recall@5 (${which})`,
+      target: `>= ${goals.recallAt5}`,
+      actual: quality.recallAt5.toFixed(3),
+      value: quality.recallAt5,
+      met: quality.recallAt5 >= goals.recallAt5,
+    });
+    targets.push({
+      name: `tool search recall@1 (${which})`,
+      target: `>= ${goals.recallAt1}`,
+      actual: quality.recallAt1.toFixed(3),
+      value: quality.recallAt1,
+      met: quality.recallAt1 >= goals.recallAt1,
+    });
+  }
+  const scale = catalog.scale.find((row) => row.tools === goals.latencyAt);
+  if (scale) {
+    targets.push({
+      name: `tool search p50, ${goals.latencyAt} tools`,
+      target: `<= ${goals.p50Ms} ms`,
+      actual: `${scale.latency.p50.toFixed(3)} ms`,
+      value: scale.latency.p50,
+      met: scale.latency.p50 <= goals.p50Ms,
+    });
+  }
   return targets;
 }
 

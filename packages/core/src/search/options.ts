@@ -32,6 +32,11 @@ export interface ToolSearchOptions {
    * query's own words (0..1); 0 turns expansion off.
    */
   synonymWeight: number;
+  /**
+   * Weight of the longest index word a query word begins with, when the query word itself is not in
+   * the index (`downloadable` → `download`); 0: off.
+   */
+  stemWeight: number;
   /** BM25+ term saturation `k`, length normalisation `b` and lower bound `d` (MiniSearch's defaults: 1.2, 0.7, 0.5). */
   bm25: { k: number; b: number; d: number };
 }
@@ -41,14 +46,15 @@ export interface ToolSearchOptions {
  * (`apps/bench/src/catalog/`): tuned on one half, checked on the other (README.md beside this file).
  */
 export const DEFAULT_TOOL_SEARCH_OPTIONS: ToolSearchOptions = {
-  boost: { name: 1, server: 2, title: 0.5, description: 1, params: 0.25, paramDescriptions: 0 },
+  boost: { name: 1, server: 2, title: 0.5, description: 1, params: 0.25, paramDescriptions: 1 },
   prefix: true,
-  prefixWeight: 0.3,
+  prefixWeight: 0.5,
   fuzzy: 0,
   fuzzyWeight: 0.2,
-  stemming: true,
+  stemming: false,
   synonymWeight: 0.5,
-  bm25: { k: 1.2, b: 0.7, d: 0.5 },
+  stemWeight: 0.5,
+  bm25: { k: 0.6, b: 0.7, d: 0.5 },
 };
 
 /**

@@ -1,5 +1,5 @@
 /**
- * What a word becomes in the index: function words dropped, plurals folded. One pipeline for
+ * What a word becomes in the index: function words dropped, plurals folded when asked. One pipeline for
  * documents and queries, so "issues" finds `create_issue` and "the" finds nothing (and costs nothing).
  */
 

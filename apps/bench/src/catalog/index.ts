@@ -1,0 +1,127 @@
+/**
+ * Section 8, the catalog (`--only catalog`): what tool search (DESIGN §13, `@switchyard/core`'s
+ * `ToolSearchIndex`) buys a client and costs the gateway, in process. A catalog of the published
+ * servers' real tools plus generated services; the tokens of `tools/list` full vs search mode; recall on
+ * hand-labelled task phrasings; search latency, build time and heap at 3,000 and 30,000 tools.
+ */
+import { ToolSearchIndex } from '@switchyard/core';
+import { median } from '../stats.js';
+import { catalogOf, generatedTools, SERVICES } from './catalog.js';
+import { LABELLED, LABELLED_BLIND } from './labelled.js';
+import { type BuildCost, measureBuild, measureSearch, type SearchLatency } from './measure.js';
+import type { CatalogTool } from './model.js';
+import { halves, measureQuality, type Quality } from './quality.js';
+import { realTools } from './real.js';
+import { searchAnswerTokens, type TokenRow, tokenRow } from './tokens.js';
+
+export interface CatalogConfig {
+  /** Catalog sizes of the token comparison. */
+  tokenSizes: number[];
+  /** Catalog sizes of the build and latency measurement. */
+  scaleSizes: number[];
+  buildRuns: number;
+  warmup: number;
+  searches: number;
+  /** `limit` of every measured search (DESIGN §13's default). */
+  limit: number;
+}
+
+export const CATALOG_SIZES: { full: CatalogConfig; quick: CatalogConfig } = {
+  full: {
+    tokenSizes: [50, 300, 3000],
+    scaleSizes: [3000, 30000],
+    buildRuns: 5,
+    warmup: 200,
+    searches: 2000,
+    limit: 5,
+  },
+  // The CI smoke run: every part once, at 3,000 tools only.
+  quick: {
+    tokenSizes: [50, 300, 3000],
+    scaleSizes: [3000],
+    buildRuns: 1,
+    warmup: 50,
+    searches: 300,
+    limit: 5,
+  },
+};
+
+export interface ScaleRow {
+  tools: number;
+  build: BuildCost;
+  latency: SearchLatency;
+}
+
+export interface CatalogResult {
+  config: CatalogConfig;
+  catalog: {
+    realTools: number;
+    realServers: Record<string, number>;
+    services: number;
+    generatedTools: number;
+    total: number;
+  };
+  tokens: TokenRow[];
+  /** Median tokens of one `search_tools` answer with `limit` tools, over the labelled queries. */
+  searchAnswerTokens: number;
+  /** `blind`: the second set, written after the options were frozen (labelled.ts). */
+  quality: { all: Quality; tune: Quality; heldOut: Quality; blind: Quality };
+  scale: ScaleRow[];
+}
+
+export async function runCatalogBenchmark(
+  config: CatalogConfig,
+  log: (message: string) => void,
+): Promise<CatalogResult> {
+  log('catalog: listing the tools of server-filesystem, server-memory and server-everything over stdio');
+  const real = await realTools();
+  const generated = generatedTools(1);
+  const catalog = [...real, ...generated];
+  const realServers: Record<string, number> = {};
+  for (const tool of real) realServers[tool.server] = (realServers[tool.server] ?? 0) + 1;
+
+  log(`catalog: tokens of tools/list at ${config.tokenSizes.join(', ')} tools, full vs search mode`);
+  const tokens = config.tokenSizes.map((size) => tokenRow(catalogOf(real, size)));
+
+  log(`catalog: retrieval quality of ${LABELLED.length} labelled queries over ${catalog.length} tools`);
+  const index = new ToolSearchIndex(catalog);
+  const { tune, heldOut } = halves(LABELLED);
+  const quality = {
+    all: measureQuality(index, LABELLED),
+    tune: measureQuality(index, tune),
+    heldOut: measureQuality(index, heldOut),
+    blind: measureQuality(index, LABELLED_BLIND),
+  };
+  const byName = new Map<string, CatalogTool>(catalog.map((tool) => [tool.name, tool]));
+  const answers = LABELLED.map(({ query }) =>
+    searchAnswerTokens(index.search(query, { limit: config.limit }).map((hit) => byName.get(hit.name)!)),
+  );
+
+  const queries = LABELLED.map(({ query }) => query);
+  const scale: ScaleRow[] = [];
+  for (const size of config.scaleSizes) {
+    log(`catalog: build and search at ${size} tools`);
+    const sized = catalogOf(real, size);
+    const { cost, index: sizedIndex } = measureBuild(sized, config.buildRuns);
+    const latency = measureSearch(sizedIndex, queries, {
+      warmup: config.warmup,
+      count: config.searches,
+      limit: config.limit,
+    });
+    scale.push({ tools: size, build: cost, latency });
+  }
+  return {
+    config,
+    catalog: {
+      realTools: real.length,
+      realServers,
+      services: SERVICES.length,
+      generatedTools: generated.length,
+      total: catalog.length,
+    },
+    tokens,
+    searchAnswerTokens: median(answers),
+    quality,
+    scale,
+  };
+}
