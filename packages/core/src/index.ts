@@ -36,6 +36,7 @@ export {
   type GatewayErrorReason,
   isResourceNotFound,
 } from './errors.js';
+export { CALL_TOOL, gatewayTools, SEARCH_TOOLS } from './features/tool-search/gateway-tools.js';
 export {
   Gateway,
   type GatewayOptions,
