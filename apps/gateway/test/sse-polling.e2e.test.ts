@@ -1,4 +1,5 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { ErrorCode } from '@switchyard/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Json, messageOf, type SseEvent, SseReader } from './sse-resume.support.js';
 import { Cleanup, rawPost, startGateway } from './support/harness.js';
@@ -170,7 +171,7 @@ describe('SSE polling (SEP-1699) through the gateway', () => {
       content: [{ type: 'text', text: 'b' }],
     });
     expect(await failure).toMatchObject({
-      code: -32031,
+      code: ErrorCode.UpstreamTimeout,
       data: { reason: 'upstream_timeout', upstream: 'stuck' },
     });
     // The upstream was resumed more than once, then told the call is over.
@@ -190,7 +191,7 @@ describe('SSE polling (SEP-1699) through the gateway', () => {
         (error: unknown) => error,
       );
     expect(refused).toMatchObject({
-      code: -32030,
+      code: ErrorCode.UpstreamUnavailable,
       message: expect.stringMatching(/refused to resume it \(HTTP 405\)/),
       data: { reason: 'upstream_unavailable', upstream: 'refusing' },
     });

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
+import { ErrorCode } from '../src/errors.js';
 import { HttpClientTransport } from '../src/transports/upstream/http-client-transport.js';
 
 // The upstream Streamable HTTP transport following a request whose response stream the upstream closes
@@ -129,7 +130,10 @@ describe('HttpClientTransport: a response stream the upstream closes before answ
     const t = connect(up.url);
     await t.call(3);
     expect(await t.answered(3)).toMatchObject({
-      error: { code: -32030, message: 'The upstream closed the response stream without answering.' },
+      error: {
+        code: ErrorCode.UpstreamUnavailable,
+        message: 'The upstream closed the response stream without answering.',
+      },
     });
     expect(up.seen.filter((s) => s.method === 'GET')).toEqual([]);
     expect(t.polls).toEqual([]);
@@ -143,7 +147,10 @@ describe('HttpClientTransport: a response stream the upstream closes before answ
     const t = connect(up.url);
     await t.call(4);
     expect(await t.answered(4)).toMatchObject({
-      error: { code: -32030, message: expect.stringMatching(/refused to resume it \(HTTP 405\)/) },
+      error: {
+        code: ErrorCode.UpstreamUnavailable,
+        message: expect.stringMatching(/refused to resume it \(HTTP 405\)/),
+      },
     });
     expect(up.seen.filter((s) => s.method === 'GET')).toHaveLength(1);
   });
@@ -154,7 +161,7 @@ describe('HttpClientTransport: a response stream the upstream closes before answ
     await t.call(8);
     expect(await t.answered(8)).toMatchObject({
       error: {
-        code: -32030,
+        code: ErrorCode.UpstreamUnavailable,
         message: expect.stringMatching(/polled again in 900000 ms, longer than the gateway waits/),
       },
     });
@@ -170,7 +177,7 @@ describe('HttpClientTransport: a response stream the upstream closes before answ
     await t.call(5);
     expect(await t.answered(5)).toMatchObject({
       error: {
-        code: -32030,
+        code: ErrorCode.UpstreamUnavailable,
         message: expect.stringMatching(/could not be reached to resume it \(3 attempts; last: HTTP 503\)/),
       },
     });
