@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
+import type { ResumableStreamInfo } from '@switchyard/core';
 import { Cleanup, eventually } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -19,7 +20,12 @@ afterEach(() => cleanup.run());
 async function serve(options: SessionHttpTransportOptions = {}, version = '2025-11-25') {
   const transport = new SessionHttpTransport('session-1', { retryMs: 50, ...options });
   const received: Json[] = [];
-  transport.onmessage = (message) => received.push(message as Json);
+  /** What the transport handed on with each request, by id. */
+  const extras = new Map<unknown, ResumableStreamInfo | undefined>();
+  transport.onmessage = (message, extra) => {
+    received.push(message as Json);
+    if ('id' in message) extras.set(message.id, extra);
+  };
   transport.setProtocolVersion(version);
   const posts: ServerResponse[] = [];
   const gets: ServerResponse[] = [];
@@ -62,7 +68,7 @@ async function serve(options: SessionHttpTransportOptions = {}, version = '2025-
     );
   /** Waits until the transport has handed request `id` to the server. */
   const arrived = (id: number) => eventually(() => received.some((m) => m.id === id), `request ${id}`);
-  return { transport, received, posts, gets, post, get, send, arrived };
+  return { transport, received, extras, posts, gets, post, get, send, arrived };
 }
 
 const call = (id: number, method = 'tools/call') => ({ jsonrpc: '2.0', id, method, params: {} });
@@ -203,5 +209,44 @@ describe('SessionHttpTransport resumable streams', () => {
     await t.transport.close();
     expect(await open.rest()).toEqual([]);
     expect((await t.get(primed!.id)).status).toBe(400);
+  });
+});
+
+describe('SessionHttpTransport polling (SEP-1699)', () => {
+  it('closes a resumable request’s connection mid-call with a retry; the client’s return is reported', async () => {
+    const t = await serve();
+    const pending = t.post(call(1, 'resources/read'));
+    await t.arrived(1);
+    const stream = t.extras.get(1)?.resumableStream;
+    expect(stream).toBeDefined();
+    let returned = 0;
+    // Still a JSON answer: it becomes a primed stream, gets the retry, and its connection ends.
+    stream!.close(700, () => {
+      returned += 1;
+    });
+    const first = await new SseReader(await pending).rest();
+    expect(first).toEqual([
+      { id: expect.any(String), retry: 50, data: '' },
+      { retry: 700, data: '' },
+    ]);
+    await t.send(result(1));
+    expect(returned).toBe(0);
+    const resumed = await new SseReader(await t.get(first[0]!.id)).rest();
+    expect(resumed.map((e) => messageOf(e) ?? e.id)).toEqual([first[0]!.id, result(1)]);
+    expect(returned).toBe(1);
+    // Answered: nothing left to close.
+    stream!.close(700, () => {});
+  });
+
+  it('leaves the stream of a client that cannot resume (2025-06-18) alone', async () => {
+    const t = await serve({}, '2025-06-18');
+    const pending = t.post(call(2));
+    await t.arrived(2);
+    expect(t.extras.get(2)?.resumableStream).toBeUndefined();
+    t.transport.pollStream(2, 700, () => {});
+    await t.send(result(2));
+    const answer = await pending;
+    expect(answer.headers.get('content-type')).toBe('application/json');
+    expect(await answer.json()).toEqual(result(2));
   });
 });

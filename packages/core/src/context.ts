@@ -1,3 +1,4 @@
+import type { ResumableStream } from './downstream/resumable-stream.js';
 import type { Ask } from './interaction/ask.js';
 import type { Outcome } from './middleware.js';
 import type { EndpointView } from './views/endpoint-view.js';
@@ -46,6 +47,12 @@ export interface RequestContext {
   readonly onProgress?: (update: ProgressUpdate) => void;
   /** Sends a notification tied to this request (on HTTP it travels on the request's own stream). */
   readonly notifyRelated: (method: string, params: Record<string, unknown>) => Promise<void>;
+  /**
+   * This request's response stream, when its client can resume it (SEP-1699): the gateway closes its
+   * connection when the upstream polls the request's own stream, and resumes the upstream's when the client
+   * comes back.
+   */
+  readonly resumableStream?: ResumableStream;
   /** Scratch space for middleware (e.g. a cache writing its status for an audit log). */
   readonly state: Map<string, unknown>;
   /** The downstream client, for what a request may need to ask it (sampling, elicitation, roots). */

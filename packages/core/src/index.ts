@@ -28,6 +28,7 @@ export {
   parseError,
 } from './downstream/jsonrpc.js';
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
+export type { ResumableStream, ResumableStreamInfo } from './downstream/resumable-stream.js';
 export { type DownstreamSession, openSession, type SessionOptions } from './downstream/session.js';
 export {
   ErrorCode,

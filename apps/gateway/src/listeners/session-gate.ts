@@ -1,4 +1,9 @@
-import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/server';
 import { errorResponse } from '@switchyard/core';
 import type { Drain } from './drain.js';
 import { countRefusal, type RefusalReason } from './limits.js';
@@ -16,7 +21,7 @@ const LISTEN = 'subscriptions/listen';
  * counted nor drained: it lasts as long as the client wants, and closing the session ends it.
  */
 export class SessionGate implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
   readonly #inner: Transport;
@@ -51,7 +56,7 @@ export class SessionGate implements Transport {
   }
 
   async start(): Promise<void> {
-    this.#inner.onmessage = (message) => this.#inbound(message);
+    this.#inner.onmessage = (message, extra) => this.#inbound(message, extra);
     this.#inner.onerror = (error) => this.onerror?.(error);
     this.#inner.onclose = () => {
       const inFlight = this.#inFlight;
@@ -76,7 +81,7 @@ export class SessionGate implements Transport {
     return this.#inner.close();
   }
 
-  #inbound(message: JSONRPCMessage): void {
+  #inbound(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
     const cancelled = cancelledRequest(message);
     if (cancelled !== undefined) this.#settle(cancelled);
     if (isRequest(message)) {
@@ -98,7 +103,7 @@ export class SessionGate implements Transport {
         this.#inFlight.set(message.id, this.#drain.track());
       }
     }
-    this.onmessage?.(message);
+    this.onmessage?.(message, extra);
   }
 
   #settle(id: RequestId): void {

@@ -42,6 +42,8 @@ export interface Exchange {
   channel?: SseChannel;
   /** Turns a still-unanswered tool call into a stream. */
   streamTimer?: NodeJS.Timeout;
+  /** Closed for polling (SEP-1699): what to run, per request, when the client resumes the stream. */
+  resumed?: Map<RequestId, () => void>;
 }
 
 /** The session's standalone (GET) stream: unsolicited messages. */

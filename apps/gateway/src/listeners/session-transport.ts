@@ -1,5 +1,11 @@
 import type { ServerResponse } from 'node:http';
-import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/server';
+import type { ResumableStreamInfo } from '@switchyard/core';
 import { type EventStoreLimits, SessionEventStore, type StoredEvent, type StreamLog } from './event-store.js';
 import { sendError } from './http-errors.js';
 import { Refusals } from './refusals.js';
@@ -30,7 +36,7 @@ const DEFAULT_STREAM_TOOL_CALLS_AFTER_MS = 50;
  */
 export class SessionHttpTransport implements Transport {
   readonly sessionId: string;
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
   // An idle session holds no tables: the event store comes with its first stream, the pending requests'
@@ -85,31 +91,76 @@ export class SessionHttpTransport implements Transport {
       if (cancelled !== undefined) this.#cancelled(cancelled);
     }
     const requests = messages.filter(isRequest);
-    if (requests.length === 0) {
-      res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
-    } else {
-      const exchange: Exchange = {
-        kind: 'post',
-        waiting: new Set(requests.map((r) => r.id)),
-        responses: [],
-        batch: Array.isArray(body),
-        answered: false,
-        acceptsSse,
-        priming: expectsPriming(this.#protocolVersion ?? protocolVersion),
-        res,
-      };
-      this.#pending ??= new Map();
-      for (const { id } of requests) this.#pending.set(id, exchange);
-      res.once('close', () => this.#postClosed(exchange));
-      // A tool call that runs long is answered on a resumable stream.
-      if (exchange.priming && acceptsSse && requests.some((r) => r.method === 'tools/call')) {
-        exchange.streamTimer = setTimeout(() => {
-          if (!exchange.log && exchange.res && exchange.waiting.size > 0) this.#toSse(exchange);
-        }, this.#streamToolCallsAfterMs);
-        exchange.streamTimer.unref();
-      }
+    const exchange =
+      requests.length === 0 ? undefined : this.#exchange(res, body, requests, acceptsSse, protocolVersion);
+    if (!exchange) res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
+    // A client that can resume the stream lets the gateway close it mid-call (SEP-1699), as the SDK's
+    // transport hands its handlers `closeSSEStream`.
+    const resumable = exchange?.priming === true && exchange.acceptsSse;
+    for (const message of messages) {
+      if (resumable && isRequest(message)) {
+        const { id } = message;
+        const extra: ResumableStreamInfo = {
+          resumableStream: { close: (retryMs, resumed) => this.pollStream(id, retryMs, resumed) },
+        };
+        this.onmessage?.(message, extra);
+      } else this.onmessage?.(message);
     }
-    for (const message of messages) this.onmessage?.(message);
+  }
+
+  /** The exchange that answers the requests of one POST. */
+  #exchange(
+    res: ServerResponse,
+    body: JSONRPCMessage | JSONRPCMessage[],
+    requests: { id: RequestId; method: string }[],
+    acceptsSse: boolean,
+    protocolVersion: string | undefined,
+  ): Exchange {
+    const exchange: Exchange = {
+      kind: 'post',
+      waiting: new Set(requests.map((r) => r.id)),
+      responses: [],
+      batch: Array.isArray(body),
+      answered: false,
+      acceptsSse,
+      priming: expectsPriming(this.#protocolVersion ?? protocolVersion),
+      res,
+    };
+    this.#pending ??= new Map();
+    for (const { id } of requests) this.#pending.set(id, exchange);
+    res.once('close', () => this.#postClosed(exchange));
+    // A tool call that runs long is answered on a resumable stream.
+    if (exchange.priming && acceptsSse && requests.some((r) => r.method === 'tools/call')) {
+      exchange.streamTimer = setTimeout(() => {
+        if (!exchange.log && exchange.res && exchange.waiting.size > 0) this.#toSse(exchange);
+      }, this.#streamToolCallsAfterMs);
+      exchange.streamTimer.unref();
+    }
+    return exchange;
+  }
+
+  /**
+   * Closes the connection that reads request `id`'s stream mid-call so that the client resumes it with
+   * `GET` + `Last-Event-ID` (SEP-1699 polling; the SDK's transport has `closeSSEStream`), after an SSE
+   * `retry` of `retryMs` when given; `resumed` runs when it comes back. A JSON answer becomes a primed
+   * stream first. Nothing happens for a client that cannot resume (older than 2025-11-25, or not accepting
+   * SSE) or once the request is answered. What follows waits in the session's event store.
+   */
+  pollStream(id: RequestId, retryMs?: number, resumed?: () => void): void {
+    const exchange = this.#pending?.get(id);
+    if (!exchange?.priming || !exchange.acceptsSse || !exchange.waiting.has(id)) return;
+    if (!exchange.log) {
+      if (!exchange.res) return;
+      this.#toSse(exchange);
+    }
+    if (resumed) {
+      exchange.resumed ??= new Map();
+      exchange.resumed.set(id, resumed);
+    }
+    const channel = exchange.channel;
+    if (!channel?.open) return;
+    if (retryMs !== undefined) channel.retry(retryMs);
+    channel.end();
   }
 
   /** Opens the session's standalone stream (GET), or resumes a stream with `Last-Event-ID`. */
@@ -231,6 +282,13 @@ export class SessionHttpTransport implements Transport {
     if (log.kind === 'get') this.#store.revive(log);
     const channel = this.#attach(log, res, priming, lastEventId);
     replay(channel, events);
+    // The client came back to a stream the gateway closed for polling: the upstream's may resume now.
+    const owner = log.owner;
+    if (owner.kind === 'post' && owner.resumed) {
+      const resumed = [...owner.resumed.values()];
+      owner.resumed = undefined;
+      for (const resume of resumed) resume();
+    }
     // A POST's stream ends once its requests are answered; the standalone stream goes on.
     if (log.owner.kind === 'post' && log.owner.waiting.size === 0) channel.end();
   }

@@ -48,6 +48,11 @@ export class SseChannel {
     this.#write(`id: ${id}\nretry: ${retryMs}\ndata: \n\n`);
   }
 
+  /** A new reconnection delay for the client (an SSE block with only `retry`, which dispatches no event). */
+  retry(retryMs: number): void {
+    this.#write(`retry: ${retryMs}\n\n`);
+  }
+
   event(id: string, data: string): void {
     this.#write(`id: ${id}\nevent: message\ndata: ${data}\n\n`);
   }

@@ -1,4 +1,9 @@
-import type { JSONRPCMessage, Transport, TransportSendOptions } from '@modelcontextprotocol/server';
+import type {
+  JSONRPCMessage,
+  MessageExtraInfo,
+  Transport,
+  TransportSendOptions,
+} from '@modelcontextprotocol/server';
 import { isRequest, isResponse, type RequestId } from '../listeners/wire.js';
 import type { SessionRecord } from './session-directory.js';
 
@@ -15,7 +20,7 @@ export const RESTORE_ID_PREFIX = 'switchyard-restore:';
  * renews the record's lifetime (`onUse`).
  */
 export class SessionRecorder implements Transport {
-  onmessage?: (message: JSONRPCMessage) => void;
+  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
   readonly record: SessionRecord;
@@ -45,7 +50,7 @@ export class SessionRecorder implements Transport {
   }
 
   async start(): Promise<void> {
-    this.#inner.onmessage = (message) => {
+    this.#inner.onmessage = (message, extra) => {
       if (isRequest(message)) {
         this.#onUse();
         const restoring = typeof message.id === 'string' && message.id.startsWith(RESTORE_ID_PREFIX);
@@ -60,7 +65,7 @@ export class SessionRecorder implements Transport {
           });
         }
       }
-      this.onmessage?.(message);
+      this.onmessage?.(message, extra);
     };
     this.#inner.onerror = (error) => this.onerror?.(error);
     this.#inner.onclose = () => this.onclose?.();

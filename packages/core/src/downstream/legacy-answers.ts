@@ -1,4 +1,4 @@
-import type { JSONRPCMessage, Server } from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, MessageExtraInfo, Server } from '@modelcontextprotocol/server';
 import type { RequestContext, SessionSink } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
@@ -7,6 +7,7 @@ import { isLegacyVersion, resultForEra } from './era.js';
 import { errorResponse } from './jsonrpc.js';
 import { legacyClient } from './legacy-client.js';
 import { progressSender } from './progress.js';
+import type { ResumableStream, ResumableStreamInfo } from './resumable-stream.js';
 import type { InboundTaker } from './routed-transport.js';
 import type { LogLevelHolder } from './server-adapter.js';
 
@@ -52,7 +53,11 @@ export class LegacyAnswers implements InboundTaker {
     this.#server = server;
   }
 
-  take(message: JSONRPCMessage, send: (message: JSONRPCMessage) => Promise<void>): boolean {
+  take(
+    message: JSONRPCMessage,
+    send: (message: JSONRPCMessage) => Promise<void>,
+    extra?: MessageExtraInfo,
+  ): boolean {
     const m = message as { id?: unknown; method?: unknown; params?: unknown };
     if (m.method === 'notifications/cancelled') this.#cancel(m.params);
     if (typeof m.method !== 'string' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return false;
@@ -60,7 +65,8 @@ export class LegacyAnswers implements InboundTaker {
     const server = this.#server();
     const version = server?.getNegotiatedProtocolVersion();
     if (!server || version === undefined || !isLegacyVersion(version)) return false;
-    void this.#answer(server, message as unknown as InboundRequest, send);
+    const stream = (extra as ResumableStreamInfo | undefined)?.resumableStream;
+    void this.#answer(server, message as unknown as InboundRequest, send, stream);
     return true;
   }
 
@@ -74,7 +80,12 @@ export class LegacyAnswers implements InboundTaker {
     return !SDK_ENCODED.has(method) && this.#gateway.answers(method);
   }
 
-  async #answer(server: Server, request: InboundRequest, send: (m: JSONRPCMessage) => Promise<void>) {
+  async #answer(
+    server: Server,
+    request: InboundRequest,
+    send: (m: JSONRPCMessage) => Promise<void>,
+    resumableStream: ResumableStream | undefined,
+  ) {
     const { id, method } = request;
     const controller = new AbortController();
     this.#inFlight ??= new Map();
@@ -91,6 +102,7 @@ export class LegacyAnswers implements InboundTaker {
       signal: controller.signal,
       onProgress: progressSender(meta?.progressToken, notifyRelated),
       notifyRelated,
+      resumableStream,
       state: new Map(),
       client: legacyClient(server, id, this.#logging.level),
     };

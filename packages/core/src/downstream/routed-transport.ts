@@ -10,7 +10,11 @@ import type {
  * not see it). `closed` runs once when the transport closes, before the SDK hears of it.
  */
 export interface InboundTaker {
-  take(message: JSONRPCMessage, send: (message: JSONRPCMessage) => Promise<void>): boolean;
+  take(
+    message: JSONRPCMessage,
+    send: (message: JSONRPCMessage) => Promise<void>,
+    extra?: MessageExtraInfo,
+  ): boolean;
   closed(): void;
 }
 
@@ -50,7 +54,7 @@ export class RoutedTransport implements Transport {
 
   async start(): Promise<void> {
     this.#inner.onmessage = (message, extra) => {
-      if (!this.#taker.take(message, this.#send)) this.onmessage?.(message, extra);
+      if (!this.#taker.take(message, this.#send, extra)) this.onmessage?.(message, extra);
     };
     // Handlers the listener installed on the transport before (e.g. its session table's) keep running.
     const erred = this.#inner.onerror;

@@ -11,6 +11,12 @@ export interface RelatingTransport {
   relatedRequestOf(inboundId: RequestId): RequestId | undefined;
 }
 
+/** A transport that resumes the response streams the upstream closes mid-request (SEP-1699 polling). */
+export interface ResumingTransport {
+  readonly resumesStreams: true;
+  onpoll?: (id: RequestId, retryMs: number | undefined, resumeNow: () => void) => void;
+}
+
 /**
  * Works out which downstream request an upstream's server-to-client request (sampling, elicitation,
  * roots) belongs to. Each outgoing request is noted with the origin that caused it; on Streamable HTTP
@@ -38,6 +44,11 @@ export class CallCorrelation {
       typeof (transport as Partial<RelatingTransport>).relatedRequestOf === 'function'
         ? (transport as unknown as RelatingTransport)
         : undefined;
+    // The upstream polls a request's stream: a downstream client that can resume its own is polled too, and
+    // its coming back resumes the upstream's (it owns the upstream's `retry`, passed on to it).
+    if ((transport as Partial<ResumingTransport>).resumesStreams === true)
+      (transport as unknown as ResumingTransport).onpoll = (id, retryMs, resumeNow) =>
+        this.#byId.get(id)?.context?.resumableStream?.close(retryMs, resumeNow);
     const send: Transport['send'] = (message, options) => {
       const id = requestId(message);
       if (id !== undefined && this.#next) this.#byId.set(id, this.#next);

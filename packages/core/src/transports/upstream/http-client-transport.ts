@@ -3,6 +3,7 @@ import * as http from 'node:http';
 import * as https from 'node:https';
 import type { JSONRPCMessage, TransportSendOptions } from '@modelcontextprotocol/client';
 import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { ErrorCode } from '../../errors.js';
 import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
 import type { InboundFaults, UpstreamClientTransport } from './faults.js';
 import { consumeEvents, type EventSink } from './http-events.js';
@@ -15,6 +16,7 @@ import {
   parseErrorFor,
   readBody,
 } from './http-wire.js';
+import { StreamResumptions } from './stream-resumption.js';
 
 /** Errors of a reused keep-alive socket the server had already closed. */
 const STALE_SOCKET = new Set(['ECONNRESET', 'EPIPE']);
@@ -32,8 +34,10 @@ const ERROR_PAGE_BYTES = 64 * 1024;
  * derived from the body, the sender's per-message headers (a tool call's `Mcp-Param-*`), and a
  * per-request stream the SDK can close (subscriptions/listen). With `credentials`, every request carries
  * the gateway's own `Authorization` for the upstream (a message's, on behalf of the caller it serves),
- * and a 401 is retried once with a fresh token. The SDK `Client` on top owns all protocol semantics;
- * this only moves bytes, without the web-streams machinery of `fetch` on every hop.
+ * and a 401 is retried once with a fresh token. A 2025 request's stream that the upstream closes before
+ * answering, after an event id, is resumed with `GET` + `Last-Event-ID` (SEP-1699 polling,
+ * `StreamResumptions`), and `onpoll` hears of each such close. The SDK `Client` on top owns all
+ * protocol semantics; this only moves bytes, without the web-streams machinery of `fetch` on every hop.
  */
 export class HttpClientTransport implements UpstreamClientTransport {
   /** Each request has its own HTTP exchange, so closing it (requestSignal) ends a modern listen stream. */
@@ -41,6 +45,13 @@ export class HttpClientTransport implements UpstreamClientTransport {
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
+  /**
+   * The upstream closed the response stream of our request `id` unanswered (it polls, SEP-1699): it is
+   * resumed after `retryMs`, or at once by `resumeNow`.
+   */
+  onpoll?: (id: string | number, retryMs: number | undefined, resumeNow: () => void) => void;
+  /** This transport resumes the response streams the upstream closes mid-request (see `onpoll`). */
+  readonly resumesStreams = true;
   sessionId: string | undefined;
   faults?: InboundFaults;
   readonly #url: URL;
@@ -68,7 +79,28 @@ export class HttpClientTransport implements UpstreamClientTransport {
     },
     maxBytes: () => this.#maxBytes(),
     closed: () => this.#closed,
+    resume: (request, position) => this.#resumptions.resume(request, position),
   };
+
+  /** Requests whose response stream the upstream closed unanswered, being resumed. */
+  readonly #resumptions = new StreamResumptions({
+    reconnect: (request, lastEventId, signal) =>
+      this.#authorized(request, (authorization) => this.#resumeStream(lastEventId, signal, authorization)),
+    read: (res, request, position, signal) =>
+      consumeEvents(res, this.#sink, undefined, { request, position, signal }),
+    fail: (id, detail) =>
+      this.#deliver({
+        jsonrpc: '2.0',
+        id,
+        error: {
+          code: ErrorCode.UpstreamUnavailable,
+          message: detail,
+          data: { reason: 'upstream_unavailable' },
+        },
+      } as JSONRPCMessage),
+    sessionLost: () => void this.close(),
+    polled: (id, retryMs, resumeNow) => this.onpoll?.(id, retryMs, resumeNow),
+  });
 
   constructor(url: URL, headers: Record<string, string> = {}, credentials?: UpstreamCredentials) {
     this.#url = url;
@@ -94,6 +126,8 @@ export class HttpClientTransport implements UpstreamClientTransport {
     if (this.#closed) throw new Error('transport closed');
     const answered = (message as { id?: string | number; method?: unknown }).id;
     if (answered !== undefined && !('method' in message)) this.#related.delete(answered);
+    const cancelled = cancelledRequest(message);
+    if (cancelled !== undefined) this.#resumptions.stop(cancelled, true);
     const modern = modernHeaders(message);
     const headers = messageHeaders(modern, options?.headers);
     const body = JSON.stringify(message);
@@ -137,7 +171,15 @@ export class HttpClientTransport implements UpstreamClientTransport {
     if (status === 202) {
       res.resume();
     } else if (isEventStream(res)) {
-      consumeEvents(res, this.#sink, undefined, awaited, options?.requestSignal);
+      const request = awaited === undefined ? undefined : message;
+      // A 2025 session's request stream may be closed and resumed (SEP-1699); a 2026-07-28 one may not.
+      const position = request === undefined || modern ? undefined : { messages: 0 };
+      consumeEvents(
+        res,
+        this.#sink,
+        undefined,
+        request && { request, position, signal: options?.requestSignal },
+      );
     } else {
       this.#json(await readBody(res, this.#maxBytes()), awaited);
     }
@@ -168,7 +210,14 @@ export class HttpClientTransport implements UpstreamClientTransport {
   }
 
   #deliver(payload: JSONRPCMessage | JSONRPCMessage[]): void {
-    for (const m of Array.isArray(payload) ? payload : [payload]) this.onmessage?.(m);
+    for (const m of Array.isArray(payload) ? payload : [payload]) {
+      // An answer ends its request's resumption, whichever stream brought it.
+      if (this.#resumptions.active && !('method' in m)) {
+        const id = (m as { id?: string | number }).id;
+        if (id !== undefined) this.#resumptions.stop(id, false);
+      }
+      this.onmessage?.(m);
+    }
   }
 
   /** Sends with the credentials for `message` (none configured: as is); a 401 is retried once. */
@@ -233,6 +282,27 @@ export class HttpClientTransport implements UpstreamClientTransport {
     }, retry);
   }
 
+  /** `GET` with `Last-Event-ID`: the upstream replays what followed that event, then goes on live. */
+  #resumeStream(
+    lastEventId: string,
+    signal: AbortSignal,
+    authorization?: { authorization: string },
+  ): Promise<IncomingMessage> {
+    return new Promise((resolve, reject) => {
+      if (this.#closed) throw new Error('transport closed');
+      const headers = {
+        ...this.#sessionHeaders(),
+        ...authorization,
+        accept: 'text/event-stream',
+        'last-event-id': lastEventId,
+      };
+      const req = this.#request(this.#url, { method: 'GET', agent: this.#agent, headers, signal });
+      req.once('response', resolve);
+      req.once('error', reject);
+      req.end();
+    });
+  }
+
   #sessionHeaders(): Record<string, string> {
     const headers: Record<string, string> = { ...this.#headers };
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
@@ -277,6 +347,7 @@ export class HttpClientTransport implements UpstreamClientTransport {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#resumptions.close();
     if (this.#streamTimer) clearTimeout(this.#streamTimer);
     this.#stream?.req?.destroy();
     this.#stream = undefined;
@@ -293,6 +364,14 @@ export class HttpClientTransport implements UpstreamClientTransport {
     this.#agent.destroy();
     this.onclose?.();
   }
+}
+
+/** The id of the request a `notifications/cancelled` message cancels. */
+function cancelledRequest(message: JSONRPCMessage): string | number | undefined {
+  const m = message as { method?: unknown; params?: { requestId?: unknown } };
+  if (m.method !== 'notifications/cancelled') return undefined;
+  const id = m.params?.requestId;
+  return typeof id === 'string' || typeof id === 'number' ? id : undefined;
 }
 
 /**

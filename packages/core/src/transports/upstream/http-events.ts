@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { createParser } from 'eventsource-parser';
 import { ErrorCode } from '../../errors.js';
+import type { StreamPosition } from './stream-resumption.js';
 
 type RequestId = string | number;
 
@@ -19,19 +20,36 @@ export interface EventSink {
   maxBytes(): number;
   /** Whether the transport was closed (a stream ending then is no failure). */
   closed(): boolean;
+  /** The stream of `request` ended unanswered after an event id (`position`): the transport resumes it. */
+  resume(request: JSONRPCMessage, position: StreamPosition): void;
+}
+
+/** The request whose response stream is read. */
+export interface AwaitedRequest {
+  /** The request itself (its id is what the stream answers). */
+  request: JSONRPCMessage;
+  /** Ends the stream on purpose (a modern request's per-request stream, a resumed stream's stop). */
+  signal?: AbortSignal;
+  /**
+   * Where its streams stand (last event id, `retry`), for a request whose stream may be resumed (a 2025
+   * session's, SEP-1699); without one, a stream that ends unanswered fails the request at once.
+   */
+  position?: StreamPosition;
 }
 
 /**
- * Reads one `text/event-stream` answer of the upstream: the stream of one of our requests (`awaitedId`,
- * the request's `signal`), or the session's GET stream. Calls `onEnd` when it ends, however it ends.
+ * Reads one `text/event-stream` answer of the upstream: the stream of one of our requests (`awaited`), or
+ * the session's GET stream. Calls `onEnd` when it ends, however it ends.
  */
 export function consumeEvents(
   res: IncomingMessage,
   sink: EventSink,
   onEnd?: () => void,
-  awaitedId?: RequestId,
-  signal?: AbortSignal,
+  awaited?: AwaitedRequest,
 ): void {
+  const awaitedId = (awaited?.request as { id?: RequestId } | undefined)?.id;
+  const position = awaited?.position;
+  const signal = awaited?.signal;
   // The SDK dispatches notifications asynchronously but responses at once; when a chunk holds
   // progress events and then the response, the response must wait a turn or it would retire the
   // request (and its progress handler) before the progress is seen.
@@ -40,8 +58,14 @@ export function consumeEvents(
   /** Bytes read since the last complete event: what the parser holds. */
   let pending = 0;
   const parser = createParser({
+    onRetry: position
+      ? (ms) => {
+          position.retryMs = ms;
+        }
+      : undefined,
     onEvent: (event) => {
       pending = 0;
+      if (position && event.id !== undefined) position.lastEventId = event.id;
       if (event.event !== undefined && event.event !== 'message') return;
       if (!event.data) return;
       let message: JSONRPCMessage;
@@ -51,6 +75,7 @@ export function consumeEvents(
         sink.unparsable(event.data);
         return;
       }
+      if (position) position.messages += 1;
       if ('method' in message) {
         notified = true;
         const inbound = (message as { id?: RequestId }).id;
@@ -66,22 +91,26 @@ export function consumeEvents(
       }
     },
   });
-  // A request's stream that ends without its answer (the upstream died mid-request) fails the request
-  // now instead of leaving it to the timeout.
   const ended = () => {
-    if (awaitedId !== undefined && !answered && !sink.closed() && !signal?.aborted) {
+    if (awaited !== undefined && awaitedId !== undefined && !answered && !sink.closed() && !signal?.aborted) {
       answered = true;
-      setImmediate(() =>
-        sink.deliver({
-          jsonrpc: '2.0',
-          id: awaitedId,
-          error: {
-            code: ErrorCode.UpstreamUnavailable,
-            message: 'The upstream closed the response stream without answering.',
-            data: { reason: 'upstream_unavailable' },
-          },
-        } as JSONRPCMessage),
-      );
+      // A stream that ends unanswered after an event id may be resumed (SEP-1699: the server polls, or the
+      // connection dropped); one that sent none is an upstream that died mid-request: the request fails
+      // now instead of waiting for its timeout.
+      if (position?.lastEventId !== undefined) sink.resume(awaited.request, position);
+      else {
+        setImmediate(() =>
+          sink.deliver({
+            jsonrpc: '2.0',
+            id: awaitedId,
+            error: {
+              code: ErrorCode.UpstreamUnavailable,
+              message: 'The upstream closed the response stream without answering.',
+              data: { reason: 'upstream_unavailable' },
+            },
+          } as JSONRPCMessage),
+        );
+      }
     }
     onEnd?.();
   };
