@@ -105,4 +105,11 @@ describe('checkEnvelope', () => {
       }),
     ).toBeUndefined();
   });
+
+  it('passes a method named like an Object.prototype member on, unchecked (the SDK answers it as unknown)', () => {
+    for (const method of ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf']) {
+      expect(checkEnvelope({ jsonrpc: '2.0', id: 1, method, params: {} }), method).toBeUndefined();
+      expect(checkEnvelope({ jsonrpc: '2.0', id: 1, method }), method).toBeUndefined();
+    }
+  });
 });

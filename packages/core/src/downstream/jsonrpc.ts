@@ -46,7 +46,7 @@ export function checkEnvelope(message: unknown): JsonRpcErrorResponse | undefine
     }
     // A request the SDK cannot recognize would be dropped by it, leaving the client waiting forever.
     if ('id' in m && !isJSONRPCRequest(m)) return invalidParams(id, requestShapeProblem(m.params));
-    const schema = SDK_ANSWERED[m.method as string];
+    const schema = SDK_ANSWERED.get(m.method as string);
     // On the modern wire these methods do not exist: the era's own answer (-32601) is the right one.
     if (schema && 'id' in m && !claimsModernEra(m.params)) {
       // The SDK answers these itself, and reports their bad params as -32603 internal errors.
@@ -77,11 +77,17 @@ function claimsModernEra(params: unknown): boolean {
   return typeof version === 'string' && version >= '2026-01-01';
 }
 
-/** Requests the SDK `Server` validates and answers itself, by the spec schema it validates them with. */
-const SDK_ANSWERED: Readonly<Record<string, StandardSchemaV1Sync<unknown> | undefined>> = {
-  initialize: specTypeSchemas.InitializeRequest,
-  'logging/setLevel': specTypeSchemas.SetLevelRequest,
-};
+/**
+ * Requests the SDK `Server` validates and answers itself, by the spec schema it validates them with. A Map:
+ * the method is the client's, and `__proto__` or `toString` must find nothing, not Object.prototype's.
+ */
+const SDK_ANSWERED: ReadonlyMap<string, StandardSchemaV1Sync<unknown>> = new Map<
+  string,
+  StandardSchemaV1Sync<unknown>
+>([
+  ['initialize', specTypeSchemas.InitializeRequest],
+  ['logging/setLevel', specTypeSchemas.SetLevelRequest],
+]);
 
 type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] | undefined };
 
