@@ -72,6 +72,18 @@ export function accepts(req: IncomingMessage, type: string): boolean {
   return accept === undefined || accept.includes(type) || accept.includes('*/*');
 }
 
+/**
+ * The path of a request's target, or undefined when the target is no URL path at all (e.g. `//[`, which
+ * `new URL` refuses by throwing): a listener answers that as an unknown path, never as an internal error.
+ */
+export function requestPath(req: IncomingMessage): string | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 export function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;

@@ -21,6 +21,7 @@ import {
   header,
   initializeOf,
   readBody,
+  requestPath,
   sendJson,
 } from './http-io.js';
 import {
@@ -77,8 +78,10 @@ export async function startHttpListener(
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     // RFC 9728 metadata is public (clients read it before they have a token), like its CORS header says.
     if (authenticator.serveMetadata(req, res, config.path)) return;
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== config.path) return sendError(res, Refusals.notFound(config.path));
+    if (requestPath(req) !== config.path) {
+      req.resume();
+      return sendError(res, Refusals.notFound(config.path));
+    }
     const refused = guard(req);
     if (refused) {
       log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
