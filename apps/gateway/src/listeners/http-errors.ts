@@ -33,7 +33,9 @@ const STATUS: Partial<Record<GatewayErrorReason, number>> = {
 /** The HTTP status a listener answers `error` with (DESIGN §10: a status where one exists). */
 export function httpStatusOf(error: GatewayError): number {
   if (error.reason === 'too_many_sessions') return error.data?.limit === 'sessionsPerClient' ? 429 : 503;
-  return (error.reason && STATUS[error.reason]) ?? 200;
+  // The reason may be an upstream's own (passed through): only this table's own keys have a status.
+  const reason = error.reason;
+  return (reason !== undefined && Object.hasOwn(STATUS, reason) ? STATUS[reason] : undefined) ?? 200;
 }
 
 /** Writes `error` as the HTTP answer: its status, and the JSON-RPC error response (id null unless given). */
