@@ -78,6 +78,8 @@ export type GatewayErrorReason =
   // Refused by a listener before any session or server saw the request (DESIGN §10 for the limits):
   | 'too_many_sessions'
   | 'body_too_large'
+  /** A message nested deeper than `limits.maxJsonDepth` (HTTP 400, -32600). */
+  | 'too_deep'
   | 'busy'
   | 'shutting_down'
   | 'not_found'

@@ -26,6 +26,7 @@ export {
   errorResponse,
   type JsonRpcErrorResponse,
   parseError,
+  tooDeep,
 } from './downstream/jsonrpc.js';
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
 export { type DownstreamSession, openSession, type SessionOptions } from './downstream/session.js';
@@ -48,6 +49,12 @@ export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
 export { type Ask, AskFailed, type Question } from './interaction/ask.js';
 export { missingCapability } from './interaction/capabilities.js';
 export { InputRequired } from './interaction/input-required.js';
+export {
+  DEFAULT_MAX_JSON_DEPTH,
+  jsonTextTooDeep,
+  jsonValueTooDeep,
+  upstreamJsonDepth,
+} from './json-depth.js';
 export type { InventoryCounts, InventoryOptions } from './listing/inventory.js';
 export { TRUNCATED_META_KEY, UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
@@ -110,7 +117,10 @@ export {
   StoreUnavailableError,
   type UnavailablePolicy,
 } from './store/store.js';
-export { JsonLineTransport } from './transports/downstream/json-line-transport.js';
+export {
+  JsonLineTransport,
+  type JsonLineTransportOptions,
+} from './transports/downstream/json-line-transport.js';
 export {
   type WebSocketSessionOptions,
   WebSocketSessionTransport,

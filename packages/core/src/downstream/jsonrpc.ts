@@ -1,5 +1,6 @@
 import { isJSONRPCRequest, type StandardSchemaV1Sync, specTypeSchemas } from '@modelcontextprotocol/server';
-import { ErrorCode, type GatewayError } from '../errors.js';
+import { ErrorCode, GatewayError } from '../errors.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '../json-depth.js';
 
 /** A JSON-RPC error response for input that never reached a handler (or was refused before one). */
 export interface JsonRpcErrorResponse {
@@ -130,10 +131,27 @@ function invalidRequest(id: string | number | null, detail: string): JsonRpcErro
 }
 
 /**
- * Decodes one text-framed message (a stdio line, a WebSocket frame): the messages to dispatch, or the
- * error response to send back when the text is not JSON (-32700) or not a JSON-RPC message (-32600).
+ * The refusal of a message nested deeper than `limit` levels (`limits.maxJsonDepth`): -32600 with
+ * `data.reason: "too_deep"` (HTTP 400 where there is a status). Its id is unknown: the text is not parsed.
  */
-export function decodeFrame(text: string): { messages: unknown[] } | { error: JsonRpcErrorResponse } {
+export function tooDeep(limit: number): GatewayError {
+  return new GatewayError(
+    ErrorCode.InvalidRequest,
+    `Invalid request: the message nests arrays and objects deeper than ${limit} levels (limits.maxJsonDepth); send flatter params`,
+    { reason: 'too_deep', limit },
+  );
+}
+
+/**
+ * Decodes one text-framed message (a stdio line, a WebSocket frame): the messages to dispatch, or the
+ * error response to send back when the text nests deeper than `maxDepth` (-32600 `too_deep`, checked
+ * before it is parsed), is not JSON (-32700) or not a JSON-RPC message (-32600).
+ */
+export function decodeFrame(
+  text: string,
+  maxDepth: number = DEFAULT_MAX_JSON_DEPTH,
+): { messages: unknown[] } | { error: JsonRpcErrorResponse } {
+  if (jsonTextTooDeep(text, maxDepth)) return { error: errorResponse(null, tooDeep(maxDepth)) };
   let message: unknown;
   try {
     message = JSON.parse(text);

@@ -1,7 +1,16 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { decodeFrame, parseError } from '../../downstream/jsonrpc.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../../json-depth.js';
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+export interface JsonLineTransportOptions {
+  /**
+   * Levels of arrays and objects one line may nest (`limits.maxJsonDepth`), read for each line; a deeper
+   * line is answered with -32600 `too_deep` before it is parsed. Default {@link DEFAULT_MAX_JSON_DEPTH}.
+   */
+  maxJsonDepth?: () => number;
+}
 
 /**
  * Newline-delimited JSON-RPC over a readable/writable pair. Unlike a bare framing layer it answers
@@ -22,10 +31,16 @@ export class JsonLineTransport implements Transport {
   #closed = false;
   readonly #input: NodeJS.ReadableStream;
   readonly #output: NodeJS.WritableStream;
+  readonly #maxJsonDepth: () => number;
 
-  constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream) {
+  constructor(
+    input: NodeJS.ReadableStream,
+    output: NodeJS.WritableStream,
+    options: JsonLineTransportOptions = {},
+  ) {
     this.#input = input;
     this.#output = output;
+    this.#maxJsonDepth = options.maxJsonDepth ?? (() => DEFAULT_MAX_JSON_DEPTH);
   }
 
   async start(): Promise<void> {
@@ -51,7 +66,7 @@ export class JsonLineTransport implements Transport {
   };
 
   #onLine(line: string): void {
-    const decoded = decodeFrame(line);
+    const decoded = decodeFrame(line, this.#maxJsonDepth());
     if ('error' in decoded) void this.send(decoded.error as unknown as JSONRPCMessage);
     else {
       for (const item of decoded.messages) {

@@ -1,0 +1,84 @@
+// How deep one JSON message nests, measured without recursion, so that a message nested 100,000 levels
+// deep is refused before anything that recurses (schema validation, the gateway's own walkers) sees it.
+
+/** `limits.maxJsonDepth`: levels of arrays and objects one message may nest (the message itself is 1). */
+export const DEFAULT_MAX_JSON_DEPTH = 64;
+
+/**
+ * How deep an upstream's message may nest under `limits.maxJsonDepth`: twice as deep, since its results
+ * wrap what clients sent (an echoed argument sits a few levels deeper in a result than in the request).
+ */
+export function upstreamJsonDepth(maxJsonDepth: number): number {
+  return 2 * maxJsonDepth;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * Whether JSON text nests arrays and objects more than `max` levels deep (a message object is level 1, a
+ * batch array around it level 1 and the message 2). One pass over the text, without parsing it: brackets
+ * inside strings do not count, and a string is skipped with `indexOf` (what makes large text payloads
+ * cheap). Text that is not JSON is measured as far as it goes: the parser refuses it afterwards.
+ *
+ * @example
+ * jsonTextTooDeep('{"a":[[1]]}', 2); // true: the inner array is level 3
+ */
+export function jsonTextTooDeep(text: string, max: number): boolean {
+  // Nesting deeper than `max` takes more than `max` opening brackets.
+  if (text.length <= max) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = closingQuote(text, i);
+      if (i < 0) return false;
+    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) {
+      if (++depth > max) return true;
+    } else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
+      depth--;
+    }
+  }
+  return false;
+}
+
+/** The index of the quote closing the string opened at `open`, or -1 when the string never closes. */
+function closingQuote(text: string, open: number): number {
+  let at = open;
+  for (;;) {
+    at = text.indexOf('"', at + 1);
+    if (at < 0) return -1;
+    // Escaped when an odd number of backslashes stands right before it.
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+}
+
+/**
+ * Whether a parsed JSON value nests arrays and objects more than `max` levels deep (the value itself is
+ * level 1), walked with an explicit stack. For messages already parsed (an upstream transport's): it
+ * costs one step per array or object, nothing per byte of the strings in them.
+ */
+export function jsonValueTooDeep(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const nodes: object[] = [value];
+  const depths: number[] = [1];
+  while (nodes.length > 0) {
+    const node = nodes.pop()!;
+    const depth = depths.pop()!;
+    if (depth > max) return true;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) {
+        nodes.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
