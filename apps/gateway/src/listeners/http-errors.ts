@@ -6,6 +6,7 @@ const STATUS: Partial<Record<GatewayErrorReason, number>> = {
   busy: 429,
   shutting_down: 503,
   body_too_large: 413,
+  too_deep: 400,
   not_found: 404,
   forbidden: 403,
   method_not_allowed: 405,

@@ -5,6 +5,7 @@ import {
   checkEnvelope,
   type Gateway,
   type Identity,
+  jsonTextTooDeep,
   type Logger,
   type Store,
 } from '@switchyard/core';
@@ -32,6 +33,7 @@ import {
   refuseBusy,
   refuseDraining,
   refuseSessions,
+  refuseTooDeep,
   requestCount,
 } from './http-refusals.js';
 import { type HttpSession, HttpSessionTable } from './http-sessions.js';
@@ -155,12 +157,19 @@ export async function startHttpListener(
       });
     }
     let raw: Buffer;
-    let body: unknown;
     try {
       raw = await readBody(req, limits.maxBodyBytes);
-      body = JSON.parse(raw.toString('utf8'));
     } catch (error) {
       if (error instanceof BodyTooLarge) return bodyTooLarge(req, res, limits.maxBodyBytes);
+      return sendError(res, Refusals.parseError((error as Error).message));
+    }
+    const text = raw.toString('utf8');
+    // Before it is parsed: nothing downstream of here may recurse through a 100,000-level body.
+    if (jsonTextTooDeep(text, limits.maxJsonDepth)) return refuseTooDeep(res, limits.maxJsonDepth);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
       return sendError(res, Refusals.parseError((error as Error).message));
     }
     const invalid = checkEnvelope(body);

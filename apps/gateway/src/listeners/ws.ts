@@ -108,7 +108,8 @@ export async function startWsListener(
           });
         }
       });
-      const transport = new SessionGate(new WebSocketSessionTransport(ws, config), {
+      const options = { ...config, maxJsonDepth: () => limits.maxJsonDepth };
+      const transport = new SessionGate(new WebSocketSessionTransport(ws, options), {
         limit: limits.concurrentPerSession,
         drain,
         transport: 'ws',
