@@ -112,4 +112,24 @@ describe('checkEnvelope', () => {
       expect(checkEnvelope({ jsonrpc: '2.0', id: 1, method }), method).toBeUndefined();
     }
   });
+
+  it('checks the params of initialize and logging/setLevel under a 2026-07-28 envelope too', () => {
+    const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+    expect(
+      checkEnvelope({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {}, _meta } }),
+    ).toMatchObject({ id: 1, error: { code: -32602, message: expect.stringContaining('protocolVersion') } });
+    expect(
+      checkEnvelope({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2026-07-28',
+          capabilities: {},
+          clientInfo: { name: 'x', version: '1' },
+          _meta,
+        },
+      }),
+    ).toBeUndefined();
+  });
 });

@@ -48,9 +48,10 @@ export function checkEnvelope(message: unknown): JsonRpcErrorResponse | undefine
     // A request the SDK cannot recognize would be dropped by it, leaving the client waiting forever.
     if ('id' in m && !isJSONRPCRequest(m)) return invalidParams(id, requestShapeProblem(m.params));
     const schema = SDK_ANSWERED.get(m.method as string);
-    // On the modern wire these methods do not exist: the era's own answer (-32601) is the right one.
-    if (schema && 'id' in m && !claimsModernEra(m.params)) {
-      // The SDK answers these itself, and reports their bad params as -32603 internal errors.
+    // The SDK answers these itself, and reports their bad params as -32603 internal errors: checked in
+    // either era (a 2026-07-28 envelope does not keep a WebSocket or stdio session's SDK Server from
+    // answering them; on the 2026-07-28 HTTP wire a well-formed one still gets its 404).
+    if (schema && 'id' in m) {
       const checked = schema['~standard'].validate(m);
       if (checked.issues) return invalidParams(id, `${m.method}: ${firstIssue(checked.issues)}`);
     }
@@ -69,13 +70,6 @@ export function parseError(detail: string): JsonRpcErrorResponse {
     id: null,
     error: { code: ErrorCode.ParseError, message: `Parse error: ${detail}` },
   };
-}
-
-/** Whether a request's envelope names a modern (2026-07-28+) protocol revision. */
-function claimsModernEra(params: unknown): boolean {
-  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-  const version = meta?.['io.modelcontextprotocol/protocolVersion'];
-  return typeof version === 'string' && version >= '2026-01-01';
 }
 
 /**
