@@ -175,7 +175,7 @@ describe('names that are Object.prototype members', () => {
 });
 
 describe('request targets and admin paths that are no URL path', () => {
-  it('are answered 404 by the HTTP, WebSocket and admin listeners, never 500', async () => {
+  it('are answered 404 (or 400/431 in JSON) by the HTTP, WebSocket and admin listeners, never 500', async () => {
     const { http, ws, admin } = await start();
     const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' });
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
@@ -197,6 +197,25 @@ describe('request targets and admin paths that are no URL path', () => {
       expect(upgrade.status, `WebSocket ${target}`).toBe(404);
       const page = await rawHttp(admin, { method: 'GET', target });
       expect(page.status, `admin ${target}: ${page.body}`).toBe(404);
+    }
+    // What node's HTTP parser refuses (headers over 16 KiB, a broken header line) is answered in JSON too.
+    for (const [url, status] of [
+      [http, 431],
+      [ws, 431],
+      [admin, 431],
+    ] as const) {
+      const big = await rawHttp(url, {
+        target: '/mcp',
+        headers: { ...headers, 'x-big': 'a'.repeat(20_000) },
+        body,
+      });
+      expect(big.status, url).toBe(status);
+      expect(JSON.parse(big.body), url).toMatchObject(
+        url === admin ? { error: expect.any(String) } : { error: { data: { reason: 'malformed_http' } } },
+      );
+      const broken = await rawHttp(url, { target: '/mcp', headers: { ...headers, 'bad header': 'x' }, body });
+      expect(broken.status, url).toBe(400);
+      expect(JSON.parse(broken.body), url).toBeDefined();
     }
     for (const path of ['/admin/approvals/%zz', '/admin/approvals/%E0%A4%A', '/admin/approvals/%']) {
       for (const method of ['GET', 'POST']) {

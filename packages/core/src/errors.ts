@@ -83,6 +83,8 @@ export type GatewayErrorReason =
   | 'busy'
   | 'shutting_down'
   | 'not_found'
+  /** The HTTP request itself could not be parsed (headers over 16 KiB, a malformed line): 400, 408 or 431. */
+  | 'malformed_http'
   | 'method_not_allowed'
   | 'not_acceptable'
   | 'parse_error'

@@ -9,7 +9,7 @@ import {
 } from '@switchyard/core';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AdminListenerConfig } from '../config/schema.js';
-import { header, requestPath, sendJson } from '../listeners/http-io.js';
+import { answerClientErrors, header, requestPath, sendJson } from '../listeners/http-io.js';
 import { listen } from '../listeners/listen.js';
 import { createRequestGuard } from '../listeners/origin.js';
 import { type Asset, loadAssets } from './assets.js';
@@ -150,6 +150,7 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
       else res.end();
     });
   });
+  answerClientErrors(server, (_, message) => ({ error: message }));
   const { port, url } = await listen(server, { ...config, path: '/' }, 'http');
   return {
     url,

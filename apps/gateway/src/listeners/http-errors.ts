@@ -12,6 +12,7 @@ const STATUS: Partial<Record<GatewayErrorReason, number>> = {
   method_not_allowed: 405,
   not_acceptable: 406,
   parse_error: 400,
+  malformed_http: 400,
   unsupported_protocol_version: 400,
   session_required: 400,
   session_not_found: 404,

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { isLegacyVersion } from '@switchyard/core';
 
 // Reading requests and writing plain JSON answers on node:http, for the HTTP listener.
@@ -102,4 +103,26 @@ export function sendJson(
     'content-length': Buffer.byteLength(text),
   });
   res.end(text);
+}
+
+/**
+ * Answers what node's HTTP parser refuses before any handler runs (headers over its 16 KiB limit, a
+ * malformed request line or header) with a status and `body(status, message)` as JSON, instead of node's
+ * bare status line: an MCP client then reads a JSON-RPC error like for every other refusal.
+ */
+export function answerClientErrors(server: Server, body: (status: number, message: string) => unknown): void {
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const [status, message] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large: the request headers are over 16 KiB']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout: the request did not arrive in time']
+          : [400, `Bad Request: the HTTP request could not be parsed (${error.code ?? error.message})`];
+    const text = JSON.stringify(body(status, message));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  });
 }

@@ -3,6 +3,7 @@ import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextp
 import {
   type ClientDirectory,
   checkEnvelope,
+  errorResponse,
   type Gateway,
   type Identity,
   jsonTextTooDeep,
@@ -17,6 +18,7 @@ import { initializeParams } from '../replicas/session-ids.js';
 import { sendError } from './http-errors.js';
 import {
   accepts,
+  answerClientErrors,
   BodyTooLarge,
   claimsModernEra,
   header,
@@ -217,6 +219,7 @@ export async function startHttpListener(
     });
   });
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server, (_, message) => errorResponse(null, Refusals.malformedHttp(message)));
 
   const { port, url } = await listen(server, config, 'http');
   if (replication.store?.shared) {

@@ -31,6 +31,8 @@ export const Refusals = {
     new GatewayError(-32000, `Not Acceptable: ${detail}`, { reason: 'not_acceptable' }),
   parseError: (detail: string) =>
     new GatewayError(-32700, `Parse error: ${detail}`, { reason: 'parse_error' }),
+  /** What node's HTTP parser refused (`status` 400, 408 or 431) before the listener saw a request. */
+  malformedHttp: (message: string) => new GatewayError(-32600, message, { reason: 'malformed_http' }),
   unsupportedVersion: (version: string | undefined, supported: readonly string[]) =>
     new GatewayError(
       -32000,

@@ -14,7 +14,7 @@ import { WebSocketServer } from 'ws';
 import { type Authenticator, asAuthenticator } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
 import { httpStatusOf } from './http-errors.js';
-import { requestPath } from './http-io.js';
+import { answerClientErrors, requestPath } from './http-io.js';
 import { type ListenerLimits, listenerLimits } from './http-refusals.js';
 import { countRefusal } from './limits.js';
 import { listen } from './listen.js';
@@ -136,6 +136,7 @@ export async function startWsListener(
       socket.destroy();
     });
   });
+  answerClientErrors(server, (_, message) => errorResponse(null, Refusals.malformedHttp(message)));
   const { port, url } = await listen(server, config, 'ws');
   return {
     url,
