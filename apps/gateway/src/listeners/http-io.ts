@@ -124,5 +124,13 @@ export function answerClientErrors(server: Server, body: (status: number, messag
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
         `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
     );
+    // What the client still sends (the rest of 9 MiB of headers) is read and dropped for a moment, as for
+    // a 413: closing on unread bytes resets the connection, and the client may lose the answer with it.
+    socket.on('data', () => {});
+    socket.resume();
+    setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
   });
 }
+
+/** How long a refused connection's further bytes are read and dropped before it is closed. */
+const CLIENT_ERROR_LINGER_MS = 1_000;
