@@ -213,6 +213,13 @@ describe('request targets and admin paths that are no URL path', () => {
       expect(JSON.parse(big.body), url).toMatchObject(
         url === admin ? { error: expect.any(String) } : { error: { data: { reason: 'malformed_http' } } },
       );
+      // Megabytes of headers: the answer still arrives before the connection closes (no reset).
+      const huge = await rawHttp(url, {
+        target: '/mcp',
+        headers: { ...headers, 'x-big': 'a'.repeat(6_000_000) },
+        body,
+      });
+      expect(huge.status, url).toBe(status);
       const broken = await rawHttp(url, { target: '/mcp', headers: { ...headers, 'bad header': 'x' }, body });
       expect(broken.status, url).toBe(400);
       expect(JSON.parse(broken.body), url).toBeDefined();

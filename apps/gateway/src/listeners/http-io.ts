@@ -111,7 +111,11 @@ export function sendJson(
  * bare status line: an MCP client then reads a JSON-RPC error like for every other refusal.
  */
 export function answerClientErrors(server: Server, body: (status: number, message: string) => unknown): void {
+  const answered = new WeakSet<Duplex>();
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // node reports every later chunk of a connection it could not parse again: answer it once.
+    if (answered.has(socket)) return;
+    answered.add(socket);
     if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
     const [status, message] =
       error.code === 'HPE_HEADER_OVERFLOW'
@@ -126,6 +130,7 @@ export function answerClientErrors(server: Server, body: (status: number, messag
     );
     // What the client still sends (the rest of 9 MiB of headers) is read and dropped for a moment, as for
     // a 413: closing on unread bytes resets the connection, and the client may lose the answer with it.
+    socket.removeAllListeners('data');
     socket.on('data', () => {});
     socket.resume();
     setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
