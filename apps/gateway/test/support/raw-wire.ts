@@ -8,25 +8,32 @@ import WebSocket from 'ws';
 export interface RawHttpAnswer {
   status: number;
   headers: Record<string, string>;
+  /** The body, de-chunked; empty for HEAD and for a stream cut after its headers. */
   body: string;
 }
 
+export interface RawHttpRequest {
+  method?: string;
+  /** The request target, written as is (`//[` and `/a%zz` reach the server as sent). */
+  target: string;
+  headers?: Record<string, string>;
+  body?: string | Buffer;
+}
+
 /**
- * One HTTP/1.1 exchange over a fresh connection, written byte for byte (`target` unchecked, so `//[` or
- * `/a%zz` reach the server as sent). Resolves when the server closes the connection or the answer's
- * Content-Length is read; rejects after `timeoutMs` (a hang).
+ * One HTTP/1.1 exchange over a fresh (keep-alive) connection, written byte for byte, closed by this side
+ * once the answer's body is complete (Content-Length, the last chunk, or the server closing), or right
+ * after the headers of a GET's event stream (which does not end); rejects after `timeoutMs` (a hang).
+ * Keep-alive, as real clients send: a server answering before it read a large body then reads the rest,
+ * where with `Connection: close` it would close on it and the client could lose the answer to a reset.
  */
-export function rawHttp(
-  url: string,
-  request: { method?: string; target: string; headers?: Record<string, string>; body?: string | Buffer },
-  timeoutMs = 10_000,
-): Promise<RawHttpAnswer> {
+export function rawHttp(url: string, request: RawHttpRequest, timeoutMs = 10_000): Promise<RawHttpAnswer> {
   const { hostname, port } = new URL(url);
+  const method = request.method ?? 'POST';
   const body = request.body === undefined ? Buffer.alloc(0) : Buffer.from(request.body);
   const head = [
-    `${request.method ?? 'POST'} ${request.target} HTTP/1.1`,
+    `${method} ${request.target} HTTP/1.1`,
     `Host: ${hostname}:${port}`,
-    'Connection: close',
     `Content-Length: ${body.length}`,
     ...Object.entries(request.headers ?? {}).map(([name, value]) => `${name}: ${value}`),
     '',
@@ -34,45 +41,107 @@ export function rawHttp(
   ].join('\r\n');
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), hostname);
-    const chunks: Buffer[] = [];
+    let raw = Buffer.alloc(0);
+    let settled = false;
     const timer = setTimeout(() => {
-      socket.destroy();
-      reject(new Error(`no answer within ${timeoutMs} ms to ${request.method ?? 'POST'} ${request.target}`));
+      settle();
+      reject(
+        new Error(`no complete answer within ${timeoutMs} ms to ${method} ${request.target.slice(0, 80)}`),
+      );
     }, timeoutMs);
-    const finish = () => {
+    const settle = () => {
+      settled = true;
       clearTimeout(timer);
       socket.destroy();
-      resolve(parseAnswer(Buffer.concat(chunks)));
     };
-    socket.on('connect', () => socket.end(Buffer.concat([Buffer.from(head, 'latin1'), body])));
-    socket.on('data', (chunk) => {
-      chunks.push(chunk);
-      if (complete(Buffer.concat(chunks))) finish();
+    const check = (ended: boolean) => {
+      if (settled) return;
+      const answer = parseAnswer(raw, method, ended);
+      if (answer === undefined) return;
+      settle();
+      resolve(answer);
+    };
+    // Written, not ended: a server may drop the answer to a request whose sender half-closed first.
+    socket.on('connect', () => socket.write(Buffer.concat([Buffer.from(head, 'latin1'), body])));
+    socket.on('data', (chunk: Buffer) => {
+      raw = Buffer.concat([raw, chunk]);
+      check(false);
     });
-    socket.on('end', finish);
-    socket.on('close', finish);
-    socket.on('error', () => finish());
+    socket.on('close', () => check(true));
+    socket.on('error', () => check(true));
   });
 }
 
-function parseAnswer(raw: Buffer): RawHttpAnswer {
-  const text = raw.toString('utf8');
-  const end = text.indexOf('\r\n\r\n');
-  if (end < 0) return { status: 0, headers: {}, body: text };
-  const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+/** The answer in `raw` once it is complete (or the connection `ended`), else undefined. */
+function parseAnswer(raw: Buffer, method: string, ended: boolean): RawHttpAnswer | undefined {
+  const end = raw.indexOf('\r\n\r\n');
+  if (end < 0) return ended ? { status: 0, headers: {}, body: raw.toString('utf8') } : undefined;
+  const [statusLine, ...lines] = raw.subarray(0, end).toString('latin1').split('\r\n');
   const headers: Record<string, string> = {};
   for (const line of lines) {
     const colon = line.indexOf(':');
     if (colon > 0) headers[line.slice(0, colon).toLowerCase()] = line.slice(colon + 1).trim();
   }
-  return { status: Number(statusLine?.split(' ')[1] ?? 0), headers, body: text.slice(end + 4) };
+  const status = Number(statusLine?.split(' ')[1] ?? 0);
+  const rest = raw.subarray(end + 4);
+  const done = (bytes: Buffer) => ({ status, headers, body: bytes.toString('utf8') });
+  if (method === 'HEAD' || status === 204 || status === 304) return done(Buffer.alloc(0));
+  if (method === 'GET' && headers['content-type']?.startsWith('text/event-stream'))
+    return done(Buffer.alloc(0));
+  const length = headers['content-length'];
+  if (length !== undefined)
+    return rest.length >= Number(length)
+      ? done(rest.subarray(0, Number(length)))
+      : ended
+        ? done(rest)
+        : undefined;
+  if (headers['transfer-encoding']?.includes('chunked')) {
+    const chunks = dechunk(rest);
+    return chunks.complete || ended ? done(chunks.body) : undefined;
+  }
+  return ended ? done(rest) : undefined;
 }
 
-function complete(raw: Buffer): boolean {
-  const end = raw.indexOf('\r\n\r\n');
-  if (end < 0) return false;
-  const length = /\r\ncontent-length:\s*(\d+)/i.exec(raw.subarray(0, end).toString('latin1'))?.[1];
-  return length !== undefined && raw.length - end - 4 >= Number(length);
+/** Decodes a chunked body as far as it has arrived; `complete` once the last (empty) chunk is in. */
+function dechunk(raw: Buffer): { body: Buffer; complete: boolean } {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = raw.indexOf('\r\n', at);
+    if (eol < 0) return { body: Buffer.concat(parts), complete: false };
+    const size = Number.parseInt(raw.subarray(at, eol).toString('latin1'), 16);
+    if (!Number.isFinite(size)) return { body: Buffer.concat(parts), complete: true };
+    if (size === 0) return { body: Buffer.concat(parts), complete: true };
+    if (raw.length < eol + 2 + size) return { body: Buffer.concat(parts), complete: false };
+    parts.push(raw.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+}
+
+/** The JSON-RPC messages of an answer's body: one JSON value (or batch), or the data of its SSE events. */
+export function messagesOf(answer: RawHttpAnswer): unknown[] | undefined {
+  const text = answer.body.trim();
+  if (text.length === 0) return [];
+  if (answer.headers['content-type']?.startsWith('text/event-stream')) {
+    const out: unknown[] = [];
+    for (const line of text.split('\n')) {
+      if (!line.startsWith('data:')) continue;
+      const data = line.slice(5).trim();
+      if (data.length === 0) continue;
+      try {
+        out.push(JSON.parse(data));
+      } catch {
+        return undefined;
+      }
+    }
+    return out;
+  }
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return Array.isArray(parsed) ? parsed : [parsed];
+  } catch {
+    return undefined;
+  }
 }
 
 /** A WebSocket client (subprotocol `mcp`) that sends any text and collects every answer. */
