@@ -12,6 +12,15 @@ interface RpcError {
   data?: { reason?: unknown; upstream?: unknown };
 }
 
+/** What the server sends on its own beside answers (a notification, a request): not judged as an answer. */
+export function isServerMessage(message: unknown): boolean {
+  return (
+    typeof message === 'object' &&
+    message !== null &&
+    typeof (message as { method?: unknown }).method === 'string'
+  );
+}
+
 /** A JSON-RPC response: an error with an integer code and a message, or a result. */
 export function isResponse(
   message: unknown,

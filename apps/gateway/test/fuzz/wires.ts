@@ -8,7 +8,7 @@ import {
   type MessageCase,
   PROTO_NAMES,
 } from './inputs.js';
-import { classOf, preview, problemWith, type Verdict } from './verdict.js';
+import { classOf, isServerMessage, preview, problemWith, type Verdict } from './verdict.js';
 
 // Each wire sends one case and judges the answer: an HTTP status under 500 with a JSON-RPC error or
 // result, every request with an id answered, nothing left hanging (each exchange is bounded).
@@ -167,7 +167,7 @@ function judgeHttp(
   what: string,
 ): Verdict {
   const { status } = answer;
-  const messages = messagesOf(answer);
+  const messages = messagesOf(answer)?.filter((m) => !isServerMessage(m));
   const first = messages?.[0];
   const outcome = `${status} ${messages === undefined ? 'unparsable' : messages.length === 0 ? 'empty' : classOf(first)}`;
   if (status === 0) return { outcome, problem: `no HTTP answer: ${what}` };
@@ -241,7 +241,7 @@ export async function runFramed(
   } catch (error) {
     return { outcome: 'hang', problem: `${(error as Error).message}: ${what}` };
   }
-  const answers = wire.received().filter((m) => !idIs(sentinel)(m));
+  const answers = wire.received().filter((m) => !idIs(sentinel)(m) && !isServerMessage(m));
   const first = answers[0];
   const outcome = answers.length === 0 ? 'no answer' : classOf(first);
   for (const message of answers) {
