@@ -224,17 +224,18 @@ export async function runFramed(
   era: 'legacy' | 'modern',
   lines = false,
 ): Promise<Verdict> {
-  const built = buildMessage(c, era);
+  // One line per message: a newline in the text is sent as a space (which may make it JSON, or not).
+  const text = lines ? buildMessage(c, era).text.replace(/\n/g, ' ') : buildMessage(c, era).text;
   // A line over the stdio limit (16 MiB) is refused whole, like text that is no JSON.
   const { ids, parses } =
-    lines && built.text.length > MAX_LINE_CHARS ? { ids: [], parses: false } : expectedIds(built.text);
+    lines && text.length > MAX_LINE_CHARS ? { ids: [], parses: false } : expectedIds(text);
   // A blank line is no message on a line-framed wire (stdio skips it); a blank WebSocket frame is one.
-  const blank = lines && built.text.replace(/\n/g, ' ').trim().length === 0;
+  const blank = lines && text.trim().length === 0;
   wire.clear();
   const sentinel = `fuzz-sentinel-${++sentinels}`;
-  const what = preview(built.text, 3_000);
+  const what = preview(text, 3_000);
   try {
-    wire.send(built.text);
+    wire.send(text);
     wire.send(JSON.stringify({ jsonrpc: '2.0', id: sentinel, method: 'ping' }));
     await wire.waitFor(idIs(sentinel), 'the ping behind the case', CASE_TIMEOUT_MS);
     for (const id of ids) await wire.waitFor(idIs(id), `the answer to id ${preview(id)}`, CASE_TIMEOUT_MS);
@@ -340,9 +341,9 @@ export class StdioWire implements Framed {
     this.send('{"jsonrpc":"2.0","method":"notifications/initialized"}');
   }
 
+  /** Writes `text` as one line (runFramed has made it one). */
   send(text: string): void {
-    // One line per message: a newline inside the text would split it into two lines.
-    this.#gw.child.stdin?.write(`${text.replace(/\n/g, ' ')}\n`);
+    this.#gw.child.stdin?.write(`${text}\n`);
   }
 
   /** Resolves with the first message since the last `clear` that `predicate` accepts; rejects on timeout or exit. */
