@@ -189,9 +189,9 @@ describe('loadConfigFile: a valid config', () => {
     );
   });
 
-  it('reads limits.maxJsonDepth (default 64, at most 1,000)', async () => {
+  it('reads limits.maxJsonDepth (default 100, at most 1,000)', async () => {
     const defaults = await (await load({ mcpServers: {} })).config();
-    expect(defaults.limits).toMatchObject({ maxJsonDepth: 64 });
+    expect(defaults.limits).toMatchObject({ maxJsonDepth: 100 });
     const { config } = await load({ mcpServers: {}, limits: { maxJsonDepth: 8 } });
     expect((await config()).limits).toMatchObject({ maxJsonDepth: 8 });
     for (const maxJsonDepth of [0, 1001, 2.5, '64']) {

@@ -108,20 +108,20 @@ it('fails only the request whose upstream answer nests deeper than the limit; th
       )
     ).json as Record<string, unknown>;
 
-  // The answer is the message 1, result 2, structuredContent 3, then `depth` arrays; the limit is 2 × 64.
+  // The answer is the message 1, result 2, structuredContent 3, then `depth` arrays; the limit is 2 × 100.
   for (const [id, depth] of [
     [1, 100_000],
-    [2, 126],
+    [2, 198],
   ] as const) {
     expect(await call(id, 'deep__deep', { depth })).toMatchObject({
       id,
       error: {
-        message: expect.stringContaining('deeper than 128 levels (twice limits.maxJsonDepth)'),
+        message: expect.stringContaining('deeper than 200 levels (twice limits.maxJsonDepth)'),
         data: { reason: 'upstream_invalid_result', upstream: 'deep' },
       },
     });
   }
-  expect(await call(3, 'deep__deep', { depth: 125 })).toMatchObject({
+  expect(await call(3, 'deep__deep', { depth: 197 })).toMatchObject({
     id: 3,
     result: { structuredContent: {} },
   });

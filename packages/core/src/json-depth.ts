@@ -1,8 +1,12 @@
 // How deep one JSON message nests, measured without recursion, so that a message nested 100,000 levels
 // deep is refused before anything that recurses (schema validation, the gateway's own walkers) sees it.
 
-/** `limits.maxJsonDepth`: levels of arrays and objects one message may nest (the message itself is 1). */
-export const DEFAULT_MAX_JSON_DEPTH = 64;
+/**
+ * `limits.maxJsonDepth`: levels of arrays and objects one message may nest (the message itself is 1). 100
+ * leaves a tool call's arguments (level 3) the 64 levels the approve plugin digests, and stays far below
+ * where the SDK's schema validation overflows the stack (between 1,000 and 10,000).
+ */
+export const DEFAULT_MAX_JSON_DEPTH = 100;
 
 /**
  * How deep an upstream's message may nest under `limits.maxJsonDepth`: twice as deep, since its results

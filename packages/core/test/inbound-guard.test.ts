@@ -315,7 +315,7 @@ describe('guardInbound', () => {
         id: 1,
         error: {
           code: ErrorCode.InternalError,
-          message: expect.stringContaining('deeper than 128 levels (twice limits.maxJsonDepth)'),
+          message: expect.stringContaining('deeper than 200 levels (twice limits.maxJsonDepth)'),
           data: expect.objectContaining({ reason: 'upstream_invalid_result', upstream: 'docs' }),
         },
       },

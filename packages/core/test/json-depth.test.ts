@@ -64,8 +64,8 @@ describe('decodeFrame', () => {
         id: null,
         error: {
           code: -32600,
-          message: expect.stringContaining('deeper than 64 levels (limits.maxJsonDepth)'),
-          data: { reason: 'too_deep', limit: 64 },
+          message: expect.stringContaining('deeper than 100 levels (limits.maxJsonDepth)'),
+          data: { reason: 'too_deep', limit: 100 },
         },
       },
     });

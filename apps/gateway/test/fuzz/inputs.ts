@@ -127,7 +127,7 @@ function isRaw(value: unknown): value is Raw {
 
 const deep = fc
   .record({
-    depth: fc.constantFrom(2, 30, 58, 60, 61, 62, 63, 64, 65, 100, 1_000, 10_000, 100_000),
+    depth: fc.constantFrom(2, 30, 60, 94, 95, 96, 97, 98, 99, 100, 101, 200, 1_000, 10_000, 100_000),
     kind: fc.constantFrom('arrays', 'objects', 'mixed'),
   })
   .map(({ depth, kind }): Raw => {
