@@ -164,6 +164,24 @@ describe('names that are Object.prototype members', () => {
         if (method === name) expect(overStdio).toMatchObject({ error: { code: -32601 } });
       }
     }
+    // initialize with bad params under a 2026-07-28 claim, on a legacy session and over WebSocket, reaches
+    // an SDK Server that would answer -32603: it gets -32602 first.
+    const claimed = {
+      jsonrpc: '2.0',
+      id: 'claimed',
+      method: 'initialize',
+      params: { capabilities: {}, _meta: MODERN_META },
+    };
+    const onSession = await rawPost(http, JSON.stringify(claimed), {
+      'mcp-session-id': session.sessionId,
+      'mcp-protocol-version': session.protocolVersion,
+    });
+    expect(onSession.json).toMatchObject({ id: 'claimed', error: { code: -32602 } });
+    socket.send(JSON.stringify(claimed));
+    expect(await socket.waitFor(answerTo('claimed'), 'the WebSocket answer')).toMatchObject({
+      error: { code: -32602 },
+    });
+
     // The upstream was asked for none of them (its counters are keyed by what it received).
     for (const name of NAMES) {
       expect(Object.hasOwn(docs.server.stats.requests, name), name).toBe(false);

@@ -23,6 +23,7 @@ export { isLegacyVersion } from './downstream/era.js';
 export {
   checkEnvelope,
   decodeFrame,
+  type EnvelopeCheckOptions,
   errorResponse,
   type JsonRpcErrorResponse,
   parseError,

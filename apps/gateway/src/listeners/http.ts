@@ -174,7 +174,8 @@ export async function startHttpListener(
     } catch (error) {
       return sendError(res, Refusals.parseError((error as Error).message));
     }
-    const invalid = checkEnvelope(body);
+    // With a session id the request goes to that session's SDK Server, whatever era it claims.
+    const invalid = checkEnvelope(body, { sessionAnswersModern: sessionId !== undefined });
     if (invalid) return sendJson(res, 400, invalid);
     if (drain.draining && carriesRequest(body)) return refuseDraining(res);
     if (!sessionId && claimsModernEra(body, version)) {

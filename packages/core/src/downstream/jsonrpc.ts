@@ -18,16 +18,27 @@ export function errorResponse(id: unknown, error: GatewayError): JsonRpcErrorRes
   };
 }
 
+export interface EnvelopeCheckOptions {
+  /**
+   * Whether the session's SDK Server also answers `initialize` and `logging/setLevel` that claim the
+   * 2026-07-28 era (a WebSocket or stdio session does; on HTTP the modern endpoint answers them 404).
+   */
+  sessionAnswersModern?: boolean;
+}
+
 /**
  * Checks the JSON-RPC 2.0 envelope of one parsed message (or a batch) before it reaches the SDK, so
  * malformed input gets -32600 with the request's id instead of being dropped or mislabelled.
  * Returns undefined when the message is well-formed.
  */
-export function checkEnvelope(message: unknown): JsonRpcErrorResponse | undefined {
+export function checkEnvelope(
+  message: unknown,
+  options: EnvelopeCheckOptions = {},
+): JsonRpcErrorResponse | undefined {
   if (Array.isArray(message)) {
     if (message.length === 0) return invalidRequest(null, 'an empty batch is not a valid request');
     for (const item of message) {
-      const error = checkEnvelope(item);
+      const error = checkEnvelope(item, options);
       if (error) return error;
     }
     return undefined;
@@ -48,10 +59,11 @@ export function checkEnvelope(message: unknown): JsonRpcErrorResponse | undefine
     // A request the SDK cannot recognize would be dropped by it, leaving the client waiting forever.
     if ('id' in m && !isJSONRPCRequest(m)) return invalidParams(id, requestShapeProblem(m.params));
     const schema = SDK_ANSWERED.get(m.method as string);
-    // The SDK answers these itself, and reports their bad params as -32603 internal errors: checked in
-    // either era (a 2026-07-28 envelope does not keep a WebSocket or stdio session's SDK Server from
-    // answering them; on the 2026-07-28 HTTP wire a well-formed one still gets its 404).
-    if (schema && 'id' in m) {
+    // On the modern HTTP wire these methods do not exist: the era's own answer (404, -32601) is the right
+    // one. A WebSocket or stdio session's SDK Server answers them whatever the claim, and reports their
+    // bad params as -32603 internal errors: there they are checked in either era.
+    const answered = options.sessionAnswersModern === true || !claimsModernEra(m.params);
+    if (schema && 'id' in m && answered) {
       const checked = schema['~standard'].validate(m);
       if (checked.issues) return invalidParams(id, `${m.method}: ${firstIssue(checked.issues)}`);
     }
@@ -85,6 +97,13 @@ const SDK_ANSWERED: ReadonlyMap<string, StandardSchemaV1Sync<unknown>> = new Map
 ]);
 
 type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] | undefined };
+
+/** Whether a request's envelope names a modern (2026-07-28+) protocol revision. */
+function claimsModernEra(params: unknown): boolean {
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const version = meta?.['io.modelcontextprotocol/protocolVersion'];
+  return typeof version === 'string' && version >= '2026-01-01';
+}
 
 function firstIssue(issues: readonly Issue[]): string {
   const issue = issues[0];
@@ -152,7 +171,7 @@ export function decodeFrame(
   } catch (error) {
     return { error: parseError((error as Error).message) };
   }
-  const invalid = checkEnvelope(message);
+  const invalid = checkEnvelope(message, { sessionAnswersModern: true });
   if (invalid) return { error: invalid };
   return { messages: Array.isArray(message) ? message : [message] };
 }
