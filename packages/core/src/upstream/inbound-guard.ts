@@ -1,6 +1,5 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { tooDeep as refusedTooDeep } from '../downstream/jsonrpc.js';
-import { GatewayError } from '../errors.js';
+import { ErrorCode, GatewayError } from '../errors.js';
 import { DEFAULT_MAX_JSON_DEPTH, jsonValueTooDeep, upstreamJsonDepth } from '../json-depth.js';
 import type { Logger } from '../logger.js';
 import { isRecord, isRequestId } from '../payload.js';
@@ -44,8 +43,8 @@ const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
  * - A 2026-07-28 result without `resultType` (SDK v1 servers answer so) is taken as complete.
  * - A notification whose params the gateway could not use is dropped.
  * - A message the transport discarded for its size fails its request with `result_too_large`.
- * - A message nested deeper than `limits.maxJsonDepth` (which the SDK's validation would recurse through
- *   until the stack overflows) fails its request with `upstream_invalid_result`, or is dropped.
+ * - A message nested deeper than twice `limits.maxJsonDepth` (which the SDK's validation would recurse
+ *   through until the stack overflows) fails its request with `upstream_invalid_result`, or is dropped.
  * Each drop is logged, rate-limited.
  */
 export function guardInbound(transport: Transport, options: InboundGuardOptions): Transport {
@@ -147,7 +146,14 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
         limit,
       });
       if (!isRequestId(id)) return undefined;
-      const error = refusedTooDeep(limit).toJSON();
+      const error = new GatewayError(
+        ErrorCode.InvalidRequest,
+        `Switchyard discarded this request: ${detail}.`,
+        {
+          reason: 'too_deep',
+          limit,
+        },
+      ).toJSON();
       transport.send({ jsonrpc: '2.0', id, error } as JSONRPCMessage).catch(() => {});
       return undefined;
     }
