@@ -177,6 +177,9 @@ describe('names that are Object.prototype members', () => {
       'mcp-protocol-version': session.protocolVersion,
     });
     expect(onSession.json).toMatchObject({ id: 'claimed', error: { code: -32602 } });
+    // In a batch without a session it opens one (a batch is never stateless): the same answer.
+    const batch = await rawPost(http, JSON.stringify([claimed]));
+    expect(batch.json).toMatchObject({ id: 'claimed', error: { code: -32602 } });
     socket.send(JSON.stringify(claimed));
     expect(await socket.waitFor(answerTo('claimed'), 'the WebSocket answer')).toMatchObject({
       error: { code: -32602 },

@@ -174,11 +174,13 @@ export async function startHttpListener(
     } catch (error) {
       return sendError(res, Refusals.parseError((error as Error).message));
     }
-    // With a session id the request goes to that session's SDK Server, whatever era it claims.
-    const invalid = checkEnvelope(body, { sessionAnswersModern: sessionId !== undefined });
+    // Only the stateless 2026-07-28 endpoint answers modern claims itself; everything else (a session's
+    // request, a batch, an initialize opening one) reaches a session's SDK Server, whatever it claims.
+    const stateless = !sessionId && claimsModernEra(body, version);
+    const invalid = checkEnvelope(body, { sessionAnswersModern: !stateless });
     if (invalid) return sendJson(res, 400, invalid);
     if (drain.draining && carriesRequest(body)) return refuseDraining(res);
-    if (!sessionId && claimsModernEra(body, version)) {
+    if (stateless) {
       // Modern requests are stateless: each is one request in flight, except a listen stream.
       const isListen = (body as { method?: unknown }).method === 'subscriptions/listen';
       if (replicas && (await replicas.forwardHeld(req, res, body, raw))) return;
