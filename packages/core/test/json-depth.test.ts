@@ -52,6 +52,9 @@ describe('jsonValueTooDeep', () => {
       }
     }
     expect(jsonValueTooDeep(JSON.parse(arrays(100_000)), DEFAULT_MAX_JSON_DEPTH)).toBe(true);
+    // Its recursion stops one level past the limit: the largest one the config allows upstream is safe.
+    expect(jsonValueTooDeep(JSON.parse(objects(100_000)), 2_000)).toBe(true);
+    expect(jsonValueTooDeep(JSON.parse(objects(2_000)), 2_000)).toBe(false);
   });
 });
 
