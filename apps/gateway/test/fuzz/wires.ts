@@ -13,8 +13,8 @@ import { classOf, isServerMessage, preview, problemWith, type Verdict } from './
 // Each wire sends one case and judges the answer: an HTTP status under 500 with a JSON-RPC error or
 // result, every request with an id answered, nothing left hanging (each exchange is bounded).
 
-/** How long one exchange may take before it counts as a hang (an approval held for 500 ms fits). */
-export const CASE_TIMEOUT_MS = 10_000;
+/** How long one exchange may take before it counts as a hang (generous: a loaded CI box is slow). */
+export const CASE_TIMEOUT_MS = 30_000;
 /** The stdio listener's longest line (JsonLineTransport). */
 const MAX_LINE_CHARS = 16 * 1024 * 1024;
 const LEGACY_VERSION = '2025-06-18';
