@@ -6,6 +6,7 @@ import {
   type OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/server';
 import type { OAuthConfig } from '../config/auth-schema.js';
+import { requestPath } from '../listeners/http-io.js';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
@@ -47,7 +48,7 @@ export class ProtectedResource {
    * listener's path (they differ behind a path-rewriting proxy), or at the root URI. Returns whether it did.
    */
   serve(req: IncomingMessage, res: ServerResponse, listenerPath: string): boolean {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/(.)\/$/, '$1');
+    const path = (requestPath(req) ?? '').replace(/(.)\/$/, '$1');
     if (path !== WELL_KNOWN && path !== this.#resourcePath && path !== wellKnownPath(listenerPath)) {
       return false;
     }

@@ -3,8 +3,10 @@ import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextp
 import {
   type ClientDirectory,
   checkEnvelope,
+  errorResponse,
   type Gateway,
   type Identity,
+  jsonTextTooDeep,
   type Logger,
   type Store,
 } from '@switchyard/core';
@@ -16,11 +18,13 @@ import { initializeParams } from '../replicas/session-ids.js';
 import { sendError } from './http-errors.js';
 import {
   accepts,
+  answerClientErrors,
   BodyTooLarge,
   claimsModernEra,
   header,
   initializeOf,
   readBody,
+  requestPath,
   sendJson,
 } from './http-io.js';
 import {
@@ -31,6 +35,7 @@ import {
   refuseBusy,
   refuseDraining,
   refuseSessions,
+  refuseTooDeep,
   requestCount,
 } from './http-refusals.js';
 import { type HttpSession, HttpSessionTable } from './http-sessions.js';
@@ -77,8 +82,10 @@ export async function startHttpListener(
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     // RFC 9728 metadata is public (clients read it before they have a token), like its CORS header says.
     if (authenticator.serveMetadata(req, res, config.path)) return;
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    if (url.pathname !== config.path) return sendError(res, Refusals.notFound(config.path));
+    if (requestPath(req) !== config.path) {
+      req.resume();
+      return sendError(res, Refusals.notFound(config.path));
+    }
     const refused = guard(req);
     if (refused) {
       log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
@@ -152,18 +159,28 @@ export async function startHttpListener(
       });
     }
     let raw: Buffer;
-    let body: unknown;
     try {
       raw = await readBody(req, limits.maxBodyBytes);
-      body = JSON.parse(raw.toString('utf8'));
     } catch (error) {
       if (error instanceof BodyTooLarge) return bodyTooLarge(req, res, limits.maxBodyBytes);
       return sendError(res, Refusals.parseError((error as Error).message));
     }
-    const invalid = checkEnvelope(body);
+    const text = raw.toString('utf8');
+    // Before it is parsed: nothing downstream of here may recurse through a 100,000-level body.
+    if (jsonTextTooDeep(text, limits.maxJsonDepth)) return refuseTooDeep(res, limits.maxJsonDepth);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      return sendError(res, Refusals.parseError((error as Error).message));
+    }
+    // Only the stateless 2026-07-28 endpoint answers modern claims itself; everything else (a session's
+    // request, a batch, an initialize opening one) reaches a session's SDK Server, whatever it claims.
+    const stateless = !sessionId && claimsModernEra(body, version);
+    const invalid = checkEnvelope(body, { sessionAnswersModern: !stateless });
     if (invalid) return sendJson(res, 400, invalid);
     if (drain.draining && carriesRequest(body)) return refuseDraining(res);
-    if (!sessionId && claimsModernEra(body, version)) {
+    if (stateless) {
       // Modern requests are stateless: each is one request in flight, except a listen stream.
       const isListen = (body as { method?: unknown }).method === 'subscriptions/listen';
       if (replicas && (await replicas.forwardHeld(req, res, body, raw))) return;
@@ -205,6 +222,7 @@ export async function startHttpListener(
     });
   });
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server, (_, message) => errorResponse(null, Refusals.malformedHttp(message)));
 
   const { port, url } = await listen(server, config, 'http');
   if (replication.store?.shared) {

@@ -14,6 +14,7 @@ import { WebSocketServer } from 'ws';
 import { type Authenticator, asAuthenticator } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
 import { httpStatusOf } from './http-errors.js';
+import { answerClientErrors, requestPath } from './http-io.js';
 import { type ListenerLimits, listenerLimits } from './http-refusals.js';
 import { countRefusal } from './limits.js';
 import { listen } from './listen.js';
@@ -66,8 +67,7 @@ export async function startWsListener(
       log.warn('upgrade refused', { reason, detail, origin: req.headers.origin, host: req.headers.host });
       socket.end(`HTTP/1.1 ${status} ${reason}\r\n${extra}Connection: close\r\nContent-Length: 0\r\n\r\n`);
     };
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
-    if (path !== config.path) return refuse(404, 'Not Found');
+    if (requestPath(req) !== config.path) return refuse(404, 'Not Found');
     const refused = guard(req);
     if (refused) return refuse(403, 'Forbidden');
     const offered = String(req.headers['sec-websocket-protocol'] ?? '')
@@ -108,7 +108,8 @@ export async function startWsListener(
           });
         }
       });
-      const transport = new SessionGate(new WebSocketSessionTransport(ws, config), {
+      const options = { ...config, maxJsonDepth: () => limits.maxJsonDepth };
+      const transport = new SessionGate(new WebSocketSessionTransport(ws, options), {
         limit: limits.concurrentPerSession,
         drain,
         transport: 'ws',
@@ -135,6 +136,7 @@ export async function startWsListener(
       socket.destroy();
     });
   });
+  answerClientErrors(server, (_, message) => errorResponse(null, Refusals.malformedHttp(message)));
   const { port, url } = await listen(server, config, 'ws');
   return {
     url,
