@@ -189,6 +189,20 @@ describe('loadConfigFile: a valid config', () => {
     );
   });
 
+  it('reads limits.maxJsonDepth (default 100, at most 1,000)', async () => {
+    const defaults = await (await load({ mcpServers: {} })).config();
+    expect(defaults.limits).toMatchObject({ maxJsonDepth: 100 });
+    const { config } = await load({ mcpServers: {}, limits: { maxJsonDepth: 8 } });
+    expect((await config()).limits).toMatchObject({ maxJsonDepth: 8 });
+    for (const maxJsonDepth of [0, 1001, 2.5, '64']) {
+      const { error } = await loadError({ mcpServers: {}, limits: { maxJsonDepth } });
+      expect(
+        error.issues.map((i) => i.path),
+        String(maxJsonDepth),
+      ).toEqual(['$.limits.maxJsonDepth']);
+    }
+  });
+
   it('serves stdio only when "listen" is omitted, and a stdio server without cwd runs in the config dir', async () => {
     const { config } = await load({ mcpServers: { a: { command: 'run-a' } } });
     const loaded = await config();

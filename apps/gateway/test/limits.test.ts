@@ -28,6 +28,17 @@ describe('SessionQuota', () => {
   });
 });
 
+describe('httpStatusOf', () => {
+  it('answers 200 for a reason the table does not have, whatever it is called', async () => {
+    const { GatewayError } = await import('@switchyard/core');
+    for (const reason of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'upstream_error']) {
+      const error = new GatewayError(-32000, 'x', { reason } as never);
+      expect(httpStatusOf(error), reason).toBe(200);
+    }
+    expect(httpStatusOf(new GatewayError(-32000, 'x', { reason: 'busy' }))).toBe(429);
+  });
+});
+
 describe('Drain', () => {
   it('resolves with 0 once the requests in flight finish', async () => {
     const drain = new Drain();

@@ -129,6 +129,17 @@ describe('access token validation', () => {
     expect(accepted(await other.authenticate(`Bearer ${scp}`))).toMatchObject({ id: 'svc-1', groups: [] });
   });
 
+  it('maps no groups from scopes named like Object.prototype members', async () => {
+    const issuer = await localIssuer();
+    const auth = authenticator({ issuer: issuer.url });
+    const token = await issuer.mint({ scope: 'mcp constructor toString __proto__ hasOwnProperty mcp:admin' });
+    expect(accepted(await auth.authenticate(`Bearer ${token}`))).toEqual({
+      id: 'alice',
+      groups: ['admins'],
+      anonymous: false,
+    });
+  });
+
   it('accepts its audience among several, and with or without a trailing slash', async () => {
     const issuer = await localIssuer();
     const auth = authenticator({ issuer: issuer.url });

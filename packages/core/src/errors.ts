@@ -95,9 +95,13 @@ export type GatewayErrorReason =
   // Refused by a listener before any session or server saw the request (DESIGN §10 for the limits):
   | 'too_many_sessions'
   | 'body_too_large'
+  /** A message nested deeper than `limits.maxJsonDepth` (HTTP 400, -32600). */
+  | 'too_deep'
   | 'busy'
   | 'shutting_down'
   | 'not_found'
+  /** The HTTP request itself could not be parsed (headers over 16 KiB, a malformed line): 400, 408 or 431. */
+  | 'malformed_http'
   | 'method_not_allowed'
   | 'not_acceptable'
   | 'parse_error'

@@ -23,9 +23,11 @@ export { isLegacyVersion } from './downstream/era.js';
 export {
   checkEnvelope,
   decodeFrame,
+  type EnvelopeCheckOptions,
   errorResponse,
   type JsonRpcErrorResponse,
   parseError,
+  tooDeep,
 } from './downstream/jsonrpc.js';
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
 export type { ResumableStream, ResumableStreamInfo } from './downstream/resumable-stream.js';
@@ -56,6 +58,12 @@ export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
 export { type Ask, AskFailed, type Question } from './interaction/ask.js';
 export { missingCapability } from './interaction/capabilities.js';
 export { InputRequired } from './interaction/input-required.js';
+export {
+  DEFAULT_MAX_JSON_DEPTH,
+  jsonTextTooDeep,
+  jsonValueTooDeep,
+  upstreamJsonDepth,
+} from './json-depth.js';
 export type { InventoryCounts, InventoryOptions } from './listing/inventory.js';
 export { TRUNCATED_META_KEY, UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
@@ -126,7 +134,10 @@ export {
   StoreUnavailableError,
   type UnavailablePolicy,
 } from './store/store.js';
-export { JsonLineTransport } from './transports/downstream/json-line-transport.js';
+export {
+  JsonLineTransport,
+  type JsonLineTransportOptions,
+} from './transports/downstream/json-line-transport.js';
 export {
   type WebSocketSessionOptions,
   WebSocketSessionTransport,

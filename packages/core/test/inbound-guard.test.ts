@@ -303,6 +303,41 @@ describe('guardInbound', () => {
     expect(t.messages()).toEqual([{ jsonrpc: '2.0', id: 7, result: {} }]);
   });
 
+  it('fails the request a too deeply nested answer spoils with upstream_invalid_result, and only that one', async () => {
+    const t = setup();
+    await t.request(1, 'tools/call');
+    await t.request(2, 'tools/call');
+    const deep = JSON.parse(`${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    t.inner.receive({ jsonrpc: '2.0', id: 1, result: { content: [], structuredContent: { deep } } });
+    expect(t.messages()).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 1,
+        error: {
+          code: ErrorCode.InternalError,
+          message: expect.stringContaining('deeper than 200 levels (twice limits.maxJsonDepth)'),
+          data: expect.objectContaining({ reason: 'upstream_invalid_result', upstream: 'docs' }),
+        },
+      },
+    ]);
+    // Its own deep request is refused at once; a deep notification and a deep stray answer are dropped.
+    t.inner.receive({ jsonrpc: '2.0', id: 9, method: 'sampling/createMessage', params: { deep } });
+    expect(t.inner.sent.at(-1)?.message).toMatchObject({
+      id: 9,
+      error: { code: -32600, data: { reason: 'too_deep' } },
+    });
+    t.inner.receive({
+      jsonrpc: '2.0',
+      method: 'notifications/message',
+      params: { level: 'info', data: deep },
+    });
+    t.inner.receive({ jsonrpc: '2.0', id: 1, result: { deep } });
+    expect(t.messages()).toHaveLength(1);
+    // The other request is still served.
+    t.inner.receive({ jsonrpc: '2.0', id: 2, result: { content: [] } });
+    expect(t.messages().at(-1)).toEqual({ jsonrpc: '2.0', id: 2, result: { content: [] } });
+  });
+
   it('fails an awaited request the upstream failed outside JSON-RPC with upstream_error', async () => {
     const t = setup();
     await t.request('a');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkEnvelope } from '../src/downstream/jsonrpc.js';
+import { checkEnvelope, decodeFrame } from '../src/downstream/jsonrpc.js';
 
 describe('checkEnvelope', () => {
   it('passes well-formed requests, notifications, responses and batches', () => {
@@ -103,6 +103,42 @@ describe('checkEnvelope', () => {
           clientInfo: { name: 'x', version: '1', title: 'X' },
         },
       }),
+    ).toBeUndefined();
+  });
+
+  it('passes a method named like an Object.prototype member on, unchecked (the SDK answers it as unknown)', () => {
+    for (const method of ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf']) {
+      expect(checkEnvelope({ jsonrpc: '2.0', id: 1, method, params: {} }), method).toBeUndefined();
+      expect(checkEnvelope({ jsonrpc: '2.0', id: 1, method }), method).toBeUndefined();
+    }
+  });
+
+  it('checks the params of initialize and logging/setLevel under a 2026-07-28 envelope on a session that answers them', () => {
+    const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
+    const bad = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {}, _meta } };
+    // On HTTP the modern endpoint answers them 404 -32601, whatever their params.
+    expect(checkEnvelope(bad)).toBeUndefined();
+    // A WebSocket or stdio session's SDK Server answers them: a frame gets -32602, not its -32603.
+    expect(checkEnvelope(bad, { sessionAnswersModern: true })).toMatchObject({
+      id: 1,
+      error: { code: -32602, message: expect.stringContaining('protocolVersion') },
+    });
+    expect(decodeFrame(JSON.stringify(bad))).toMatchObject({ error: { id: 1, error: { code: -32602 } } });
+    expect(
+      checkEnvelope(
+        {
+          jsonrpc: '2.0',
+          id: 2,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2026-07-28',
+            capabilities: {},
+            clientInfo: { name: 'x', version: '1' },
+            _meta,
+          },
+        },
+        { sessionAnswersModern: true },
+      ),
     ).toBeUndefined();
   });
 });

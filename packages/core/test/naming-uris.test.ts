@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from '../src/naming/uris.js';
+import { expandUriTemplate, exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from '../src/naming/uris.js';
 
 describe('exposeUri', () => {
   it('prefixes with server+ only when asked', () => {
@@ -42,5 +42,17 @@ describe('splitExposedUri', () => {
     expect(SERVER_NAME_PATTERN.test('a+b')).toBe(false);
     expect(SERVER_NAME_PATTERN.test('')).toBe(false);
     expect(SERVER_NAME_PATTERN.test('-a')).toBe(false);
+  });
+});
+
+describe('expandUriTemplate', () => {
+  it('expands a variable named like an Object.prototype member only from what is given', () => {
+    expect(expandUriTemplate('docs+test://x/{constructor}/{toString}', {})).toBe('docs+test://x//');
+    expect(expandUriTemplate('docs+test://x/{constructor}', { constructor: 'c' } as never)).toBe(
+      'docs+test://x/c',
+    );
+    expect(expandUriTemplate('docs+test://x/{__proto__}', JSON.parse('{"__proto__":"p"}'))).toBe(
+      'docs+test://x/p',
+    );
   });
 });

@@ -130,6 +130,21 @@ describe('a call and its Mcp-Param headers', () => {
     expect(paramHeaders(declarations, undefined)).toEqual({});
   });
 
+  it('reads only the arguments a call carries, not what Object.prototype has under their names', () => {
+    const inherited = [
+      { path: ['constructor', 'name'], headerName: 'Kind', type: 'string' },
+      { path: ['toString'], headerName: 'Text', type: 'string' },
+    ];
+    for (const args of [{}, { constructor: {} }, []]) {
+      expect(paramHeaders(inherited, args), JSON.stringify(args)).toEqual({});
+      expect(
+        checkParamHeaders(inherited, args, () => undefined),
+        JSON.stringify(args),
+      ).toBeUndefined();
+    }
+    expect(paramHeaders(inherited, { constructor: { name: 'own' } })).toEqual({ 'Mcp-Param-Kind': 'own' });
+  });
+
   const check = (args: unknown, headers: Record<string, string>) =>
     checkParamHeaders(declarations, args, (name) => headers[name.toLowerCase()]);
 

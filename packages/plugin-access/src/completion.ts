@@ -39,8 +39,9 @@ export function screenCompletion(
   return { result: { ...result, completion: screened }, withheld };
 }
 
+/** The string-valued arguments, by name (a client's names: a null-prototype record keeps `__proto__` a key). */
 function stringsOf(record: Record<string, unknown>): Record<string, string> {
-  const strings: Record<string, string> = {};
+  const strings: Record<string, string> = Object.create(null);
   for (const [key, value] of Object.entries(record)) if (typeof value === 'string') strings[key] = value;
   return strings;
 }

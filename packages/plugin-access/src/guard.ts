@@ -27,10 +27,11 @@ export interface AccessMetrics {
 const SHOWN_LIMIT = 200;
 /** A skill entry naming a file the caller may not read: refused whole, as a listing hides it. */
 const DENIED_BY_FILES: Decision = { effect: 'deny', rule: undefined };
-const NOT_FOUND: Readonly<Record<string, 'tools' | 'prompts'>> = {
-  tool_not_found: 'tools',
-  prompt_not_found: 'prompts',
-};
+/** The gateway's not-found reasons, and the list each points to (a Map: a reason may be an upstream's own). */
+const NOT_FOUND: ReadonlyMap<string, 'tools' | 'prompts'> = new Map([
+  ['tool_not_found', 'tools'],
+  ['prompt_not_found', 'prompts'],
+]);
 /** Results that may hold resources (or values naming them) the caller may not read, by method. */
 const RESULT_SCREENS = new Map<
   string,
@@ -136,7 +137,7 @@ export class AccessGuard {
   }
 
   #screenError(ctx: RequestContext, outcome: Outcome & { ok: false }): Outcome {
-    const kind = NOT_FOUND[String(outcome.error.data?.reason)];
+    const kind = NOT_FOUND.get(String(outcome.error.data?.reason));
     if (kind === undefined) return outcome;
     const name = abbreviate(String(outcome.error.data?.name ?? ctx.params.name));
     const noun = kind.slice(0, -1);

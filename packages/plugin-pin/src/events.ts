@@ -1,6 +1,6 @@
 import type { PluginEventInput, PluginEvents, PluginGateway } from '@switchyard/core';
 import type { Digest, PinKind } from './digest.js';
-import type { LockFile } from './lock-file.js';
+import { type LockFile, pinOf } from './lock-file.js';
 import type { PinMode } from './options.js';
 import type { Sighting } from './state.js';
 
@@ -94,7 +94,7 @@ export function approvals(before: LockFile, after: LockFile): Approval[] {
   for (const [server, entry] of Object.entries(after.servers)) {
     for (const kind of ['tools', 'prompts'] as const) {
       for (const [name, digest] of Object.entries(entry[kind])) {
-        const previous = before.servers[server]?.[kind][name];
+        const previous = pinOf(before, server, kind, name);
         if (previous !== digest) out.push({ server, kind, name, digest, ...(previous ? { previous } : {}) });
       }
     }

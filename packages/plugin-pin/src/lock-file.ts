@@ -46,7 +46,42 @@ export function parseLock(text: string, file: string): LockFile {
     const where = issue.path.length > 0 ? `$.${issue.path.join('.')}` : '$';
     throw new Error(`lock file ${file} is invalid at ${where}: ${issue.message}`);
   }
-  return parsed.data as LockFile;
+  return { version: 1, servers: ownServers(raw as LockFile, parsed.data as LockFile, file) };
+}
+
+/**
+ * The validated servers with every pin the file has: zod's records skip a `__proto__` key, and an upstream
+ * may name a tool so (the names are the upstreams', not ours). Its digest is checked like the others.
+ */
+function ownServers(raw: LockFile, parsed: LockFile, file: string): Record<string, ServerPins> {
+  const servers: Record<string, ServerPins> = {};
+  for (const [server, entry] of Object.entries(parsed.servers)) {
+    const source = raw.servers[server]!;
+    const pins = (kind: PinKind): Record<string, Digest> => {
+      const own = Object.entries(source[kind] ?? {});
+      for (const [name, value] of own) {
+        if (typeof value !== 'string' || !DIGEST_PATTERN.test(value)) {
+          const where = `$.servers.${server}.${kind}.${name}`;
+          throw new Error(
+            `lock file ${file} is invalid at ${where}: expected "sha256:" and 64 lowercase hex digits`,
+          );
+        }
+      }
+      return Object.fromEntries(own);
+    };
+    servers[server] = { ...entry, tools: pins('tools'), prompts: pins('prompts') };
+  }
+  return servers;
+}
+
+/**
+ * The pin of one tool or prompt, by the name its server gives it: only the lock's own entries count, so a
+ * tool an upstream names `constructor` or `__proto__` is unpinned until pinned, not Object.prototype's.
+ */
+export function pinOf(lock: LockFile, server: string, kind: PinKind, name: string): Digest | undefined {
+  if (!Object.hasOwn(lock.servers, server)) return undefined;
+  const pins = lock.servers[server]![kind];
+  return Object.hasOwn(pins, name) ? pins[name] : undefined;
 }
 
 /** Reads a lock file: undefined when there is none (trust on first use), else its validated content. */

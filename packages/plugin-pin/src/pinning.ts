@@ -22,10 +22,16 @@ import type { PinMode } from './options.js';
 import { PinState, type Sighting } from './state.js';
 import { StoreSync } from './store-sync.js';
 
-/** The list methods whose pages carry definitions, and the kind each lists. */
-const LISTS: Readonly<Record<string, PinKind>> = { 'tools/list': 'tools', 'prompts/list': 'prompts' };
+/** The list methods whose pages carry definitions, and the kind each lists (Maps: the method is the client's). */
+const LISTS: ReadonlyMap<string, PinKind> = new Map([
+  ['tools/list', 'tools'],
+  ['prompts/list', 'prompts'],
+]);
 /** The methods that use one tool or prompt, and its kind. */
-const USES: Readonly<Record<string, PinKind>> = { 'tools/call': 'tools', 'prompts/get': 'prompts' };
+const USES: ReadonlyMap<string, PinKind> = new Map([
+  ['tools/call', 'tools'],
+  ['prompts/get', 'prompts'],
+]);
 
 /** Further upstream pages fetched while quarantine leaves a page empty (then the empty page goes out). */
 const MAX_SKIPPED_PAGES = 16;
@@ -156,7 +162,7 @@ export class Pinning {
 
   /** Upstream-call layer: records each listed definition, and under `enforce` lists only approved ones. */
   upstreamCall = async (call: UpstreamCallContext, next: () => Promise<Outcome>): Promise<Outcome> => {
-    const kind = LISTS[call.method];
+    const kind = LISTS.get(call.method);
     if (kind === undefined) return next();
     let outcome = await next();
     for (let skipped = 0; ; skipped++) {
@@ -181,7 +187,7 @@ export class Pinning {
 
   /** Request layer: a call of a quarantined tool or prompt is refused before the upstream. */
   request = async (ctx: RequestContext, next: () => Promise<Outcome>): Promise<Outcome> => {
-    const kind = USES[ctx.method];
+    const kind = USES.get(ctx.method);
     const target = ctx.target;
     if (kind === undefined || target === undefined || target.name === undefined) return next();
     if (target.kind !== (kind === 'tools' ? 'tool' : 'prompt')) return next();

@@ -1,6 +1,6 @@
 import type { KnownDefinitions, PinnedDefinition } from './definitions.js';
 import { changedFields, type Digest, definitionDigest, type PinKind } from './digest.js';
-import { emptyLock, type LockFile, withPin } from './lock-file.js';
+import { emptyLock, type LockFile, pinOf, withPin } from './lock-file.js';
 
 /**
  * What a definition is against the lock file: `pinned` (its digest is the pin), `new` (no pin for its
@@ -93,7 +93,7 @@ export class PinState {
   }
 
   pin(server: string, kind: PinKind, name: string): Digest | undefined {
-    return this.#lock.servers[server]?.[kind][name];
+    return pinOf(this.#lock, server, kind, name);
   }
 
   /** Records one listed definition and judges it (pinning it on first use). */

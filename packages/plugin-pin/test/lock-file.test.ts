@@ -58,4 +58,22 @@ describe('lock file', () => {
     await writeFile(file, '[]');
     await expect(readLock(file)).rejects.toThrow(/bad.json is invalid/);
   });
+
+  it('keeps the pin of a tool an upstream names __proto__ across a write and a read, and checks its digest', async () => {
+    const file = join(dir, 'proto.json');
+    const lock = withPin(
+      withPin(emptyLock(), 'docs', 'tools', '__proto__', A),
+      'docs',
+      'prompts',
+      'constructor',
+      B,
+    );
+    await writeLock(file, lock);
+    const read = await readLock(file);
+    expect(Object.keys(read!.servers.docs!.tools)).toEqual(['__proto__']);
+    expect(read).toEqual(lock);
+    expect(() =>
+      parseLock('{"version":1,"servers":{"docs":{"tools":{"__proto__":"sha256:nope"}}}}', 'x.json'),
+    ).toThrow('lock file x.json is invalid at $.servers.docs.tools.__proto__');
+  });
 });

@@ -85,4 +85,26 @@ describe('PinState', () => {
   it('ignores an item without a string name', () => {
     expect(new PinState(undefined).see('docs', 'tools', { description: 'x' })).toBeUndefined();
   });
+
+  it('judges tools an upstream names like Object.prototype members by their own pins only', () => {
+    const names = ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'valueOf'];
+    // Without a lock file (trust on first use), each is pinned as first seen.
+    const first = new PinState(undefined);
+    for (const name of names) {
+      expect(first.see('docs', 'tools', tool(name)), name).toMatchObject({
+        verdict: 'pinned',
+        pinnedNow: true,
+      });
+    }
+    // With one that lacks them, each is new (not "changed" from a digest Object.prototype seems to hold).
+    const lock = withPin(emptyLock(), 'docs', 'tools', 'a', definitionDigest('tools', tool('a')));
+    const state = new PinState(lock);
+    for (const name of names) {
+      expect(state.verdict('docs', 'tools', name), name).toBe('new');
+      expect(state.see('docs', 'tools', tool(name)), name).toMatchObject({ verdict: 'new', changed: [] });
+      expect(state.approve('docs', 'tools', name), name).toBeDefined();
+      expect(state.verdict('docs', 'tools', name), name).toBe('pinned');
+    }
+    expect(state.verdict('constructor', 'tools', 'a')).toBe('new');
+  });
 });

@@ -36,27 +36,35 @@ export function isHandshake(method: string): boolean {
 
 export function createStats(): TestServerStats {
   return {
-    requests: {},
-    subscribed: {},
+    requests: counters(),
+    subscribed: counters(),
     subscribeCalls: 0,
     unsubscribeCalls: 0,
     cancelled: 0,
     sessions: 0,
     listens: 0,
-    toolCalls: {},
-    promptGets: {},
+    toolCalls: counters(),
+    promptGets: counters(),
     activeToolCalls: 0,
     handshakes: 0,
   };
+}
+
+/**
+ * Counters keyed by what a client sent (a method, a tool name, a URI): without a prototype, so a request
+ * for `__proto__` or `toString` is counted under its own name like any other.
+ */
+function counters(): Record<string, number> {
+  return Object.create(null) as Record<string, number>;
 }
 
 /** A deep copy, safe to hand out (e.g. over the control API). */
 export function snapshotStats(stats: TestServerStats): TestServerStats {
   return {
     ...stats,
-    requests: { ...stats.requests },
-    subscribed: { ...stats.subscribed },
-    toolCalls: { ...stats.toolCalls },
-    promptGets: { ...stats.promptGets },
+    requests: Object.assign(counters(), stats.requests),
+    subscribed: Object.assign(counters(), stats.subscribed),
+    toolCalls: Object.assign(counters(), stats.toolCalls),
+    promptGets: Object.assign(counters(), stats.promptGets),
   };
 }

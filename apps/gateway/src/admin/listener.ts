@@ -9,7 +9,7 @@ import {
 } from '@switchyard/core';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AdminListenerConfig } from '../config/schema.js';
-import { header, sendJson } from '../listeners/http-io.js';
+import { answerClientErrors, header, requestPath, sendJson } from '../listeners/http-io.js';
 import { listen } from '../listeners/listen.js';
 import { createRequestGuard } from '../listeners/origin.js';
 import { type Asset, loadAssets } from './assets.js';
@@ -96,7 +96,7 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const path = requestPath(req) ?? req.url ?? '';
     const readOnly = req.method === 'GET' || req.method === 'HEAD';
     if (path === '/healthz' || path === '/readyz') {
       req.resume();
@@ -150,6 +150,7 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
       else res.end();
     });
   });
+  answerClientErrors(server, (_, message) => ({ error: message }));
   const { port, url } = await listen(server, { ...config, path: '/' }, 'http');
   return {
     url,

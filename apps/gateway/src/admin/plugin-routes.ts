@@ -1,5 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { FoundAdminRoute, Gateway, Identity, Logger, PluginAdminRequest } from '@switchyard/core';
+import {
+  DEFAULT_MAX_JSON_DEPTH,
+  type FoundAdminRoute,
+  type Gateway,
+  type Identity,
+  jsonTextTooDeep,
+  type Logger,
+  type PluginAdminRequest,
+} from '@switchyard/core';
 import { BodyTooLarge, readBody, sendJson } from '../listeners/http-io.js';
 
 /** The largest body a plugin's admin endpoint reads (an approval decision, a name: small JSON). */
@@ -56,7 +64,10 @@ async function readJsonBody(req: IncomingMessage): Promise<unknown> {
     return undefined;
   }
   const raw = await readBody(req, MAX_ADMIN_BODY_BYTES);
-  return raw.length === 0 ? undefined : JSON.parse(raw.toString('utf8'));
+  if (raw.length === 0) return undefined;
+  const text = raw.toString('utf8');
+  if (jsonTextTooDeep(text, DEFAULT_MAX_JSON_DEPTH)) throw new Error('it nests too deep');
+  return JSON.parse(text);
 }
 
 async function run(found: FoundAdminRoute, request: PluginAdminRequest, log: Logger) {

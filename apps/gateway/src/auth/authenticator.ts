@@ -196,6 +196,8 @@ export function refreshSubjectToken(session: Identity, request: Identity): void 
 function oauthIdentity(id: string, scopes: string[], claims: TokenClaims, config: OAuthConfig): Identity {
   const groups = new Set(claims.groups);
   for (const scope of scopes) {
+    // The scopes are the token's: `constructor` or `__proto__` maps to nothing, not to Object.prototype's.
+    if (!Object.hasOwn(config.scopes.groups, scope)) continue;
     const mapped = config.scopes.groups[scope];
     for (const group of typeof mapped === 'string' ? [mapped] : (mapped ?? [])) groups.add(group);
   }

@@ -6,6 +6,7 @@ import {
   type OAuthProtectedResourceMetadata,
 } from '@modelcontextprotocol/server';
 import type { OAuthConfig } from '../config/auth-schema.js';
+import { requestPath } from '../listeners/http-io.js';
 
 const WELL_KNOWN = '/.well-known/oauth-protected-resource';
 
@@ -48,7 +49,7 @@ export class ProtectedResource {
    * root URI. Returns whether it did.
    */
   serve(req: IncomingMessage, res: ServerResponse, listenerPath: string): boolean {
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname.replace(/(.)\/$/, '$1');
+    const path = (requestPath(req) ?? '').replace(/(.)\/$/, '$1');
     const listener = wellKnownPath(listenerPath);
     // A virtual server (<path>/<name>) is the same protected resource: its path-aware URI answers too.
     const virtual = path.startsWith(`${listener}/`) && !path.slice(listener.length + 1).includes('/');

@@ -51,7 +51,7 @@ export interface GatewayConfig {
   limits?: Limits;
   /** SIGTERM: how long in-flight requests get to finish (default 10000). */
   shutdownGraceMs?: number;
-  /** `virtualServers` (DESIGN §13), in config order; empty when none. */
+  /** `virtualServers` (DESIGN §13), in config order; absent when the config has none. */
   virtualServers?: ReadonlyMap<string, VirtualServerConfig>;
   /** Top-level `toolSearch`: the root endpoint's, and a virtual server's without its own. */
   toolSearch?: ToolSearchConfig;
@@ -222,7 +222,7 @@ function resolveConfig(
       maxWsFrameBytes: config.limits.maxWsFrameBytes ?? config.limits.maxBodyBytes,
     },
     shutdownGraceMs: config.shutdownGraceMs,
-    virtualServers,
+    ...(config.virtualServers ? { virtualServers } : {}),
     ...(config.toolSearch ? { toolSearch: config.toolSearch } : {}),
   };
 }

@@ -62,6 +62,8 @@ const adminListener = z.strictObject({
 export type AdminListenerConfig = z.infer<typeof adminListener>;
 
 const count = z.number().int().positive();
+/** The largest `limits.maxJsonDepth` accepted. */
+const MAX_JSON_DEPTH_CEILING = 1_000;
 /** `limits` (DESIGN §10): every key optional, the defaults are safe for one process. */
 const limits = z
   .strictObject({
@@ -73,6 +75,8 @@ const limits = z
     maxWsFrameBytes: count.optional(),
     maxResultBytes: count.default(DEFAULT_UPSTREAM_LIMITS.maxResultBytes),
     maxPagesPerList: count.default(DEFAULT_UPSTREAM_LIMITS.maxPagesPerList),
+    // Past ~1,000 levels the SDK's schema validation may overflow the stack: the bound would not protect.
+    maxJsonDepth: count.max(MAX_JSON_DEPTH_CEILING).default(DEFAULT_UPSTREAM_LIMITS.maxJsonDepth),
   })
   .prefault({});
 

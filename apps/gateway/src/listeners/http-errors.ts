@@ -6,11 +6,13 @@ const STATUS: Partial<Record<GatewayErrorReason, number>> = {
   busy: 429,
   shutting_down: 503,
   body_too_large: 413,
+  too_deep: 400,
   not_found: 404,
   forbidden: 403,
   method_not_allowed: 405,
   not_acceptable: 406,
   parse_error: 400,
+  malformed_http: 400,
   unsupported_protocol_version: 400,
   session_required: 400,
   session_not_found: 404,
@@ -33,7 +35,9 @@ const STATUS: Partial<Record<GatewayErrorReason, number>> = {
 /** The HTTP status a listener answers `error` with (DESIGN §10: a status where one exists). */
 export function httpStatusOf(error: GatewayError): number {
   if (error.reason === 'too_many_sessions') return error.data?.limit === 'sessionsPerClient' ? 429 : 503;
-  return (error.reason && STATUS[error.reason]) ?? 200;
+  // The reason may be an upstream's own (passed through): only this table's own keys have a status.
+  const reason = error.reason;
+  return (reason !== undefined && Object.hasOwn(STATUS, reason) ? STATUS[reason] : undefined) ?? 200;
 }
 
 /** Writes `error` as the HTTP answer: its status, and the JSON-RPC error response (id null unless given). */

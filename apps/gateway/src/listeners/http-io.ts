@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { isLegacyVersion } from '@switchyard/core';
 
 // Reading requests and writing plain JSON answers on node:http, for the HTTP listener.
@@ -72,6 +73,18 @@ export function accepts(req: IncomingMessage, type: string): boolean {
   return accept === undefined || accept.includes(type) || accept.includes('*/*');
 }
 
+/**
+ * The path of a request's target, or undefined when the target is no URL path at all (e.g. `//[`, which
+ * `new URL` refuses by throwing): a listener answers that as an unknown path, never as an internal error.
+ */
+export function requestPath(req: IncomingMessage): string | undefined {
+  try {
+    return new URL(req.url ?? '/', 'http://localhost').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 export function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;
@@ -91,3 +104,38 @@ export function sendJson(
   });
   res.end(text);
 }
+
+/**
+ * Answers what node's HTTP parser refuses before any handler runs (headers over its 16 KiB limit, a
+ * malformed request line or header) with a status and `body(status, message)` as JSON, instead of node's
+ * bare status line: an MCP client then reads a JSON-RPC error like for every other refusal.
+ */
+export function answerClientErrors(server: Server, body: (status: number, message: string) => unknown): void {
+  const answered = new WeakSet<Duplex>();
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => {
+    // node reports every later chunk of a connection it could not parse again: answer it once.
+    if (answered.has(socket)) return;
+    answered.add(socket);
+    if (error.code === 'ECONNRESET' || !socket.writable) return void socket.destroy();
+    const [status, message] =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large: the request headers are over 16 KiB']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout: the request did not arrive in time']
+          : [400, `Bad Request: the HTTP request could not be parsed (${error.code ?? error.message})`];
+    const text = JSON.stringify(body(status, message));
+    socket.end(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: application/json\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+    // What the client still sends (the rest of 9 MiB of headers) is read and dropped for a moment, as for
+    // a 413: closing on unread bytes resets the connection, and the client may lose the answer with it.
+    socket.removeAllListeners('data');
+    socket.on('data', () => {});
+    socket.resume();
+    setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+  });
+}
+
+/** How long a refused connection's further bytes are read and dropped before it is closed. */
+const CLIENT_ERROR_LINGER_MS = 1_000;

@@ -50,6 +50,11 @@ export function bodyTooLarge(req: IncomingMessage, res: ServerResponse, maxBytes
   req.resume();
 }
 
+export function refuseTooDeep(res: ServerResponse, limit: number): void {
+  countRefusal('too_deep', 'http');
+  sendError(res, Refusals.tooDeep(limit));
+}
+
 export function refuseBusy(res: ServerResponse, limit: number): void {
   countRefusal('busy', 'http');
   sendError(res, Refusals.busy(limit));

@@ -3,8 +3,10 @@ import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextp
 import {
   type ClientDirectory,
   checkEnvelope,
+  errorResponse,
   type Gateway,
   type Identity,
+  jsonTextTooDeep,
   type Logger,
   type Store,
 } from '@switchyard/core';
@@ -17,11 +19,13 @@ import { endpointAt } from './endpoint-path.js';
 import { sendError } from './http-errors.js';
 import {
   accepts,
+  answerClientErrors,
   BodyTooLarge,
   claimsModernEra,
   header,
   initializeOf,
   readBody,
+  requestPath,
   sendJson,
 } from './http-io.js';
 import {
@@ -32,6 +36,7 @@ import {
   refuseBusy,
   refuseDraining,
   refuseSessions,
+  refuseTooDeep,
   requestCount,
 } from './http-refusals.js';
 import { type HttpSession, HttpSessionTable } from './http-sessions.js';
@@ -89,10 +94,17 @@ export async function startHttpListener(
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     // RFC 9728 metadata is public (clients read it before they have a token), like its CORS header says.
     if (authenticator.serveMetadata(req, res, config.path)) return;
-    const url = new URL(req.url ?? '/', 'http://localhost');
-    // The root endpoint at the path, each virtual server at <path>/<name> (DESIGN §13).
-    const endpoint = endpointAt(url.pathname, config.path, (name) => gateway.views.get(name) !== undefined);
-    if (endpoint === null) return sendError(res, Refusals.notFound(config.path));
+    // The root endpoint at the path, each virtual server at <path>/<name> (DESIGN §13); a request
+    // target that is no URL path is no endpoint either.
+    const pathname = requestPath(req);
+    const endpoint =
+      pathname === undefined
+        ? null
+        : endpointAt(pathname, config.path, (name) => gateway.views.get(name) !== undefined);
+    if (endpoint === null) {
+      req.resume();
+      return sendError(res, Refusals.notFound(config.path));
+    }
     const refused = guard(req);
     if (refused) {
       log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
@@ -171,18 +183,28 @@ export async function startHttpListener(
       });
     }
     let raw: Buffer;
-    let body: unknown;
     try {
       raw = await readBody(req, limits.maxBodyBytes);
-      body = JSON.parse(raw.toString('utf8'));
     } catch (error) {
       if (error instanceof BodyTooLarge) return bodyTooLarge(req, res, limits.maxBodyBytes);
       return sendError(res, Refusals.parseError((error as Error).message));
     }
-    const invalid = checkEnvelope(body);
+    const text = raw.toString('utf8');
+    // Before it is parsed: nothing downstream of here may recurse through a 100,000-level body.
+    if (jsonTextTooDeep(text, limits.maxJsonDepth)) return refuseTooDeep(res, limits.maxJsonDepth);
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch (error) {
+      return sendError(res, Refusals.parseError((error as Error).message));
+    }
+    // Only the stateless 2026-07-28 endpoint answers modern claims itself; everything else (a session's
+    // request, a batch, an initialize opening one) reaches a session's SDK Server, whatever it claims.
+    const stateless = !sessionId && claimsModernEra(body, version);
+    const invalid = checkEnvelope(body, { sessionAnswersModern: !stateless });
     if (invalid) return sendJson(res, 400, invalid);
     if (drain.draining && carriesRequest(body)) return refuseDraining(res);
-    if (!sessionId && claimsModernEra(body, version)) {
+    if (stateless) {
       // Modern requests are stateless: each is one request in flight, except a listen stream.
       const isListen = (body as { method?: unknown }).method === 'subscriptions/listen';
       if (replicas && (await replicas.forwardHeld(req, res, body, raw))) return;
@@ -227,6 +249,7 @@ export async function startHttpListener(
     });
   });
   server.keepAliveTimeout = 65_000;
+  answerClientErrors(server, (_, message) => errorResponse(null, Refusals.malformedHttp(message)));
 
   const { port, url } = await listen(server, config, 'http');
   if (replication.store?.shared) {

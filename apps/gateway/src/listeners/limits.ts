@@ -20,6 +20,11 @@ export interface Limits {
   maxResultBytes: number;
   /** Pages of one upstream in one merged enumeration, before it is cut off (DESIGN §11). */
   maxPagesPerList: number;
+  /**
+   * Levels of arrays and objects one JSON message may nest, from a client (refused with `too_deep`) or an
+   * upstream (that request fails), checked before anything recurses through it.
+   */
+  maxJsonDepth: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
@@ -31,10 +36,11 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
   maxWsFrameBytes: 4 * 1024 * 1024,
   maxResultBytes: DEFAULT_UPSTREAM_LIMITS.maxResultBytes,
   maxPagesPerList: DEFAULT_UPSTREAM_LIMITS.maxPagesPerList,
+  maxJsonDepth: DEFAULT_UPSTREAM_LIMITS.maxJsonDepth,
 });
 
 /** The stable `data.reason` of a refusal by a limit, or by a gateway that is shutting down. */
-export type RefusalReason = 'too_many_sessions' | 'body_too_large' | 'busy' | 'shutting_down';
+export type RefusalReason = 'too_many_sessions' | 'body_too_large' | 'too_deep' | 'busy' | 'shutting_down';
 
 let refusals: Counter | undefined;
 

@@ -1,4 +1,4 @@
-import { GatewayError } from '@switchyard/core';
+import { GatewayError, tooDeep } from '@switchyard/core';
 import { SHUTTING_DOWN_MESSAGE } from './drain.js';
 
 /**
@@ -12,6 +12,8 @@ export const Refusals = {
   shuttingDown: () => new GatewayError(-32000, SHUTTING_DOWN_MESSAGE, { reason: 'shutting_down' }),
   bodyTooLarge: (limit: number) =>
     new GatewayError(-32000, bodyTooLargeMessage(limit), { reason: 'body_too_large' }),
+  /** A body nested deeper than `limits.maxJsonDepth`: 400, -32600 (core's `tooDeep`, as on stdio and WebSocket). */
+  tooDeep: (limit: number) => tooDeep(limit),
   /** `limit`: the gateway's (`sessions`, 503) or the client's (`sessionsPerClient`, 429). */
   tooManySessions: (message: string, limit: 'sessions' | 'sessionsPerClient') =>
     new GatewayError(-32000, message, { reason: 'too_many_sessions', limit }),
@@ -29,6 +31,8 @@ export const Refusals = {
     new GatewayError(-32000, `Not Acceptable: ${detail}`, { reason: 'not_acceptable' }),
   parseError: (detail: string) =>
     new GatewayError(-32700, `Parse error: ${detail}`, { reason: 'parse_error' }),
+  /** What node's HTTP parser refused (`status` 400, 408 or 431) before the listener saw a request. */
+  malformedHttp: (message: string) => new GatewayError(-32600, message, { reason: 'malformed_http' }),
   unsupportedVersion: (version: string | undefined, supported: readonly string[]) =>
     new GatewayError(
       -32000,

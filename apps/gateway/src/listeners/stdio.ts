@@ -1,6 +1,7 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import {
+  DEFAULT_MAX_JSON_DEPTH,
   errorResponse,
   type Gateway,
   type Identity,
@@ -30,7 +31,9 @@ export async function startStdioListener(
   endpoint?: string,
 ): Promise<{ closed: Promise<void>; close(): Promise<void> }> {
   const session = openSession(gateway, { transport: 'stdio', id: 'stdio', identity, endpoint });
-  const transport = new JsonLineTransport(process.stdin, process.stdout);
+  const transport = new JsonLineTransport(process.stdin, process.stdout, {
+    maxJsonDepth: () => shared?.limits.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
+  });
   const listens = new ListenTracker(gateway, session.sink, logger.child('stdio'));
   transport.onInbound = (message) => {
     // A listen is served only once its subscriptions are held, and refused if one is forbidden.

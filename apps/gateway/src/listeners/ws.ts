@@ -15,6 +15,7 @@ import { type Authenticator, asAuthenticator } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
 import { endpointAt } from './endpoint-path.js';
 import { httpStatusOf } from './http-errors.js';
+import { answerClientErrors, requestPath } from './http-io.js';
 import { type ListenerLimits, listenerLimits } from './http-refusals.js';
 import { countRefusal } from './limits.js';
 import { listen } from './listen.js';
@@ -71,9 +72,12 @@ export async function startWsListener(
       log.warn('upgrade refused', { reason, detail, origin: req.headers.origin, host: req.headers.host });
       socket.end(`HTTP/1.1 ${status} ${reason}\r\n${extra}Connection: close\r\nContent-Length: 0\r\n\r\n`);
     };
-    const path = new URL(req.url ?? '/', 'http://localhost').pathname;
     // The root endpoint at the path, each virtual server at <path>/<name> (DESIGN §13).
-    const endpoint = endpointAt(path, config.path, (name) => gateway.views.get(name) !== undefined);
+    const pathname = requestPath(req);
+    const endpoint =
+      pathname === undefined
+        ? null
+        : endpointAt(pathname, config.path, (name) => gateway.views.get(name) !== undefined);
     if (endpoint === null) return refuse(404, 'Not Found');
     const refused = guard(req);
     if (refused) return refuse(403, 'Forbidden');
@@ -116,7 +120,8 @@ export async function startWsListener(
           });
         }
       });
-      const transport = new SessionGate(new WebSocketSessionTransport(ws, config), {
+      const options = { ...config, maxJsonDepth: () => limits.maxJsonDepth };
+      const transport = new SessionGate(new WebSocketSessionTransport(ws, options), {
         limit: limits.concurrentPerSession,
         drain,
         transport: 'ws',
@@ -144,6 +149,7 @@ export async function startWsListener(
       socket.destroy();
     });
   });
+  answerClientErrors(server, (_, message) => errorResponse(null, Refusals.malformedHttp(message)));
   const { port, url } = await listen(server, config, 'ws');
   return {
     url,

@@ -106,8 +106,9 @@ export function spawnStdioGateway(
   cleanup: Cleanup,
   configFile: string,
   args: string[] = [],
+  options: { keepChars?: number } = {},
 ): RawStdioGateway {
-  const gw = spawnGateway(cleanup, ['--config', configFile, ...args], { stdin: 'pipe' });
+  const gw = spawnGateway(cleanup, ['--config', configFile, ...args], { stdin: 'pipe', ...options });
   const lines: string[] = [];
   gw.onLine((line, stream) => {
     if (stream === 'stdout') lines.push(line);

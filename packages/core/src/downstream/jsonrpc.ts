@@ -1,5 +1,6 @@
 import { isJSONRPCRequest, type StandardSchemaV1Sync, specTypeSchemas } from '@modelcontextprotocol/server';
-import { ErrorCode, type GatewayError } from '../errors.js';
+import { ErrorCode, GatewayError } from '../errors.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '../json-depth.js';
 
 /** A JSON-RPC error response for input that never reached a handler (or was refused before one). */
 export interface JsonRpcErrorResponse {
@@ -17,16 +18,27 @@ export function errorResponse(id: unknown, error: GatewayError): JsonRpcErrorRes
   };
 }
 
+export interface EnvelopeCheckOptions {
+  /**
+   * Whether the session's SDK Server also answers `initialize` and `logging/setLevel` that claim the
+   * 2026-07-28 era (a WebSocket or stdio session does; on HTTP the modern endpoint answers them 404).
+   */
+  sessionAnswersModern?: boolean;
+}
+
 /**
  * Checks the JSON-RPC 2.0 envelope of one parsed message (or a batch) before it reaches the SDK, so
  * malformed input gets -32600 with the request's id instead of being dropped or mislabelled.
  * Returns undefined when the message is well-formed.
  */
-export function checkEnvelope(message: unknown): JsonRpcErrorResponse | undefined {
+export function checkEnvelope(
+  message: unknown,
+  options: EnvelopeCheckOptions = {},
+): JsonRpcErrorResponse | undefined {
   if (Array.isArray(message)) {
     if (message.length === 0) return invalidRequest(null, 'an empty batch is not a valid request');
     for (const item of message) {
-      const error = checkEnvelope(item);
+      const error = checkEnvelope(item, options);
       if (error) return error;
     }
     return undefined;
@@ -46,10 +58,12 @@ export function checkEnvelope(message: unknown): JsonRpcErrorResponse | undefine
     }
     // A request the SDK cannot recognize would be dropped by it, leaving the client waiting forever.
     if ('id' in m && !isJSONRPCRequest(m)) return invalidParams(id, requestShapeProblem(m.params));
-    const schema = SDK_ANSWERED[m.method as string];
-    // On the modern wire these methods do not exist: the era's own answer (-32601) is the right one.
-    if (schema && 'id' in m && !claimsModernEra(m.params)) {
-      // The SDK answers these itself, and reports their bad params as -32603 internal errors.
+    const schema = SDK_ANSWERED.get(m.method as string);
+    // On the modern HTTP wire these methods do not exist: the era's own answer (404, -32601) is the right
+    // one. A WebSocket or stdio session's SDK Server answers them whatever the claim, and reports their
+    // bad params as -32603 internal errors: there they are checked in either era.
+    const answered = options.sessionAnswersModern === true || !claimsModernEra(m.params);
+    if (schema && 'id' in m && answered) {
       const checked = schema['~standard'].validate(m);
       if (checked.issues) return invalidParams(id, `${m.method}: ${firstIssue(checked.issues)}`);
     }
@@ -70,20 +84,26 @@ export function parseError(detail: string): JsonRpcErrorResponse {
   };
 }
 
+/**
+ * Requests the SDK `Server` validates and answers itself, by the spec schema it validates them with. A Map:
+ * the method is the client's, and `__proto__` or `toString` must find nothing, not Object.prototype's.
+ */
+const SDK_ANSWERED: ReadonlyMap<string, StandardSchemaV1Sync<unknown>> = new Map<
+  string,
+  StandardSchemaV1Sync<unknown>
+>([
+  ['initialize', specTypeSchemas.InitializeRequest],
+  ['logging/setLevel', specTypeSchemas.SetLevelRequest],
+]);
+
+type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] | undefined };
+
 /** Whether a request's envelope names a modern (2026-07-28+) protocol revision. */
 function claimsModernEra(params: unknown): boolean {
   const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
   const version = meta?.['io.modelcontextprotocol/protocolVersion'];
   return typeof version === 'string' && version >= '2026-01-01';
 }
-
-/** Requests the SDK `Server` validates and answers itself, by the spec schema it validates them with. */
-const SDK_ANSWERED: Readonly<Record<string, StandardSchemaV1Sync<unknown> | undefined>> = {
-  initialize: specTypeSchemas.InitializeRequest,
-  'logging/setLevel': specTypeSchemas.SetLevelRequest,
-};
-
-type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] | undefined };
 
 function firstIssue(issues: readonly Issue[]): string {
   const issue = issues[0];
@@ -124,17 +144,34 @@ function invalidRequest(id: string | number | null, detail: string): JsonRpcErro
 }
 
 /**
- * Decodes one text-framed message (a stdio line, a WebSocket frame): the messages to dispatch, or the
- * error response to send back when the text is not JSON (-32700) or not a JSON-RPC message (-32600).
+ * The refusal of a message nested deeper than `limit` levels (`limits.maxJsonDepth`): -32600 with
+ * `data.reason: "too_deep"` (HTTP 400 where there is a status). Its id is unknown: the text is not parsed.
  */
-export function decodeFrame(text: string): { messages: unknown[] } | { error: JsonRpcErrorResponse } {
+export function tooDeep(limit: number): GatewayError {
+  return new GatewayError(
+    ErrorCode.InvalidRequest,
+    `Invalid request: the message nests arrays and objects deeper than ${limit} levels (limits.maxJsonDepth); send flatter params`,
+    { reason: 'too_deep', limit },
+  );
+}
+
+/**
+ * Decodes one text-framed message (a stdio line, a WebSocket frame): the messages to dispatch, or the
+ * error response to send back when the text nests deeper than `maxDepth` (-32600 `too_deep`, checked
+ * before it is parsed), is not JSON (-32700) or not a JSON-RPC message (-32600).
+ */
+export function decodeFrame(
+  text: string,
+  maxDepth: number = DEFAULT_MAX_JSON_DEPTH,
+): { messages: unknown[] } | { error: JsonRpcErrorResponse } {
+  if (jsonTextTooDeep(text, maxDepth)) return { error: errorResponse(null, tooDeep(maxDepth)) };
   let message: unknown;
   try {
     message = JSON.parse(text);
   } catch (error) {
     return { error: parseError((error as Error).message) };
   }
-  const invalid = checkEnvelope(message);
+  const invalid = checkEnvelope(message, { sessionAnswersModern: true });
   if (invalid) return { error: invalid };
   return { messages: Array.isArray(message) ? message : [message] };
 }

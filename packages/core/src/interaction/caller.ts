@@ -89,16 +89,19 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
         return { ...result, requestState: seal.seal({ ...bound(ctx, upstream), upstreamState: state }) };
       }
       if (round >= MAX_ROUNDS) return roundsExceeded(ctx.method, MAX_ROUNDS);
-      const answers: Record<string, unknown> = {};
       for (const [key, request] of Object.entries(inputRequests)) {
         const missing = missingCapability(request.method, request.params, client.capabilities);
         if (missing !== undefined) return cannotAsk(ctx.method, key, request.method, missing);
       }
       if (Object.keys(inputRequests).length === 0) await pace(ctx.signal);
-      await Promise.all(
-        Object.entries(inputRequests).map(async ([key, request]) => {
-          answers[key] = await askClient(client, request.method, request.params ?? {}, ctx.signal);
-        }),
+      // The keys are the upstream's: fromEntries keeps one named `__proto__` a key (an assignment would not).
+      const answers = Object.fromEntries(
+        await Promise.all(
+          Object.entries(inputRequests).map(
+            async ([key, request]) =>
+              [key, await askClient(client, request.method, request.params ?? {}, ctx.signal)] as const,
+          ),
+        ),
       );
       next = { ...base, inputResponses: answers, ...(state === undefined ? {} : { requestState: state }) };
     }

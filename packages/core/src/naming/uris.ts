@@ -32,7 +32,8 @@ export function expandUriTemplate(
   variables: Readonly<Record<string, string>>,
 ): string | undefined {
   try {
-    return new UriTemplate(template).expand({ ...variables });
+    // The SDK reads each variable by name: with no prototype, `{constructor}` not given expands to nothing.
+    return new UriTemplate(template).expand(Object.assign(Object.create(null), variables));
   } catch {
     return undefined;
   }

@@ -117,10 +117,11 @@ export function checkParamHeaders(
   return undefined;
 }
 
+/** The argument at `path`: own properties only (a tool may declare a property named `constructor`). */
 function valueAt(root: unknown, path: readonly string[]): unknown {
   let node = root;
   for (const key of path) {
-    if (node === null || typeof node !== 'object') return undefined;
+    if (node === null || typeof node !== 'object' || !Object.hasOwn(node, key)) return undefined;
     node = (node as Record<string, unknown>)[key];
   }
   return node;

@@ -76,17 +76,31 @@ export function findAdminRoute(
   return { methods };
 }
 
+/**
+ * The captures of `segments` under `pattern`, or undefined when they do not match: a capture that is not
+ * valid percent-encoding (`%zz`) matches nothing (a 404), like an unknown path. The captures are the
+ * caller's, so they are a null-prototype record: a plugin reading a capture it did not declare finds none.
+ */
 function match(pattern: string[], segments: string[]): Record<string, string> | undefined {
   if (pattern.length !== segments.length) return undefined;
-  const params: Record<string, string> = {};
+  const params: Record<string, string> = Object.create(null);
   for (const [i, part] of pattern.entries()) {
     const segment = segments[i]!;
     if (part.startsWith(':')) {
-      if (segment.length === 0) return undefined;
-      params[part.slice(1)] = decodeURIComponent(segment);
+      const value = decodeSegment(segment);
+      if (value === undefined || value.length === 0) return undefined;
+      params[part.slice(1)] = value;
     } else if (part !== segment) return undefined;
   }
   return params;
+}
+
+function decodeSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The plugins' sections of `/admin/status`, by key; a section whose `read` throws is left out (logged). */

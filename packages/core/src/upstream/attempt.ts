@@ -1,5 +1,6 @@
 import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
+import { DEFAULT_MAX_JSON_DEPTH, upstreamJsonDepth } from '../json-depth.js';
 import type { Logger } from '../logger.js';
 import { createUpstreamTransport } from '../transports/upstream/create.js';
 import type { UpstreamAuth } from './auth/upstream-auth.js';
@@ -54,6 +55,7 @@ export function prepareAttempt(
     upstream: config.name,
     log,
     maxResultBytes: () => limits.maxResultBytes,
+    maxJsonDepth: () => upstreamJsonDepth(limits.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH),
   });
   return { client, correlation, transport: correlation.wrap(acceptTaskResults(guarded)) };
 }

@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
-import { GatewayError } from '../errors.js';
+import { ErrorCode, GatewayError } from '../errors.js';
+import { DEFAULT_MAX_JSON_DEPTH, jsonValueTooDeep, upstreamJsonDepth } from '../json-depth.js';
 import type { Logger } from '../logger.js';
 import { isRecord, isRequestId } from '../payload.js';
 import { preview, RateLimitedLog } from '../rate-limited-log.js';
@@ -15,6 +16,11 @@ export interface InboundGuardOptions {
   log: Logger;
   /** `limits.maxResultBytes`, read when a message is measured (a reload may change it). */
   maxResultBytes: () => number;
+  /**
+   * Levels one upstream message may nest, read for each message: `upstreamJsonDepth(limits.maxJsonDepth)`;
+   * default twice {@link DEFAULT_MAX_JSON_DEPTH}.
+   */
+  maxJsonDepth?: () => number;
 }
 
 /** What is remembered of each request sent, until it is answered. */
@@ -37,6 +43,8 @@ const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
  * - A 2026-07-28 result without `resultType` (SDK v1 servers answer so) is taken as complete.
  * - A notification whose params the gateway could not use is dropped.
  * - A message the transport discarded for its size fails its request with `result_too_large`.
+ * - A message nested deeper than twice `limits.maxJsonDepth` (which the SDK's validation would recurse
+ *   through until the stack overflows) fails its request with `upstream_invalid_result`, or is dropped.
  * Each drop is logged, rate-limited.
  */
 export function guardInbound(transport: Transport, options: InboundGuardOptions): Transport {
@@ -86,6 +94,8 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
       faults.unparsable(JSON.stringify(message) ?? String(message), 'a message');
       return undefined;
     }
+    const maxDepth = options.maxJsonDepth?.() ?? upstreamJsonDepth(DEFAULT_MAX_JSON_DEPTH);
+    if (jsonValueTooDeep(message, maxDepth)) return tooDeep(message, maxDepth);
     if (typeof message.method === 'string') {
       if (isRequestId(message.id)) return message as JSONRPCMessage; // the upstream's own request
       const problem = checkNotification(message.method, message.params);
@@ -125,6 +135,35 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
       return { ...message, result: { ...result, resultType: 'complete' } } as unknown as JSONRPCMessage;
     }
     return message as JSONRPCMessage;
+  };
+  /** A message nested deeper than the limit: only its own request fails (its own request, if it is one). */
+  const tooDeep = (message: Record<string, unknown>, limit: number): JSONRPCMessage | undefined => {
+    const detail = `it nests arrays and objects deeper than ${limit} levels (twice limits.maxJsonDepth)`;
+    const id = message.id;
+    if (typeof message.method === 'string') {
+      noise.warn('too-deep', 'dropped an upstream message nested too deep', {
+        method: message.method,
+        limit,
+      });
+      if (!isRequestId(id)) return undefined;
+      const error = new GatewayError(
+        ErrorCode.InvalidRequest,
+        `Switchyard discarded this request: ${detail}.`,
+        {
+          reason: 'too_deep',
+          limit,
+        },
+      ).toJSON();
+      transport.send({ jsonrpc: '2.0', id, error } as JSONRPCMessage).catch(() => {});
+      return undefined;
+    }
+    const request = isRequestId(id) ? sent.get(id) : undefined;
+    if (!isRequestId(id) || request === undefined) {
+      noise.warn('too-deep', 'dropped an upstream message nested too deep', { limit });
+      return undefined;
+    }
+    sent.delete(id);
+    return invalid(id, request, detail);
   };
   const invalid = (id: RequestId, request: Sent, detail: string): JSONRPCMessage => {
     noise.warn(`invalid:${request.method}`, 'an upstream answer is not a valid result', {

@@ -35,9 +35,10 @@ export async function sendRequest(
       : relay;
   const modern = client.getProtocolEra() === 'modern';
   const headers = modern && method === 'tools/call' ? tools?.forCall(params) : undefined;
+  const sent = withoutVersionClaim(params);
   const start = () =>
     client.request(
-      { method, params: modern ? withEnvelope(params, options.envelope) : params } as never,
+      { method, params: modern ? withEnvelope(sent, options.envelope) : sent } as never,
       PASS_THROUGH,
       {
         // With a deadline the gateway keeps time itself (it pauses while the client is asked something).
@@ -57,6 +58,24 @@ export async function sendRequest(
   } finally {
     deadline?.finish();
   }
+}
+
+const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+
+/**
+ * The params without the caller's claim of a protocol version in `_meta`: on this hop the version is the
+ * one negotiated with the upstream (the SDK client writes it), and a caller's string (any string: it
+ * became the MCP-Protocol-Version header, and one node cannot write took the upstream for down) never
+ * replaces it.
+ */
+function withoutVersionClaim(
+  params: Record<string, unknown> | undefined,
+): Record<string, unknown> | undefined {
+  const meta = params?._meta;
+  if (typeof meta !== 'object' || meta === null || !Object.hasOwn(meta, PROTOCOL_VERSION_META_KEY))
+    return params;
+  const { [PROTOCOL_VERSION_META_KEY]: _claim, ...rest } = meta as Record<string, unknown>;
+  return { ...params, _meta: rest };
 }
 
 /** A modern upstream gets the caller's envelope keys (client capabilities, log level). */

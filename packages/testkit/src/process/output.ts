@@ -21,6 +21,12 @@ export class LineBuffer {
 
   /** Appends a chunk and returns the lines it completed (without their `\n` or `\r\n`). */
   push(chunk: string): string[] {
+    // Most chunks of a long line complete nothing: appending them is cheap, splitting the whole line again
+    // for each would cost its length squared (a 10 MiB line arrives in ~160 chunks).
+    if (!chunk.includes('\n') && this.#partial.length + chunk.length <= this.#limit) {
+      this.#partial += chunk;
+      return [];
+    }
     const parts = (this.#partial + chunk).split('\n');
     this.#partial = parts.pop() ?? '';
     // A line longer than the whole budget is cut into budget-sized lines rather than held forever.

@@ -1,7 +1,16 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { decodeFrame, parseError } from '../../downstream/jsonrpc.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../../json-depth.js';
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
+
+export interface JsonLineTransportOptions {
+  /**
+   * Levels of arrays and objects one line may nest (`limits.maxJsonDepth`), read for each line; a deeper
+   * line is answered with -32600 `too_deep` before it is parsed. Default {@link DEFAULT_MAX_JSON_DEPTH}.
+   */
+  maxJsonDepth?: () => number;
+}
 
 /**
  * Newline-delimited JSON-RPC over a readable/writable pair. Unlike a bare framing layer it answers
@@ -18,14 +27,23 @@ export class JsonLineTransport implements Transport {
   onInbound?: (message: unknown) => undefined | Promise<boolean>;
   /** Called once when the transport closes, whoever installed `onclose`. */
   onClosed?: () => void;
-  #buffer = '';
+  #pending: string[] = [];
+  #pendingChars = 0;
+  /** Reading the rest of a line over MAX_LINE_BYTES, already answered: dropped up to its newline. */
+  #discarding = false;
   #closed = false;
   readonly #input: NodeJS.ReadableStream;
   readonly #output: NodeJS.WritableStream;
+  readonly #maxJsonDepth: () => number;
 
-  constructor(input: NodeJS.ReadableStream, output: NodeJS.WritableStream) {
+  constructor(
+    input: NodeJS.ReadableStream,
+    output: NodeJS.WritableStream,
+    options: JsonLineTransportOptions = {},
+  ) {
     this.#input = input;
     this.#output = output;
+    this.#maxJsonDepth = options.maxJsonDepth ?? (() => DEFAULT_MAX_JSON_DEPTH);
   }
 
   async start(): Promise<void> {
@@ -35,23 +53,39 @@ export class JsonLineTransport implements Transport {
     this.#input.once('error', (error: Error) => this.onerror?.(error));
   }
 
+  /**
+   * The chunks of the line still being read, joined once it ends: appending each chunk to one string and
+   * searching it for the newline would copy the whole line per chunk (seconds for a 16 MiB line).
+   */
   #onData = (chunk: string | Buffer) => {
-    this.#buffer += chunk.toString();
-    let nl = this.#buffer.indexOf('\n');
+    let text = chunk.toString();
+    let nl = text.indexOf('\n');
     while (nl >= 0) {
-      const line = this.#buffer.slice(0, nl).replace(/\r$/, '');
-      this.#buffer = this.#buffer.slice(nl + 1);
-      if (line.trim().length > 0) this.#onLine(line);
-      nl = this.#buffer.indexOf('\n');
+      const end = text.slice(0, nl);
+      text = text.slice(nl + 1);
+      if (this.#discarding) this.#discarding = false;
+      else {
+        const line = (this.#pending.length === 0 ? end : this.#pending.join('') + end).replace(/\r$/, '');
+        this.#pending = [];
+        this.#pendingChars = 0;
+        if (line.trim().length > 0) this.#onLine(line);
+      }
+      nl = text.indexOf('\n');
     }
-    if (this.#buffer.length > MAX_LINE_BYTES) {
-      this.#buffer = '';
+    if (this.#discarding || text.length === 0) return;
+    this.#pending.push(text);
+    this.#pendingChars += text.length;
+    if (this.#pendingChars > MAX_LINE_BYTES) {
+      // The rest of this line is thrown away as it arrives, and the line answered once.
+      this.#pending = [];
+      this.#pendingChars = 0;
+      this.#discarding = true;
       void this.send(parseError(`message exceeds ${MAX_LINE_BYTES} bytes`) as unknown as JSONRPCMessage);
     }
   };
 
   #onLine(line: string): void {
-    const decoded = decodeFrame(line);
+    const decoded = decodeFrame(line, this.#maxJsonDepth());
     if ('error' in decoded) void this.send(decoded.error as unknown as JSONRPCMessage);
     else {
       for (const item of decoded.messages) {

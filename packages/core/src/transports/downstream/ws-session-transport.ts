@@ -1,12 +1,18 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type WebSocket from 'ws';
 import { decodeFrame } from '../../downstream/jsonrpc.js';
+import { DEFAULT_MAX_JSON_DEPTH } from '../../json-depth.js';
 import { KEEP_ALIVE_MS, keepAlive } from '../websocket.js';
 
 export interface WebSocketSessionOptions {
   /** Unsent bytes allowed to pile up for a slow client before it is disconnected (default 8 MiB). */
   maxBufferedBytes?: number;
   keepAliveMs?: number;
+  /**
+   * Levels of arrays and objects one message may nest (`limits.maxJsonDepth`), read for each message; a
+   * deeper one is answered with -32600 `too_deep` before it is parsed. Default {@link DEFAULT_MAX_JSON_DEPTH}.
+   */
+  maxJsonDepth?: () => number;
 }
 
 const SLOW_CONSUMER_GRACE_MS = 5_000;
@@ -22,7 +28,7 @@ export const WsCloseCode = {
 
 /**
  * One downstream MCP session over a WebSocket: one JSON-RPC message per text frame. Malformed JSON gets
- * a -32700 answer, a malformed envelope -32600; binary frames close with 1003. A client that does not
+ * a -32700 answer, a malformed envelope or one nested too deep -32600; binary frames close with 1003. A client that does not
  * read (unsent data above `maxBufferedBytes`) is disconnected with 1008 instead of growing memory.
  */
 export class WebSocketSessionTransport implements Transport {
@@ -32,12 +38,14 @@ export class WebSocketSessionTransport implements Transport {
   readonly #socket: WebSocket;
   readonly #maxBuffered: number;
   readonly #keepAliveMs: number;
+  readonly #maxJsonDepth: () => number;
   #closed = false;
 
   constructor(socket: WebSocket, options: WebSocketSessionOptions = {}) {
     this.#socket = socket;
     this.#maxBuffered = options.maxBufferedBytes ?? 8 * 1024 * 1024;
     this.#keepAliveMs = options.keepAliveMs ?? KEEP_ALIVE_MS;
+    this.#maxJsonDepth = options.maxJsonDepth ?? (() => DEFAULT_MAX_JSON_DEPTH);
   }
 
   async start(): Promise<void> {
@@ -48,7 +56,7 @@ export class WebSocketSessionTransport implements Transport {
         socket.close(WsCloseCode.UnsupportedData, 'MCP messages are JSON text frames');
         return;
       }
-      const decoded = decodeFrame(data.toString());
+      const decoded = decodeFrame(data.toString(), this.#maxJsonDepth());
       if ('error' in decoded) void this.send(decoded.error as unknown as JSONRPCMessage);
       else for (const item of decoded.messages) this.onmessage?.(item as JSONRPCMessage);
     });
