@@ -3,9 +3,29 @@ import type { CurationConfig } from './naming/curation.js';
 /** How the gateway reaches one upstream MCP server (the `mcpServers` entries of the config). */
 export type UpstreamTransportConfig =
   | { kind: 'stdio'; command: string; args: string[]; env: Record<string, string>; cwd?: string }
-  | { kind: 'http'; url: string; headers: Record<string, string>; auth?: UpstreamAuthConfig }
+  | {
+      kind: 'http';
+      url: string;
+      headers: Record<string, string>;
+      auth?: UpstreamAuthConfig | PersonalAuthConfig;
+    }
   | { kind: 'sse'; url: string; headers: Record<string, string>; auth?: UpstreamAuthConfig }
   | { kind: 'ws'; url: string; headers: Record<string, string>; auth?: UpstreamAuthConfig };
+
+/**
+ * `mcpServers.*.auth.user` (DESIGN §14): the upstream authorizes each *person* (OAuth authorization code
+ * + PKCE), so the gateway calls it with the caller's own token, one connection per person, and asks a
+ * caller without one to connect. Discovery, registration and the tokens are the gateway app's
+ * (`PersonalCredentials`); the core only routes.
+ */
+export interface PersonalAuthConfig {
+  kind: 'user';
+  /** A client id registered at the upstream's authorization server (else CIMD, else dynamic registration). */
+  clientId?: string;
+  clientSecret?: string;
+  /** Space-separated scopes to ask for (default: what the server's protected resource metadata lists). */
+  scope?: string;
+}
 
 /**
  * The gateway's own OAuth credentials for one remote upstream (`mcpServers.*.auth`). A client's token is

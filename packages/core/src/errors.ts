@@ -41,6 +41,13 @@ export const ErrorCode = {
   /** (approve plugin) The call needs the caller's approval, and the caller cannot be asked (no elicitation). */
   ApprovalRequired: -32015,
   /**
+   * A personal upstream (`auth.user`, DESIGN §14) needs the caller's own authorization first: `data.url` is
+   * where the person connects. Clients that declare URL-mode elicitation get -32042 instead.
+   */
+  AuthorizationRequired: -32016,
+  /** MCP 2025-11-25's URLElicitationRequired (`data.elicitations`): the specification's own number. */
+  UrlElicitationRequired: -32042,
+  /**
    * A refusal before any upstream is involved: a listener's limits (`busy`, `body_too_large`,
    * `too_many_sessions`), draining, the shared store unavailable (`store_unavailable`, DESIGN §12).
    */
@@ -91,6 +98,13 @@ export type GatewayErrorReason =
   | 'approval_timeout'
   /** The approve plugin needs the caller's approval and the caller cannot be asked (no elicitation). */
   | 'approval_required'
+  /** A personal upstream (`auth.user`) needs the caller to connect their account first (`data.url`). */
+  | 'authorization_required'
+  /**
+   * A personal upstream cannot be used by a shared identity (an anonymous network caller): one person's
+   * token would serve everyone who shares it.
+   */
+  | 'identity_required'
   | 'internal'
   // Refused by a listener before any session or server saw the request (DESIGN §10 for the limits):
   | 'too_many_sessions'

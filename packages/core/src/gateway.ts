@@ -37,6 +37,7 @@ import { SearchCatalog } from './search/search-catalog.js';
 import { GatewayStats } from './stats/recorder.js';
 import type { SubscriptionTable } from './subscriptions.js';
 import { GatewayTelemetry, requestAttributes } from './telemetry.js';
+import type { PersonalCredentials } from './upstream/auth/personal-credentials.js';
 import type { UpstreamListener } from './upstream/connection.js';
 import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';
 import type { RequestOrigin } from './upstream/origin.js';
@@ -59,6 +60,11 @@ export interface GatewayOptions {
   listChangedDebounceMs?: number;
   /** What upstreams may send (`limits.maxResultBytes`, `maxPagesPerList`); read live, so a reload may change it in place. */
   limits?: UpstreamLimits;
+  /**
+   * Each person's own tokens for upstreams that authorize each person (`auth.user`, DESIGN §14); required
+   * when any upstream does.
+   */
+  personalCredentials?: PersonalCredentials;
   /** Virtual servers by name (DESIGN §13): endpoints that expose part of the catalog. */
   virtualServers?: ReadonlyMap<string, VirtualServerConfig>;
   /** The top-level tool search (the root endpoint's, and a virtual server's without its own). */
@@ -118,6 +124,7 @@ export class Gateway {
   readonly #callerTools: CallerTools;
   #settled: Promise<void> | undefined;
   #closed = false;
+  readonly #stopPersonal: (() => void) | undefined;
 
   constructor(options: GatewayOptions) {
     const log = options.logger ?? createLogger();
@@ -149,6 +156,7 @@ export class Gateway {
       log.child('upstream'),
       this.#plugins.chain,
       limits,
+      options.personalCredentials,
     );
     const pool = this.#pool;
     this.#sessions = new SessionRegistry(log);
@@ -174,6 +182,16 @@ export class Gateway {
     this.#listChanged = new ListChangedCoalescer(options.listChangedDebounceMs ?? 25, (method, upstreams) => {
       if (method === LIST_CHANGED.tools) this.#callerTools.invalidate();
       this.#sessions.broadcast(method, {}, (session) => views.concerns(session.endpoint, upstreams));
+    });
+    // A person who connects (or disconnects) a personal upstream sees its tools come (or go) at once.
+    this.#stopPersonal = options.personalCredentials?.onChange((identityId, upstream) => {
+      this.#callerTools.invalidate();
+      const concerned = new Set([upstream]);
+      this.#sessions.broadcast(
+        LIST_CHANGED.tools,
+        {},
+        (session) => session.identity.id === identityId && views.concerns(session.endpoint, concerned),
+      );
     });
     this.#events = UpstreamEvents.withFanout({
       sessions: this.#sessions,
@@ -229,7 +247,11 @@ export class Gateway {
   start(): Promise<void> {
     if (!this.#settled) {
       this.#settled = this.#events
-        .settled(this.#pool.names, STARTUP_WAIT_MS)
+        .settled(
+          // A personal upstream has no connection of its own to wait for (each person opens theirs).
+          this.#pool.ordered.filter((u) => u.state !== 'personal').map((u) => u.name),
+          STARTUP_WAIT_MS,
+        )
         .then(() => this.#plugins.ready());
       this.#pool.start();
     }
@@ -524,6 +546,7 @@ export class Gateway {
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#stopPersonal?.();
     this.#listChanged.close();
     this.#searchCatalog.close();
     this.#suspended.close();

@@ -4,6 +4,7 @@
 export { canonicalJson, jsonDigest } from './canonical-json.js';
 export {
   DEFAULT_TIMEOUT_MS,
+  type PersonalAuthConfig,
   type UpstreamAuthConfig,
   type UpstreamConfig,
   type UpstreamTransportConfig,
@@ -154,6 +155,7 @@ export {
   WebSocketClientTransport,
 } from './transports/upstream/ws-client-transport.js';
 export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './transports/websocket.js';
+export type { PersonalCredentials } from './upstream/auth/personal-credentials.js';
 export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
 export { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';
 export {

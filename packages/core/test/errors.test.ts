@@ -148,6 +148,7 @@ describe('ErrorCode', () => {
     [-32002, 'ResourceNotFoundLegacy'],
     [-32020, 'HeaderMismatch'],
     [-32021, 'MissingRequiredClientCapability'],
+    [-32042, 'UrlElicitationRequired'],
   ]);
 
   it("gives the gateway's own failures numbers the MCP specification leaves to implementations", () => {

@@ -3,7 +3,7 @@ import type { UpstreamConfig } from '../config.js';
 import { DEFAULT_MAX_JSON_DEPTH, upstreamJsonDepth } from '../json-depth.js';
 import type { Logger } from '../logger.js';
 import { createUpstreamTransport } from '../transports/upstream/create.js';
-import type { UpstreamAuth } from './auth/upstream-auth.js';
+import type { CredentialSource } from './auth/upstream-auth.js';
 import { CallCorrelation } from './correlation.js';
 import { errorText } from './errors.js';
 import { guardInbound } from './inbound-guard.js';
@@ -29,7 +29,7 @@ export interface ConnectionAttempt {
  */
 export function prepareAttempt(
   config: UpstreamConfig,
-  auth: UpstreamAuth | undefined,
+  auth: CredentialSource | undefined,
   notify: (method: string, params: unknown) => void,
   log: Logger,
   limits: UpstreamLimits,

@@ -4,7 +4,7 @@ import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { describeTransport } from '../transports/upstream/describe.js';
 import { prepareAttempt } from './attempt.js';
-import { type UpstreamAuth, upstreamAuthOf } from './auth/upstream-auth.js';
+import { type CredentialSource, upstreamAuthOf } from './auth/upstream-auth.js';
 import { backoffDelay } from './backoff.js';
 import { type CallChain, callChain } from './call-chain.js';
 import { CallCorrelation } from './correlation.js';
@@ -17,7 +17,11 @@ import { ResourceFollower } from './resource-follower.js';
 import { sendRequest } from './send.js';
 import { ToolHeaders } from './tool-headers.js';
 
-export type UpstreamState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed';
+/**
+ * Where a connection stands. `personal`: an upstream that authorizes each person (`auth.user`) has no
+ * connection of its own; each caller's requests go over that caller's own (PersonalUpstream).
+ */
+export type UpstreamState = 'idle' | 'connecting' | 'ready' | 'backoff' | 'closed' | 'personal';
 
 export interface UpstreamListener {
   ready(upstream: UpstreamConnection): void;
@@ -67,8 +71,8 @@ export class UpstreamConnection {
   readonly #log: Logger;
   readonly #listener: UpstreamListener;
   readonly #chain: CallChain;
-  /** The gateway's own credentials for this upstream (`auth`), kept across reconnects. */
-  readonly #auth: UpstreamAuth | undefined;
+  /** The credentials this connection's requests carry (`auth`, or one person's), kept across reconnects. */
+  readonly #auth: CredentialSource | undefined;
   readonly #limits: UpstreamLimits;
 
   constructor(
@@ -77,6 +81,7 @@ export class UpstreamConnection {
     logger: Logger,
     chain = callChain(),
     limits: UpstreamLimits = DEFAULT_UPSTREAM_LIMITS,
+    auth: CredentialSource | undefined = upstreamAuthOf(config),
   ) {
     this.name = config.name;
     this.config = config;
@@ -84,7 +89,7 @@ export class UpstreamConnection {
     this.#log = logger.child(config.name);
     this.#chain = chain;
     this.#limits = limits;
-    this.#auth = upstreamAuthOf(config);
+    this.#auth = auth;
     this.#tools = new ToolHeaders(config.transport.kind === 'http');
     this.#follower = new ResourceFollower(
       {

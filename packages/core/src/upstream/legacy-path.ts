@@ -2,7 +2,7 @@ import type { Client, ServerCapabilities } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import type { Logger } from '../logger.js';
 import { prepareAttempt } from './attempt.js';
-import type { UpstreamAuth } from './auth/upstream-auth.js';
+import type { CredentialSource } from './auth/upstream-auth.js';
 import type { CallCorrelation } from './correlation.js';
 import { errorText } from './errors.js';
 import { handshake } from './handshake.js';
@@ -18,7 +18,7 @@ export interface SessionPath {
 
 export interface LegacyPathDeps {
   config: UpstreamConfig;
-  auth: UpstreamAuth | undefined;
+  auth: CredentialSource | undefined;
   limits: UpstreamLimits;
   log: Logger;
   /** What the upstream sends on its own on this session, with the origins of the requests in flight on it. */

@@ -1,9 +1,12 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import type { Logger } from '../logger.js';
+import type { PersonalCredentials } from './auth/personal-credentials.js';
+import { isPersonal } from './auth/upstream-auth.js';
 import type { CallChain } from './call-chain.js';
 import { UpstreamConnection, type UpstreamListener } from './connection.js';
 import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './limits.js';
+import { PersonalUpstream } from './personal-upstream.js';
 
 export interface UpstreamStatus {
   name: string;
@@ -53,6 +56,7 @@ export class UpstreamPool {
   readonly #logger: Logger;
   readonly #chain: CallChain;
   readonly #limits: UpstreamLimits;
+  readonly #personal: PersonalCredentials | undefined;
 
   constructor(
     configs: readonly UpstreamConfig[],
@@ -60,11 +64,13 @@ export class UpstreamPool {
     logger: Logger,
     chain: CallChain,
     limits: UpstreamLimits = DEFAULT_UPSTREAM_LIMITS,
+    personal?: PersonalCredentials,
   ) {
     this.#listener = listener;
     this.#logger = logger;
     this.#chain = chain;
     this.#limits = limits;
+    this.#personal = personal;
     this.#install(configs, () => undefined);
   }
 
@@ -112,7 +118,7 @@ export class UpstreamPool {
     for (const config of configs) {
       let connection = reuse(config);
       if (!connection) {
-        connection = new UpstreamConnection(config, this.#listener, this.#logger, this.#chain, this.#limits);
+        connection = this.#create(config);
         created.push(connection);
       }
       byName.set(config.name, connection);
@@ -121,6 +127,26 @@ export class UpstreamPool {
     this.#ordered = Object.freeze([...byName.values()]);
     this.#names = Object.freeze([...byName.keys()]);
     return created;
+  }
+
+  /** A connection for `config`: a personal upstream's per-person connections, or one of its own. */
+  #create(config: UpstreamConfig): UpstreamConnection {
+    if (!isPersonal(config)) {
+      return new UpstreamConnection(config, this.#listener, this.#logger, this.#chain, this.#limits);
+    }
+    if (this.#personal === undefined) {
+      throw new Error(
+        `Upstream '${config.name}' authorizes each person (auth.user), and the gateway has no credentials vault: configure "credentials".`,
+      );
+    }
+    return new PersonalUpstream(
+      config,
+      this.#listener,
+      this.#logger,
+      this.#chain,
+      this.#limits,
+      this.#personal,
+    );
   }
 
   get(name: string): UpstreamConnection | undefined {

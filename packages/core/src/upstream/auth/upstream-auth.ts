@@ -32,12 +32,18 @@ export interface UpstreamCredentials {
 /** Which caller a request message is sent for (undefined: the gateway's own). */
 export type CallerOf = (message: JSONRPCMessage) => Identity | undefined;
 
+/** Credentials one connection's transport binds to: the gateway's own (`UpstreamAuth`) or one person's. */
+export interface CredentialSource {
+  /** The credentials of one connection's transport; `callerOf` names the caller of each request message. */
+  bind(callerOf: CallerOf): UpstreamCredentials;
+}
+
 /**
  * The gateway's own credentials for one upstream (`mcpServers.*.auth`), kept across reconnects: the
  * client-credentials token, and with `tokenExchange` a token per caller exchanged from the caller's own
  * OAuth token. The caller's token itself never goes upstream.
  */
-export class UpstreamAuth {
+export class UpstreamAuth implements CredentialSource {
   readonly #upstream: string;
   readonly #own: CachedToken;
   readonly #exchange: TokenExchangeGrant | undefined;
@@ -105,8 +111,16 @@ export async function sendAuthorized<T>(
   );
 }
 
-/** The credentials an upstream's config asks for (`auth` of a remote upstream), if any. */
+/**
+ * The gateway's own credentials an upstream's config asks for (`auth` of a remote upstream), if any. A
+ * personal upstream (`auth.user`) has none: each person's connection brings its own (PersonalAuth).
+ */
 export function upstreamAuthOf(config: UpstreamConfig): UpstreamAuth | undefined {
   const auth = config.transport.kind === 'stdio' ? undefined : config.transport.auth;
-  return auth === undefined ? undefined : new UpstreamAuth(config.name, auth);
+  return auth === undefined || auth.kind === 'user' ? undefined : new UpstreamAuth(config.name, auth);
+}
+
+/** Whether the upstream authorizes each person with their own OAuth token (`auth.user`, DESIGN §14). */
+export function isPersonal(config: UpstreamConfig): boolean {
+  return config.transport.kind === 'http' && config.transport.auth?.kind === 'user';
 }
