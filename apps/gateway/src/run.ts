@@ -12,6 +12,7 @@ import type { ReloadRecord } from './admin/status.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { LiveAuthenticator } from './auth/live-authenticator.js';
 import type { GatewayConfig } from './config/load.js';
+import { UserCredentials } from './credentials/user-credentials.js';
 import { Drain } from './listeners/drain.js';
 import { type HttpListener, startHttpListener } from './listeners/http.js';
 import { DEFAULT_LIMITS, SessionQuota } from './listeners/limits.js';
@@ -110,6 +111,15 @@ export async function runGateway(
       logger,
     }),
   );
+  // Each person's upstream credentials (DESIGN §14), in the store every replica shares.
+  let credentials: UserCredentials | undefined;
+  try {
+    credentials = await UserCredentials.open(config.credentials, config.upstreams, store, logger);
+  } catch (error) {
+    await store.dispose();
+    await telemetry.close();
+    throw error;
+  }
   // A copy the listeners and the gateway read, and a reload updates in place.
   const limits = { ...DEFAULT_LIMITS, ...config.limits };
   const gateway = new Gateway({
@@ -120,6 +130,7 @@ export async function runGateway(
     limits,
     virtualServers: config.virtualServers,
     toolSearch: config.toolSearch,
+    personalCredentials: credentials,
   });
   logger.info('starting', {
     config: config.source,
@@ -131,12 +142,13 @@ export async function runGateway(
   await untilAborted(gateway.start(), options.stop);
   if (options.stop?.aborted) {
     await gateway.close();
+    await credentials?.close();
     await store.dispose();
     auth.close();
     await telemetry.close();
     throw new StartAborted();
   }
-  const down = gateway.status().filter((s) => s.state !== 'ready');
+  const down = gateway.status().filter((s) => s.state !== 'ready' && s.state !== 'personal');
   if (down.length > 0) {
     logger.warn('some upstreams are not connected yet; serving the others and retrying in the background', {
       upstreams: down.map((s) => s.name).join(','),
@@ -151,6 +163,7 @@ export async function runGateway(
     plugins,
     store,
     logger,
+    credentials,
     onEndpoints: async () => {
       ws?.retainEndpoints();
       await http?.retainEndpoints();
@@ -166,6 +179,7 @@ export async function runGateway(
       http = await startHttpListener(gateway, config.listen.http, logger, auth, shared, {
         store,
         secret: config.cursorSecret,
+        routes: credentials?.routes,
       });
     if (config.listen.ws) ws = await startWsListener(gateway, config.listen.ws, logger, auth, shared);
     if (config.listen.stdio)
@@ -186,6 +200,7 @@ export async function runGateway(
         listenersDown: () => (stopping || shared.drain.draining ? mcp().map((l) => l.kind) : []),
         reloads: () => reloader.history,
         store,
+        credentials,
       });
     }
   } catch (error) {
@@ -193,6 +208,7 @@ export async function runGateway(
     await ws?.close();
     await http?.close();
     await gateway.close();
+    await credentials?.close();
     await store.dispose();
     auth.close();
     await telemetry.close();
@@ -216,6 +232,7 @@ export async function runGateway(
       await ws?.close();
       await http?.close();
       await gateway.close();
+      await credentials?.close();
       await store.dispose();
       await admin?.close();
       auth.close();

@@ -9,10 +9,12 @@ import {
 } from '@switchyard/core';
 import type { Authenticator } from '../auth/authenticator.js';
 import type { AdminListenerConfig } from '../config/schema.js';
+import type { UserCredentials } from '../credentials/user-credentials.js';
 import { answerClientErrors, header, requestPath, sendJson } from '../listeners/http-io.js';
 import { listen } from '../listeners/listen.js';
 import { createRequestGuard } from '../listeners/origin.js';
 import { type Asset, loadAssets } from './assets.js';
+import { serveCredentialRoute } from './credential-routes.js';
 import { ALIVE, readiness } from './health.js';
 import { servePluginRoute } from './plugin-routes.js';
 import { collectStatus, type ReloadRecord } from './status.js';
@@ -38,6 +40,8 @@ export interface AdminListenerOptions {
   reloads?: () => ReloadRecord[];
   /** The store replicas share, reported in `/readyz` and on the status page when it is shared. */
   store?: Store;
+  /** Each person's upstream credentials (`credentials`, DESIGN §14): `/admin/credentials` and `/oauth/`. */
+  credentials?: UserCredentials;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
@@ -95,6 +99,23 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
     return undefined;
   };
 
+  /**
+   * The caller as any identity the gateway knows, admin or not (their own credentials); an anonymous
+   * caller only on a loopback listener without identities (the local user).
+   */
+  const identify = async (req: IncomingMessage, res: ServerResponse): Promise<Identity | undefined> => {
+    if (!options.identities) return LOCAL;
+    const outcome = await auth.authenticate(header(req, 'authorization'));
+    if (outcome.ok && !outcome.identity.anonymous) return outcome.identity;
+    if (!outcome.ok) {
+      for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);
+      sendJson(res, outcome.status, { error: outcome.error.message, reason: outcome.reason });
+      return undefined;
+    }
+    sendJson(res, 401, { error: 'Sign in: your own credentials need your client token or OAuth sign-in' });
+    return undefined;
+  };
+
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const path = requestPath(req) ?? req.url ?? '';
     const readOnly = req.method === 'GET' || req.method === 'HEAD';
@@ -111,10 +132,22 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
       log.warn('request refused', { reason: refused, origin: req.headers.origin, host: req.headers.host });
       return sendJson(res, 403, { error: `Forbidden: ${refused}` });
     }
+    // The connect links and the OAuth callback (when browsers reach the gateway here: `publicUrl`).
+    if (options.credentials?.routes(req, res)) return;
     const asset = readOnly ? assets.get(path) : undefined;
     if (asset) {
       req.resume();
       return sendAsset(req, res, asset);
+    }
+    if (path === '/admin/credentials' || path.startsWith('/admin/credentials/')) {
+      return serveCredentialRoute({
+        credentials: options.credentials,
+        req,
+        res,
+        path: path.slice('/admin/'.length),
+        identify: () => identify(req, res),
+        log,
+      });
     }
     if (path !== '/admin/status' && path.startsWith('/admin/')) {
       return servePluginRoute({

@@ -41,7 +41,7 @@ function secretsOf(upstreams: readonly UpstreamConfig[]): string[] {
       continue;
     }
     for (const value of Object.values(transport.headers)) found.add(value);
-    if (transport.auth) found.add(transport.auth.clientSecret);
+    if (transport.auth?.clientSecret) found.add(transport.auth.clientSecret);
     const url = URL.canParse(transport.url) ? new URL(transport.url) : undefined;
     if (url?.password) found.add(url.password).add(decodeURIComponent(url.password));
     if (url?.username) found.add(url.username).add(decodeURIComponent(url.username));

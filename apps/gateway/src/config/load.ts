@@ -6,11 +6,13 @@ import type {
   StoreConfig,
   ToolSearchConfig,
   UpstreamConfig,
+  UpstreamTransportConfig,
   VirtualServerConfig,
 } from '@switchyard/core';
 import type { z } from 'zod';
 import type { Limits } from '../listeners/limits.js';
 import type { AuthConfig } from './auth-schema.js';
+import type { CredentialsConfig } from './credentials-schema.js';
 import { type ConfigIssue, expandEnv, joinPath } from './expand.js';
 import { type AdminListenerConfig, configSchema, type RawConfig } from './schema.js';
 import { isYamlFile, parseJsonSource, parseYamlSource, placeIssues } from './source-positions.js';
@@ -44,6 +46,8 @@ export interface GatewayConfig {
   auth?: AuthConfig;
   telemetry?: TelemetryConfig;
   cursorSecret?: string;
+  /** `credentials`: the vault of each person's upstream tokens (DESIGN §14); needed by `auth.user`. */
+  credentials?: CredentialsConfig;
   /** `store`: state shared by replicas (DESIGN §12); absent = in memory. */
   store?: StoreConfig;
   logLevel?: LogLevel;
@@ -177,7 +181,9 @@ function resolveConfig(
       continue;
     }
     const auth = resolveUpstreamAuth(server, kind, at, issues);
-    upstreams.push({ ...exposure, transport: { kind, url: server.url, headers: server.headers, auth } });
+    // A personal `auth.user` on SSE or WebSocket is an issue already (it needs Streamable HTTP).
+    const transport = { kind, url: server.url, headers: server.headers, auth } as UpstreamTransportConfig;
+    upstreams.push({ ...exposure, transport });
   }
   const owners = new Map<string, string>();
   for (const [name, client] of Object.entries(config.clients ?? {})) {
@@ -190,6 +196,25 @@ function resolveConfig(
       });
     }
     owners.set(client.token, name);
+  }
+  const personal = upstreams.filter((u) => u.transport.kind === 'http' && u.transport.auth?.kind === 'user');
+  if (personal.length > 0 && config.credentials === undefined) {
+    issues.push({
+      path: '$.credentials',
+      message: `${personal.map((u) => `"${u.name}"`).join(', ')} ${personal.length === 1 ? 'uses' : 'use'} "auth.user": configure "credentials": { "key": "\${SWITCHYARD_CREDENTIALS_KEY}", "publicUrl": "https://…" } (where browsers reach this gateway)`,
+    });
+  }
+  const listening = config.listen ?? { stdio: true };
+  if (
+    config.credentials !== undefined &&
+    !('http' in listening && listening.http) &&
+    !('admin' in listening && listening.admin)
+  ) {
+    issues.push({
+      path: '$.credentials.publicUrl',
+      message:
+        'people connect their accounts in a browser at <publicUrl>/oauth/…: enable "listen.http" or "listen.admin" and point publicUrl at it',
+    });
   }
   const virtualServers = resolveVirtualServers(config.virtualServers, Object.keys(config.mcpServers), issues);
   const listen = config.listen ?? { stdio: true };
@@ -215,6 +240,7 @@ function resolveConfig(
     auth: config.auth,
     telemetry: config.telemetry,
     cursorSecret: config.cursorSecret,
+    ...(config.credentials ? { credentials: config.credentials } : {}),
     store: config.store,
     logLevel: config.logLevel,
     limits: {

@@ -1,6 +1,7 @@
 import { DEFAULT_UPSTREAM_LIMITS, SERVER_NAME_PATTERN } from '@switchyard/core';
 import { z } from 'zod';
 import { authSchema } from './auth-schema.js';
+import { credentialsSchema } from './credentials-schema.js';
 import { upstreamAuthSchema } from './upstream-auth-schema.js';
 
 const timeoutMs = z.number().int().positive().max(3_600_000);
@@ -202,6 +203,7 @@ export const configSchema = z.strictObject({
     })
     .optional(),
   cursorSecret: z.string().optional(),
+  credentials: credentialsSchema.optional(),
   store: z
     .strictObject({
       redis: z

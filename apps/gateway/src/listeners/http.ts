@@ -54,11 +54,17 @@ export interface HttpListener {
   close(): Promise<void>;
 }
 
-/** With a shared store, legacy sessions are served by whichever replica the balancer picks (DESIGN §12). */
-export interface HttpReplicaOptions {
+/** What the HTTP listener serves beside MCP. */
+export interface HttpListenerOptions {
+  /** With a shared store, legacy sessions are served by whichever replica the balancer picks (DESIGN §12). */
   store?: Store;
   /** `cursorSecret`: replicas that share it accept each other's session ids. */
   secret?: string;
+  /**
+   * Public browser routes answered before anything else (no token, no Origin check: a person's browser
+   * follows a link): the connect links and OAuth callback of personal upstreams (DESIGN §14).
+   */
+  routes?: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 /**
@@ -71,7 +77,7 @@ export async function startHttpListener(
   logger: Logger,
   auth: Authenticator | ClientDirectory,
   shared: Partial<ListenerLimits> = {},
-  replication: HttpReplicaOptions = {},
+  replication: HttpListenerOptions = {},
 ): Promise<HttpListener> {
   const log = logger.child('http');
   const authenticator = asAuthenticator(auth);
@@ -94,6 +100,7 @@ export async function startHttpListener(
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     // RFC 9728 metadata is public (clients read it before they have a token), like its CORS header says.
     if (authenticator.serveMetadata(req, res, config.path)) return;
+    if (replication.routes?.(req, res)) return;
     // The root endpoint at the path, each virtual server at <path>/<name> (DESIGN §13); a request
     // target that is no URL path is no endpoint either.
     const pathname = requestPath(req);

@@ -11,6 +11,7 @@ import type { ReloadRecord } from '../admin/status.js';
 import { createAuthenticator } from '../auth/authenticator.js';
 import type { LiveAuthenticator } from '../auth/live-authenticator.js';
 import { ConfigError, type GatewayConfig, loadConfigFile } from '../config/load.js';
+import type { UserCredentials } from '../credentials/user-credentials.js';
 import { DEFAULT_LIMITS, type Limits } from '../listeners/limits.js';
 import { loadPlugins } from '../plugins.js';
 import { describeReload, diffConfig } from './diff.js';
@@ -30,6 +31,8 @@ export interface ReloadTargets {
   /** The store plugins set up on a reload get (the one they started with: `store` changes need a restart). */
   store: Store;
   logger: Logger;
+  /** Each person's upstream credentials (`credentials`): told of personal upstreams added, changed, removed. */
+  credentials?: UserCredentials;
   /** After the virtual servers changed: the listeners close the sessions of those removed. */
   onEndpoints?: () => Promise<void>;
   /** Reads the config file (tests may substitute it). */
@@ -121,6 +124,7 @@ export class ConfigReloader {
     let upstreams: UpstreamChanges;
     try {
       upstreams = await gateway.reconfigure(next.upstreams);
+      this.#targets.credentials?.reconfigure(next.upstreams);
     } catch (error) {
       await this.#discard(plugins);
       return refuse(error);

@@ -17,7 +17,7 @@ export interface ConfigDiff {
   restartOnly: string[];
 }
 
-const RESTART_ONLY = ['listen', 'telemetry', 'cursorSecret', 'store', 'logLevel'] as const;
+const RESTART_ONLY = ['listen', 'telemetry', 'cursorSecret', 'store', 'credentials', 'logLevel'] as const;
 
 /** Compares everything but the upstreams (the gateway reports those as it applies them). */
 export function diffConfig(running: GatewayConfig, next: GatewayConfig): ConfigDiff {

@@ -159,6 +159,70 @@
     poll();
   }
 
+  // The signed-in identity's own personal upstreams (DESIGN §14), with Connect / Disconnect. Every
+  // identity sees its own, admin or not; the section stays hidden when no upstream is personal.
+  function renderCredentials(credentials) {
+    $('credentials-section').hidden = credentials.length === 0;
+    fill(
+      'credentials',
+      credentials.map((c) => {
+        const tr = row([c.server, c.connected ? 'connected' : 'not connected', time(c.expiresAt), ''], {
+          'data-credential': c.server,
+        });
+        const button = document.createElement('button');
+        button.type = 'button';
+        button.className = c.connected ? 'disconnect' : 'connect';
+        button.textContent = c.connected ? 'Disconnect' : 'Connect';
+        button.addEventListener('click', () => (c.connected ? disconnect(c.server) : connect(c.server)));
+        tr.children[3].append(button);
+        return tr;
+      }),
+    );
+  }
+
+  async function loadCredentials() {
+    try {
+      const res = await fetch('admin/credentials', { headers: authHeaders(), cache: 'no-store' });
+      if (!res.ok) {
+        $('credentials-section').hidden = true;
+        return;
+      }
+      renderCredentials((await res.json()).credentials ?? []);
+    } catch {
+      $('credentials-section').hidden = true;
+    }
+  }
+
+  async function credentialCall(server, method) {
+    $('credentials-error').textContent = '';
+    const res = await fetch(`admin/credentials/${encodeURIComponent(server)}`, {
+      method,
+      headers: authHeaders(),
+    });
+    const body = await res.json().catch(() => ({}));
+    if (!res.ok) throw new Error(body.error ?? `HTTP ${res.status}`);
+    return body;
+  }
+
+  // Connect opens the server's sign-in in a new tab (this page keeps polling and shows it connected).
+  async function connect(server) {
+    try {
+      const { url } = await credentialCall(server, 'POST');
+      if (!window.open(url, '_blank', 'noopener')) window.location.assign(url);
+    } catch (error) {
+      $('credentials-error').textContent = error.message;
+    }
+  }
+
+  async function disconnect(server) {
+    try {
+      await credentialCall(server, 'DELETE');
+    } catch (error) {
+      $('credentials-error').textContent = error.message;
+    }
+    loadCredentials();
+  }
+
   /** An approver outside the admin groups sees the approvals only; undefined when it may not either. */
   async function approverView() {
     const res = await fetch('admin/approvals', { headers: authHeaders(), cache: 'no-store' });
@@ -297,12 +361,14 @@
     const token = sessionStorage.getItem(TOKEN_KEY);
     try {
       const res = await fetch('admin/status', { headers: authHeaders(), cache: 'no-store' });
+      await loadCredentials();
       if (res.status === 403 && token) {
         const pending = await approverView();
-        if (pending !== undefined) {
+        // Anyone known may manage their own accounts, even outside the admin and approver groups.
+        if (pending !== undefined || !$('credentials-section').hidden) {
           $('main').hidden = true;
           $('login').hidden = true;
-          renderApprovals(pending, 'approver view');
+          if (pending !== undefined) renderApprovals(pending, 'approver view');
           $('updated').textContent = `updated ${time(new Date().toISOString())}`;
           timer = setTimeout(poll, POLL_MS);
           return;
@@ -310,6 +376,7 @@
       }
       if (res.status === 401 || res.status === 403) {
         $('approvals-section').hidden = true;
+        $('credentials-section').hidden = true;
         const body = await res.json().catch(() => ({}));
         $('main').hidden = true;
         $('login').hidden = false;

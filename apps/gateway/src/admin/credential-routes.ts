@@ -1,0 +1,56 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Identity, Logger } from '@switchyard/core';
+import type { UserCredentials } from '../credentials/user-credentials.js';
+import { sendJson } from '../listeners/http-io.js';
+
+/**
+ * `/admin/credentials` (DESIGN §14): any identity the gateway knows sees and manages its own personal
+ * upstreams, never anyone else's. `GET /admin/credentials` lists them; `POST /admin/credentials/<server>`
+ * mints a connect link (the status page's Connect); `DELETE /admin/credentials/<server>` disconnects
+ * (revoking at the authorization server where it can).
+ */
+export async function serveCredentialRoute(options: {
+  credentials: UserCredentials | undefined;
+  req: IncomingMessage;
+  res: ServerResponse;
+  /** The path below `/admin/`: `credentials` or `credentials/<server>`. */
+  path: string;
+  /** The caller, any known identity; else answers the refusal and gives undefined. */
+  identify: () => Promise<Identity | undefined>;
+  log: Logger;
+}): Promise<void> {
+  const { credentials, req, res, path, log } = options;
+  req.resume();
+  res.setHeader('cache-control', 'no-store');
+  const server = path === 'credentials' ? undefined : serverOf(path.slice('credentials/'.length));
+  if (server === null) return sendJson(res, 404, { error: `Not found: /admin/${path}` });
+  const allowed = server === undefined ? ['GET', 'HEAD'] : ['POST', 'DELETE'];
+  if (!allowed.includes(req.method ?? '')) {
+    res.setHeader('Allow', allowed.join(', '));
+    return sendJson(res, 405, { error: `Method ${req.method} not allowed` });
+  }
+  const identity = await options.identify();
+  if (identity === undefined) return;
+  if (server === undefined) {
+    return sendJson(res, 200, { credentials: credentials ? await credentials.list(identity.id) : [] });
+  }
+  if (!credentials?.isPersonal(server)) {
+    return sendJson(res, 404, { error: `No upstream '${server}' that connects each person's own account` });
+  }
+  if (req.method === 'POST') {
+    return sendJson(res, 200, { server, url: await credentials.connectUrl(identity, server) });
+  }
+  const disconnected = await credentials.disconnect(identity.id, server);
+  log.info('personal credential disconnect', { identity: identity.id, upstream: server, disconnected });
+  return sendJson(res, 200, { server, connected: false, disconnected });
+}
+
+/** The upstream name in a path segment; null when it is no single, decodable segment. */
+function serverOf(segment: string): string | null {
+  try {
+    const name = decodeURIComponent(segment);
+    return name.length > 0 && !name.includes('/') ? name : null;
+  } catch {
+    return null;
+  }
+}
