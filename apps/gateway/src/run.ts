@@ -201,6 +201,7 @@ export async function runGateway(
         reloads: () => reloader.history,
         store,
         credentials,
+        local: clients.anonymous,
       });
     }
   } catch (error) {

@@ -139,7 +139,7 @@ describe('personal upstreams (auth.user)', () => {
       changed = true;
     });
     credentials.connect(bob, 'bob-token');
-    await eventually(() => expect(changed).toBe(true));
+    await eventually(() => changed, 'bob hears tools/list_changed');
     expect(await toolNames(bobClient)).toContain('me__echo');
     const before = personal.seen.length;
     await bobClient.callTool({ name: 'me__echo', arguments: { text: 'bob' } });
@@ -186,5 +186,15 @@ describe('personal upstreams (auth.user)', () => {
     const refused = await failure(client.callTool({ name: 'me__echo', arguments: { text: 'hi' } }));
     expect(refused.data).toMatchObject({ reason: 'identity_required', upstream: 'me' });
     expect(personal.seen).toEqual([]);
+  });
+
+  it('refuses resource subscriptions on a personal upstream (they would be shared across people)', async () => {
+    const credentials = new MapCredentials();
+    credentials.tokens.set('alice', 'alice-token');
+    const { gateway } = await gatewayWith(credentials, new Set(['alice-token']));
+    const client = await connect(cleanup, gateway, alice);
+    const refused = await failure(client.subscribeResource({ uri: 'me+test://anything' }));
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toMatch(/acts as each person/);
   });
 });

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Identity, Logger } from '@switchyard/core';
+import { GatewayError, type Identity, type Logger, StoreUnavailableError } from '@switchyard/core';
 import type { UserCredentials } from '../credentials/user-credentials.js';
 import { sendJson } from '../listeners/http-io.js';
 
@@ -31,13 +31,35 @@ export async function serveCredentialRoute(options: {
   }
   const identity = await options.identify();
   if (identity === undefined) return;
+  try {
+    await answer(credentials, server, identity, req.method, res, log);
+  } catch (error) {
+    const storeDown =
+      error instanceof StoreUnavailableError ||
+      (error instanceof GatewayError && error.reason === 'store_unavailable');
+    if (!storeDown) throw error;
+    sendJson(res, 503, {
+      error: 'The credentials vault (the shared store) does not answer: retry shortly',
+      reason: 'store_unavailable',
+    });
+  }
+}
+
+async function answer(
+  credentials: UserCredentials | undefined,
+  server: string | undefined,
+  identity: Identity,
+  method: string | undefined,
+  res: ServerResponse,
+  log: Logger,
+): Promise<void> {
   if (server === undefined) {
     return sendJson(res, 200, { credentials: credentials ? await credentials.list(identity.id) : [] });
   }
   if (!credentials?.isPersonal(server)) {
     return sendJson(res, 404, { error: `No upstream '${server}' that connects each person's own account` });
   }
-  if (req.method === 'POST') {
+  if (method === 'POST') {
     return sendJson(res, 200, { server, url: await credentials.connectUrl(identity, server) });
   }
   const disconnected = await credentials.disconnect(identity.id, server);

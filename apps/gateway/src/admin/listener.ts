@@ -42,6 +42,11 @@ export interface AdminListenerOptions {
   store?: Store;
   /** Each person's upstream credentials (`credentials`, DESIGN §14): `/admin/credentials` and `/oauth/`. */
   credentials?: UserCredentials;
+  /**
+   * Who the local user is on a loopback listener without identities: the stdio sessions' identity
+   * (`anonymous`), so the accounts they connect on the status page are the ones their calls use.
+   */
+  local?: Identity;
 }
 
 const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
@@ -104,7 +109,7 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
    * caller only on a loopback listener without identities (the local user).
    */
   const identify = async (req: IncomingMessage, res: ServerResponse): Promise<Identity | undefined> => {
-    if (!options.identities) return LOCAL;
+    if (!options.identities) return options.local ?? LOCAL;
     const outcome = await auth.authenticate(header(req, 'authorization'));
     if (outcome.ok && !outcome.identity.anonymous) return outcome.identity;
     if (!outcome.ok) {

@@ -6,8 +6,9 @@ import { renderVirtualServers } from './virtual-servers.js';
 
 /**
  * `switchyard check`: connects once to every upstream of a valid config, all at once, and writes the
- * table of what each exposes to `out` (and, with virtual servers, what each of them exposes). Resolves to the exit code: 0 when every upstream is fine, 1 when
- * any failed.
+ * table of what each exposes to `out` (and, with virtual servers, what each of them exposes); a personal
+ * upstream (`auth.user`) is named but not probed. Resolves to the exit code: 0 when every probed upstream
+ * is fine, 1 when any failed.
  */
 export async function runCheck(
   config: GatewayConfig,
@@ -15,13 +16,23 @@ export async function runCheck(
   logger?: Logger,
 ): Promise<number> {
   const virtualServers = config.virtualServers ?? new Map();
+  // A personal upstream answers only a person's own token: there is nothing to probe without one.
+  const personal = config.upstreams.filter(
+    (u) => u.transport.kind === 'http' && u.transport.auth?.kind === 'user',
+  );
+  const probed = config.upstreams.filter((u) => !personal.includes(u));
   const probes = await probeUpstreams(
-    config.upstreams,
+    probed,
     logger,
     { ...DEFAULT_UPSTREAM_LIMITS, ...config.limits },
     { definitions: virtualServers.size > 0 },
   );
   out(`${renderCheckTable(probes)}\n${summarize(probes)}\n`);
+  for (const u of personal) {
+    out(
+      `${u.name}: not probed: it acts as each person with their own account (auth.user); people connect at their first call or on the status page\n`,
+    );
+  }
   if (virtualServers.size > 0) {
     out(`\n${renderVirtualServers(virtualServers, config.upstreams, probes, config.toolSearch)}\n`);
   }

@@ -251,7 +251,7 @@ export class ConnectFlow {
       throw new ConnectError(
         'other_browser',
         400,
-        `This sign-in to ${upstream} was started in another browser (or its cookie was lost). Open the connect link again, in this browser.`,
+        `This sign-in to ${upstream} was started in another browser (or its cookie was lost). Retry the call (or Connect on the status page) for a new link, and open it in this browser.`,
         upstream,
       );
     }

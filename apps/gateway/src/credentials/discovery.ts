@@ -33,6 +33,8 @@ export interface OAuthServerDirectoryOptions {
   publicUrl: string;
   /** `credentials.key`: seals registrations (they may hold a client secret) in the store. */
   key: string | undefined;
+  /** `credentials.previousKeys`: registrations they sealed still open, and are sealed again under `key`. */
+  previousKeys?: readonly string[];
   /**
    * The shared store, so replicas reuse one registration per (upstream, issuer); memory without one. Keys
    * are `oauth-registration:<hash>`: pass the store scoped as the vault's (`credentials:`).
@@ -89,6 +91,8 @@ export class OAuthServerDirectory implements UpstreamOAuthServers {
   readonly #fetch: FetchLike;
   readonly #store: Store;
   readonly #box: SealedBox;
+  /** Boxes of `previousKeys`: a registration stored before a key rotation stays the gateway's client. */
+  readonly #previous: readonly SealedBox[];
   readonly #logger: Logger;
   readonly #cache = new Map<string, Promise<UpstreamOAuthServer>>();
 
@@ -97,6 +101,7 @@ export class OAuthServerDirectory implements UpstreamOAuthServers {
     this.#fetch = boundedFetch(options.fetch ?? fetch, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
     this.#store = options.store ?? new MemoryStore();
     this.#box = new SealedBox(options.key, REGISTRATION_LABEL, 'syr1.');
+    this.#previous = (options.previousKeys ?? []).map((k) => new SealedBox(k, REGISTRATION_LABEL, 'syr1.'));
     this.#logger = options.logger ?? silentLogger;
   }
 
@@ -322,8 +327,15 @@ export class OAuthServerDirectory implements UpstreamOAuthServers {
     const step = 'client registration';
     const redirect = redirectUri(this.#options.publicUrl);
     const key = registrationKey(name, metadata.issuer, redirect);
-    const stored = this.#open(await this.#read(key));
+    const raw = await this.#read(key);
+    const stored = this.#open(raw);
     if (stored) return stored;
+    const rotated = this.#openPrevious(raw);
+    if (rotated) {
+      // Sealed under a key rotated out: the same client, sealed again under the current key.
+      await this.#store.set(key, this.#box.seal(rotated)).catch(() => undefined);
+      return rotated;
+    }
     if (!metadata.registration_endpoint) {
       const why = metadata.client_id_metadata_document_supported
         ? 'credentials.publicUrl is not https, so the Client ID Metadata Document cannot be used'
@@ -371,8 +383,17 @@ export class OAuthServerDirectory implements UpstreamOAuthServers {
     }
   }
 
-  #open(raw: string | undefined): OAuthClientInformationFull | undefined {
-    const record = this.#box.open(raw) as OAuthClientInformationFull | undefined;
+  /** A registration one of `previousKeys` sealed, if any opens it. */
+  #openPrevious(raw: string | undefined): OAuthClientInformationFull | undefined {
+    for (const box of this.#previous) {
+      const found = this.#open(raw, box);
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  #open(raw: string | undefined, box = this.#box): OAuthClientInformationFull | undefined {
+    const record = box.open(raw) as OAuthClientInformationFull | undefined;
     if (!record || typeof record.client_id !== 'string') return undefined;
     const expires = record.client_secret_expires_at;
     if (expires && expires * 1000 <= Date.now() + 60_000) return undefined;

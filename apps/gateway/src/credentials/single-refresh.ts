@@ -125,7 +125,8 @@ export class SingleRefresh {
     if (result.outcome === 'rejected') {
       await vault.delete(identityId, upstream);
       // The gateway's registration there may be gone: the next connect discovers and registers again.
-      if (result.invalidClient) servers.forget(upstream);
+      // The authorization server no longer knows the gateway's client: register afresh next time.
+      if (result.invalidClient) servers.forget(upstream, { dropRegistration: true });
       logger.warn('dropped a personal credential: its refresh was refused', { ...fields, why: result.why });
       return { outcome: 'dropped' };
     }

@@ -1,4 +1,12 @@
-import type { Identity, Logger, PersonalCredentials, Store, UpstreamConfig } from '@switchyard/core';
+import {
+  GatewayError,
+  type Identity,
+  type Logger,
+  type PersonalCredentials,
+  type Store,
+  StoreUnavailableError,
+  type UpstreamConfig,
+} from '@switchyard/core';
 import type { CredentialsConfig } from '../config/credentials-schema.js';
 import { ConnectFlow } from './connect-flow.js';
 import { OAuthServerDirectory, type UserOAuthUpstream } from './discovery.js';
@@ -13,6 +21,20 @@ export interface CredentialStatus {
   connected: boolean;
   /** When the current access token expires (ISO time), when its server said; it is refreshed before. */
   expiresAt?: string;
+}
+
+/**
+ * The vault lives in the store (DESIGN §12): while it does not answer, a call that needs a person's
+ * token is refused as `store_unavailable` (-32000), never as an internal error; there is no local
+ * fallback for credentials, whatever `onUnavailable` says (another replica may hold newer tokens).
+ */
+async function storeAnswers<T>(pending: Promise<T>): Promise<T> {
+  try {
+    return await pending;
+  } catch (error) {
+    if (error instanceof StoreUnavailableError) throw GatewayError.storeUnavailable('the credentials vault');
+    throw error;
+  }
 }
 
 /** The personal upstreams of a config (`auth.user`), by name. */
@@ -52,6 +74,7 @@ export class UserCredentials implements PersonalCredentials {
       upstream: (name) => this.#upstreams.get(name),
       publicUrl: config.publicUrl,
       key: config.key,
+      previousKeys: config.previousKeys,
       store: scoped,
       logger: log,
     });
@@ -82,15 +105,15 @@ export class UserCredentials implements PersonalCredentials {
   }
 
   token(identity: Identity, upstream: string): Promise<string | undefined> {
-    return this.#keeper.token(identity, upstream);
+    return storeAnswers(this.#keeper.token(identity, upstream));
   }
 
   refused(identity: Identity, upstream: string, token: string): Promise<string | undefined> {
-    return this.#keeper.refused(identity, upstream, token);
+    return storeAnswers(this.#keeper.refused(identity, upstream, token));
   }
 
   connectUrl(identity: Identity, upstream: string): Promise<string> {
-    return this.#flow.connectUrl(identity, upstream);
+    return storeAnswers(this.#flow.connectUrl(identity, upstream));
   }
 
   onChange(listener: (identityId: string, upstream: string, connected: boolean) => void): () => void {

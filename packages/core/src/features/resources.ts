@@ -52,6 +52,14 @@ export function resourcesFeature(deps: ResourcesDeps): Feature {
   const subscribe = async (ctx: RequestContext) => {
     const exposed = requireUri(ctx.params);
     const { upstream, uri } = router.route(exposed, ctx.target);
+    // Subscriptions are shared per (upstream, URI) across sessions: on a personal upstream one person's
+    // updates would reach everyone subscribed, and end with that person's connection.
+    if (upstream.state === 'personal') {
+      throw GatewayError.invalidParams(
+        `Upstream '${upstream.name}' acts as each person with their own account, and resource subscriptions on it are not supported: read ${exposed} again instead.`,
+        { upstream: upstream.name, uri: exposed },
+      );
+    }
     if (upstream.state === 'ready' && !subscribable(upstream)) {
       throw GatewayError.invalidParams(
         `Upstream '${upstream.name}' does not support resource subscriptions, so ${exposed} cannot be subscribed to.`,

@@ -234,10 +234,18 @@ export class PersonalUpstream extends UpstreamConnection {
     for (const [id, person] of this.#people) if (person.lastUsed < before) void this.#drop(id, person);
   }
 
-  /** An error from the person's connection, with the way to connect filled in when it lacks a token. */
+  /**
+   * An error from the person's connection, with the way to connect filled in when it lacks a token. That
+   * includes a connection that closed under the request because the token was dropped meanwhile (the
+   * upstream refused it and a refresh did not cure that: dropping it closes the connection at once, see
+   * the constructor; or the person disconnected on another replica): `upstream_unavailable` then.
+   */
   async #completed(error: unknown, ctx: RequestContext | undefined): Promise<unknown> {
-    if (!(error instanceof GatewayError) || error.reason !== 'authorization_required' || ctx === undefined) {
-      return error;
+    if (!(error instanceof GatewayError) || ctx === undefined) return error;
+    if (error.reason !== 'authorization_required') {
+      if (error.reason !== 'upstream_unavailable' || !usable(ctx)) return error;
+      const token = await this.#credentials.token(ctx.identity, this.name).catch(() => null);
+      if (token !== undefined) return error;
     }
     await this.#drop(ctx.identity.id);
     return askToConnect(ctx, this.name, await this.#credentials.connectUrl(ctx.identity, this.name));

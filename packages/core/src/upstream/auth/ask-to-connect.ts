@@ -11,7 +11,9 @@ import { isRecord } from '../../payload.js';
  * `data.reason`, so a client acting on the reason needs no special case.
  */
 export function askToConnect(ctx: RequestContext | undefined, upstream: string, url: string): GatewayError {
-  const message = `Upstream '${upstream}' acts as each person with their own account. Open ${url} in a browser to connect yours (the link is single use and expires in 10 minutes), then retry.`;
+  // The link stays out of the message: messages reach logs and traces, and whoever opens the link first
+  // connects their account for this caller. It travels only in `data`, to this caller.
+  const message = `Upstream '${upstream}' acts as each person with their own account: open the link in data.url in a browser to connect yours (single use, valid 10 minutes), then retry.`;
   const data = { reason: 'authorization_required' as const, upstream, url };
   if (!declaresUrlElicitation(ctx?.client?.capabilities)) {
     return new GatewayError(ErrorCode.AuthorizationRequired, message, data);
@@ -19,7 +21,14 @@ export function askToConnect(ctx: RequestContext | undefined, upstream: string, 
   const elicitationId = randomUUID();
   return new GatewayError(ErrorCode.UrlElicitationRequired, message, {
     ...data,
-    elicitations: [{ mode: 'url', elicitationId, url, message }],
+    elicitations: [
+      {
+        mode: 'url',
+        elicitationId,
+        url,
+        message: `Connect your ${upstream} account to continue (the link is single use and valid 10 minutes).`,
+      },
+    ],
   });
 }
 
