@@ -14,7 +14,10 @@ import { SingleRefresh } from './single-refresh.js';
 import type { StoredGrant, UpstreamOAuthServer, UpstreamOAuthServers } from './types.js';
 import type { TokenVault } from './vault.js';
 
-/** Refresh when the access token expires within this long. */
+/**
+ * Refresh when the access token expires within this long, or within half its lifetime when that is
+ * shorter (a token issued for 30 s is not refreshed at every call).
+ */
 const REFRESH_BEFORE_MS = 60_000;
 /** A token refreshed because the upstream refused the previous one, refused again within this long: dropped. */
 const REFUSAL_WINDOW_MS = 60_000;
@@ -84,7 +87,9 @@ export class TokenKeeper implements Omit<PersonalCredentials, 'connectUrl'> {
     const grant = await this.#vault.get(identity.id, upstream);
     if (!grant) return undefined;
     const left = grant.expiresAt === undefined ? Number.POSITIVE_INFINITY : grant.expiresAt - this.#now();
-    if (left > REFRESH_BEFORE_MS) return grant.accessToken;
+    const lifetime =
+      grant.expiresAt === undefined ? Number.POSITIVE_INFINITY : grant.expiresAt - grant.obtainedAt;
+    if (left > Math.min(REFRESH_BEFORE_MS, lifetime / 2)) return grant.accessToken;
     // Without a refresh token it is used until it expires (the store drops it then).
     if (grant.refreshToken === undefined) return left > 0 ? grant.accessToken : undefined;
     const refreshed = await this.#refresher.refresh(identity.id, upstream, grant.accessToken, false);
