@@ -1,7 +1,7 @@
 /** The bench's command line. */
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|governance|tools|replicas|paths|session-memory|catalog]
+export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|governance|tools|replicas|paths|session-memory|catalog|credentials]
                                      [--cpu-prof DIR] [--stock-fetch] [--client sdk|raw]
 
   --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
@@ -14,7 +14,9 @@ export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH
                    gateway's memory per idle legacy session and what holds it (session-memory); governance:
                    only the cost per tool call of the secrets, pin, approve and access plugins (also part of
                    plugins; secrets is accepted as its old name); catalog: tool search over large catalogs
-                   (tokens full vs search mode, recall on labelled queries, search latency, index build)
+                   (tokens full vs search mode, recall on labelled queries, search latency, index build);
+                   credentials: the personal-credentials vault's cost per call, in process and end to end,
+                   memory store and Redis (Redis skipped with a message without redis-server)
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR (paths: the two
                    slowest paths run again on profiled gateways after the timed matrix)
   --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
@@ -32,6 +34,7 @@ export const SECTIONS = [
   'paths',
   'session-memory',
   'catalog',
+  'credentials',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 

@@ -49,6 +49,10 @@
  *    recall@5 ≥ 0.9, recall@1 ≥ 0.7, search p50 ≤ 1 ms at 3,000 tools) are printed next to
  *    the results, with the CPU floor that explains a CPU-bound miss; timing never changes the exit code
  *    (only errors and wrong counts do).
+ * 10. Credentials (credentials/, `--only credentials`): the personal-credentials vault (DESIGN §14) per call:
+ *    `TokenKeeper.token` in process, and `tools/call` through a gateway, static header vs `auth.user`, on
+ *    the memory store and a real Redis (skipped with a message without redis-server). Printed after the
+ *    table.
  *
  * Output: a table on stdout, progress on stderr, JSON in apps/bench/results/latest.json (or --json PATH).
  * Every child process is registered and killed on exit, error or SIGINT (`children`, services.ts).
@@ -60,6 +64,12 @@ import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
 import { CATALOG_SIZES, runCatalogBenchmark } from './catalog/index.js';
 import type { RunOptions } from './client.js';
+import {
+  CREDENTIALS_SIZES,
+  renderCredentials,
+  runCredentialsBenchmark,
+  type WithCredentials,
+} from './credentials/index.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
 import { runPathsBenchmark } from './paths/index.js';
 import {
@@ -138,7 +148,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  */
 async function runSections(
   args: BenchArgs,
-  results: BenchResults,
+  results: BenchResults & WithCredentials,
   profiled: (what: string, subdirs?: readonly string[]) => RunOptions,
 ): Promise<void> {
   const sizes = args.quick ? QUICK : FULL;
@@ -189,6 +199,11 @@ async function runSections(
       runCatalogBenchmark(args.quick ? CATALOG_SIZES.quick : CATALOG_SIZES.full, log),
     );
   }
+  if (runs('credentials')) {
+    results.credentials = await guarded(
+      runCredentialsBenchmark(args.quick ? CREDENTIALS_SIZES.quick : CREDENTIALS_SIZES.full, log),
+    );
+  }
 }
 
 async function main(): Promise<number> {
@@ -226,7 +241,7 @@ async function main(): Promise<number> {
     for (const sub of subdirs) profileDirs.push(sub ? join(what, sub) : what);
     return { ...options, cpuProfDir: join(cpuProfDir, what) };
   };
-  const results: BenchResults = { enumerate: [] };
+  const results: BenchResults & WithCredentials = { enumerate: [] };
   try {
     await runSections(args, results, profiled);
   } catch (error) {
@@ -273,6 +288,7 @@ async function main(): Promise<number> {
   process.stdout.write(
     `${renderTable({ mode, env, startedAt, durationMs, results, targets, jsonPath, clientFetch })}\n`,
   );
+  if (results.credentials) process.stdout.write(`\n${renderCredentials(results.credentials).join('\n')}\n`);
   for (const [what, summaries] of Object.entries(profiles)) {
     for (const summary of summaries) {
       process.stdout.write(`\n${renderProfile(`Gateway CPU profile (${what} benchmark)`, summary)}\n`);

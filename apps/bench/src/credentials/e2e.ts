@@ -1,0 +1,312 @@
+/**
+ * 9b, end to end: `tools/call` through a real gateway to an upstream that checks bearer tokens
+ * (bearer-upstream.ts), (a) as a shared upstream with a static `headers.Authorization` (no vault) vs (b) as
+ * `auth.user`, the caller's token read from the vault on every HTTP request to the upstream. Both are
+ * servers of the same gateway in front of the same upstream process, and every round alternates them
+ * (rounds.ts, `direct` = a, `gateway` = b), so the ratio (b)/(a) is what the vault adds to a call.
+ *
+ * With Redis: the gateway CLI with `store.redis`, its grant put beforehand by a TokenVault on the same
+ * Redis URL, keyPrefix and `credentials.key`. With the memory store: `runGateway` in a child
+ * (memory-gateway.ts) that puts the grant in its own store. Every answer is checked (pathLoop), and the
+ * upstream must serve exactly one `tools/call` per call issued in every round.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createLogger, openStore } from '@switchyard/core';
+import { controlClient } from '@switchyard/testkit';
+import { cpuTimeMs, type ManagedProcess, type RedisServer } from '@switchyard/testkit/process';
+import { filler, pathLoop, type Targets, targetsOf } from '../paths/loops.js';
+import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
+import { type CpuPerRead, cpuSampler, interleavedRounds, type ReadLevel, type ReadRun } from '../rounds.js';
+import { children, startGateway } from '../services.js';
+import { median } from '../stats.js';
+import { benchGrant } from './grant.js';
+import { credentialsModules, type StoredGrant } from './internals.js';
+import { CREDENTIALS_KEY, IDENTITY, PERSONAL_UPSTREAM, type StoreKind } from './keeper.js';
+import { BearerSession } from './session.js';
+
+export interface E2eConfig {
+  /** Echo tools on the upstream, called round-robin. */
+  tools: number;
+  argumentBytes: number;
+  /** Calls of each path (4 at a time) before the first round: JIT, connections, the person's upstream session. */
+  prewarm: number;
+  rounds: number;
+  levels: { concurrency: number; warmup: number; calls: number }[];
+}
+
+/** (a) the static header, (b) the vault. */
+export type E2ePath = 'static' | 'vault';
+
+/** CPU per call (µs) of the bench client, the upstream, the gateway and, with Redis, redis-server. */
+export type E2eCpu = CpuPerRead & { redis?: number };
+
+export interface E2eRun extends Omit<ReadRun, 'path' | 'cpuUsPerRead'> {
+  path: E2ePath;
+  cpuUsPerCall: E2eCpu;
+  /** Redis commands per call over the round (warm-up included), Redis only. */
+  redisCommandsPerCall?: number;
+}
+
+export interface E2eLevel {
+  concurrency: number;
+  /** The median round (by req/s) of each path. */
+  static: E2eRun;
+  vault: E2eRun;
+  /** vault req/s ÷ static req/s. */
+  throughputRatio: number;
+  /** vault p50 ÷ static p50. */
+  p50Ratio: number;
+  /** The same two ratios paired round by round (each round's vault run ÷ its static run), median over rounds. */
+  pairedThroughputRatio: number;
+  pairedP50Ratio: number;
+  addedP50Ms: number;
+  addedP99Ms: number;
+  /** The gateway's CPU per call, vault − static (µs), of the median rounds. */
+  addedGatewayCpuUs?: number;
+  rounds: E2eRun[];
+}
+
+export interface E2eGateway {
+  store: StoreKind;
+  /** How the gateway ran: the CLI, or runGateway in a child that seeds its memory store. */
+  runner: string;
+  levels: E2eLevel[];
+  /** Calls issued over every round (warm-ups included) and the upstream's `tools/call` count over them. */
+  upstreamCalls: { issued: number; served: number };
+  /** Warning kinds the gateway logged while measuring (digits masked) → count. */
+  gatewayWarnings: Record<string, number>;
+}
+
+/** The shared upstream (static header) and the personal one (`auth.user`), by their names at the gateway. */
+const SHARED = 'team';
+const CLIENT_TOKEN = 'switchyard-bench-alice-client-token-5e8f2c';
+const CURSOR_SECRET = 'switchyard-bench-credentials-cursor-secret-0123456789';
+const KEY_PREFIX = 'bench-e2e:';
+
+interface BearerUpstream {
+  proc: ManagedProcess;
+  staticUrl: string;
+  personalUrl: string;
+  controlUrl: string;
+}
+
+async function startBearerUpstream(tools: number, staticToken: string, personalToken: string) {
+  const { proc, ready } = await children.start({
+    name: 'upstream (bearer)',
+    args: [fileURLToPath(new URL('./bearer-upstream.js', import.meta.url)), '--tools', String(tools)],
+    env: { BENCH_STATIC_TOKEN: staticToken, BENCH_PERSONAL_TOKEN: personalToken },
+    ready: {
+      stream: 'stdout',
+      line: (line) => (line.startsWith('{') ? (JSON.parse(line) as Omit<BearerUpstream, 'proc'>) : undefined),
+    },
+  });
+  return { proc, ...ready };
+}
+
+function gatewayConfig(
+  upstream: BearerUpstream,
+  staticToken: string,
+  redis: RedisServer | undefined,
+): Record<string, unknown> {
+  return {
+    listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+    mcpServers: {
+      [SHARED]: { url: upstream.staticUrl, headers: { Authorization: `Bearer ${staticToken}` } },
+      [PERSONAL_UPSTREAM]: { url: upstream.personalUrl, auth: { user: {} } },
+    },
+    clients: { [IDENTITY.id]: { token: CLIENT_TOKEN } },
+    credentials: { key: CREDENTIALS_KEY, publicUrl: 'http://127.0.0.1' },
+    ...(redis
+      ? { store: { redis: { url: redis.url, keyPrefix: KEY_PREFIX } }, cursorSecret: CURSOR_SECRET }
+      : {}),
+  };
+}
+
+/** The gateway CLI on Redis, after a TokenVault on the same Redis, keyPrefix and key stored the grant. */
+async function startRedisGateway(config: Record<string, unknown>, redis: RedisServer, grant: StoredGrant) {
+  const logger = createLogger({ level: 'warn', scope: 'bench-credentials' });
+  const store = await openStore({ redis: { url: redis.url, keyPrefix: KEY_PREFIX } }, logger);
+  const modules = await credentialsModules();
+  const vault = new modules.TokenVault({ store, key: CREDENTIALS_KEY, logger });
+  try {
+    await vault.put(IDENTITY.id, PERSONAL_UPSTREAM, grant);
+  } finally {
+    await vault.close();
+    await store.dispose();
+  }
+  const gateway = await startGateway([], { name: 'gateway (redis)', config });
+  return { proc: gateway.proc, url: gateway.url, runner: 'gateway CLI, store.redis' };
+}
+
+/** runGateway in a child (memory-gateway.ts) that stores the grant in its own memory store. */
+async function startMemoryGateway(config: Record<string, unknown>, grant: StoredGrant) {
+  const dir = await children.scratchDir('switchyard-bench-credentials-');
+  const file = join(dir, 'switchyard.json');
+  await writeFile(file, JSON.stringify(config, null, 2), 'utf8');
+  const seed = { key: CREDENTIALS_KEY, identity: IDENTITY.id, upstream: PERSONAL_UPSTREAM, grant };
+  const { proc, ready } = await children.start({
+    name: 'gateway (memory)',
+    args: [fileURLToPath(new URL('./memory-gateway.js', import.meta.url)), file],
+    env: { BENCH_CREDENTIALS: JSON.stringify(seed) },
+    ready: {
+      stream: 'stdout',
+      line: (line) => (line.startsWith('{') ? (JSON.parse(line) as { url: string }).url : undefined),
+    },
+  });
+  return { proc, url: ready, runner: 'runGateway in a child, memory store' };
+}
+
+export async function runE2e(
+  config: E2eConfig,
+  redis: RedisServer | undefined,
+  log: (message: string) => void,
+): Promise<E2eGateway[]> {
+  const grant = benchGrant(IDENTITY.id);
+  // The shared upstream's token is as long as the person's: both requests carry the same bytes.
+  const staticToken = benchGrant('team-service').accessToken;
+  const upstream = await startBearerUpstream(config.tools, staticToken, grant.accessToken);
+  try {
+    const out: E2eGateway[] = [];
+    for (const kind of redis ? (['redis', 'memory'] as const) : (['memory'] as const)) {
+      const gwConfig = gatewayConfig(upstream, staticToken, kind === 'redis' ? redis : undefined);
+      const gateway =
+        kind === 'redis' && redis
+          ? await startRedisGateway(gwConfig, redis, grant)
+          : await startMemoryGateway(gwConfig, grant);
+      try {
+        log(
+          `credentials: e2e ${kind}: upstream ${upstream.staticUrl} | ${upstream.personalUrl}, gateway ${gateway.url}`,
+        );
+        out.push(
+          await measureGateway(config, kind, gateway, upstream, kind === 'redis' ? redis : undefined, log),
+        );
+      } finally {
+        await gateway.proc.stop();
+      }
+    }
+    return out;
+  } finally {
+    await upstream.proc.stop();
+  }
+}
+
+async function measureGateway(
+  config: E2eConfig,
+  kind: StoreKind,
+  gateway: { proc: ManagedProcess; url: string; runner: string },
+  upstream: BearerUpstream,
+  redis: RedisServer | undefined,
+  log: (message: string) => void,
+): Promise<E2eGateway> {
+  const session = await BearerSession.open(gateway.url, CLIENT_TOKEN);
+  try {
+    const text = filler(config.argumentBytes);
+    const targets: Record<E2ePath, Targets> = {
+      static: targetsOf(SHARED, 0, config.tools, true),
+      vault: targetsOf(PERSONAL_UPSTREAM, 0, config.tools, true),
+    };
+    const loop = (path: E2ePath) => (count: number, concurrency: number) =>
+      pathLoop(session, 'call', targets[path], { count, concurrency, minChars: 0, text });
+    const cpu = cpuSampler(upstream.proc, gateway.proc);
+    const sampleCpu = () => {
+      const done = cpu();
+      const before = redis && cpuTimeMs(redis.proc.pid);
+      return (calls: number): E2eCpu => {
+        const after = redis && cpuTimeMs(redis.proc.pid);
+        const used: E2eCpu = done(calls);
+        if (before !== undefined && after !== undefined) used.redis = ((after - before) * 1000) / calls;
+        return used;
+      };
+    };
+    const control = controlClient(upstream.controlUrl);
+    const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
+    const upstreamCalls = { issued: 0, served: 0 };
+    const commands = new Map<ReadRun, number>();
+    let before = { served: 0, commands: 0 };
+    for (const path of ['static', 'vault'] as const) await loop(path)(config.prewarm, 4);
+    const levels: E2eLevel[] = [];
+    for (const level of config.levels) {
+      const [measured] = await interleavedRounds({
+        plan: {
+          what: `credentials: e2e ${kind} tools/call`,
+          warmup: level.warmup,
+          count: level.calls,
+          concurrencies: [level.concurrency],
+          rounds: config.rounds,
+        },
+        loops: { direct: loop('static'), gateway: loop('vault') },
+        sampleCpu,
+        log: (message) => log(message.replace(' direct  ', ' static  ').replace(' gateway ', ' vault   ')),
+        beforeRound: async () => {
+          before = {
+            served: await served(),
+            commands: redis ? (await redisCounters(redis.url)).commands : 0,
+          };
+        },
+        afterRound: async (run, issued) => {
+          const calls = (await served()) - before.served;
+          upstreamCalls.issued += issued;
+          upstreamCalls.served += calls;
+          if (calls !== issued) {
+            throw new Error(
+              `credentials e2e ${kind} ${run.path === 'direct' ? 'static' : 'vault'} c=${run.concurrency}: ` +
+                `the upstream served ${calls} tools/call for ${issued} calls issued; expected exactly one each`,
+            );
+          }
+          if (redis) {
+            const after = (await redisCounters(redis.url)).commands;
+            commands.set(run, (after - before.commands - PROBE_COMMANDS) / issued);
+          }
+        },
+      });
+      levels.push(e2eLevel(measured!, commands));
+    }
+    return {
+      store: kind,
+      runner: gateway.runner,
+      levels,
+      upstreamCalls,
+      gatewayWarnings: Object.fromEntries(gateway.proc.warnings),
+    };
+  } finally {
+    await session.close();
+  }
+}
+
+/** The rounds of one level, renamed (direct → static, gateway → vault) and compared. */
+function e2eLevel(level: ReadLevel, commands: Map<ReadRun, number>): E2eLevel {
+  const named = (run: ReadRun): E2eRun => {
+    const { path, cpuUsPerRead, ...rest } = run;
+    const perCall = commands.get(run);
+    return {
+      ...rest,
+      path: path === 'direct' ? 'static' : 'vault',
+      cpuUsPerCall: cpuUsPerRead,
+      ...(perCall === undefined ? {} : { redisCommandsPerCall: perCall }),
+    };
+  };
+  const a = named(level.direct);
+  const b = named(level.gateway);
+  const rounds = level.rounds.map(named);
+  const pairs = rounds
+    .filter((r) => r.path === 'static')
+    .map((r) => [r, rounds.find((v) => v.path === 'vault' && v.round === r.round)] as const)
+    .filter((pair): pair is readonly [E2eRun, E2eRun] => pair[1] !== undefined);
+  const gwA = a.cpuUsPerCall.gateway;
+  const gwB = b.cpuUsPerCall.gateway;
+  return {
+    concurrency: level.concurrency,
+    static: a,
+    vault: b,
+    throughputRatio: level.throughputRatio,
+    p50Ratio: b.p50 / a.p50,
+    pairedThroughputRatio: median(pairs.map(([s, v]) => v.rps / s.rps)),
+    pairedP50Ratio: median(pairs.map(([s, v]) => v.p50 / s.p50)),
+    addedP50Ms: level.addedP50Ms,
+    addedP99Ms: level.addedP99Ms,
+    ...(gwA === undefined || gwB === undefined ? {} : { addedGatewayCpuUs: gwB - gwA }),
+    rounds,
+  };
+}

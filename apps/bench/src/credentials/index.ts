@@ -1,0 +1,107 @@
+/**
+ * Section 10, credentials (`--only credentials`; DESIGN §14): what reading each caller's own upstream
+ * token from the vault costs per call, with the memory store and with a real Redis.
+ *
+ * a. (keeper.ts) in process: `TokenKeeper.token(identity, upstream)` for a stored grant that needs no
+ *    refresh, beside the store's raw `get` of the sealed value, one call at a time and 16 concurrent;
+ * b. (e2e.ts) `tools/call` through a real gateway to an upstream that checks bearer tokens: a static
+ *    `headers.Authorization` vs `auth.user` with the caller's grant in the vault, rounds alternated.
+ * Redis (a redis-server on an ephemeral port, started and stopped here) is skipped, with the reason, when
+ * redis-server is not installed; the memory store always runs.
+ */
+import { loadavg } from 'node:os';
+import { type RedisServer, redisMissing, startRedis } from '@switchyard/testkit/process';
+import { ownService } from '../services.js';
+import { type E2eConfig, type E2eGateway, runE2e } from './e2e.js';
+import { benchGrant } from './grant.js';
+import { IDENTITY, type KeeperConfig, type KeeperLevel, measureKeeper } from './keeper.js';
+
+export { renderCredentials } from './render.js';
+
+export interface CredentialsConfig {
+  keeper: KeeperConfig;
+  e2e: E2eConfig;
+}
+
+export const CREDENTIALS_SIZES: { full: CredentialsConfig; quick: CredentialsConfig } = {
+  full: {
+    keeper: {
+      rounds: 3,
+      concurrencies: [1, 16],
+      calls: { memory: { warmup: 2000, calls: 10000 }, redis: { warmup: 500, calls: 3000 } },
+    },
+    e2e: {
+      tools: 5,
+      argumentBytes: 64,
+      prewarm: 300,
+      rounds: 5,
+      levels: [
+        { concurrency: 1, warmup: 30, calls: 200 },
+        { concurrency: 16, warmup: 64, calls: 500 },
+      ],
+    },
+  },
+  quick: {
+    keeper: {
+      rounds: 1,
+      concurrencies: [1, 16],
+      calls: { memory: { warmup: 200, calls: 2000 }, redis: { warmup: 100, calls: 500 } },
+    },
+    e2e: {
+      tools: 5,
+      argumentBytes: 64,
+      prewarm: 50,
+      rounds: 1,
+      levels: [
+        { concurrency: 1, warmup: 20, calls: 100 },
+        { concurrency: 16, warmup: 32, calls: 300 },
+      ],
+    },
+  },
+};
+
+export interface CredentialsResult {
+  config: CredentialsConfig;
+  /** Characters of the seeded access token (a JWT-sized one). */
+  accessTokenChars: number;
+  /** Why the Redis rows are missing (redis-server not installed); absent when they ran. */
+  redisSkipped?: string;
+  /** 10a: per store × op × concurrency, the median round and every round. */
+  keeper: KeeperLevel[];
+  /** 10b: per gateway (Redis, then memory), per concurrency, the static and vault paths compared. */
+  e2e: E2eGateway[];
+  /** Load average at the start, after each part and at the end of the section. */
+  loadavg: { start: number[]; keeper: number[]; end: number[] };
+}
+
+/** The section's result key in the JSON (main keeps it beside the other sections' results). */
+export interface WithCredentials {
+  credentials?: CredentialsResult;
+}
+
+export async function runCredentialsBenchmark(
+  config: CredentialsConfig,
+  log: (message: string) => void,
+): Promise<CredentialsResult> {
+  const start = loadavg();
+  const redisSkipped = redisMissing();
+  if (redisSkipped) log(`credentials: Redis rows skipped: ${redisSkipped}`);
+  let redis: RedisServer | undefined;
+  try {
+    if (!redisSkipped) redis = ownService(await startRedis());
+    const keeper = await measureKeeper(config.keeper, 'memory', undefined, log);
+    if (redis) keeper.push(...(await measureKeeper(config.keeper, 'redis', redis, log)));
+    const afterKeeper = loadavg();
+    const e2e = await runE2e(config.e2e, redis, log);
+    return {
+      config,
+      accessTokenChars: benchGrant(IDENTITY.id).accessToken.length,
+      ...(redisSkipped ? { redisSkipped } : {}),
+      keeper,
+      e2e,
+      loadavg: { start, keeper: afterKeeper, end: loadavg() },
+    };
+  } finally {
+    await redis?.stop();
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * The gateway's credentials classes (DESIGN §14, apps/gateway/src/credentials/), which the `switchyard`
+ * package does not export: loaded from its build, next to its entry point (as services.ts finds its CLI),
+ * and typed here by the part the benchmark uses. A missing build or a renamed class fails loudly.
+ */
+import type { Identity, Logger, Store } from '@switchyard/core';
+
+/** One person's grant at one upstream, as the vault keeps it (sealed). */
+export interface StoredGrant {
+  accessToken: string;
+  refreshToken?: string;
+  expiresAt?: number;
+  scope?: string;
+  issuer: string;
+  clientId: string;
+  obtainedAt: number;
+}
+
+export interface TokenVault {
+  get(identityId: string, upstream: string): Promise<StoredGrant | undefined>;
+  put(identityId: string, upstream: string, grant: StoredGrant): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface TokenKeeper {
+  token(identity: Identity, upstream: string): Promise<string | undefined>;
+}
+
+/** What the keeper asks when it must refresh or revoke: never, for a grant that does not need refreshing. */
+interface OAuthServers {
+  of(upstream: string): Promise<never>;
+  forget(upstream: string): void;
+}
+
+export interface CredentialsModules {
+  TokenVault: new (options: { store: Store; key: string; logger: Logger }) => TokenVault;
+  TokenKeeper: new (options: { vault: TokenVault; servers: OAuthServers; logger: Logger }) => TokenKeeper;
+  /** The vault's scope in the store, and the key of a grant in it (store-keys.ts). */
+  CREDENTIALS_SCOPE: string;
+  grantKey(identityId: string, upstream: string): string;
+}
+
+let loaded: Promise<CredentialsModules> | undefined;
+
+/** The gateway build's vault, keeper and store keys (loaded once). */
+export function credentialsModules(): Promise<CredentialsModules> {
+  loaded ??= (async () => {
+    const entry = import.meta.resolve('switchyard');
+    const load = (file: string) =>
+      import(new URL(`./credentials/${file}`, entry).href).catch((error: unknown) => {
+        throw new Error(`cannot load the gateway's credentials/${file} (build first: pnpm build): ${error}`);
+      }) as Promise<Record<string, unknown>>;
+    const [vault, keeper, keys] = await Promise.all([
+      load('vault.js'),
+      load('token-keeper.js'),
+      load('store-keys.js'),
+    ]);
+    const modules = {
+      TokenVault: vault.TokenVault,
+      TokenKeeper: keeper.TokenKeeper,
+      CREDENTIALS_SCOPE: keys.CREDENTIALS_SCOPE,
+      grantKey: keys.grantKey,
+    };
+    for (const [name, value] of Object.entries(modules)) {
+      if (value === undefined) throw new Error(`the gateway's credentials modules export no ${name}`);
+    }
+    return modules as unknown as CredentialsModules;
+  })();
+  return loaded;
+}
+
+/** A keeper that can only read: refreshing (never needed by the benchmark's grants) would fail loudly. */
+export function readingKeeper(modules: CredentialsModules, vault: TokenVault, logger: Logger): TokenKeeper {
+  const servers: OAuthServers = {
+    of: (upstream) =>
+      Promise.reject(new Error(`the credentials bench has no authorization server for ${upstream}`)),
+    forget: () => {},
+  };
+  return new modules.TokenKeeper({ vault, servers, logger });
+}

@@ -1,0 +1,149 @@
+/**
+ * 9a, in process: `TokenKeeper.token(identity, upstream)` for a stored grant that needs no refresh (what
+ * every HTTP request to a personal upstream asks), on the memory store and on a real Redis, one call at a
+ * time and 16 concurrent, beside the store's own `get` of the same sealed value, so that what the vault
+ * adds (unsealing AES-256-GCM, parsing the grant) shows apart from the store's round trip. Every answer is
+ * checked (the grant's access token; the sealed value).
+ */
+import { createLogger, type Identity, openStore, type Store } from '@switchyard/core';
+import { cpuTimeMs, type RedisServer } from '@switchyard/testkit/process';
+import { requestLoop } from '../rounds.js';
+import { type LatencySummary, medianBy, summarize } from '../stats.js';
+import { benchGrant } from './grant.js';
+import { credentialsModules, readingKeeper } from './internals.js';
+
+export type StoreKind = 'memory' | 'redis';
+/** `store.get`: the raw read of the sealed grant; `token`: the keeper's whole answer. */
+export type KeeperOp = 'store.get' | 'token';
+
+export interface KeeperConfig {
+  rounds: number;
+  concurrencies: number[];
+  /** Warm-up and timed calls per round, per store (a Redis round trip costs ~10× a memory read). */
+  calls: Record<StoreKind, { warmup: number; calls: number }>;
+}
+
+/** One timed loop (latencies in ms, like every LatencySummary of the bench; the table shows µs). */
+export interface KeeperRun extends LatencySummary {
+  store: StoreKind;
+  op: KeeperOp;
+  concurrency: number;
+  round: number;
+  wallMs: number;
+  /** Calls per second. */
+  rps: number;
+  /** This process's CPU (user + system) per call, µs. */
+  cpuUsPerCall: number;
+  /** redis-server's CPU per call, µs (Redis only). */
+  redisCpuUsPerCall?: number;
+}
+
+/** The median round (by calls/s) of one store × op × concurrency, and every round. */
+export interface KeeperLevel {
+  store: StoreKind;
+  op: KeeperOp;
+  concurrency: number;
+  median: KeeperRun;
+  rounds: KeeperRun[];
+}
+
+export const IDENTITY: Identity = Object.freeze({ id: 'alice', groups: [], anonymous: false });
+export const PERSONAL_UPSTREAM = 'tracker';
+/** `credentials.key` of every vault of the section (≥ 32 characters, as the config requires). */
+export const CREDENTIALS_KEY = 'switchyard-bench-credentials-key-0123456789abcdef';
+
+/** Measures `store` (memory, or `redis` when given): the vault seeded with one grant, then the rounds. */
+export async function measureKeeper(
+  config: KeeperConfig,
+  kind: StoreKind,
+  redis: RedisServer | undefined,
+  log: (message: string) => void,
+): Promise<KeeperLevel[]> {
+  const logger = createLogger({ level: 'warn', scope: 'bench-credentials' });
+  const store: Store = await openStore(
+    kind === 'redis' && redis ? { redis: { url: redis.url, keyPrefix: 'bench-keeper:' } } : undefined,
+    logger,
+  );
+  const modules = await credentialsModules();
+  const vault = new modules.TokenVault({ store, key: CREDENTIALS_KEY, logger });
+  try {
+    const grant = benchGrant(IDENTITY.id);
+    await vault.put(IDENTITY.id, PERSONAL_UPSTREAM, grant);
+    const keeper = readingKeeper(modules, vault, logger);
+    const raw = store.scoped(modules.CREDENTIALS_SCOPE);
+    const key = modules.grantKey(IDENTITY.id, PERSONAL_UPSTREAM);
+    const sealed = await raw.get(key);
+    if (typeof sealed !== 'string' || sealed.includes(grant.accessToken.slice(-40))) {
+      throw new Error(`credentials: the vault did not store a sealed grant under ${key}`);
+    }
+    const ops: Record<KeeperOp, (count: number, concurrency: number) => ReturnType<typeof requestLoop>> = {
+      'store.get': (count, concurrency) =>
+        requestLoop(
+          count,
+          concurrency,
+          () => raw.get(key),
+          (i, value) => {
+            if (value !== sealed) throw new Error(`credentials: store.get #${i} read another value`);
+          },
+        ),
+      token: (count, concurrency) =>
+        requestLoop(
+          count,
+          concurrency,
+          () => keeper.token(IDENTITY, PERSONAL_UPSTREAM),
+          (i, token) => {
+            if (token !== grant.accessToken) {
+              throw new Error(
+                `credentials: token() #${i} answered ${token === undefined ? 'none' : 'another token'}`,
+              );
+            }
+          },
+        ),
+    };
+    const { warmup, calls } = config.calls[kind];
+    const runs: KeeperRun[] = [];
+    for (let round = 0; round < config.rounds; round++) {
+      for (const concurrency of config.concurrencies) {
+        // Alternate which op goes first, as the other sections alternate their paths.
+        const order: KeeperOp[] = round % 2 === 0 ? ['store.get', 'token'] : ['token', 'store.get'];
+        for (const op of order) {
+          await ops[op](warmup, concurrency);
+          const cpu = process.cpuUsage();
+          const redisBefore = redis && cpuTimeMs(redis.proc.pid);
+          const { latencies, wallMs } = await ops[op](calls, concurrency);
+          const used = process.cpuUsage(cpu);
+          const redisAfter = redis && cpuTimeMs(redis.proc.pid);
+          const run: KeeperRun = {
+            store: kind,
+            op,
+            concurrency,
+            round,
+            wallMs,
+            rps: (calls / wallMs) * 1000,
+            cpuUsPerCall: (used.user + used.system) / calls,
+            ...(redisBefore !== undefined && redisAfter !== undefined
+              ? { redisCpuUsPerCall: ((redisAfter - redisBefore) * 1000) / calls }
+              : {}),
+            ...summarize(latencies),
+          };
+          runs.push(run);
+          log(
+            `credentials: ${kind} ${op} c=${concurrency} round ${round + 1}/${config.rounds} ` +
+              `${run.rps.toFixed(0)} calls/s p50 ${(run.p50 * 1000).toFixed(1)} µs p99 ${(run.p99 * 1000).toFixed(1)} µs`,
+          );
+        }
+      }
+    }
+    const levels: KeeperLevel[] = [];
+    for (const op of ['store.get', 'token'] as const) {
+      for (const concurrency of config.concurrencies) {
+        const rounds = runs.filter((r) => r.op === op && r.concurrency === concurrency);
+        levels.push({ store: kind, op, concurrency, median: medianBy(rounds, (r) => r.rps), rounds });
+      }
+    }
+    return levels;
+  } finally {
+    await vault.close();
+    await store.dispose();
+  }
+}

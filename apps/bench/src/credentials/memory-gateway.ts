@@ -1,0 +1,47 @@
+#!/usr/bin/env node
+/**
+ * The gateway with its default memory store, for the credentials benchmark: `runGateway` on the config
+ * file given, then the person's grant put in its vault (a TokenVault on the running gateway's own store,
+ * with the config's `credentials.key`), which no other process can reach. What the CLI runs, minus the
+ * CLI's argument handling and signal choreography.
+ *
+ * usage: node memory-gateway.js CONFIG, with BENCH_CREDENTIALS = JSON `{ key, identity, upstream, grant }`.
+ * Ready: one JSON line `{"url"}` on stdout once the grant is stored. Stops on SIGTERM / SIGINT.
+ */
+import { createLogger } from '@switchyard/core';
+import { loadConfigFile, runGateway } from 'switchyard';
+import { credentialsModules, type StoredGrant } from './internals.js';
+
+const file = process.argv[2];
+const seed = JSON.parse(process.env.BENCH_CREDENTIALS ?? 'null') as {
+  key: string;
+  identity: string;
+  upstream: string;
+  grant: StoredGrant;
+} | null;
+if (!file || !seed) {
+  process.stderr.write('usage: memory-gateway.js CONFIG (with BENCH_CREDENTIALS set)\n');
+  process.exit(2);
+}
+
+const running = await runGateway(await loadConfigFile(file));
+if (running.store.driver !== 'memory' || !running.http) {
+  process.stderr.write(
+    `memory-gateway: expected an HTTP listener and the memory store, got ${running.store.driver}\n`,
+  );
+  process.exit(2);
+}
+const { TokenVault } = await credentialsModules();
+const vault = new TokenVault({
+  store: running.store,
+  key: seed.key,
+  logger: createLogger({ level: 'warn' }),
+});
+await vault.put(seed.identity, seed.upstream, seed.grant);
+process.stdout.write(`${JSON.stringify({ url: running.http.url })}\n`);
+
+const stop = (): void => {
+  void Promise.allSettled([vault.close(), running.close()]).finally(() => process.exit(0));
+};
+process.once('SIGTERM', stop);
+process.once('SIGINT', stop);
