@@ -15,7 +15,12 @@ import {
   type AuthorizationServer,
   startAuthorizationServer,
 } from './support/user-oauth/authorization-server.js';
-import { type ConsentResult, consentByBrowser, consentByHttp } from './support/user-oauth/consent.js';
+import {
+  type ConsentResult,
+  completeConsent,
+  consentByBrowser,
+  consentByHttp,
+} from './support/user-oauth/consent.js';
 import { type ProtectedUpstream, startProtectedUpstream } from './support/user-oauth/protected-upstream.js';
 
 // Each person's own upstream credentials (DESIGN §14) through the real gateway CLI: a personal upstream
@@ -424,5 +429,52 @@ describe.skipIf(redisMissing() !== undefined)('two replicas on one redis-server'
     await askedToConnect(a!, onA.client);
     await askedToConnect(b!, onB.client);
     await expectNoSecrets(a!, [a!.gw, b!.gw]);
+  });
+});
+
+describe.skipIf(!CHROMIUM)('the status page', () => {
+  it('shows each signed-in person their own accounts, with Connect and Disconnect that work', async () => {
+    const gw = await setup();
+    const browser = await launchBrowser(cleanup);
+    const page = await browser.newPage();
+    const failures: string[] = [];
+    page.on('pageerror', (error) => failures.push(String(error)));
+    await page.goto(gw.admin);
+    await page.type('#token', TOKENS.alice);
+    await page.click('#login button[type="submit"]');
+    const row = '#credentials tr[data-credential="tracker"]';
+    await page.waitForSelector(`${row} button.connect`);
+    expect(await page.$eval(row, (el) => el.textContent ?? '')).toContain('not connected');
+
+    // Connect opens the sign-in in a new tab; consenting there connects alice, and the page follows.
+    const opened = browser.waitForTarget((target) => target.opener() === page.target());
+    await page.click(`${row} button.connect`);
+    const tab = await (await opened).page();
+    if (!tab) throw new Error('Connect opened no tab');
+    await tab.waitForSelector('body[data-prompt]');
+    const done = await completeConsent(tab, null, { user: 'alice' });
+    expect(done.body).toContain('Connected tracker');
+    await tab.close();
+    await page.bringToFront();
+    await page.waitForSelector(`${row} button.disconnect`);
+    const alice = await connect(gw.url, 'alice', 'legacy');
+    expect(await subOf(alice.client)).toBe('alice');
+
+    // bob, in no admin group, sees his own accounts only: tracker, not connected.
+    const other = await (await browser.createBrowserContext()).newPage();
+    await other.goto(gw.admin);
+    await other.type('#token', TOKENS.bob);
+    await other.click('#login button[type="submit"]');
+    await other.waitForSelector(`${row} button.connect`);
+    expect(await other.$eval('#main', (el) => (el as unknown as { hidden: boolean }).hidden)).toBe(true);
+
+    // Disconnect forgets alice's token and revokes it: her next call asks again.
+    const revocations = gw.as.revocations.length;
+    await page.bringToFront(); // a background tab gets no animation frames to click in
+    await page.click(`${row} button.disconnect`);
+    await page.waitForSelector(`${row} button.connect`);
+    expect(gw.as.revocations.length).toBeGreaterThan(revocations);
+    await askedToConnect(gw, alice.client);
+    expect(failures).toEqual([]);
   });
 });

@@ -208,7 +208,10 @@
   async function connect(server) {
     try {
       const { url } = await credentialCall(server, 'POST');
-      if (!window.open(url, '_blank', 'noopener')) window.location.assign(url);
+      // (With 'noopener' window.open answers null even when it opened the tab: cut the opener instead.)
+      const tab = window.open(url, '_blank');
+      if (tab) tab.opener = null;
+      else window.location.assign(url);
     } catch (error) {
       $('credentials-error').textContent = error.message;
     }

@@ -72,23 +72,35 @@ export async function consentByBrowser(
   try {
     const page = await context.newPage();
     page.setDefaultTimeout(options.timeoutMs ?? 10_000);
-    let response = await page.goto(url);
-    for (let step = 0; step < MAX_STEPS; step++) {
-      const prompt = await page.$eval('body', (el) => el.getAttribute('data-prompt')).catch(() => null);
-      if (prompt === 'login') {
-        await page.type('#user', options.user);
-        response = await clickAndWait(page, '#approve-button');
-      } else if (prompt === 'consent') {
-        response = await clickAndWait(page, options.deny ? '#deny-button' : '#approve-button');
-      } else {
-        const body = await page.$eval('body', (el) => el.textContent ?? '');
-        return { status: response?.status() ?? 0, url: page.url(), body };
-      }
-    }
-    throw new Error(`consent flow from ${url} took more than ${MAX_STEPS} steps`);
+    return await completeConsent(page, await page.goto(url), options);
   } finally {
     await context.close();
   }
+}
+
+/**
+ * Completes login and consent on a page already at the authorization server (e.g. a tab the status
+ * page's Connect opened), from its `response`; resolves with where the flow ended.
+ */
+export async function completeConsent(
+  page: Page,
+  response: HTTPResponse | null,
+  options: ConsentOptions,
+): Promise<ConsentResult> {
+  let last = response;
+  for (let step = 0; step < MAX_STEPS; step++) {
+    const prompt = await page.$eval('body', (el) => el.getAttribute('data-prompt')).catch(() => null);
+    if (prompt === 'login') {
+      await page.type('#user', options.user);
+      last = await clickAndWait(page, '#approve-button');
+    } else if (prompt === 'consent') {
+      last = await clickAndWait(page, options.deny ? '#deny-button' : '#approve-button');
+    } else {
+      const body = await page.$eval('body', (el) => el.textContent ?? '');
+      return { status: last?.status() ?? 0, url: page.url(), body };
+    }
+  }
+  throw new Error(`consent flow at ${page.url()} took more than ${MAX_STEPS} steps`);
 }
 
 async function clickAndWait(page: Page, selector: string): Promise<HTTPResponse | null> {
