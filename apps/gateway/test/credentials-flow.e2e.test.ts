@@ -244,6 +244,22 @@ describe('connecting an upstream account (authorization code + PKCE)', () => {
     expect(metadataFetches()).toBe(before + 1);
     expect(one.client.client_id).toBe(stored!.server.client.client_id);
     expect(gw.as.registrations).toHaveLength(1);
+
+    // credentials.key rotated (the old one in previousKeys): still the same client, sealed again under
+    // the new key, so a replica holding the new key alone reads it too and nobody registers again.
+    const rotatedKey = `${KEY}-rotated`;
+    const directory = (key: string, previousKeys?: string[]) =>
+      new OAuthServerDirectory({
+        upstream: () => ({ url: gw.upstream.url, user: {} }),
+        publicUrl: gw.publicUrl,
+        key,
+        previousKeys,
+        store: gw.store,
+      });
+    const rotated = await directory(rotatedKey, [KEY]).of('tracker');
+    expect(rotated.client.client_id).toBe(one.client.client_id);
+    expect((await directory(rotatedKey).of('tracker')).client.client_id).toBe(one.client.client_id);
+    expect(gw.as.registrations).toHaveLength(1);
   });
 
   it('uses a pre-registered client (with its secret) and registers nothing', async () => {
