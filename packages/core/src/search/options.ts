@@ -37,11 +37,6 @@ export interface ToolSearchOptions {
    * the index (`downloadable` → `download`); 0: off.
    */
   stemWeight: number;
-  /**
-   * Score multiplier, minus 1, of a top hit whose name starts with an action the query asks for
-   * (actions.ts: `send_campaign` for "send the newsletter"); 0: off.
-   */
-  actionBoost: number;
   /** BM25+ term saturation `k`, length normalisation `b` and lower bound `d` (MiniSearch's defaults: 1.2, 0.7, 0.5). */
   bm25: { k: number; b: number; d: number };
 }
@@ -59,7 +54,6 @@ export const DEFAULT_TOOL_SEARCH_OPTIONS: ToolSearchOptions = {
   stemming: false,
   synonymWeight: 0.5,
   stemWeight: 0.5,
-  actionBoost: 0.4,
   bm25: { k: 0.6, b: 0.7, d: 0.5 },
 };
 

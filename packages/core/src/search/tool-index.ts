@@ -1,11 +1,9 @@
 /**
  * Tool search over a catalog (DESIGN §13): an immutable BM25 index, built once per catalog, that ranks
  * tools for a task phrasing. MiniSearch does the indexing and BM25+ scoring (README.md says why that
- * library), actions.ts re-ranks the head of its answer; this file decides what is indexed, how words are
- * made, and what a caller may see.
+ * library); this file decides what is indexed, how words are made, and what a caller may see.
  */
 import MiniSearch from 'minisearch';
-import { boostActions } from './actions.js';
 import { type SearchableTool, type SearchDocument, searchDocument } from './documents.js';
 import {
   DEFAULT_TOOL_SEARCH_OPTIONS,
@@ -55,8 +53,6 @@ type Indexed = SearchDocument & { id: number };
  */
 export class ToolSearchIndex {
   readonly #names: string[] = [];
-  /** Per tool (by id), the first term of its own name: its action (`send` of `send_campaign`). */
-  readonly #actions: (string | undefined)[] = [];
   /** Every term of the index: a query word not among them may meet a shorter one it starts with. */
   readonly #vocabulary = new Set<string>();
   readonly #engine: MiniSearch<Indexed>;
@@ -81,10 +77,8 @@ export class ToolSearchIndex {
     for (const tool of tools) {
       if (seen.has(tool.name)) continue;
       seen.add(tool.name);
-      const document = searchDocument(tool);
-      this.#engine.add({ id: this.#names.length, ...document });
+      this.#engine.add({ id: this.#names.length, ...searchDocument(tool) });
       this.#names.push(tool.name);
-      this.#actions.push(firstTerm(document.name, stemming));
     }
   }
 
@@ -132,7 +126,7 @@ export class ToolSearchIndex {
     const max = Math.floor(limit);
     if (terms.size === 0 || !(max >= 1) || this.#names.length === 0) return [];
     const names = this.#names;
-    const { boost, prefix, prefixWeight, fuzzy, fuzzyWeight, bm25, actionBoost } = this.#options;
+    const { boost, prefix, prefixWeight, fuzzy, fuzzyWeight, bm25 } = this.#options;
     const results = this.#engine.search(
       { queries: [...terms.keys()], combineWith: 'OR' },
       {
@@ -150,7 +144,6 @@ export class ToolSearchIndex {
         ...(visible === undefined ? {} : { filter: (result) => visible(names[result.id as number]!) }),
       },
     );
-    if (actionBoost > 0) boostActions(results, terms, (id) => this.#actions[id], actionBoost);
     const hits: ToolSearchHit[] = [];
     for (const result of results) {
       if (hits.length === max) break;
@@ -158,13 +151,4 @@ export class ToolSearchIndex {
     }
     return hits;
   }
-}
-
-/** The first index term of a document field (words joined by spaces), if it has one. */
-function firstTerm(field: string, stemming: boolean): string | undefined {
-  for (const word of field.split(' ')) {
-    const term = word === '' ? undefined : indexTerm(word, stemming);
-    if (term !== undefined) return term;
-  }
-  return undefined;
 }
