@@ -324,9 +324,11 @@ describe('WebSocket upstream (mcpServers entry with a ws:// url)', () => {
     const down = await wsUpstream({ name: 'down' });
     const downUrl = down.url;
     await new Promise<void>((resolve) => down.wss.close(() => resolve())); // nothing listens there now
+    // Under the 10 s the start waits at most for slow upstreams: the refused one does not hold it (9 s,
+    // not less: a loaded 2-core box took over 4 s just to boot the CLI).
     const gw = await startWsGateway(
       { alpha: { url: alpha.url }, down: { url: downUrl } },
-      { startupMs: 4_000 },
+      { startupMs: 9_000 },
     );
     const client = await connectWs(gw.wsUrl);
     const read = await client.request({
