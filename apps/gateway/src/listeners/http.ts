@@ -1,15 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import type { Gateway, Identity, Logger, Store } from '@switchyard/core';
 import {
   type ClientDirectory,
   checkEnvelope,
   errorResponse,
-  type Gateway,
-  type Identity,
   jsonTextTooDeep,
-  type Logger,
-  type Store,
-} from '@switchyard/core';
+} from '@switchyard/core/listener';
 import { type Authenticator, asAuthenticator, refreshSubjectToken } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
 import { advertisedUrl } from '../replicas/advertise.js';

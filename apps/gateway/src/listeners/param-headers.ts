@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { checkParamHeaders, ErrorCode, type Gateway, GatewayError } from '@switchyard/core';
+import { ErrorCode, type Gateway, GatewayError } from '@switchyard/core';
+import { checkParamHeaders } from '@switchyard/core/listener';
 
 /**
  * SEP-2243 on the 2026-07-28 HTTP wire: a `tools/call` carries in `Mcp-Param-<Name>` headers the
