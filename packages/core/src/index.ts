@@ -49,7 +49,6 @@ export type { Outcome } from './middleware.js';
 export { type CurationConfig, globToRegExp, nameFilter } from './naming/curation.js';
 export { EXPOSED_NAME_PATTERN, exposeName, NAME_SEPARATOR, splitExposedName } from './naming/names.js';
 export { expandUriTemplate, exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
-export type { ParamHeaderDeclaration } from './param-headers/declarations.js';
 export { isRecord } from './payload.js';
 export type {
   FoundAdminRoute,

@@ -1,6 +1,7 @@
 // @switchyard/core/listener: the pieces the switchyard app's listeners (stdio, HTTP, WebSocket, admin) and
 // its process and replicas code are built from: framing and envelope checks, the concrete downstream
-// transports, refusals, bearer-token authentication, sealed tokens, the upstream child processes' kill
+// transports, refusals, bearer-token authentication, sealed tokens, a gateway's replica side
+// (GatewayReplica) and the tool headers its HTTP listener checks, the upstream child processes' kill
 // switches. Not the plugin API (that is the package index); a plugin never needs anything here.
 
 export { deriveKey } from './derive-key.js';
@@ -15,6 +16,7 @@ export {
   tooDeep,
 } from './downstream/jsonrpc.js';
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
+export { GatewayReplica } from './downstream/replica.js';
 export type { ResumableStreamInfo } from './downstream/resumable-stream.js';
 export { type Authentication, type ClientConfig, ClientDirectory, type ClientsConfig } from './identity.js';
 export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
@@ -24,6 +26,8 @@ export {
   jsonValueTooDeep,
   upstreamJsonDepth,
 } from './json-depth.js';
+export type { ParamHeaderDeclaration } from './param-headers/declarations.js';
+export { toolHeaders } from './param-headers/tool-headers.js';
 export { checkParamHeaders, type ParamHeaderMismatch } from './param-headers/values.js';
 export { SealedBox } from './sealed-box.js';
 export {

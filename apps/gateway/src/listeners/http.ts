@@ -5,6 +5,7 @@ import {
   type ClientDirectory,
   checkEnvelope,
   errorResponse,
+  GatewayReplica,
   jsonTextTooDeep,
 } from '@switchyard/core/listener';
 import { type Authenticator, asAuthenticator, refreshSubjectToken } from '../auth/authenticator.js';
@@ -257,17 +258,18 @@ export async function startHttpListener(
 
   const { port, url } = await listen(server, config, 'http');
   if (replication.store?.shared) {
+    const replica = new GatewayReplica(gateway);
     replicas = new ReplicaSessions({
       table: sessions,
       store: replication.store,
       self: advertisedUrl(config, port),
       secret: replication.secret,
       idleSessionMs: () => limits.idleSessionMs,
-      holderOf: (method, params) => gateway.holderOf(method, params),
+      holderOf: (method, params) => replica.holderOf(method, params),
       logger: log,
     });
     await replicas.start();
-    gateway.setInstance(replicas.self);
+    replica.advertise(replicas.self);
     log.info('legacy sessions are shared with the other replicas', { advertise: replicas.self });
   }
   return {
