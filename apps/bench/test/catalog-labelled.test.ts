@@ -6,7 +6,7 @@
 import { ToolSearchIndex } from '@switchyard/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generatedTools } from '../src/catalog/catalog.js';
-import { LABELLED, LABELLED_BLIND } from '../src/catalog/labelled.js';
+import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from '../src/catalog/labelled.js';
 import type { CatalogTool } from '../src/catalog/model.js';
 import { halves, measureQuality } from '../src/catalog/quality.js';
 import { realTools } from '../src/catalog/real.js';
@@ -23,11 +23,14 @@ describe('catalog bench: labelled phrasings', () => {
   it('has at least 100 phrasings, each naming one tool of the catalog, real servers and most services covered', () => {
     expect(LABELLED.length).toBeGreaterThanOrEqual(100);
     const names = new Set(catalog.map((tool) => tool.name));
-    for (const { expected } of [...LABELLED, ...LABELLED_BLIND]) expect(names, expected).toContain(expected);
+    for (const { expected } of [...LABELLED, ...LABELLED_BLIND, ...LABELLED_BLIND_2])
+      expect(names, expected).toContain(expected);
     const servers = new Set(LABELLED.map(({ expected }) => expected.split('__')[0]));
     for (const real of ['filesystem', 'memory', 'everything']) expect(servers).toContain(real);
     expect(servers.size).toBeGreaterThanOrEqual(30);
-    const queries = [...LABELLED, ...LABELLED_BLIND].map(({ query }) => normalized(query));
+    const queries = [...LABELLED, ...LABELLED_BLIND, ...LABELLED_BLIND_2].map(({ query }) =>
+      normalized(query),
+    );
     expect(new Set(queries).size).toBe(queries.length);
   });
 
@@ -37,7 +40,7 @@ describe('catalog bench: labelled phrasings', () => {
       .map((tool) => ({ name: tool.name, text: normalized(tool.description!) }));
     const names = catalog.map((tool) => tool.name.toLowerCase());
     const copied: string[] = [];
-    for (const { query } of [...LABELLED, ...LABELLED_BLIND]) {
+    for (const { query } of [...LABELLED, ...LABELLED_BLIND, ...LABELLED_BLIND_2]) {
       const text = normalized(query);
       for (const description of descriptions) {
         if (text.includes(description.text))

@@ -1,16 +1,18 @@
-// The two servers under test: the fixture over HTTP (direct) and the gateway fronting it over stdio.
+// The servers under test, each a child of the run's ProcessGroup (stopped by its stopAll()): the fixture
+// over HTTP (direct), and gateways fronting a server, over stdio or over Streamable HTTP.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startProcess } from '@switchyard/testkit/process';
+
+const LISTENING = /listening on (http:\/\/\S+)/;
 
 /**
- * Spawns `node args…` (in `cwd`, with `env` over ours) and resolves with `{ child, url, stop, stderr }`
- * once `ready` (a line matcher on `stream`) gives the URL it serves; rejects (and kills the child) if it
- * exits first or stays silent for `timeoutMs` (20 s), with its last output.
+ * Starts `node args…` in `group` and resolves with `{ url, procs: [proc] }` once `ready` (a line pattern or
+ * matcher on `stream`, its first group or value the URL) gives the URL it serves; rejects, with its last
+ * output, if it exits first or stays silent for `timeoutMs` (20 s).
  */
-export async function startServer(name, args, stream, ready, { cwd, env, timeoutMs } = {}) {
+export async function startServer(group, { name, args, stream = 'stderr', ready, cwd, env, timeoutMs }) {
   // Keep only the tail: a long run logs a lot and only the last lines help when something breaks.
-  const { proc, ready: url } = await startProcess({
+  const { proc, ready: found } = await group.start({
     name,
     args,
     cwd,
@@ -18,41 +20,63 @@ export async function startServer(name, args, stream, ready, { cwd, env, timeout
     keepChars: 20_000,
     ready: { stream, line: ready, timeoutMs },
   });
-  return { child: proc.child, url, stop: () => proc.stop(), stderr: () => proc.stderr() };
+  return { url: ready instanceof RegExp ? found[1] : found, procs: [proc] };
 }
 
 /** The fixture served over Streamable HTTP on an ephemeral loopback port (it prints `{"url": …}`). */
-export function startFixtureHttp(fixtureCli) {
-  return startServer('conformance fixture', [fixtureCli, '--http'], 'stdout', (line) => {
-    if (!line.startsWith('{')) return undefined;
-    try {
-      return JSON.parse(line).url;
-    } catch {
-      return undefined;
-    }
+export function startFixtureHttp(group, fixtureCli) {
+  return startServer(group, {
+    name: 'conformance fixture',
+    args: [fixtureCli, '--http'],
+    stream: 'stdout',
+    ready: (line) => {
+      if (!line.startsWith('{')) return undefined;
+      try {
+        return JSON.parse(line).url;
+      } catch {
+        return undefined;
+      }
+    },
   });
 }
 
-/**
- * The gateway on an ephemeral HTTP port, fronting the fixture spawned over stdio with `"prefix": false`
- * (names and URIs unchanged, so the suite's expectations hold through it).
- */
-export function startGateway(gatewayCli, fixtureCli, dir) {
-  const configFile = join(dir, 'switchyard.json');
+/** The gateway on a loopback HTTP port (ephemeral unless `port`), on a config written to `dir/<file>`. */
+export function startGatewayWith(group, { gatewayCli, dir, file, name, port = 0, ...config }) {
+  const configFile = join(dir, file);
   writeFileSync(
     configFile,
     JSON.stringify({
-      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+      listen: { http: { host: '127.0.0.1', port, path: '/mcp' } },
       logLevel: 'info',
-      mcpServers: {
-        fixture: { command: process.execPath, args: [fixtureCli, '--stdio'], prefix: false },
-      },
+      ...config,
     }),
   );
-  return startServer(
-    'gateway',
-    [gatewayCli, '--config', configFile],
-    'stderr',
-    (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1],
-  );
+  return startServer(group, { name, args: [gatewayCli, '--config', configFile], ready: LISTENING });
+}
+
+/** The fixture spawned over stdio with `"prefix": false` (names and URIs unchanged), as a gateway upstream. */
+export const fixtureOverStdio = (fixtureCli) => ({
+  fixture: { command: process.execPath, args: [fixtureCli, '--stdio'], prefix: false },
+});
+
+/** The gateway fronting the fixture over stdio, so the suite's expectations hold through it. */
+export function startGateway(group, gatewayCli, fixtureCli, dir) {
+  return startGatewayWith(group, {
+    gatewayCli,
+    dir,
+    file: 'switchyard.json',
+    name: 'gateway',
+    mcpServers: fixtureOverStdio(fixtureCli),
+  });
+}
+
+/** The gateway fronting `upstreamUrl` over Streamable HTTP with `"prefix": false`. */
+export function startGatewayFronting(group, gatewayCli, upstreamUrl, dir, name) {
+  return startGatewayWith(group, {
+    gatewayCli,
+    dir,
+    file: `switchyard-${name}.json`,
+    name: `gateway fronting the ${name} server`,
+    mcpServers: { [name]: { url: upstreamUrl, prefix: false } },
+  });
 }

@@ -1,7 +1,5 @@
 // The fixture behind two gateway replicas that share a redis-server (DESIGN §12), with HAProxy balancing
 // every request round-robin over them: the suite must see one gateway.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   freePort,
   haproxyMissing,
@@ -9,7 +7,7 @@ import {
   startBalancer,
   startRedis,
 } from '@switchyard/testkit/process';
-import { startServer } from './processes.mjs';
+import { fixtureOverStdio, startGatewayWith } from './processes.mjs';
 
 /** Why the replicas cannot run here (no redis-server or haproxy), or undefined. */
 export function replicasMissing() {
@@ -18,54 +16,34 @@ export function replicasMissing() {
 
 /**
  * Starts redis-server, two gateways on one config (store.redis, one cursorSecret) each fronting its own
- * fixture over stdio with `"prefix": false`, and HAProxy in front. Resolves with the same shape as the
- * other targets: `{ child, url, stop, stderr }` (`child.exitCode` is a replica's, once one exited).
+ * fixture over stdio with `"prefix": false`, and HAProxy in front, all owned by `group`. Resolves with the
+ * same shape as the other targets: `{ url, procs }` (`procs`: the two replicas).
  */
-export async function startReplicas(gatewayCli, fixtureCli, dir) {
-  const redis = await startRedis();
-  const stops = [() => redis.stop()];
+export async function startReplicas(group, gatewayCli, fixtureCli, dir) {
+  const started = [group.own(await startRedis())];
+  const [redis] = started;
   try {
     const gateways = [];
     for (const n of [1, 2]) {
       const port = await freePort();
-      const configFile = join(dir, `switchyard-replica-${n}.json`);
-      writeFileSync(
-        configFile,
-        JSON.stringify({
-          listen: { http: { host: '127.0.0.1', port, path: '/mcp' } },
-          logLevel: 'info',
-          store: { redis: { url: redis.url } },
-          cursorSecret: 'conformance-replicas-secret',
-          mcpServers: {
-            fixture: { command: process.execPath, args: [fixtureCli, '--stdio'], prefix: false },
-          },
-        }),
-      );
-      const gateway = await startServer(
-        `gateway replica ${n}`,
-        [gatewayCli, '--config', configFile],
-        'stderr',
-        (line) => /listening on (http:\/\/\S+)/.exec(line)?.[1],
-      );
-      stops.unshift(() => gateway.stop());
+      const gateway = await startGatewayWith(group, {
+        gatewayCli,
+        dir,
+        file: `switchyard-replica-${n}.json`,
+        name: `gateway replica ${n}`,
+        port,
+        store: { redis: { url: redis.url } },
+        cursorSecret: 'conformance-replicas-secret',
+        mcpServers: fixtureOverStdio(fixtureCli),
+      });
+      started.push(...gateway.procs);
       gateways.push({ ...gateway, port });
     }
-    const balancer = await startBalancer(gateways.map((g) => ({ port: g.port })));
-    stops.unshift(() => balancer.stop());
-    return {
-      url: `${balancer.url}/mcp`,
-      child: {
-        get exitCode() {
-          return gateways.find((g) => g.child.exitCode !== null)?.child.exitCode ?? null;
-        },
-      },
-      stderr: () => gateways.map((g, i) => `replica ${i + 1}:\n${g.stderr()}`).join('\n'),
-      stop: async () => {
-        for (const stop of stops) await stop();
-      },
-    };
+    const balancer = group.own(await startBalancer(gateways.map((g) => ({ port: g.port }))));
+    return { url: `${balancer.url}/mcp`, procs: gateways.flatMap((g) => g.procs) };
   } catch (error) {
-    for (const stop of stops) await stop();
+    // What did start stops now, not at the end of the run.
+    await Promise.allSettled(started.map((s) => s.stop()));
     throw error;
   }
 }

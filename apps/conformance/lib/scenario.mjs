@@ -1,8 +1,8 @@
 // Runs the suite against one URL (every applicable scenario in one process, or one scenario) and reduces
 // each scenario's checks.json to a verdict.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { runProcess } from '@switchyard/testkit/process';
 
 /** Longest one scenario may take alone (the 0.2 suite's own per-scenario timeout is 30 s). */
 const SCENARIO_TIMEOUT_MS = 90_000;
@@ -70,67 +70,43 @@ export function noResult(why) {
   };
 }
 
-function tail(output) {
-  const lines = output.trim().split('\n').slice(-3).join(' | ');
+/** The last three lines the process printed (either stream), on one line. */
+function tail(proc) {
+  const lines = proc.tail().slice(-3).join(' | ');
   return lines.length > 300 ? `…${lines.slice(-300)}` : lines;
 }
 
 /**
  * Runs the suite's server command against `url`: every scenario applicable at `specVersion` (`--suite
  * all`) in one process, which costs one Node start and one schema compile instead of one per scenario,
- * or only `scenario` (`force`: even outside its revisions, as extensions are). Resolves with a Map scenario → verdict (`skipped` when the suite declared a single
- * scenario inapplicable), plus what the process printed last when something went wrong.
+ * or only `scenario` (`force`: even outside its revisions, as extensions are). Resolves with a Map scenario
+ * → verdict (`skipped` when the suite declared a single scenario inapplicable), plus what the process
+ * printed last when something went wrong.
  */
-export function runSuite({ node, suiteCli, url, specVersion, scenario, force, workDir, onScenario }) {
+export async function runSuite({ node, suiteCli, url, specVersion, scenario, force, workDir }) {
   const outDir = mkdtempSync(join(workDir, 'run-'));
   const args = [suiteCli, 'server', '--url', url, '-o', outDir];
   args.push(...(scenario === undefined ? ['--suite', 'all'] : ['--scenario', scenario]));
   if (specVersion !== undefined) args.push('--spec-version', specVersion);
   if (force) args.push('--force');
   const timeoutMs = scenario === undefined ? SUITE_TIMEOUT_MS : SCENARIO_TIMEOUT_MS;
-  return new Promise((resolve) => {
-    const child = spawn(node, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let output = '';
-    let pending = '';
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk) => {
-      output = (output + chunk).slice(-50_000);
-      pending += chunk;
-      const lines = pending.split('\n');
-      pending = lines.pop() ?? '';
-      for (const line of lines) {
-        const started = /^=== Running scenario: (\S+) ===/.exec(line);
-        if (started) onScenario?.(started[1]);
-      }
-    });
-    child.stderr.on('data', (chunk) => {
-      output = (output + chunk).slice(-50_000);
-    });
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      const results = new Map();
-      for (const [name, checks] of readResults(outDir)) results.set(name, verdict(checks));
-      rmSync(outDir, { recursive: true, force: true });
-      if (scenario !== undefined && /^SKIPPED: /m.test(output)) {
-        results.set(scenario, {
-          status: 'skipped',
-          passed: 0,
-          total: 0,
-          warnings: 0,
-          skipped: 0,
-          failures: [],
-        });
-      }
-      const why = timedOut
-        ? `the suite was killed after ${timeoutMs / 1000} s`
-        : `the suite exited ${code} without a result; last output: ${tail(output)}`;
-      if (scenario !== undefined && !results.has(scenario)) results.set(scenario, noResult(why));
-      resolve({ results, why });
-    });
+  const { status, timedOut, proc } = await runProcess({
+    name: `conformance suite (${scenario ?? 'all scenarios'})`,
+    command: node,
+    args,
+    keepChars: 50_000,
+    timeoutMs,
+    stopGraceMs: 0,
   });
+  const results = new Map();
+  for (const [name, checks] of readResults(outDir)) results.set(name, verdict(checks));
+  rmSync(outDir, { recursive: true, force: true });
+  if (scenario !== undefined && /^SKIPPED: /m.test(proc.stdout())) {
+    results.set(scenario, { status: 'skipped', passed: 0, total: 0, warnings: 0, skipped: 0, failures: [] });
+  }
+  const why = timedOut
+    ? `the suite was killed after ${timeoutMs / 1000} s`
+    : `the suite exited ${status} without a result; last output: ${tail(proc)}`;
+  if (scenario !== undefined && !results.has(scenario)) results.set(scenario, noResult(why));
+  return { results, why };
 }

@@ -1,7 +1,7 @@
 // Which suite runs at which revision setting, which scenarios each lists, and which it requires.
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { runProcess } from '@switchyard/testkit/process';
 
 /**
  * The three revision settings every server scenario is run at. `requirements` names the file in the
@@ -54,20 +54,16 @@ const EXTENSIONS = [
  * and how many client and authorization-server scenarios it has (those test other kinds of software).
  */
 export async function listScenarios(node, suiteCli) {
-  const output = await new Promise((resolve, reject) => {
-    const child = spawn(node, [suiteCli, 'list'], { stdio: ['ignore', 'pipe', 'pipe'] });
-    let text = '';
-    child.stdout.on('data', (c) => {
-      text += c;
-    });
-    child.stderr.on('data', (c) => {
-      text += c;
-    });
-    child.once('error', reject);
-    child.once('exit', (code) =>
-      code === 0 ? resolve(text) : reject(new Error(`list exited ${code}:\n${text}`)),
-    );
+  const { status, timedOut, proc } = await runProcess({
+    name: 'suite list',
+    command: node,
+    args: [suiteCli, 'list'],
   });
+  if (status !== 0)
+    throw new Error(
+      `${suiteCli} list ${timedOut ? 'timed out' : `exited ${status}`}:\n${proc.tail().join('\n')}`,
+    );
+  const output = proc.stdout();
   const sections = {};
   let current;
   for (const line of output.split('\n')) {

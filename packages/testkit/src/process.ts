@@ -2,15 +2,17 @@
  * `@switchyard/testkit/process`: child processes for tests, benchmarks and soak runs (spawn, drain the
  * output into bounded buffers, wait for a line, stop for sure) and loopback ports. Node built-ins only.
  */
-export { spawnProcess, startProcess } from './process/child.js';
-export { ProcessGroup } from './process/group.js';
+export { runProcess, spawnProcess, startProcess } from './process/child.js';
+export { ProcessGroup, type Stoppable } from './process/group.js';
 export type { OutputStream } from './process/output.js';
 export { type CleanupRegistry, freePort, type PortReservation, reservePort } from './process/ports.js';
 export type {
   ExitStatus,
   LineMatcher,
   ManagedProcess,
+  ProcessRun,
   ReadyLine,
+  RunProcessOptions,
   SpawnProcessOptions,
   StartedProcess,
   StartProcessOptions,

@@ -8,6 +8,7 @@ import {
   ProcessGroup,
   reservePort,
   rssMiB,
+  runProcess,
   type SpawnProcessOptions,
   spawnProcess,
   startProcess,
@@ -289,6 +290,43 @@ describe('ManagedProcess', () => {
   });
 });
 
+describe('runProcess', () => {
+  it('resolves once the command has exited, with its status and its output', async () => {
+    const run = await runProcess({
+      name: 'lister',
+      args: script(`console.log('one'); console.log('two'); console.error('oops'); process.exit(2);`, false),
+    });
+    expect(run).toMatchObject({ status: 2, timedOut: false });
+    expect(run.proc.stdout()).toBe('one\ntwo\n');
+    expect(run.proc.stderr()).toBe('oops\n');
+    expect(run.proc.tail()).toEqual(expect.arrayContaining(['stdout: two', 'stderr: oops']));
+    await expect(Promise.race([run.proc.crashed, 'not crashed'])).resolves.toBe('not crashed');
+  });
+
+  it('stops a command that runs past its timeout, escalating to SIGKILL', async () => {
+    const marker = `switchyard-run-timeout-${process.pid}`;
+    const started = Date.now();
+    const run = await runProcess({
+      name: 'stuck',
+      // Ignores SIGTERM once it is up (it may not be yet when the timeout fires: then SIGTERM ends it).
+      args: script(`process.on('SIGTERM', () => {}); // ${marker}`),
+      timeoutMs: 300,
+      stopGraceMs: 200,
+    });
+    expect(run.timedOut).toBe(true);
+    expect(run.status).toMatch(/^SIG(TERM|KILL)$/);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    if (process.platform === 'linux') expect(processesWith(marker)).toEqual([]);
+  });
+
+  it('ends with status null and the reason when the command cannot be spawned', async () => {
+    const run = await runProcess({ name: 'ghost', command: '/nonexistent/switchyard-binary' });
+    expect(run.status).toBeNull();
+    expect(run.timedOut).toBe(false);
+    expect(run.startError?.message).toMatch(/ENOENT/);
+  });
+});
+
 describe('ProcessGroup', () => {
   it('stops every member and removes its scratch dirs', async () => {
     const group = new ProcessGroup();
@@ -306,6 +344,29 @@ describe('ProcessGroup', () => {
     expect(a.running() || b.running()).toBe(false);
     expect(existsSync(dir)).toBe(false);
     await group.stopAll();
+  });
+
+  it('stops the services it owns, started outside it, with its members', async () => {
+    const group = new ProcessGroup();
+    cleanup.add(() => group.stopAll());
+    const { proc } = await startProcess({
+      name: 'service',
+      args: script(`console.error('ready')`),
+      ready: { line: /ready/ },
+    });
+    cleanup.add(() => proc.stop({ graceMs: 500 }));
+    let stops = 0;
+    const service = group.own({
+      stop: async () => {
+        stops += 1;
+        await proc.stop();
+      },
+    });
+    expect(service.stop).toBeTypeOf('function');
+    await group.stopAll();
+    expect(proc.running()).toBe(false);
+    await group.stopAll();
+    expect(stops).toBe(1);
   });
 
   it('crashed rejects when any member crashes after it was ready', async () => {

@@ -7,7 +7,7 @@
 import { ToolSearchIndex } from '@switchyard/core';
 import { median } from '../stats.js';
 import { catalogOf, generatedTools, SERVICES } from './catalog.js';
-import { LABELLED, LABELLED_BLIND } from './labelled.js';
+import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from './labelled.js';
 import { type BuildCost, measureBuild, measureSearch, type SearchLatency } from './measure.js';
 import type { CatalogTool } from './model.js';
 import { halves, measureQuality, type Quality } from './quality.js';
@@ -64,8 +64,11 @@ export interface CatalogResult {
   tokens: TokenRow[];
   /** Median tokens of one `search_tools` answer with `limit` tools, over the labelled queries. */
   searchAnswerTokens: number;
-  /** `blind`: the second set, written after the options were frozen (labelled.ts). */
-  quality: { all: Quality; tune: Quality; heldOut: Quality; blind: Quality };
+  /**
+   * `blind`: the second set, written after the options were frozen; `blind2`: the third, written before
+   * the search-recall changes were measured on it (labelled.ts).
+   */
+  quality: { all: Quality; tune: Quality; heldOut: Quality; blind: Quality; blind2: Quality };
   scale: ScaleRow[];
 }
 
@@ -91,6 +94,7 @@ export async function runCatalogBenchmark(
     tune: measureQuality(index, tune),
     heldOut: measureQuality(index, heldOut),
     blind: measureQuality(index, LABELLED_BLIND),
+    blind2: measureQuality(index, LABELLED_BLIND_2),
   };
   const byName = new Map<string, CatalogTool>(catalog.map((tool) => [tool.name, tool]));
   const answers = LABELLED.map(({ query }) =>

@@ -48,18 +48,22 @@ export function renderCatalog(result: CatalogResult): string[] {
         qualityRow('tuning half', result.quality.tune),
         qualityRow('all', result.quality.all),
         qualityRow('blind (after tuning)', result.quality.blind),
+        qualityRow('blind 2 (search-recall)', result.quality.blind2),
       ],
       'lrrrr',
     ),
-    `   not ranked first (${result.quality.all.misses.length} of the set, ${result.quality.blind.misses.length} of the blind set):`,
+    `   not ranked first (${result.quality.all.misses.length} of the set, ${result.quality.blind.misses.length} of the blind set, ` +
+      `${result.quality.blind2.misses.length} of blind 2):`,
     table(
       ['query', 'expected', 'rank', 'ranked first'],
-      [...result.quality.all.misses, ...result.quality.blind.misses].map((miss) => [
-        miss.query.length > 60 ? `${miss.query.slice(0, 57)}...` : miss.query,
-        miss.expected,
-        miss.rank === undefined ? '>20' : String(miss.rank),
-        miss.first ?? '-',
-      ]),
+      [...result.quality.all.misses, ...result.quality.blind.misses, ...result.quality.blind2.misses].map(
+        (miss) => [
+          miss.query.length > 60 ? `${miss.query.slice(0, 57)}...` : miss.query,
+          miss.expected,
+          miss.rank === undefined ? '>20' : String(miss.rank),
+          miss.first ?? '-',
+        ],
+      ),
       'llrl',
       '     ',
     ),

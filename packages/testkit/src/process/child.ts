@@ -4,7 +4,9 @@ import type {
   ExitStatus,
   LineMatcher,
   ManagedProcess,
+  ProcessRun,
   ReadyLine,
+  RunProcessOptions,
   SpawnProcessOptions,
   StartedProcess,
   StartProcessOptions,
@@ -113,6 +115,11 @@ export class ManagedChild implements ManagedProcess {
 
   get pid(): number | undefined {
     return this.child.pid;
+  }
+
+  /** Why the process could not be spawned, if it could not. */
+  get startError(): Error | undefined {
+    return this.#spawnError;
   }
 
   get warnings(): Map<string, number> {
@@ -267,6 +274,34 @@ export class ManagedChild implements ManagedProcess {
  */
 export function spawnProcess(options: SpawnProcessOptions): ManagedProcess {
   return new ManagedChild(options, true);
+}
+
+const DEFAULT_RUN_MS = 60_000;
+
+/**
+ * Runs a command to completion (by default `node args…`): resolves once it has exited, or once it was
+ * stopped for running past `timeoutMs`, with its exit status and its kept output. Never rejects: a command
+ * that cannot be spawned ends with status null and `startError`.
+ *
+ * @example
+ * const { status, timedOut, proc } = await runProcess({ name: 'list', args: [cli, 'list'], timeoutMs: 30_000 });
+ * if (status !== 0) throw new Error(`list ${timedOut ? 'timed out' : `exited ${status}`}: ${proc.tail().join('\n')}`);
+ */
+export async function runProcess(options: RunProcessOptions): Promise<ProcessRun> {
+  // Not marked ready: its exit is the end of the run, never a crash.
+  const proc = new ManagedChild(options, false);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    void proc.stop({ graceMs: options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS });
+  }, options.timeoutMs ?? DEFAULT_RUN_MS);
+  try {
+    const status = await proc.exited;
+    const startError = proc.startError;
+    return { status, timedOut, proc, ...(startError === undefined ? {} : { startError }) };
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 const DEFAULT_READY_MS = 20_000;

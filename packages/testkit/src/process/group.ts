@@ -4,6 +4,11 @@ import { join } from 'node:path';
 import { ManagedChild, spawnProcess, untilReady } from './child.js';
 import type { ManagedProcess, SpawnProcessOptions, StartedProcess, StartProcessOptions } from './types.js';
 
+/** Something started outside a group that can be stopped: a `startRedis()` server, a `startBalancer()`. */
+export interface Stoppable {
+  stop(): Promise<unknown>;
+}
+
 /**
  * The children of one run (a benchmark, a soak) and its scratch directories, stopped and removed together.
  * `crashed` rejects as soon as any member crashes (see ManagedProcess.crashed).
@@ -21,6 +26,7 @@ export class ProcessGroup {
   readonly crashed: Promise<never>;
   readonly #members = new Set<ManagedProcess>();
   readonly #dirs = new Set<string>();
+  readonly #owned = new Set<Stoppable>();
   #crash: (error: unknown) => void = () => {};
 
   constructor() {
@@ -46,6 +52,16 @@ export class ProcessGroup {
     return { proc, ready: await untilReady(proc, options.ready) };
   }
 
+  /**
+   * Makes `stopAll()` stop `service` too, a service started outside the group (`startRedis`,
+   * `startBalancer`); returns it. Stopping it earlier yourself is fine (its `stop()` should be idempotent,
+   * as the testkit's are). Its crashes are not the group's `crashed`.
+   */
+  own<T extends Stoppable>(service: T): T {
+    this.#owned.add(service);
+    return service;
+  }
+
   /** A fresh temporary directory, removed by `stopAll()`. */
   async scratchDir(prefix = 'switchyard-'): Promise<string> {
     const dir = await mkdtemp(join(tmpdir(), prefix));
@@ -53,9 +69,17 @@ export class ProcessGroup {
     return dir;
   }
 
-  /** Stops every member (each with its grace period, all at once) and removes the scratch dirs; idempotent. */
+  /**
+   * Stops every member and owned service (each with its grace period, all at once) and removes the scratch
+   * dirs; idempotent.
+   */
   async stopAll(): Promise<void> {
-    await Promise.allSettled([...this.#members].map((member) => member.stop()));
+    const owned = [...this.#owned];
+    this.#owned.clear();
+    await Promise.allSettled([
+      ...[...this.#members].map((member) => member.stop()),
+      ...owned.map((service) => service.stop()),
+    ]);
     const dirs = [...this.#dirs];
     this.#dirs.clear();
     await Promise.allSettled(dirs.map((dir) => rm(dir, { recursive: true, force: true })));

@@ -98,3 +98,22 @@ export interface StartedProcess<T> {
   /** What the ready line gave (the match of a pattern). */
   ready: T;
 }
+
+export interface RunProcessOptions extends SpawnProcessOptions {
+  /** How long the process may run before it is stopped (see `ProcessRun.timedOut`); default 60 s. */
+  timeoutMs?: number;
+  /** After the timeout: SIGTERM, then SIGKILL once this has passed (see `ManagedProcess.stop`); default 5 s. */
+  stopGraceMs?: number;
+}
+
+/** How a process run to completion ended. */
+export interface ProcessRun {
+  /** Its exit code, the signal that ended it, or null when it could not start. */
+  status: ExitStatus;
+  /** It was still running at `timeoutMs` and was stopped. */
+  timedOut: boolean;
+  /** Why it could not be spawned (then `status` is null). */
+  startError?: Error;
+  /** The ended process: its kept output (`stdout()`, `stderr()`, `tail()`). */
+  proc: ManagedProcess;
+}
