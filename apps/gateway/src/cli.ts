@@ -1,13 +1,7 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import {
-  createLogger,
-  exiting,
-  killChildren,
-  type LogLevel,
-  PluginError,
-  terminateChildren,
-} from '@switchyard/core';
+import { createLogger, type LogLevel, PluginError } from '@switchyard/core';
+import { exiting, killChildren, terminateChildren } from '@switchyard/core/listener';
 import { bannerColor, bannerSkipped, formatBanner } from './banner.js';
 import { collectBannerFacts } from './banner-facts.js';
 import { runCheck } from './check/command.js';

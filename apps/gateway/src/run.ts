@@ -1,12 +1,5 @@
-import {
-  ClientDirectory,
-  createLogger,
-  Gateway,
-  type Logger,
-  type LogLevel,
-  openStore,
-  type Store,
-} from '@switchyard/core';
+import { createLogger, Gateway, type Logger, type LogLevel, openStore, type Store } from '@switchyard/core';
+import { ClientDirectory } from '@switchyard/core/listener';
 import { type AdminListener, startAdminListener } from './admin/listener.js';
 import type { ReloadRecord } from './admin/status.js';
 import { createAuthenticator } from './auth/authenticator.js';

@@ -1,5 +1,5 @@
 import { Client } from '@modelcontextprotocol/client';
-import { WebSocketClientTransport } from '@switchyard/core';
+import { WebSocketClientTransport } from '@switchyard/core/listener';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,

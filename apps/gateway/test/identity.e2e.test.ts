@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { WebSocketClientTransport } from '@switchyard/core';
+import { WebSocketClientTransport } from '@switchyard/core/listener';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ClientDirectory, createLogger, type Identity, subjectTokenOf } from '@switchyard/core';
+import { createLogger, type Identity } from '@switchyard/core';
+import { ClientDirectory, subjectTokenOf } from '@switchyard/core/listener';
 import { type CryptoKey, exportJWK, generateKeyPair, type JWK, type JWTPayload, SignJWT } from 'jose';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type AuthOutcome, createAuthenticator } from '../src/auth/authenticator.js';

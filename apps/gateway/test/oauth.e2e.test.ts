@@ -5,7 +5,7 @@ import {
   ClientCredentialsProvider,
   StreamableHTTPClientTransport,
 } from '@modelcontextprotocol/client';
-import { WebSocketClientTransport } from '@switchyard/core';
+import { WebSocketClientTransport } from '@switchyard/core/listener';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import {

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import type { ResumableStreamInfo } from '@switchyard/core';
+import type { ResumableStreamInfo } from '@switchyard/core/listener';
 import { Cleanup, eventually } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import {

@@ -1,7 +1,11 @@
 import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
 import { Client } from '@modelcontextprotocol/client';
-import { MCP_WS_SUBPROTOCOL, WebSocketClientTransport, WebSocketSessionTransport } from '@switchyard/core';
+import {
+  MCP_WS_SUBPROTOCOL,
+  WebSocketClientTransport,
+  WebSocketSessionTransport,
+} from '@switchyard/core/listener';
 import { TestServer, type TestServerOptions } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';

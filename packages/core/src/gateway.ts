@@ -9,6 +9,7 @@ import { tasksCapabilities } from './features/tasks-capability.js';
 import { unwrapCallTool } from './features/tool-search/call-tool.js';
 import { CallerTools } from './features/tool-search/caller-tools.js';
 import { callsCallTool } from './features/tool-search/search-mode.js';
+import { registerParts } from './gateway-parts.js';
 import { Asking } from './interaction/asking.js';
 import { interactiveCaller } from './interaction/caller.js';
 import { INPUT_ROUND_TTL_MS, RequestStateSeal } from './interaction/request-state.js';
@@ -22,7 +23,6 @@ import { SessionRegistry } from './notify/sessions.js';
 import { taskStatusRelay } from './notify/task-status.js';
 import { UpstreamEvents } from './notify/upstream-events.js';
 import { PluginWatches } from './notify/watches.js';
-import type { ParamHeaderDeclaration } from './param-headers/declarations.js';
 import { ActivePlugins } from './plugins/active.js';
 import type { FoundAdminRoute } from './plugins/admin.js';
 import { pluginChains } from './plugins/chains.js';
@@ -238,6 +238,8 @@ export class Gateway {
       );
     };
     this.#plugins.attach(pluginView({ pool, router, tools, prompts, watches, completionTarget, task }));
+    // What the listener pieces (GatewayReplica, toolHeaders) work on; not methods of the Gateway.
+    registerParts(this, { requestStates: this.#requestStates, taskIds: this.#taskIds, tools, pool });
   }
 
   /**
@@ -408,28 +410,6 @@ export class Gateway {
   }
 
   /**
-   * Names this replica (its advertised URL) in the `requestState`s and task ids it hands out, so another
-   * replica that receives the retry, or a request about the task, can send it here (DESIGN §12): the call
-   * suspended here, the upstream state minted on this replica's connection, the task its upstream holds.
-   */
-  setInstance(url: string): void {
-    this.#requestStates.instance = url;
-    this.#taskIds.instance = url;
-  }
-
-  /**
-   * The replica that holds what a request continues, when another replica sharing `cursorSecret` handed
-   * it out: the `requestState` of a multi round-trip retry, else the task id of a `tasks/*` request.
-   */
-  holderOf(method: string, params: Record<string, unknown> | undefined): string | undefined {
-    const state = params?.requestState;
-    if (typeof state === 'string') return this.#requestStates.holder(state);
-    if (method.startsWith('tasks/') && params?.taskId !== undefined)
-      return this.#taskIds.holder(params.taskId);
-    return undefined;
-  }
-
-  /**
    * Puts a new set of virtual servers (and top-level tool search) in effect (a config reload, DESIGN
    * §13): requests look their endpoint up as they enter, so every session sees the new set at once, and
    * hears `list_changed` for every list (what its endpoint exposes may have changed). A session whose
@@ -527,15 +507,6 @@ export class Gateway {
       () => requestAttributes(ctx),
       () => this.#plugins.run(ctx),
     );
-  }
-
-  /**
-   * What the tool behind an exposed name declares for SEP-2243 `Mcp-Param-*` headers (`x-mcp-header` in
-   * its input schema), as its upstream last listed it; undefined when it declares none or is unknown.
-   */
-  toolHeaders(exposedName: string): readonly ParamHeaderDeclaration[] | undefined {
-    const target = this.#tools.index.resolve(exposedName);
-    return target && this.#pool.get(target.upstream)?.toolHeaders(target.name);
   }
 
   /** The resource an exposed URI names, or undefined when no upstream serves it. */

@@ -1,5 +1,7 @@
-// The public API of @switchyard/core: what plugin authors and embedders (the switchyard app) use. Test
-// helpers live at @switchyard/core/testing; everything else is internal.
+// The public API of @switchyard/core: what plugin authors and embedders use (a Gateway, its options and
+// what it reports, openSession to serve it over any SDK transport, plugins, errors, stores, naming). Test
+// helpers live at @switchyard/core/testing; the pieces the switchyard app's listeners, replicas and process
+// code are built from at @switchyard/core/listener; everything else is internal.
 
 export { canonicalJson, jsonDigest } from './canonical-json.js';
 export {
@@ -19,19 +21,7 @@ export type {
   RequestTarget,
   SessionSink,
 } from './context.js';
-export { deriveKey } from './derive-key.js';
-export { isLegacyVersion } from './downstream/era.js';
-export {
-  checkEnvelope,
-  decodeFrame,
-  type EnvelopeCheckOptions,
-  errorResponse,
-  type JsonRpcErrorResponse,
-  parseError,
-  tooDeep,
-} from './downstream/jsonrpc.js';
-export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
-export type { ResumableStream, ResumableStreamInfo } from './downstream/resumable-stream.js';
+export type { ResumableStream } from './downstream/resumable-stream.js';
 export { type DownstreamSession, openSession, type SessionOptions } from './downstream/session.js';
 export {
   ErrorCode,
@@ -48,23 +38,10 @@ export {
   type UpstreamStatus,
   type VirtualServerSummary,
 } from './gateway.js';
-export {
-  type Authentication,
-  type ClientConfig,
-  ClientDirectory,
-  type ClientsConfig,
-  DEFAULT_ANONYMOUS_ID,
-} from './identity.js';
-export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
+export { DEFAULT_ANONYMOUS_ID } from './identity.js';
 export { type Ask, AskFailed, type Question } from './interaction/ask.js';
 export { missingCapability } from './interaction/capabilities.js';
 export { InputRequired } from './interaction/input-required.js';
-export {
-  DEFAULT_MAX_JSON_DEPTH,
-  jsonTextTooDeep,
-  jsonValueTooDeep,
-  upstreamJsonDepth,
-} from './json-depth.js';
 export type { InventoryCounts, InventoryOptions } from './listing/inventory.js';
 export { TRUNCATED_META_KEY, UNAVAILABLE_META_KEY } from './listing/merged.js';
 export { createLogger, type Logger, type LogLevel, silentLogger } from './logger.js';
@@ -72,8 +49,6 @@ export type { Outcome } from './middleware.js';
 export { type CurationConfig, globToRegExp, nameFilter } from './naming/curation.js';
 export { EXPOSED_NAME_PATTERN, exposeName, NAME_SEPARATOR, splitExposedName } from './naming/names.js';
 export { expandUriTemplate, exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
-export type { ParamHeaderDeclaration } from './param-headers/declarations.js';
-export { checkParamHeaders, type ParamHeaderMismatch } from './param-headers/values.js';
 export { isRecord } from './payload.js';
 export type {
   FoundAdminRoute,
@@ -101,7 +76,6 @@ export { runCloseHooks as closePlugins } from './plugins/lifecycle.js';
 export { type OptionsSchema, validateOptions } from './plugins/options.js';
 export type { StandardSchemaV1 } from './plugins/standard-schema.js';
 export type { UpstreamCall, UpstreamCallContext, UpstreamCallMiddleware } from './plugins/upstream-call.js';
-export { SealedBox } from './sealed-box.js';
 export type { SearchableTool } from './search/documents.js';
 export {
   DEFAULT_TOOL_SEARCH_OPTIONS,
@@ -135,26 +109,6 @@ export {
   StoreUnavailableError,
   type UnavailablePolicy,
 } from './store/store.js';
-export {
-  JsonLineTransport,
-  type JsonLineTransportOptions,
-} from './transports/downstream/json-line-transport.js';
-export {
-  type WebSocketSessionOptions,
-  WebSocketSessionTransport,
-  WsCloseCode,
-} from './transports/downstream/ws-session-transport.js';
-export {
-  exiting,
-  killChildren,
-  liveChildren,
-  terminateChildren,
-} from './transports/upstream/child-processes.js';
-export {
-  type WebSocketClientOptions,
-  WebSocketClientTransport,
-} from './transports/upstream/ws-client-transport.js';
-export { DEFAULT_MAX_MESSAGE_BYTES, MCP_WS_SUBPROTOCOL } from './transports/websocket.js';
 export type { PersonalCredentials } from './upstream/auth/personal-credentials.js';
 export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
 export { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';

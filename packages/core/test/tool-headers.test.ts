@@ -1,5 +1,6 @@
 import { FixtureState, startConformanceHttp } from '@switchyard/testkit/conformance';
 import { afterEach, describe, expect, it } from 'vitest';
+import { toolHeaders } from '../src/param-headers/tool-headers.js';
 import { Cleanup, connect, startGateway, upstreamConfig } from './support/gateway.js';
 
 // SEP-2243 between the gateway and a modern Streamable HTTP upstream that checks `Mcp-Param-*` headers:
@@ -57,10 +58,10 @@ describe('Mcp-Param headers on the way to a modern HTTP upstream', () => {
       const result = await client.callTool({ name: 'fx__test_custom_header', arguments: { region } });
       expect(result.content).toEqual([{ type: 'text', text: `region: ${region}` }]);
     }
-    expect(gateway.toolHeaders('fx__test_custom_header')).toEqual([
+    expect(toolHeaders(gateway, 'fx__test_custom_header')).toEqual([
       { path: ['region'], headerName: 'Region', type: 'string' },
     ]);
-    expect(gateway.toolHeaders('fx__test_simple_text')).toBeUndefined();
-    expect(gateway.toolHeaders('fx__no_such_tool')).toBeUndefined();
+    expect(toolHeaders(gateway, 'fx__test_simple_text')).toBeUndefined();
+    expect(toolHeaders(gateway, 'fx__no_such_tool')).toBeUndefined();
   });
 });

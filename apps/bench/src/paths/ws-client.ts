@@ -3,7 +3,7 @@
  * transport (the one the gateway uses upstream), raw JSON-RPC, no validation.
  */
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { WebSocketClientTransport } from '@switchyard/core';
+import { WebSocketClientTransport } from '@switchyard/core/listener';
 import type { RequestClient } from '../replicas/measure.js';
 import { initializeParams, PendingRequests } from './pending.js';
 

@@ -11,7 +11,7 @@
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { MCP_WS_SUBPROTOCOL, WebSocketSessionTransport } from '@switchyard/core';
+import { MCP_WS_SUBPROTOCOL, WebSocketSessionTransport } from '@switchyard/core/listener';
 import { TestServer } from '@switchyard/testkit';
 import { WebSocketServer } from 'ws';
 

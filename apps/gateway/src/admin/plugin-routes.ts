@@ -1,13 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  DEFAULT_MAX_JSON_DEPTH,
-  type FoundAdminRoute,
-  type Gateway,
-  type Identity,
-  jsonTextTooDeep,
-  type Logger,
-  type PluginAdminRequest,
-} from '@switchyard/core';
+import type { FoundAdminRoute, Gateway, Identity, Logger, PluginAdminRequest } from '@switchyard/core';
+import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@switchyard/core/listener';
 import { BodyTooLarge, readBody, sendJson } from '../listeners/http-io.js';
 
 /** The largest body a plugin's admin endpoint reads (an approval decision, a name: small JSON). */

@@ -5,14 +5,8 @@ import {
   OAuthErrorCode,
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
-import {
-  attachSubjectToken,
-  ClientDirectory,
-  GatewayError,
-  type Identity,
-  type Logger,
-  subjectTokenOf,
-} from '@switchyard/core';
+import { GatewayError, type Identity, type Logger } from '@switchyard/core';
+import { attachSubjectToken, ClientDirectory, subjectTokenOf } from '@switchyard/core/listener';
 import type { OAuthConfig } from '../config/auth-schema.js';
 import { httpStatusOf } from '../listeners/http-errors.js';
 import { IssuerKeys, IssuerUnavailable } from './issuer-keys.js';

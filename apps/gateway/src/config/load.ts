@@ -1,7 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import type {
-  ClientConfig,
   LogLevel,
   StoreConfig,
   ToolSearchConfig,
@@ -9,6 +8,7 @@ import type {
   UpstreamTransportConfig,
   VirtualServerConfig,
 } from '@switchyard/core';
+import type { ClientConfig } from '@switchyard/core/listener';
 import type { z } from 'zod';
 import type { Limits } from '../listeners/limits.js';
 import type { AuthConfig } from './auth-schema.js';

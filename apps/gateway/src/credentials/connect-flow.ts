@@ -8,14 +8,8 @@ import {
   startAuthorization,
   validateAuthorizationResponseIssuer,
 } from '@modelcontextprotocol/client';
-import {
-  type Identity,
-  type Logger,
-  MemoryStore,
-  SealedBox,
-  type Store,
-  silentLogger,
-} from '@switchyard/core';
+import { type Identity, type Logger, MemoryStore, type Store, silentLogger } from '@switchyard/core';
+import { SealedBox } from '@switchyard/core/listener';
 import { OAUTH_PATHS, publicUrlFor } from './client-metadata.js';
 import { boundedFetch, describeError, isUnreachable, UserOAuthDiscoveryError } from './discovery.js';
 import type { UpstreamOAuthServer, UpstreamOAuthServers } from './types.js';

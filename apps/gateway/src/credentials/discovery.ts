@@ -16,7 +16,8 @@ import {
   registerClient,
   resourceUrlFromServerUrl,
 } from '@modelcontextprotocol/client';
-import { type Logger, MemoryStore, SealedBox, type Store, silentLogger } from '@switchyard/core';
+import { type Logger, MemoryStore, type Store, silentLogger } from '@switchyard/core';
+import { SealedBox } from '@switchyard/core/listener';
 import { clientMetadataUrl, redirectUri, registrationMetadata } from './client-metadata.js';
 import type { UpstreamOAuthServer, UpstreamOAuthServers } from './types.js';
 

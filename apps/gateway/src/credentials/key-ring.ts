@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { deriveKey } from '@switchyard/core';
+import { deriveKey } from '@switchyard/core/listener';
 
 /** One label for every key of the ring, so a credentials key never opens (or seals) another kind of token. */
 const LABEL = 'switchyard/credentials/v1';

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import { errorResponse, type GatewayError, type GatewayErrorReason } from '@switchyard/core';
+import type { GatewayError, GatewayErrorReason } from '@switchyard/core';
+import { errorResponse } from '@switchyard/core/listener';
 
 /** The HTTP status of a refusal, by its reason; errors answered inside a session's exchange are 200. */
 const STATUS: Partial<Record<GatewayErrorReason, number>> = {

@@ -1,6 +1,6 @@
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { isLegacyVersion } from '@switchyard/core';
+import { isLegacyVersion } from '@switchyard/core/listener';
 
 // Reading requests and writing plain JSON answers on node:http, for the HTTP listener.
 

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorResponse } from '@switchyard/core';
+import { errorResponse } from '@switchyard/core/listener';
 import { Drain } from './drain.js';
 import { httpStatusOf, sendError } from './http-errors.js';
 import { countRefusal, DEFAULT_LIMITS, type Limits, type SessionClaim, SessionQuota } from './limits.js';

@@ -1,15 +1,13 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { type JSONRPCMessage, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/server';
+import type { Gateway, Identity, Logger, Store } from '@switchyard/core';
 import {
   type ClientDirectory,
   checkEnvelope,
   errorResponse,
-  type Gateway,
-  type Identity,
+  GatewayReplica,
   jsonTextTooDeep,
-  type Logger,
-  type Store,
-} from '@switchyard/core';
+} from '@switchyard/core/listener';
 import { type Authenticator, asAuthenticator, refreshSubjectToken } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';
 import { advertisedUrl } from '../replicas/advertise.js';
@@ -260,17 +258,18 @@ export async function startHttpListener(
 
   const { port, url } = await listen(server, config, 'http');
   if (replication.store?.shared) {
+    const replica = new GatewayReplica(gateway);
     replicas = new ReplicaSessions({
       table: sessions,
       store: replication.store,
       self: advertisedUrl(config, port),
       secret: replication.secret,
       idleSessionMs: () => limits.idleSessionMs,
-      holderOf: (method, params) => gateway.holderOf(method, params),
+      holderOf: (method, params) => replica.holderOf(method, params),
       logger: log,
     });
     await replicas.start();
-    gateway.setInstance(replicas.self);
+    replica.advertise(replicas.self);
     log.info('legacy sessions are shared with the other replicas', { advertise: replicas.self });
   }
   return {

@@ -2,16 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
 import { createMcpHandler, InMemoryServerEventBus, type ServerEvent } from '@modelcontextprotocol/server';
-import {
-  errorResponse,
-  type Gateway,
-  type Identity,
-  ListenTracker,
-  type Logger,
-  listenedUris,
-  openSession,
-  subjectTokenOf,
-} from '@switchyard/core';
+import { type Gateway, type Identity, type Logger, openSession } from '@switchyard/core';
+import { errorResponse, ListenTracker, listenedUris, subjectTokenOf } from '@switchyard/core/listener';
 import { refreshSubjectToken } from '../auth/authenticator.js';
 import { sendError } from './http-errors.js';
 import { sendJson } from './http-io.js';

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { checkParamHeaders, ErrorCode, type Gateway, GatewayError } from '@switchyard/core';
+import { ErrorCode, type Gateway, GatewayError } from '@switchyard/core';
+import { checkParamHeaders, toolHeaders } from '@switchyard/core/listener';
 
 /**
  * SEP-2243 on the 2026-07-28 HTTP wire: a `tools/call` carries in `Mcp-Param-<Name>` headers the
@@ -15,7 +16,7 @@ export function refuseParamHeaders(
 ): GatewayError | undefined {
   const params = message.params as { name?: unknown; arguments?: unknown } | undefined;
   if (typeof params?.name !== 'string') return undefined;
-  const declarations = gateway.toolHeaders(params.name);
+  const declarations = toolHeaders(gateway, params.name);
   if (declarations === undefined) return undefined;
   const mismatch = checkParamHeaders(declarations, params.arguments, (name) => headerOf(req, name));
   if (mismatch === undefined) return undefined;

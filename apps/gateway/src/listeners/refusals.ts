@@ -1,4 +1,5 @@
-import { GatewayError, tooDeep } from '@switchyard/core';
+import { GatewayError } from '@switchyard/core';
+import { tooDeep } from '@switchyard/core/listener';
 import { SHUTTING_DOWN_MESSAGE } from './drain.js';
 
 /**

@@ -4,7 +4,7 @@ import type {
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import { errorResponse } from '@switchyard/core';
+import { errorResponse } from '@switchyard/core/listener';
 import type { Drain } from './drain.js';
 import { countRefusal, type RefusalReason } from './limits.js';
 import { Refusals } from './refusals.js';

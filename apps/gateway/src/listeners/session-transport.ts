@@ -5,7 +5,7 @@ import type {
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import type { ResumableStreamInfo } from '@switchyard/core';
+import type { ResumableStreamInfo } from '@switchyard/core/listener';
 import { type EventStoreLimits, SessionEventStore, type StoredEvent, type StreamLog } from './event-store.js';
 import { sendError } from './http-errors.js';
 import { Refusals } from './refusals.js';

@@ -1,15 +1,12 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
+import { type Gateway, type Identity, type Logger, openSession } from '@switchyard/core';
 import {
   DEFAULT_MAX_JSON_DEPTH,
   errorResponse,
-  type Gateway,
-  type Identity,
   JsonLineTransport,
   ListenTracker,
-  type Logger,
-  openSession,
-} from '@switchyard/core';
+} from '@switchyard/core/listener';
 
 import type { Drain } from './drain.js';
 import type { Limits } from './limits.js';

@@ -1,15 +1,12 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { type Gateway, type GatewayError, type Logger, openSession } from '@switchyard/core';
 import {
   type ClientDirectory,
   errorResponse,
-  type Gateway,
-  type GatewayError,
-  type Logger,
   MCP_WS_SUBPROTOCOL,
-  openSession,
   WebSocketSessionTransport,
-} from '@switchyard/core';
+} from '@switchyard/core/listener';
 import { type WebSocket, WebSocketServer } from 'ws';
 import { type Authenticator, asAuthenticator } from '../auth/authenticator.js';
 import type { ListenerConfig } from '../config/load.js';

@@ -1,5 +1,4 @@
 import {
-  ClientDirectory,
   closePlugins,
   type Gateway,
   type LoadedPlugin,
@@ -7,6 +6,7 @@ import {
   type Store,
   type UpstreamChanges,
 } from '@switchyard/core';
+import { ClientDirectory } from '@switchyard/core/listener';
 import type { ReloadRecord } from '../admin/status.js';
 import { createAuthenticator } from '../auth/authenticator.js';
 import type { LiveAuthenticator } from '../auth/live-authenticator.js';

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { deriveKey } from '@switchyard/core';
+import { deriveKey } from '@switchyard/core/listener';
 
 /** The header a replica sets on a request it forwards to the session's owner. */
 export const FORWARDED_HEADER = 'x-switchyard-forwarded';

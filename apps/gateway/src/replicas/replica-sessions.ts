@@ -52,7 +52,7 @@ export class ReplicaSessions {
     self: string;
     secret: string | undefined;
     idleSessionMs: () => number;
-    /** `Gateway.holderOf`: the replica a 2026-07-28 request's requestState or task id names. */
+    /** `GatewayReplica.holderOf`: the replica a 2026-07-28 request's requestState or task id names. */
     holderOf: (method: string, params: Record<string, unknown> | undefined) => string | undefined;
     logger: Logger;
   }) {
@@ -140,9 +140,9 @@ export class ReplicaSessions {
    * A 2026-07-28 request that continues something another replica holds is forwarded there: a retry whose
    * `requestState` that replica sealed (its call is suspended there, or its upstream minted the state on
    * that replica's connection), or a `tasks/*` request about a task it created (its upstream connection
-   * knows the task). `Gateway.holderOf` names the holder only for a state or id sealed under the shared key, so
-   * nothing a client makes up is forwarded. Resolves to whether it was (else it is served here: a holder
-   * that died took that state with it, and the client is told to start over).
+   * knows the task). `GatewayReplica.holderOf` names the holder only for a state or id sealed under the
+   * shared key, so nothing a client makes up is forwarded. Resolves to whether it was (else it is served
+   * here: a holder that died took that state with it, and the client is told to start over).
    */
   async forwardHeld(req: IncomingMessage, res: ServerResponse, body: unknown, raw: Buffer): Promise<boolean> {
     if (Array.isArray(body)) return false;

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SealedBox } from '@switchyard/core';
+import { SealedBox } from '@switchyard/core/listener';
 
 /** What the client's `initialize` said: replayed when another replica takes the session over. */
 export interface InitializeParams {

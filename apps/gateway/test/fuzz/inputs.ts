@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@switchyard/core';
+import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '@switchyard/core/listener';
 import fc from 'fast-check';
 
 // The bad-input sweep's inputs: valid requests of both eras, mutated (fields dropped or given the wrong

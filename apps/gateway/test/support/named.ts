@@ -1,7 +1,7 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { WebSocketClientTransport } from '@switchyard/core';
+import { WebSocketClientTransport } from '@switchyard/core/listener';
 import { type ControlClient, controlClient } from '@switchyard/testkit';
 import { type Cleanup, eventually, readControlUrl, TESTKIT_CLI, tempDir, writeConfig } from './harness.js';
 import { connectStdio, type TextSink } from './stdio.js';

@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { MCP_WS_SUBPROTOCOL } from '@switchyard/core';
+import { MCP_WS_SUBPROTOCOL } from '@switchyard/core/listener';
 import WebSocket from 'ws';
 
 // Raw clients for input no well-behaved client sends: any request target, any header, any bytes.

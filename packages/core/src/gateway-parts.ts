@@ -1,0 +1,33 @@
+import type { Gateway } from './gateway.js';
+import type { RequestStateSeal } from './interaction/request-state.js';
+import type { NamedCatalog } from './routing/named-catalog.js';
+import type { TaskIdSeal } from './routing/task-ids.js';
+import type { UpstreamPool } from './upstream/pool.js';
+
+/**
+ * The parts of a Gateway that the core's listener pieces (`@switchyard/core/listener`: `GatewayReplica`,
+ * `toolHeaders`) work on and the Gateway does not offer as methods: a plugin or an embedder has no use for
+ * them. The Gateway registers them as it is built; this module is not exported from the package.
+ */
+export interface GatewayParts {
+  /** Seals the `requestState` of a multi round-trip call. */
+  readonly requestStates: RequestStateSeal;
+  /** Seals the task ids handed out. */
+  readonly taskIds: TaskIdSeal;
+  /** The exposed tool names. */
+  readonly tools: NamedCatalog;
+  readonly pool: UpstreamPool;
+}
+
+const registered = new WeakMap<Gateway, GatewayParts>();
+
+/** Called once, by the Gateway's constructor. */
+export function registerParts(gateway: Gateway, parts: GatewayParts): void {
+  registered.set(gateway, parts);
+}
+
+export function partsOf(gateway: Gateway): GatewayParts {
+  const parts = registered.get(gateway);
+  if (!parts) throw new TypeError('expected a Gateway');
+  return parts;
+}
