@@ -5,7 +5,7 @@
 // switches. Not the plugin API (that is the package index); a plugin never needs anything here.
 
 export { deriveKey } from './derive-key.js';
-export { isLegacyVersion } from './downstream/era.js';
+export { envelopeVersion, isLegacyVersion } from './downstream/era.js';
 export {
   checkEnvelope,
   decodeFrame,

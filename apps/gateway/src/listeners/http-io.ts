@@ -1,6 +1,6 @@
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { isLegacyVersion } from '@switchyard/core/listener';
+import { envelopeVersion, isLegacyVersion } from '@switchyard/core/listener';
 
 // Reading requests and writing plain JSON answers on node:http, for the HTTP listener.
 
@@ -62,9 +62,7 @@ export function initializeOf(body: unknown): { params?: unknown } | undefined {
 /** A single message whose envelope (or header) claims a protocol version of the modern era. */
 export function claimsModernEra(body: unknown, headerVersion: string | undefined): boolean {
   if (Array.isArray(body) || typeof body !== 'object' || body === null) return false;
-  const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta;
-  const claimed = meta?.['io.modelcontextprotocol/protocolVersion'];
-  const version = typeof claimed === 'string' ? claimed : headerVersion;
+  const version = envelopeVersion((body as { params?: unknown }).params) ?? headerVersion;
   return version !== undefined && !isLegacyVersion(version);
 }
 

@@ -14,6 +14,13 @@ export function isLegacyVersion(version: string | undefined): boolean {
   return version === undefined || version < '2026-01-01';
 }
 
+/** The protocol revision a request's envelope names (`_meta["io.modelcontextprotocol/protocolVersion"]`). */
+export function envelopeVersion(params: unknown): string | undefined {
+  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
+  const version = meta?.['io.modelcontextprotocol/protocolVersion'];
+  return typeof version === 'string' ? version : undefined;
+}
+
 /**
  * The era adapter for errors: legacy revisions (2024-11-05 … 2025-11-25) specify -32002 for a missing
  * resource, the modern era -32602. The gateway raises one error (reason `resource_not_found`) and the

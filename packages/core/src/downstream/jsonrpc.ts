@@ -1,6 +1,7 @@
 import { isJSONRPCRequest, type StandardSchemaV1Sync, specTypeSchemas } from '@modelcontextprotocol/server';
 import { ErrorCode, GatewayError } from '../errors.js';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '../json-depth.js';
+import { envelopeVersion, isLegacyVersion } from './era.js';
 
 /** A JSON-RPC error response for input that never reached a handler (or was refused before one). */
 export interface JsonRpcErrorResponse {
@@ -100,9 +101,8 @@ type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKe
 
 /** Whether a request's envelope names a modern (2026-07-28+) protocol revision. */
 function claimsModernEra(params: unknown): boolean {
-  const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-  const version = meta?.['io.modelcontextprotocol/protocolVersion'];
-  return typeof version === 'string' && version >= '2026-01-01';
+  const version = envelopeVersion(params);
+  return version !== undefined && !isLegacyVersion(version);
 }
 
 function firstIssue(issues: readonly Issue[]): string {
