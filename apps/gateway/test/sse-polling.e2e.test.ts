@@ -1,7 +1,15 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { ErrorCode } from '@switchyard/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Json, messageOf, type SseEvent, SseReader } from './sse-resume.support.js';
+import {
+  getOn,
+  type Json,
+  messageOf,
+  openRawSession,
+  postOn,
+  type SseEvent,
+  SseReader,
+} from './sse-resume.support.js';
 import { Cleanup, rawPost, startGateway } from './support/harness.js';
 import { type PollingUpstreamLog, pollingUpstream } from './support/polling-upstream.js';
 
@@ -36,45 +44,8 @@ beforeAll(async () => {
   url = gw.url;
 }, 30_000);
 
-interface Session {
-  headers: Record<string, string>;
-}
-
 /** Opens a legacy session by raw HTTP at `version`. */
-async function open(version: string): Promise<Session> {
-  const init = await rawPost(
-    url,
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  );
-  expect(init.json).toMatchObject({ result: { protocolVersion: version } });
-  const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': version };
-  await rawPost(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers);
-  cleanup.add(() => fetch(url, { method: 'DELETE', headers }));
-  return { headers };
-}
-
-function post(session: Session, body: Json): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...session.headers,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', ...body }),
-  });
-}
-
-function resume(session: Session, lastEventId: string): Promise<Response> {
-  return fetch(url, {
-    headers: { accept: 'text/event-stream', ...session.headers, 'last-event-id': lastEventId },
-  });
-}
+const open = (version: string) => openRawSession(cleanup, url, version);
 
 /** Every event of an SSE answer, until the gateway ends it. */
 async function events(response: Response): Promise<SseEvent[]> {
@@ -112,7 +83,7 @@ describe('SSE polling (SEP-1699) through the gateway', () => {
   it('a 2025-11-25 client: primed stream closed mid-call, the answer on GET + Last-Event-ID', async () => {
     const session = await open('2025-11-25');
     const resumedBefore = upstream.resumptions.length;
-    const first = await events(await post(session, call(7, 'up__poll', {}, 'tok')));
+    const first = await events(await postOn(session, call(7, 'up__poll', {}, 'tok')));
     // Priming first (an id, `retry`, empty data), and no answer.
     expect(first[0]).toEqual({ id: expect.any(String), retry: expect.any(Number), data: '' });
     expect(first.some(answerTo(7))).toBe(false);
@@ -120,7 +91,7 @@ describe('SSE polling (SEP-1699) through the gateway', () => {
     expect(first.at(-1)).toEqual({ retry: 200, data: '' });
     const lastEventId = first.filter((e) => e.id !== undefined).at(-1)!.id!;
 
-    const resumed = await events(await resume(session, lastEventId));
+    const resumed = await events(await getOn(session, lastEventId));
     expect(resumed[0]).toEqual({ id: lastEventId, retry: expect.any(Number), data: '' });
     expect(messageOf(resumed.at(-1)!)).toEqual({ jsonrpc: '2.0', id: 7, result: POLLED });
     // Progress from before and after the upstream's close, each once, in order, across both connections.

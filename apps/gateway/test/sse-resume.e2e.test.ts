@@ -3,8 +3,16 @@ import type { AddressInfo } from 'node:net';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { ControlClient } from '@switchyard/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Json, messageOf, type SseEvent, SseReader } from './sse-resume.support.js';
-import { Cleanup, connectHttp, eventually, rawPost, startGateway } from './support/harness.js';
+import {
+  getOn,
+  type Json,
+  messageOf,
+  openRawSession,
+  postOn,
+  type SseEvent,
+  SseReader,
+} from './sse-resume.support.js';
+import { Cleanup, connectHttp, eventually, startGateway } from './support/harness.js';
 import { stdioUpstream } from './support/named.js';
 
 // Resumable legacy Streamable HTTP streams through the CLI: event ids and a priming event (2025-11-25
@@ -29,51 +37,8 @@ beforeAll(async () => {
   control = await local.control();
 }, 30_000);
 
-interface Session {
-  headers: Record<string, string>;
-}
-
 /** Opens a legacy session by raw HTTP at `version`. */
-async function open(version: string): Promise<Session> {
-  const init = await rawPost(
-    url,
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  );
-  expect(init.json).toMatchObject({ result: { protocolVersion: version } });
-  const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': version };
-  await rawPost(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers);
-  cleanup.add(() => fetch(url, { method: 'DELETE', headers }));
-  return { headers };
-}
-
-function post(session: Session, body: Json, signal?: AbortSignal): Promise<Response> {
-  return fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...session.headers,
-    },
-    body: JSON.stringify({ jsonrpc: '2.0', ...body }),
-    signal,
-  });
-}
-
-function get(session: Session, lastEventId?: string, signal?: AbortSignal): Promise<Response> {
-  return fetch(url, {
-    headers: {
-      accept: 'text/event-stream',
-      ...session.headers,
-      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
-    },
-    signal,
-  });
-}
+const open = (version: string) => openRawSession(cleanup, url, version);
 
 /** An SSE stream the test can cut: reading stops and the connection closes when `cut` is called. */
 async function stream(response: Promise<Response>, abort: AbortController) {
@@ -97,33 +62,33 @@ describe('resumable legacy Streamable HTTP streams', () => {
   it('primes SSE answers with an id and retry for 2025-11-25 clients only; ids on every event', async () => {
     const current = await open('2025-11-25');
     // A quick tool call keeps the plain JSON answer; one still running after 50 ms becomes a stream.
-    const quickCall = await post(current, toolCall(1, 'echo', { x: 1 }));
+    const quickCall = await postOn(current, toolCall(1, 'echo', { x: 1 }));
     expect(quickCall.headers.get('content-type')).toMatch(/^application\/json/);
     await quickCall.body?.cancel();
-    const long = await new SseReader(await post(current, toolCall(4, 'slow', { ms: 300 }))).rest();
+    const long = await new SseReader(await postOn(current, toolCall(4, 'slow', { ms: 300 }))).rest();
     expect(long).toHaveLength(2);
     expect(long[0]).toEqual({ id: expect.any(String), retry: expect.any(Number), data: '' });
     expect(long[1]).toMatchObject({ id: expect.any(String), event: 'message' });
     expect(long[1]!.id).not.toBe(long[0]!.id);
     expect(messageOf(long[1]!)).toMatchObject({ id: 4, result: { content: expect.any(Array) } });
     // The hot read path stays JSON.
-    const read = await post(current, { id: 2, method: 'resources/read', params: { uri: uri(1) } });
+    const read = await postOn(current, { id: 2, method: 'resources/read', params: { uri: uri(1) } });
     expect(read.headers.get('content-type')).toMatch(/^application\/json/);
     await read.body?.cancel();
-    const standalone = await stream(get(current), new AbortController());
+    const standalone = await stream(getOn(current), new AbortController());
     expect(isPriming(await standalone.reader.next())).toBe(true);
 
     const older = await open('2025-06-18');
-    const quick = await post(older, toolCall(1, 'echo', { x: 2 }));
+    const quick = await postOn(older, toolCall(1, 'echo', { x: 2 }));
     expect(quick.headers.get('content-type')).toMatch(/^application\/json/);
     await quick.body?.cancel();
     const slow = await new SseReader(
-      await post(older, toolCall(2, 'slow', { ms: 40, steps: 2 }, 'p')),
+      await postOn(older, toolCall(2, 'slow', { ms: 40, steps: 2 }, 'p')),
     ).rest();
     expect(slow.map(progressOf)).toEqual([1, 2, undefined]);
     expect(slow.every((e) => e.id && e.data !== '' && e.retry === undefined)).toBe(true);
-    await (await post(older, { id: 3, method: 'resources/subscribe', params: { uri: uri(2) } })).text();
-    const olderStream = await stream(get(older), new AbortController());
+    await (await postOn(older, { id: 3, method: 'resources/subscribe', params: { uri: uri(2) } })).text();
+    const olderStream = await stream(getOn(older), new AbortController());
     await control.updated('test://local/r/2');
     const first = await olderStream.reader.next();
     expect(first).toMatchObject({ id: expect.any(String), event: 'message' });
@@ -134,14 +99,14 @@ describe('resumable legacy Streamable HTTP streams', () => {
     const session = await open('2025-11-25');
     const abort = new AbortController();
     const call = await stream(
-      post(session, toolCall(7, 'slow', { ms: 2_000, steps: 8 }, 'tok'), abort.signal),
+      postOn(session, toolCall(7, 'slow', { ms: 2_000, steps: 8 }, 'tok'), abort.signal),
       abort,
     );
     const before = await call.reader.until((e) => progressOf(e) === 2);
     expect(isPriming(before[0])).toBe(true);
     call.cut();
     const lastEventId = before.at(-1)!.id!;
-    const after = await new SseReader(await get(session, lastEventId)).rest(); // ends once the call is answered
+    const after = await new SseReader(await getOn(session, lastEventId)).rest(); // ends once the call is answered
     // Primed with the client's own id, then the rest of the call.
     expect(after[0]).toEqual({ id: lastEventId, retry: expect.any(Number), data: '' });
     const messages = [...before, ...after].map(messageOf).filter((m) => m !== undefined);
@@ -159,7 +124,7 @@ describe('resumable legacy Streamable HTTP streams', () => {
   it('resumes the standalone GET stream: what it missed, then live messages', async () => {
     const session = await open('2025-11-25');
     for (const n of [1, 2, 3, 4])
-      await (await post(session, { id: n, method: 'resources/subscribe', params: { uri: uri(n) } })).text();
+      await (await postOn(session, { id: n, method: 'resources/subscribe', params: { uri: uri(n) } })).text();
     // A second session subscribed to the same resources shows when the gateway has fanned an update out.
     const observer = await connectHttp(cleanup, url, 'observer');
     const observed: string[] = [];
@@ -168,7 +133,7 @@ describe('resumable legacy Streamable HTTP streams', () => {
     });
     for (const n of [1, 2, 3, 4]) await observer.subscribeResource({ uri: uri(n) });
 
-    const first = await stream(get(session), new AbortController());
+    const first = await stream(getOn(session), new AbortController());
     expect(isPriming(await first.reader.next())).toBe(true);
     await control.updated('test://local/r/1');
     const one = (await first.reader.next())!;
@@ -181,7 +146,7 @@ describe('resumable legacy Streamable HTTP streams', () => {
     await control.updated('test://local/r/3');
     await eventually(() => observed.includes(uri(3)), 'the gateway to relay the updates');
 
-    const resumed = await stream(get(session, one.id), new AbortController());
+    const resumed = await stream(getOn(session, one.id), new AbortController());
     expect(await resumed.reader.next()).toEqual({ id: one.id, retry: expect.any(Number), data: '' });
     const missed = [await resumed.reader.next(), await resumed.reader.next()];
     expect(missed.map((e) => messageOf(e!))).toMatchObject([
@@ -195,7 +160,7 @@ describe('resumable legacy Streamable HTTP streams', () => {
   it('refuses a Last-Event-ID it cannot resume with 400 and a JSON-RPC error', async () => {
     const session = await open('2025-11-25');
     for (const id of ['garbage', 'p999-1', 'g1-999999']) {
-      const res = await get(session, id);
+      const res = await getOn(session, id);
       expect(res.status, id).toBe(400);
       expect(await res.json()).toMatchObject({
         jsonrpc: '2.0',

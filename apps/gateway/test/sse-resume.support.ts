@@ -1,5 +1,9 @@
 // Raw SSE reading for the resumable-stream tests: the fields of every event as the wire carries them
-// (id, retry, event, data), read one event at a time so a test can stop, or cut the connection, anywhere.
+// (id, retry, event, data), read one event at a time so a test can stop, or cut the connection, anywhere;
+// and the raw legacy session both resumption tests open.
+
+import { expect } from 'vitest';
+import { type Cleanup, rawPost } from './support/harness.js';
 
 export interface SseEvent {
   id?: string;
@@ -9,6 +13,56 @@ export interface SseEvent {
 }
 
 export type Json = Record<string, unknown>;
+
+/** A legacy session opened by raw HTTP: its endpoint and the headers each of its requests carries. */
+export interface RawSession {
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Opens a legacy session by raw HTTP at `version` (initialize, initialized); `cleanup` DELETEs it. */
+export async function openRawSession(cleanup: Cleanup, url: string, version: string): Promise<RawSession> {
+  const init = await rawPost(
+    url,
+    JSON.stringify({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    }),
+  );
+  expect(init.json).toMatchObject({ result: { protocolVersion: version } });
+  const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': version };
+  await rawPost(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers);
+  cleanup.add(() => fetch(url, { method: 'DELETE', headers }));
+  return { url, headers };
+}
+
+/** A JSON-RPC POST on `session`, answered as JSON or as an SSE stream. */
+export function postOn(session: RawSession, body: Json, signal?: AbortSignal): Promise<Response> {
+  return fetch(session.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...session.headers,
+    },
+    body: JSON.stringify({ jsonrpc: '2.0', ...body }),
+    signal,
+  });
+}
+
+/** The GET stream of `session`, resumed after `lastEventId` when given. */
+export function getOn(session: RawSession, lastEventId?: string, signal?: AbortSignal): Promise<Response> {
+  return fetch(session.url, {
+    headers: {
+      accept: 'text/event-stream',
+      ...session.headers,
+      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
+    },
+    signal,
+  });
+}
 
 export class SseReader {
   readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
