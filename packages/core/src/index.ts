@@ -110,7 +110,11 @@ export {
   type UnavailablePolicy,
 } from './store/store.js';
 export type { PersonalCredentials } from './upstream/auth/personal-credentials.js';
-export type { AuthorizedRequest, UpstreamCredentials } from './upstream/auth/upstream-auth.js';
+export {
+  type AuthorizedRequest,
+  isPersonal,
+  type UpstreamCredentials,
+} from './upstream/auth/upstream-auth.js';
 export { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './upstream/limits.js';
 export {
   probeUpstream,

@@ -1,4 +1,4 @@
-import { DEFAULT_UPSTREAM_LIMITS, type Logger } from '@switchyard/core';
+import { DEFAULT_UPSTREAM_LIMITS, isPersonal, type Logger } from '@switchyard/core';
 import type { GatewayConfig } from '../config/load.js';
 import { allOk, probeUpstreams } from './probe.js';
 import { renderCheckTable, summarize } from './table.js';
@@ -17,9 +17,7 @@ export async function runCheck(
 ): Promise<number> {
   const virtualServers = config.virtualServers ?? new Map();
   // A personal upstream answers only a person's own token: there is nothing to probe without one.
-  const personal = config.upstreams.filter(
-    (u) => u.transport.kind === 'http' && u.transport.auth?.kind === 'user',
-  );
+  const personal = config.upstreams.filter(isPersonal);
   const probed = config.upstreams.filter((u) => !personal.includes(u));
   const probes = await probeUpstreams(
     probed,

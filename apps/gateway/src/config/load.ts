@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, resolve } from 'node:path';
-import type {
-  LogLevel,
-  StoreConfig,
-  ToolSearchConfig,
-  UpstreamConfig,
-  UpstreamTransportConfig,
-  VirtualServerConfig,
+import {
+  isPersonal,
+  type LogLevel,
+  type StoreConfig,
+  type ToolSearchConfig,
+  type UpstreamConfig,
+  type UpstreamTransportConfig,
+  type VirtualServerConfig,
 } from '@switchyard/core';
 import type { ClientConfig } from '@switchyard/core/listener';
 import type { z } from 'zod';
@@ -197,7 +198,7 @@ function resolveConfig(
     }
     owners.set(client.token, name);
   }
-  const personal = upstreams.filter((u) => u.transport.kind === 'http' && u.transport.auth?.kind === 'user');
+  const personal = upstreams.filter(isPersonal);
   if (personal.length > 0 && config.credentials === undefined) {
     issues.push({
       path: '$.credentials',
