@@ -177,9 +177,16 @@ describe('names that are Object.prototype members', () => {
       'mcp-protocol-version': session.protocolVersion,
     });
     expect(onSession.json).toMatchObject({ id: 'claimed', error: { code: -32602 } });
-    // In a batch without a session it opens one (a batch is never stateless): the same answer.
+    // In a batch without a session: the specification's classifier (the SDK's) refuses a batch holding a
+    // 2026-07-28 message outright, before anything parses its params.
     const batch = await rawPost(http, JSON.stringify([claimed]));
-    expect(batch.json).toMatchObject({ id: 'claimed', error: { code: -32602 } });
+    expect(batch).toMatchObject({
+      status: 400,
+      json: {
+        id: null,
+        error: { code: -32600, message: expect.stringContaining('batches may not contain') },
+      },
+    });
     socket.send(JSON.stringify(claimed));
     expect(await socket.waitFor(answerTo('claimed'), 'the WebSocket answer')).toMatchObject({
       error: { code: -32602 },

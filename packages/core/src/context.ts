@@ -110,4 +110,9 @@ export interface DownstreamClient {
   readonly requestState?: string;
   /** The modern envelope's log level, when the client asked for log messages. */
   readonly logLevel?: string;
+  /**
+   * A 2026-07-28 HTTP request's headers (case-insensitive name → value, undefined when absent), for the
+   * checks the HTTP binding asks of the server once the request is routed (SEP-2243 `Mcp-Param-*`).
+   */
+  readonly header?: (name: string) => string | undefined;
 }

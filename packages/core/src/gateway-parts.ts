@@ -1,12 +1,10 @@
 import type { Gateway } from './gateway.js';
 import type { RequestStateSeal } from './interaction/request-state.js';
-import type { NamedCatalog } from './routing/named-catalog.js';
 import type { TaskIdSeal } from './routing/task-ids.js';
-import type { UpstreamPool } from './upstream/pool.js';
 
 /**
- * The parts of a Gateway that the core's listener pieces (`@switchyard/core/listener`: `GatewayReplica`,
- * `toolHeaders`) work on and the Gateway does not offer as methods: a plugin or an embedder has no use for
+ * The parts of a Gateway that the core's replica piece (`@switchyard/core/listener`: `GatewayReplica`)
+ * works on and the Gateway does not offer as methods: a plugin or an embedder has no use for
  * them. The Gateway registers them as it is built; this module is not exported from the package.
  */
 export interface GatewayParts {
@@ -14,9 +12,6 @@ export interface GatewayParts {
   readonly requestStates: RequestStateSeal;
   /** Seals the task ids handed out. */
   readonly taskIds: TaskIdSeal;
-  /** The exposed tool names. */
-  readonly tools: NamedCatalog;
-  readonly pool: UpstreamPool;
 }
 
 const registered = new WeakMap<Gateway, GatewayParts>();

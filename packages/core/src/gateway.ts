@@ -23,6 +23,7 @@ import { SessionRegistry } from './notify/sessions.js';
 import { taskStatusRelay } from './notify/task-status.js';
 import { UpstreamEvents } from './notify/upstream-events.js';
 import { PluginWatches } from './notify/watches.js';
+import { paramHeaderRefusal } from './param-headers/refusal.js';
 import { ActivePlugins } from './plugins/active.js';
 import type { FoundAdminRoute } from './plugins/admin.js';
 import { pluginChains } from './plugins/chains.js';
@@ -238,8 +239,8 @@ export class Gateway {
       );
     };
     this.#plugins.attach(pluginView({ pool, router, tools, prompts, watches, completionTarget, task }));
-    // What the listener pieces (GatewayReplica, toolHeaders) work on; not methods of the Gateway.
-    registerParts(this, { requestStates: this.#requestStates, taskIds: this.#taskIds, tools, pool });
+    // What the listener pieces (GatewayReplica) work on; not methods of the Gateway.
+    registerParts(this, { requestStates: this.#requestStates, taskIds: this.#taskIds });
   }
 
   /**
@@ -477,14 +478,30 @@ export class Gateway {
     return this.#enter(request);
   }
 
+  /**
+   * The request's target, resolved once before anything else sees it: from what the gateway knows, or —
+   * for a name the upstreams added unannounced — after looking for it (see `Feature.locate`).
+   */
   #enter(request: RequestContext): Promise<Outcome> {
     request.target ??= this.#dispatcher.target(request);
+    if (request.target === undefined && this.#dispatcher.locates(request)) {
+      return this.#dispatcher.locate(request).then((target) => {
+        request.target = target;
+        return this.#entered(request);
+      });
+    }
+    return this.#entered(request);
+  }
+
+  #entered(request: RequestContext): Promise<Outcome> {
     // What the endpoint does not expose reaches the plugins as an unknown name or URI would: no target.
     if (request.target && hiddenBy(request.view, request.target)) {
       request.target = undefined;
       request.state.set(NOT_EXPOSED_KEY, true);
     }
     if (request.state.get(NOT_EXPOSED_KEY) === true) request.target = undefined;
+    const refused = paramHeaderRefusal(request, this.#pool);
+    if (refused) return Promise.resolve({ ok: false, error: refused });
     const started = performance.now();
     let ctx = request;
     let run: Promise<Outcome>;

@@ -9,13 +9,22 @@ export { envelopeVersion, isLegacyVersion } from './downstream/era.js';
 export {
   checkEnvelope,
   decodeFrame,
-  type EnvelopeCheckOptions,
   errorResponse,
+  type InvalidMessage,
   type JsonRpcErrorResponse,
   parseError,
   tooDeep,
 } from './downstream/jsonrpc.js';
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
+export {
+  answerModern,
+  MODERN_VERSIONS,
+  type ModernChannel,
+  type ModernRequestMessage,
+  type ModernResponse,
+  type ModernRoute,
+  modernRoute,
+} from './downstream/modern-answers.js';
 export { GatewayReplica } from './downstream/replica.js';
 export type { ResumableStreamInfo } from './downstream/resumable-stream.js';
 export { type Authentication, type ClientConfig, ClientDirectory, type ClientsConfig } from './identity.js';
@@ -27,8 +36,7 @@ export {
   upstreamJsonDepth,
 } from './json-depth.js';
 export type { ParamHeaderDeclaration } from './param-headers/declarations.js';
-export { toolHeaders } from './param-headers/tool-headers.js';
-export { checkParamHeaders, type ParamHeaderMismatch } from './param-headers/values.js';
+export { checkParamHeaders, decodeParamValue, type ParamHeaderMismatch } from './param-headers/values.js';
 export { SealedBox } from './sealed-box.js';
 export {
   JsonLineTransport,

@@ -24,25 +24,31 @@ export function compose<C>(
   terminal: (ctx: C) => Promise<Outcome>,
   errorForm?: ErrorForm<C>,
 ) {
+  /** One step's outcome: a throw taken as its outcome, an error given its form. */
+  const settle = async (step: () => Promise<Outcome>, ctx: C): Promise<Outcome> => {
+    let outcome: Outcome;
+    try {
+      outcome = await step();
+    } catch (error) {
+      // A layer that needs the client's input first answers with an input-required result.
+      outcome =
+        error instanceof InputRequired
+          ? { ok: true, result: error.result }
+          : { ok: false, error: GatewayError.fromUnknown(error) };
+    }
+    if (outcome.ok || errorForm === undefined) return outcome;
+    const error = errorForm(outcome.error, ctx);
+    return error === outcome.error ? outcome : { ok: false, error };
+  };
+  // No layers: the terminal alone, without the onion.
+  if (middleware.length === 0) return (ctx: C) => settle(() => terminal(ctx), ctx);
   return function run(ctx: C): Promise<Outcome> {
     let index = -1;
-    const dispatch = async (i: number): Promise<Outcome> => {
-      if (i <= index) throw new Error('next() called more than once in one middleware');
+    const dispatch = (i: number): Promise<Outcome> => {
+      if (i <= index) return Promise.reject(new Error('next() called more than once in one middleware'));
       index = i;
       const layer = middleware[i];
-      let outcome: Outcome;
-      try {
-        outcome = layer === undefined ? await terminal(ctx) : await layer(ctx, () => dispatch(i + 1));
-      } catch (error) {
-        // A layer that needs the client's input first answers with an input-required result.
-        outcome =
-          error instanceof InputRequired
-            ? { ok: true, result: error.result }
-            : { ok: false, error: GatewayError.fromUnknown(error) };
-      }
-      if (outcome.ok || errorForm === undefined) return outcome;
-      const error = errorForm(outcome.error, ctx);
-      return error === outcome.error ? outcome : { ok: false, error };
+      return settle(() => (layer === undefined ? terminal(ctx) : layer(ctx, () => dispatch(i + 1))), ctx);
     };
     return dispatch(0);
   };

@@ -1,5 +1,6 @@
 import { Client, InMemoryTransport } from '@modelcontextprotocol/client';
 import type { DownstreamClient, Identity, RequestContext, SessionSink } from './context.js';
+import { requestContext } from './downstream/request-context.js';
 import { openSession } from './downstream/session.js';
 import type { Gateway } from './gateway.js';
 import type { Outcome } from './middleware.js';
@@ -87,16 +88,16 @@ export function testRequest(
 ): RequestContext {
   const identity = options.identity ??
     options.session?.identity ?? { id: 'anonymous', groups: [], anonymous: true };
-  return {
+  const ctx = requestContext({
     method,
     params,
-    identity,
     session: options.session ?? { id: 'test', transport: 'memory', identity, notify: async () => {} },
     signal: options.signal ?? new AbortController().signal,
     notifyRelated: options.notifyRelated ?? (async () => {}),
-    state: new Map(options.state),
     ...(options.client ? { client: options.client } : {}),
-  };
+  });
+  for (const [key, value] of options.state ?? []) ctx.state.set(key, value);
+  return { ...ctx, identity };
 }
 
 /**

@@ -53,11 +53,7 @@ describe('checkEnvelope', () => {
       expect(
         checkEnvelope({ jsonrpc: '2.0', id: 9, method: 'ping', params }),
         JSON.stringify(params),
-      ).toEqual({
-        jsonrpc: '2.0',
-        id: 9,
-        error: { code: -32602, message: `Invalid params: ${detail}` },
-      });
+      ).toMatchObject({ id: 9, error: { code: -32602, message: `Invalid params: ${detail}` } });
     }
     // In a batch, the first such request decides the answer.
     expect(
@@ -113,32 +109,28 @@ describe('checkEnvelope', () => {
     }
   });
 
-  it('checks the params of initialize and logging/setLevel under a 2026-07-28 envelope on a session that answers them', () => {
+  it('checks the params of initialize and logging/setLevel under a 2026-07-28 envelope (a session answers them)', () => {
     const _meta = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28' };
     const bad = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { capabilities: {}, _meta } };
-    // On HTTP the modern endpoint answers them 404 -32601, whatever their params.
-    expect(checkEnvelope(bad)).toBeUndefined();
-    // A WebSocket or stdio session's SDK Server answers them: a frame gets -32602, not its -32603.
-    expect(checkEnvelope(bad, { sessionAnswersModern: true })).toMatchObject({
+    // A session's SDK Server answers them whatever the claim (on HTTP a sessionless claim never gets here:
+    // the listener classifies it first): -32602, not the SDK's -32603.
+    expect(checkEnvelope(bad)).toMatchObject({
       id: 1,
       error: { code: -32602, message: expect.stringContaining('protocolVersion') },
     });
     expect(decodeFrame(JSON.stringify(bad))).toMatchObject({ error: { id: 1, error: { code: -32602 } } });
     expect(
-      checkEnvelope(
-        {
-          jsonrpc: '2.0',
-          id: 2,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2026-07-28',
-            capabilities: {},
-            clientInfo: { name: 'x', version: '1' },
-            _meta,
-          },
+      checkEnvelope({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2026-07-28',
+          capabilities: {},
+          clientInfo: { name: 'x', version: '1' },
+          _meta,
         },
-        { sessionAnswersModern: true },
-      ),
+      }),
     ).toBeUndefined();
   });
 });

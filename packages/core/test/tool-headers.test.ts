@@ -1,6 +1,6 @@
 import { FixtureState, startConformanceHttp } from '@switchyard/testkit/conformance';
 import { afterEach, describe, expect, it } from 'vitest';
-import { toolHeaders } from '../src/param-headers/tool-headers.js';
+import { testRequest } from '../src/testing.js';
 import { Cleanup, connect, startGateway, upstreamConfig } from './support/gateway.js';
 
 // SEP-2243 between the gateway and a modern Streamable HTTP upstream that checks `Mcp-Param-*` headers:
@@ -58,10 +58,26 @@ describe('Mcp-Param headers on the way to a modern HTTP upstream', () => {
       const result = await client.callTool({ name: 'fx__test_custom_header', arguments: { region } });
       expect(result.content).toEqual([{ type: 'text', text: `region: ${region}` }]);
     }
-    expect(toolHeaders(gateway, 'fx__test_custom_header')).toEqual([
-      { path: ['region'], headerName: 'Region', type: 'string' },
-    ]);
-    expect(toolHeaders(gateway, 'fx__test_simple_text')).toBeUndefined();
-    expect(toolHeaders(gateway, 'fx__no_such_tool')).toBeUndefined();
+    // A 2026-07-28 HTTP request's own headers are checked against the tool it was routed to.
+    const call = (name: string, region: string, headers: Record<string, string>) =>
+      gateway.handle(
+        testRequest(
+          'tools/call',
+          { name, arguments: { region } },
+          { client: { era: 'modern', capabilities: {}, header: (h) => headers[h.toLowerCase()] } },
+        ),
+      );
+    expect(await call('fx__test_custom_header', 'eu', {})).toMatchObject({
+      ok: false,
+      error: { code: -32020, data: { reason: 'header_mismatch', mismatch: { header: 'Mcp-Param-Region' } } },
+    });
+    expect(await call('fx__test_custom_header', 'eu', { 'mcp-param-region': 'us' })).toMatchObject({
+      ok: false,
+      error: { code: -32020 },
+    });
+    expect(await call('fx__test_custom_header', 'eu', { 'mcp-param-region': 'eu' })).toMatchObject({
+      ok: true,
+    });
+    expect(await call('fx__test_simple_text', 'eu', {})).toMatchObject({ ok: true });
   });
 });

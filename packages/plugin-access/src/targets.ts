@@ -70,7 +70,7 @@ export function targetOf(ctx: RequestContext, gateway: PluginGateway): Target | 
     case 'resources/subscribe':
     case 'skills/get':
     case 'resources/directory/read':
-      return nonEmpty(uri) ? resourceTarget(uri, routedUpstream(ctx, uri, gateway), false) : undefined;
+      return nonEmpty(uri) ? resourceTarget(uri, routedUpstream(ctx, uri), false) : undefined;
     case 'tools/call':
       return nonEmpty(name) ? namedTarget(ctx, gateway, 'tool', name) : undefined;
     case 'prompts/get':
@@ -87,7 +87,8 @@ function completionTarget(ctx: RequestContext, gateway: PluginGateway, ref: unkn
   if (typeof ref !== 'object' || ref === null) return undefined;
   const { type, uri, name } = ref as Record<string, unknown>;
   if (type === 'ref/resource' && nonEmpty(uri)) {
-    return resourceTarget(uri, gateway.completionTarget(ref), true);
+    const routed = ctx.target?.kind === 'template' ? ctx.target.upstream : undefined;
+    return resourceTarget(uri, routed, true);
   }
   if (type === 'ref/prompt' && nonEmpty(name)) return namedTarget(ctx, gateway, 'prompt', name);
   return undefined;
@@ -104,11 +105,10 @@ function taskTarget(ctx: RequestContext): Target | undefined {
     : undefined;
 }
 
-/** The upstream a resource request goes to: as the gateway routed it on entry, else by asking it. */
-function routedUpstream(ctx: RequestContext, uri: string, gateway: PluginGateway): string | undefined {
+/** The upstream a resource request goes to, as the gateway routed it on entry (none: it exists nowhere). */
+function routedUpstream(ctx: RequestContext, uri: string): string | undefined {
   const routed = ctx.target;
-  if (routed?.kind === 'resource' && routed.exposed === uri) return routed.upstream;
-  return gateway.route(uri)?.upstream;
+  return routed?.kind === 'resource' && routed.exposed === uri ? routed.upstream : undefined;
 }
 
 function resourceTarget(uri: string, server: string | undefined, template: boolean): Target {
@@ -130,9 +130,10 @@ function namedTarget(
 }
 
 /**
- * The upstreams an exposed tool or prompt name leads to, worked out the way the gateway routes it: the
- * routed target; else the server a `<server>__` prefix names; else any unprefixed upstream (the
- * gateway refreshes those before it gives up on a name).
+ * The upstreams an exposed tool or prompt name leads to: the one the gateway routed it to as it entered
+ * (`ctx.target`); for a name it leads nowhere (unknown, or hidden from this endpoint), every upstream it
+ * could have been: the server a `<server>__` prefix names, else any unprefixed upstream — so that a
+ * name's decision never tells whether it exists.
  */
 function namedServers(
   ctx: RequestContext,
@@ -142,8 +143,6 @@ function namedServers(
 ): string[] {
   const routed = ctx.target;
   if (routed?.kind === kind && routed.exposed === exposed) return [routed.upstream];
-  const route = kind === 'tool' ? gateway.tool(exposed) : gateway.prompt(exposed);
-  if (route) return [route.upstream];
   const upstreams = gateway.upstreams();
   const split = splitExposedName(exposed);
   if (split && upstreams.includes(split.server) && gateway.prefixed(split.server)) return [split.server];

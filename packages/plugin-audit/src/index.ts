@@ -13,7 +13,6 @@ import { auditFile, auditOptions, type ResolvedAuditOptions } from './options.js
 import { PACKAGE } from './package-info.js';
 import { buildRecord } from './record.js';
 import { redact } from './redact.js';
-import { routedTarget } from './target.js';
 import { AuditWriter } from './writer.js';
 
 /** The shape of an event's line (a governance event another plugin emitted, e.g. `pin.approved`). */
@@ -56,7 +55,7 @@ export default definePlugin({
     });
     ctx.logger.debug('audit log open', { file: resolved.file, fsync: resolved.fsync });
     return {
-      request: auditMiddleware(resolved, writer, ctx.gateway, {
+      request: auditMiddleware(resolved, writer, {
         log: ctx.logger,
         failed: () => writeErrors.add(1),
       }),
@@ -91,13 +90,19 @@ function eventRecorder(
 function auditMiddleware(
   options: ResolvedAuditOptions,
   writer: AuditWriter,
-  gateway: PluginGateway,
   report: { log: Logger; failed: () => void },
 ): RequestMiddleware {
   const record = (ctx: RequestContext, outcome: Outcome, startedAt: number, durationMs: number) => {
     try {
-      const target = routedTarget(ctx, gateway);
-      const observation = { ctx, outcome, startedAt, durationMs, target, withArguments: options.arguments };
+      // Where the gateway routed it, resolved once as the request entered (a name found late included).
+      const observation = {
+        ctx,
+        outcome,
+        startedAt,
+        durationMs,
+        target: ctx.target,
+        withArguments: options.arguments,
+      };
       const entry = redact(buildRecord(observation), options.redact);
       return writer.append(`${JSON.stringify(entry)}\n`);
     } catch (error) {

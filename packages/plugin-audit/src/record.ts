@@ -107,7 +107,7 @@ export interface Observation {
   /** Epoch ms when the request reached the plugin. */
   startedAt: number;
   durationMs: number;
-  /** Where the gateway routed the request (`ctx.target`, or worked out after the fact). */
+  /** Where the gateway routed the request (`ctx.target`). */
   target: RequestTarget | undefined;
   /** Record tool and prompt `arguments` (the `arguments` option). */
   withArguments: boolean;

@@ -41,17 +41,27 @@ export function httpStatusOf(error: GatewayError): number {
   return (reason !== undefined && Object.hasOwn(STATUS, reason) ? STATUS[reason] : undefined) ?? 200;
 }
 
-/** Writes `error` as the HTTP answer: its status, and the JSON-RPC error response (id null unless given). */
+/**
+ * Writes `error` as the HTTP answer: its status (`status`, else the one its reason has), and the JSON-RPC
+ * error response (id null unless given). The one writer of every refusal on the HTTP listener.
+ */
 export function sendError(
   res: ServerResponse,
   error: GatewayError,
-  options: { id?: string | number | null; headers?: Record<string, string> } = {},
+  options: {
+    id?: string | number | null;
+    headers?: Record<string, string>;
+    status?: number;
+    /** Written but not ended: the caller ends the response (a 413 reads what the client still sends first). */
+    leaveOpen?: boolean;
+  } = {},
 ): void {
   const text = JSON.stringify(errorResponse(options.id ?? null, error));
-  res.writeHead(httpStatusOf(error), {
+  res.writeHead(options.status ?? httpStatusOf(error), {
     ...options.headers,
     'content-type': 'application/json',
     'content-length': Buffer.byteLength(text),
   });
-  res.end(text);
+  if (options.leaveOpen) res.write(text);
+  else res.end(text);
 }

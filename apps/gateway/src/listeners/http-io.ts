@@ -1,6 +1,5 @@
 import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { envelopeVersion, isLegacyVersion } from '@switchyard/core/listener';
 
 // Reading requests and writing plain JSON answers on node:http, for the HTTP listener.
 
@@ -57,13 +56,6 @@ export function initializeOf(body: unknown): { params?: unknown } | undefined {
   return messages.find(
     (m) => typeof m === 'object' && m !== null && (m as { method?: unknown }).method === 'initialize',
   );
-}
-
-/** A single message whose envelope (or header) claims a protocol version of the modern era. */
-export function claimsModernEra(body: unknown, headerVersion: string | undefined): boolean {
-  if (Array.isArray(body) || typeof body !== 'object' || body === null) return false;
-  const version = envelopeVersion((body as { params?: unknown }).params) ?? headerVersion;
-  return version !== undefined && !isLegacyVersion(version);
 }
 
 export function accepts(req: IncomingMessage, type: string): boolean {

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorResponse } from '@switchyard/core/listener';
 import { Drain } from './drain.js';
-import { httpStatusOf, sendError } from './http-errors.js';
+import { sendError } from './http-errors.js';
 import { countRefusal, DEFAULT_LIMITS, type Limits, type SessionClaim, SessionQuota } from './limits.js';
 import { Refusals } from './refusals.js';
 
@@ -31,14 +30,7 @@ const LINGER_MS = 1_000;
  */
 export function bodyTooLarge(req: IncomingMessage, res: ServerResponse, maxBytes: number): void {
   countRefusal('body_too_large', 'http');
-  const error = Refusals.bodyTooLarge(maxBytes);
-  const text = JSON.stringify(errorResponse(null, error));
-  res.writeHead(httpStatusOf(error), {
-    connection: 'close',
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-  });
-  res.write(text);
+  sendError(res, Refusals.bodyTooLarge(maxBytes), { headers: { connection: 'close' }, leaveOpen: true });
   const finish = () => {
     clearTimeout(timer);
     if (!res.writableEnded) res.end();

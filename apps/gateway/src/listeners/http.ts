@@ -13,18 +13,17 @@ import type { ListenerConfig } from '../config/load.js';
 import { advertisedUrl } from '../replicas/advertise.js';
 import { ReplicaSessions } from '../replicas/replica-sessions.js';
 import { initializeParams } from '../replicas/session-ids.js';
+import { classifyPost } from './classify.js';
 import { endpointAt } from './endpoint-path.js';
 import { sendError } from './http-errors.js';
 import {
   accepts,
   answerClientErrors,
   BodyTooLarge,
-  claimsModernEra,
   header,
   initializeOf,
   readBody,
   requestPath,
-  sendJson,
 } from './http-io.js';
 import {
   bodyTooLarge,
@@ -203,20 +202,24 @@ export async function startHttpListener(
     } catch (error) {
       return sendError(res, Refusals.parseError((error as Error).message));
     }
-    // Only the stateless 2026-07-28 endpoint answers modern claims itself; everything else (a session's
-    // request, a batch, an initialize opening one) reaches a session's SDK Server, whatever it claims.
-    const stateless = !sessionId && claimsModernEra(body, version);
-    const invalid = checkEnvelope(body, { sessionAnswersModern: !stateless });
-    if (invalid) return sendJson(res, 400, invalid);
-    if (drain.draining && carriesRequest(body)) return refuseDraining(res);
-    if (stateless) {
+    // The era, once: a POST without a session is classified from its body (and headers); a 2026-07-28
+    // message goes to the stateless endpoint, everything else (a session's request, a batch, the
+    // initialize opening a session) to a session.
+    const route = sessionId ? undefined : classifyPost(req, body);
+    if (route?.kind === 'refused')
+      return sendError(res, route.refusal.error, { id: idOf(body), status: route.refusal.status });
+    if (route?.kind === 'modern') {
+      if (drain.draining && carriesRequest(body)) return refuseDraining(res);
       // Modern requests are stateless: each is one request in flight, except a listen stream.
-      const isListen = (body as { method?: unknown }).method === 'subscriptions/listen';
+      const isListen = route.route.message.method === 'subscriptions/listen';
       if (replicas && (await replicas.forwardHeld(req, res, body, raw))) return;
       if (carriesRequest(body) && !isListen) res.once('close', drain.track());
-      await modernAt(endpoint).serve(identity, req, res, body);
+      await modernAt(endpoint).serve(identity, req, res, route.route);
       return;
     }
+    const invalid = checkEnvelope(body);
+    if (invalid) return sendError(res, invalid.error, { id: invalid.id, status: 400 });
+    if (drain.draining && carriesRequest(body)) return refuseDraining(res);
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return unsupported();
     const messages = body as JSONRPCMessage | JSONRPCMessage[];
     const acceptsSse = accepts(req, 'text/event-stream');
@@ -295,6 +298,12 @@ export async function startHttpListener(
       });
     },
   };
+}
+
+/** The id of a single request, for an answer to it (a batch or a notification has none). */
+function idOf(body: unknown): string | number | null {
+  const id = (body as { id?: unknown } | null)?.id;
+  return typeof id === 'string' || typeof id === 'number' ? id : null;
 }
 
 function sameGroups(a: Identity, b: Identity): boolean {

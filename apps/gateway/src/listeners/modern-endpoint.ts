@@ -1,35 +1,37 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toNodeHandler } from '@modelcontextprotocol/node';
-import { createMcpHandler, InMemoryServerEventBus, type ServerEvent } from '@modelcontextprotocol/server';
+import {
+  createMcpHandler,
+  type InboundModernRoute,
+  InMemoryServerEventBus,
+  type ServerEvent,
+} from '@modelcontextprotocol/server';
 import { type Gateway, type Identity, type Logger, openSession } from '@switchyard/core';
-import { errorResponse, ListenTracker, listenedUris, subjectTokenOf } from '@switchyard/core/listener';
+import {
+  answerModern,
+  errorResponse,
+  ListenTracker,
+  listenedUris,
+  modernRoute,
+  subjectTokenOf,
+} from '@switchyard/core/listener';
 import { refreshSubjectToken } from '../auth/authenticator.js';
 import { sendError } from './http-errors.js';
-import { sendJson } from './http-io.js';
-import { refuseParamHeaders } from './param-headers.js';
+import { ModernExchange } from './modern-exchange.js';
 import { Refusals } from './refusals.js';
 
 /**
  * Modern-era (2026-07-28) requests to one endpoint (the root, or a virtual server) are stateless: the
- * SDK's handler serves them, one Server instance per request, and serves subscriptions/listen streams
- * from its event bus (one per endpoint: a virtual server's streams hear only about what it exposes). One gateway session per client
- * identity stands for all of that client's modern requests (so plugins see who is calling); what the
- * gateway tells those sessions (updates, list changes) goes onto the one bus, which delivers each event
- * to the listen streams whose filter asks for it.
+ * gateway answers each itself (`answerModern`), and the SDK's handler serves subscriptions/listen streams
+ * from its event bus (one per endpoint: a virtual server's streams hear only about what it exposes). One
+ * gateway session per client identity stands for all of that client's modern requests (so plugins see who
+ * is calling); what the gateway tells those sessions (updates, list changes) goes onto the one bus, which
+ * delivers each event to the listen streams whose filter asks for it.
  */
 export class ModernEndpoint {
   readonly #bus = new InMemoryServerEventBus();
-  readonly #clients = new Map<
-    string,
-    {
-      identity: Identity;
-      session: ReturnType<typeof openSession>;
-      listens: ListenTracker;
-      handler: ReturnType<typeof createMcpHandler>;
-      serve: ReturnType<typeof toNodeHandler>;
-    }
-  >();
+  readonly #clients = new Map<string, ModernClient>();
   /** Events published in the current turn: several identities' sessions relay the same upstream event. */
   readonly #published = new Set<string>();
   readonly #gateway: Gateway;
@@ -43,40 +45,64 @@ export class ModernEndpoint {
     this.#endpoint = endpoint;
   }
 
-  async serve(identity: Identity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const message = body as { method?: unknown; id?: unknown; params?: unknown };
-    const id = message.id as string | number | undefined;
-    if (id !== undefined && typeof message.method === 'string' && !this.#answers(message.method)) {
-      return sendError(res, Refusals.methodNotFound(message.method), { id });
-    }
-    if (message.method === 'tools/call') {
-      const refused = refuseParamHeaders(this.#gateway, req, message);
-      if (refused) {
-        this.#log.debug('modern request refused', { error: refused.message });
-        return sendError(res, refused, { id });
-      }
-    }
+  /**
+   * Serves one classified 2026-07-28 message (`classifyPost`): a request the gateway answers is answered
+   * here without an SDK `Server` (`answerModern`, written by `ModernExchange`); a listen stream is the SDK
+   * handler's (its event bus and stream framing); a notification is accepted (202); an unknown method is
+   * HTTP 404 with -32601.
+   */
+  async serve(
+    identity: Identity,
+    req: IncomingMessage,
+    res: ServerResponse,
+    route: InboundModernRoute,
+  ): Promise<void> {
+    if (route.messageKind === 'notification') return void res.writeHead(202).end();
+    const message = route.message as {
+      id: string | number;
+      method: string;
+      params?: Record<string, unknown>;
+    };
+    const where = modernRoute(this.#gateway, message.method);
+    if (where === 'unknown')
+      return sendError(res, Refusals.methodNotFound(message.method), { id: message.id });
     const client = this.#client(identity);
-    if (message.method === 'subscriptions/listen') {
-      // Hold the upstream subscriptions this stream asks for, until the client closes it; a URI this
-      // client may not follow refuses the whole stream.
-      const key = randomUUID();
-      const refused = await client.listens.hold(key, listenedUris(body));
-      if (refused) return sendJson(res, 200, errorResponse(message.id, refused));
-      if (res.destroyed || req.socket.destroyed) {
-        client.listens.release(key);
-        return;
-      }
-      res.once('close', () => client.listens.release(key));
+    if (where === 'listen') return this.#listen(client, req, res, message);
+    const controller = new AbortController();
+    res.once('close', () => {
+      if (!res.writableFinished) controller.abort(new Error('the client closed the request'));
+    });
+    const exchange = new ModernExchange(res);
+    const response = await answerModern(this.#gateway, client.session.sink, message, {
+      signal: controller.signal,
+      notify: (method, params) => exchange.notify(method, params),
+      header: (name) => headerOf(req, name),
+    });
+    exchange.finish(response);
+  }
+
+  /**
+   * Holds the upstream subscriptions a listen stream asks for until the client closes it (a URI this client
+   * may not follow refuses the whole stream), and leaves the stream to the SDK's handler.
+   */
+  async #listen(
+    client: ModernClient,
+    req: IncomingMessage,
+    res: ServerResponse,
+    message: { id: string | number; params?: unknown },
+  ) {
+    const key = randomUUID();
+    const refused = await client.listens.hold(key, listenedUris(message));
+    if (refused) return new ModernExchange(res).finish(errorResponse(message.id, refused));
+    if (res.destroyed || req.socket.destroyed) {
+      client.listens.release(key);
+      return;
     }
-    await client.serve(req, res, body);
+    res.once('close', () => client.listens.release(key));
+    await client.serve(req, res, message);
   }
 
-  #answers(method: string): boolean {
-    return MODERN_SDK_METHODS.has(method) || this.#gateway.answers(method);
-  }
-
-  #client(identity: Identity) {
+  #client(identity: Identity): ModernClient {
     // An OAuth client's groups come from its token: one with other groups (or a static client of the
     // same name) is served by another session.
     const kind = subjectTokenOf(identity) === undefined ? 'static' : 'oauth';
@@ -144,5 +170,17 @@ function busEvent(method: string, params: Record<string, unknown>): ServerEvent 
   }
 }
 
-/** What the SDK's modern handler answers itself (everything else the gateway answers, or nobody does). */
-const MODERN_SDK_METHODS = new Set(['server/discover', 'subscriptions/listen']);
+/** One client identity's modern requests: its gateway session, its listen streams, the SDK handler serving them. */
+interface ModernClient {
+  identity: Identity;
+  session: ReturnType<typeof openSession>;
+  listens: ListenTracker;
+  handler: ReturnType<typeof createMcpHandler>;
+  serve: ReturnType<typeof toNodeHandler>;
+}
+
+/** One request header (node lower-cases names and joins repeated ones), undefined when absent. */
+function headerOf(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name.toLowerCase()];
+  return Array.isArray(value) ? value.join(', ') : value;
+}

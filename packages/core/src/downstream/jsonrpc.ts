@@ -1,7 +1,6 @@
 import { isJSONRPCRequest, type StandardSchemaV1Sync, specTypeSchemas } from '@modelcontextprotocol/server';
 import { ErrorCode, GatewayError } from '../errors.js';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '../json-depth.js';
-import { envelopeVersion, isLegacyVersion } from './era.js';
 
 /** A JSON-RPC error response for input that never reached a handler (or was refused before one). */
 export interface JsonRpcErrorResponse {
@@ -19,27 +18,24 @@ export function errorResponse(id: unknown, error: GatewayError): JsonRpcErrorRes
   };
 }
 
-export interface EnvelopeCheckOptions {
-  /**
-   * Whether the session's SDK Server also answers `initialize` and `logging/setLevel` that claim the
-   * 2026-07-28 era (a WebSocket or stdio session does; on HTTP the modern endpoint answers them 404).
-   */
-  sessionAnswersModern?: boolean;
+/** A message refused before anything answers it: the id to answer, and why (HTTP 400 where there is a status). */
+export interface InvalidMessage {
+  readonly id: string | number | null;
+  readonly error: GatewayError;
 }
 
 /**
- * Checks the JSON-RPC 2.0 envelope of one parsed message (or a batch) before it reaches the SDK, so
- * malformed input gets -32600 with the request's id instead of being dropped or mislabelled.
- * Returns undefined when the message is well-formed.
+ * Checks the JSON-RPC 2.0 envelope of one parsed message (or a batch) of the legacy era (a session's
+ * message: its era was decided before, by the listener) before it reaches the SDK, so malformed input gets
+ * -32600 (or -32602 for a request the SDK would not recognise, and for `initialize` and `logging/setLevel`,
+ * which the SDK answers, params that do not fit their schema) with the request's id instead of being
+ * dropped or mislabelled. Undefined when the message is well-formed.
  */
-export function checkEnvelope(
-  message: unknown,
-  options: EnvelopeCheckOptions = {},
-): JsonRpcErrorResponse | undefined {
+export function checkEnvelope(message: unknown): InvalidMessage | undefined {
   if (Array.isArray(message)) {
     if (message.length === 0) return invalidRequest(null, 'an empty batch is not a valid request');
     for (const item of message) {
-      const error = checkEnvelope(item, options);
+      const error = checkEnvelope(item);
       if (error) return error;
     }
     return undefined;
@@ -60,11 +56,7 @@ export function checkEnvelope(
     // A request the SDK cannot recognize would be dropped by it, leaving the client waiting forever.
     if ('id' in m && !isJSONRPCRequest(m)) return invalidParams(id, requestShapeProblem(m.params));
     const schema = SDK_ANSWERED.get(m.method as string);
-    // On the modern HTTP wire these methods do not exist: the era's own answer (404, -32601) is the right
-    // one. A WebSocket or stdio session's SDK Server answers them whatever the claim, and reports their
-    // bad params as -32603 internal errors: there they are checked in either era.
-    const answered = options.sessionAnswersModern === true || !claimsModernEra(m.params);
-    if (schema && 'id' in m && answered) {
+    if (schema && 'id' in m) {
       const checked = schema['~standard'].validate(m);
       if (checked.issues) return invalidParams(id, `${m.method}: ${firstIssue(checked.issues)}`);
     }
@@ -99,12 +91,6 @@ const SDK_ANSWERED: ReadonlyMap<string, StandardSchemaV1Sync<unknown>> = new Map
 
 type Issue = { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] | undefined };
 
-/** Whether a request's envelope names a modern (2026-07-28+) protocol revision. */
-function claimsModernEra(params: unknown): boolean {
-  const version = envelopeVersion(params);
-  return version !== undefined && !isLegacyVersion(version);
-}
-
 function firstIssue(issues: readonly Issue[]): string {
   const issue = issues[0];
   if (!issue) return 'the request does not match the MCP schema';
@@ -127,20 +113,12 @@ function requestShapeProblem(params: unknown): string {
   return 'the request does not match the MCP request schema';
 }
 
-function invalidParams(id: string | number | null, detail: string): JsonRpcErrorResponse {
-  return {
-    jsonrpc: '2.0',
-    id,
-    error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${detail}` },
-  };
+function invalidParams(id: string | number | null, detail: string): InvalidMessage {
+  return { id, error: new GatewayError(ErrorCode.InvalidParams, `Invalid params: ${detail}`) };
 }
 
-function invalidRequest(id: string | number | null, detail: string): JsonRpcErrorResponse {
-  return {
-    jsonrpc: '2.0',
-    id,
-    error: { code: ErrorCode.InvalidRequest, message: `Invalid request: ${detail}` },
-  };
+function invalidRequest(id: string | number | null, detail: string): InvalidMessage {
+  return { id, error: new GatewayError(ErrorCode.InvalidRequest, `Invalid request: ${detail}`) };
 }
 
 /**
@@ -171,7 +149,7 @@ export function decodeFrame(
   } catch (error) {
     return { error: parseError((error as Error).message) };
   }
-  const invalid = checkEnvelope(message, { sessionAnswersModern: true });
-  if (invalid) return { error: invalid };
+  const invalid = checkEnvelope(message);
+  if (invalid) return { error: errorResponse(invalid.id, invalid.error) };
   return { messages: Array.isArray(message) ? message : [message] };
 }

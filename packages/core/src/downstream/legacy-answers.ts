@@ -1,12 +1,12 @@
 import type { JSONRPCMessage, MessageExtraInfo, Server } from '@modelcontextprotocol/server';
-import type { RequestContext, SessionSink } from '../context.js';
+import type { SessionSink } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { Outcome } from '../middleware.js';
 import { isLegacyVersion, resultForEra } from './era.js';
 import { errorResponse } from './jsonrpc.js';
 import { legacyClient } from './legacy-client.js';
-import { progressSender } from './progress.js';
+import { requestContext } from './request-context.js';
 import type { ResumableStream, ResumableStreamInfo } from './resumable-stream.js';
 import type { InboundTaker } from './routed-transport.js';
 import type { LogLevelHolder } from './server-adapter.js';
@@ -90,22 +90,17 @@ export class LegacyAnswers implements InboundTaker {
     const controller = new AbortController();
     this.#inFlight ??= new Map();
     this.#inFlight.set(id, controller);
-    const params = request.params ?? {};
-    const meta = params._meta as { progressToken?: unknown } | undefined;
     const notifyRelated = (m: string, p: Record<string, unknown>) =>
       server.notification({ method: m, params: p } as never, { relatedRequestId: id });
-    const context: RequestContext = {
+    const context = requestContext({
       method,
-      params,
+      params: request.params ?? {},
       session: this.#sink,
-      identity: this.#sink.identity,
       signal: controller.signal,
-      onProgress: progressSender(meta?.progressToken, notifyRelated),
       notifyRelated,
       resumableStream,
-      state: new Map(),
       client: legacyClient(server, id, this.#logging.level),
-    };
+    });
     let outcome: Outcome;
     try {
       outcome = await this.#gateway.handle(context);

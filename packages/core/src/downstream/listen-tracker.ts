@@ -2,6 +2,7 @@ import type { SessionSink } from '../context.js';
 import type { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { Logger } from '../logger.js';
+import { requestContext } from './request-context.js';
 
 type ListenId = string | number;
 
@@ -110,15 +111,15 @@ export class ListenTracker {
     uri: string,
   ): Promise<GatewayError | undefined> {
     return this.#gateway
-      .handle({
-        method,
-        params: { uri },
-        session: this.#sink,
-        identity: this.#sink.identity,
-        signal: new AbortController().signal,
-        notifyRelated: async () => {},
-        state: new Map(),
-      })
+      .handle(
+        requestContext({
+          method,
+          params: { uri },
+          session: this.#sink,
+          signal: new AbortController().signal,
+          notifyRelated: async () => {},
+        }),
+      )
       .then((outcome) => {
         if (outcome.ok) return undefined;
         this.#log.warn('listen subscription failed', { uri, method, error: outcome.error.message });

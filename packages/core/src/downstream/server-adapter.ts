@@ -4,13 +4,13 @@ import {
   Server,
   type ServerContext,
 } from '@modelcontextprotocol/server';
-import type { DownstreamClient, RequestContext, SessionSink } from '../context.js';
+import type { DownstreamClient, SessionSink } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { anyObject } from '../payload.js';
 import { CORE_VERSION } from '../version.js';
 import { isLegacyVersion, resultForEra } from './era.js';
 import { legacyClient } from './legacy-client.js';
-import { progressSender } from './progress.js';
+import { requestContext } from './request-context.js';
 import { serverOptions } from './server-options.js';
 
 export const SERVER_INFO = { name: 'switchyard', version: CORE_VERSION } as const;
@@ -54,17 +54,14 @@ export function buildServer(
     const notifyRelated = (m: string, p: Record<string, unknown>) =>
       ctx.mcpReq.notify({ method: m, params: p } as never);
     const era = isLegacyVersion(server.getNegotiatedProtocolVersion()) ? 'legacy' : 'modern';
-    const context: RequestContext = {
+    const context = requestContext({
       method: request.method,
       params: (request.params ?? {}) as Record<string, unknown>,
       session: sink,
-      identity: sink.identity,
       signal: ctx.mcpReq.signal,
-      onProgress: progressSender(ctx.mcpReq._meta?.progressToken, notifyRelated),
       notifyRelated,
-      state: new Map(),
       client: downstreamClient(server, ctx, era === 'legacy', logging.level),
-    };
+    });
     const outcome = await gateway.handle(context);
     if (!outcome.ok) throw outcome.error;
     return resultForEra(outcome.result, era) as never;

@@ -36,6 +36,20 @@ export class Dispatcher {
     return this.#features.get(ctx.method)?.target?.(ctx);
   }
 
+  /** Whether a request `target` did not place may still be placed by looking (see `Feature.locate`). */
+  locates(ctx: RequestContext): boolean {
+    return this.#features.get(ctx.method)?.locate !== undefined;
+  }
+
+  /** Where a request `target` did not place goes, after looking; undefined: nowhere. */
+  async locate(ctx: RequestContext): Promise<RequestTarget | undefined> {
+    try {
+      return await this.#features.get(ctx.method)?.locate?.(ctx);
+    } catch {
+      return undefined;
+    }
+  }
+
   async dispatch(ctx: RequestContext): Promise<Outcome> {
     const handler = this.#handlers.get(ctx.method);
     if (!handler) {

@@ -1,6 +1,7 @@
 import type { RequestContext, RequestTarget } from '../context.js';
 import type { ListKind, MergedListing } from '../listing/merged.js';
 import type { NamedCatalog } from '../routing/named-catalog.js';
+import { unknownNamed } from '../routing/named-catalog.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import type { UpstreamPool } from '../upstream/pool.js';
 import type { Feature } from './feature.js';
@@ -52,20 +53,24 @@ export function namedFeature(deps: NamedFeatureDeps, spec: NamedFeatureSpec): Fe
       [spec.use]: async (ctx) => {
         const exposed = requireName(ctx.params, spec.noun);
         checkArguments(ctx.params, spec.noun);
-        // Resolved once, as the request entered (`ctx.target`); a name indexed only now (the upstream
-        // added it unannounced) is located here and routed all the same.
+        // Resolved once, as the request entered (`ctx.target`, a name the upstream added unannounced
+        // included: `locate`); without one the name exists nowhere.
         const routed = ctx.target;
-        const found =
-          routed?.kind === spec.noun && routed.exposed === exposed && routed.name !== undefined
-            ? { upstream: routed.upstream, name: routed.name }
-            : await catalog.locate(exposed);
-        ctx.target ??= { kind: spec.noun, upstream: found.upstream, name: found.name, exposed };
-        const upstream = pool.require(found.upstream);
-        const result = await call(ctx, upstream, { ...ctx.params, name: found.name });
+        if (routed?.kind !== spec.noun || routed.exposed !== exposed || routed.name === undefined) {
+          throw unknownNamed(catalog.kind, exposed);
+        }
+        const upstream = pool.require(routed.upstream);
+        const result = await call(ctx, upstream, { ...ctx.params, name: routed.name });
         return spec.expose(upstream, result);
       },
     },
     target: (ctx) => (ctx.method === spec.use ? target(ctx.params.name) : undefined),
+    locate: async (ctx) => {
+      const exposed = ctx.method === spec.use ? ctx.params.name : undefined;
+      if (typeof exposed !== 'string') return undefined;
+      const found = await catalog.locate(exposed);
+      return { kind: spec.noun, upstream: found.upstream, name: found.name, exposed };
+    },
   };
 }
 

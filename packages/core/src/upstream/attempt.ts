@@ -6,10 +6,11 @@ import { createUpstreamTransport } from '../transports/upstream/create.js';
 import type { CredentialSource } from './auth/upstream-auth.js';
 import { CallCorrelation } from './correlation.js';
 import { errorText } from './errors.js';
-import { guardInbound } from './inbound-guard.js';
+import { inboundGuard } from './inbound-guard.js';
+import { LayeredTransport } from './layered-transport.js';
 import type { UpstreamLimits } from './limits.js';
 import { pipeLines } from './stderr.js';
-import { acceptTaskResults } from './task-results.js';
+import { TASK_RESULTS_LAYER } from './task-results.js';
 import { createUpstreamClient } from './upstream-client.js';
 
 /** The parts of one attempt to connect to an upstream. */
@@ -51,11 +52,14 @@ export function prepareAttempt(
     config.transport.kind,
   );
   client.onerror = (error) => log.debug('transport error', { error: error.message });
-  const guarded = guardInbound(transport, {
+  const guard = inboundGuard(transport, {
     upstream: config.name,
     log,
     maxResultBytes: () => limits.maxResultBytes,
     maxJsonDepth: () => upstreamJsonDepth(limits.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH),
   });
-  return { client, correlation, transport: correlation.wrap(acceptTaskResults(guarded)) };
+  // One object between the SDK client and the transport: the guard nearest the transport, the
+  // correlation nearest the client.
+  const layered = new LayeredTransport(transport, [guard, TASK_RESULTS_LAYER, correlation.layer(transport)]);
+  return { client, correlation, transport: layered };
 }

@@ -1,8 +1,8 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
 import type { Identity } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
+import type { TransportLayer } from './layered-transport.js';
 import type { RequestOrigin } from './origin.js';
-import { hookTransport } from './transport-hook.js';
 
 type RequestId = string | number;
 
@@ -36,10 +36,11 @@ export class CallCorrelation {
   }
 
   /**
-   * Wraps the upstream transport: outgoing requests are noted with the origin `send()` was called for,
-   * responses forget them. Everything else reaches the transport untouched.
+   * The layer over the upstream transport: outgoing requests are noted with the origin `send()` was called
+   * for, responses forget them. `transport` is the transport itself (what it can tell and do beyond
+   * `Transport`: relate an upstream request to ours, poll a request's stream).
    */
-  wrap(transport: Transport): Transport {
+  layer(transport: Transport): TransportLayer {
     this.#relating =
       typeof (transport as Partial<RelatingTransport>).relatedRequestOf === 'function'
         ? (transport as unknown as RelatingTransport)
@@ -49,16 +50,16 @@ export class CallCorrelation {
     if ((transport as Partial<ResumingTransport>).resumesStreams === true)
       (transport as unknown as ResumingTransport).onpoll = (id, retryMs, resumeNow) =>
         this.#byId.get(id)?.context?.resumableStream?.close(retryMs, resumeNow);
-    const send: Transport['send'] = (message, options) => {
+    const send: TransportLayer['send'] = (message, options, next) => {
       const id = requestId(message);
       if (id !== undefined && this.#next) this.#byId.set(id, this.#next);
-      return transport.send(message, options);
+      return next(message, options);
     };
     // The SDK dispatches notifications a microtask later but responses at once: a response right behind
     // a progress notification would retire the request (and its progress handler) before the progress is
     // seen. Such a response waits a turn.
     let notified = false;
-    return hookTransport(transport, {
+    return {
       send,
       receive: (message, extra, deliver) => {
         const answered = responseId(message);
@@ -76,7 +77,7 @@ export class CallCorrelation {
         if (notified) setImmediate(() => deliver(message, extra));
         else deliver(message, extra);
       },
-    });
+    };
   }
 
   /**

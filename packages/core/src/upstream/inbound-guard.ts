@@ -5,8 +5,8 @@ import type { Logger } from '../logger.js';
 import { isRecord, isRequestId } from '../payload.js';
 import { preview, RateLimitedLog } from '../rate-limited-log.js';
 import type { FaultReporting, InboundFaults } from '../transports/upstream/faults.js';
+import { LayeredTransport, type TransportLayer } from './layered-transport.js';
 import { checkNotification } from './notification-shapes.js';
-import { hookTransport } from './transport-hook.js';
 
 type RequestId = string | number;
 
@@ -47,14 +47,15 @@ const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
  *   through until the stack overflows) fails its request with `upstream_invalid_result`, or is dropped.
  * Each drop is logged, rate-limited.
  */
-export function guardInbound(transport: Transport, options: InboundGuardOptions): Transport {
+export function inboundGuard(transport: Transport, options: InboundGuardOptions): TransportLayer {
   const { upstream } = options;
   const sent = new Map<RequestId, Sent>();
   const noise = new RateLimitedLog(options.log);
   let toldResultType = false;
   // The answer for a request the transport could not deliver, handed to the client like any other.
+  let receive: ((message: JSONRPCMessage) => void) | undefined;
   const fail = (id: RequestId, error: GatewayError): void => {
-    guarded.onmessage?.({ jsonrpc: '2.0', id, error: error.toJSON() } as JSONRPCMessage);
+    receive?.({ jsonrpc: '2.0', id, error: error.toJSON() } as JSONRPCMessage);
   };
   const faults: InboundFaults = {
     oversized(id, bytes, hasMethod = false) {
@@ -79,14 +80,14 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
   };
   (transport as Transport & FaultReporting).faults = faults;
 
-  const send: Transport['send'] = (message, sendOptions) => {
+  const send: TransportLayer['send'] = (message, sendOptions, next) => {
     const m = message as { method?: unknown; id?: unknown; params?: Record<string, unknown> };
     if (typeof m.method === 'string') {
       if (isRequestId(m.id)) remember(sent, m.id, { method: m.method, modern: isModern(m.method, m.params) });
       else if (m.method === 'notifications/cancelled' && isRequestId(m.params?.requestId))
         sent.delete(m.params.requestId);
     }
-    return transport.send(message, sendOptions);
+    return next(message, sendOptions);
   };
 
   const check = (message: unknown): JSONRPCMessage | undefined => {
@@ -174,14 +175,21 @@ export function guardInbound(transport: Transport, options: InboundGuardOptions)
     return { jsonrpc: '2.0', id, error: error.toJSON() } as JSONRPCMessage;
   };
 
-  const guarded = hookTransport(transport, {
+  return {
     send,
     receive: (message, extra, deliver) => {
       const checked = check(message);
       if (checked !== undefined) deliver(checked, extra);
     },
-  });
-  return guarded;
+    attach: (inject) => {
+      receive = inject;
+    },
+  };
+}
+
+/** `transport` behind the inbound guard alone (the connection layers more over it: `attempt.ts`). */
+export function guardInbound(transport: Transport, options: InboundGuardOptions): Transport {
+  return new LayeredTransport(transport, [inboundGuard(transport, options)]);
 }
 
 function remember(sent: Map<RequestId, Sent>, id: RequestId, request: Sent): void {

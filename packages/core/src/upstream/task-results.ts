@@ -1,6 +1,6 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/client';
+import { LayeredTransport, type TransportLayer } from './layered-transport.js';
 import { withoutEnvelope } from './pass-through.js';
-import { hookTransport } from './transport-hook.js';
 
 /** Where a task handle travels through the SDK client (a key no result of the spec uses). */
 const TASK_MARKER = 'switchyard/taskResult';
@@ -11,10 +11,13 @@ const TASK_MARKER = 'switchyard/taskResult';
  * upstream as broken). Inbound results of that type are handed to the client as complete ones that carry
  * the original; {@link restoreTaskResult} gives it back. Everything else passes untouched.
  */
+export const TASK_RESULTS_LAYER: TransportLayer = {
+  receive: (message, extra, deliver) => deliver(disguised(message), extra),
+};
+
+/** `transport` with {@link TASK_RESULTS_LAYER} alone (an upstream connection layers more: `attempt.ts`). */
 export function acceptTaskResults(transport: Transport): Transport {
-  return hookTransport(transport, {
-    receive: (message, extra, deliver) => deliver(disguised(message), extra),
-  });
+  return new LayeredTransport(transport, [TASK_RESULTS_LAYER]);
 }
 
 function disguised(message: JSONRPCMessage): JSONRPCMessage {

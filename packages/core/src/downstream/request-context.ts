@@ -1,0 +1,38 @@
+import type { DownstreamClient, RequestContext, SessionSink } from '../context.js';
+import { progressSender } from './progress.js';
+import type { ResumableStream } from './resumable-stream.js';
+
+/** What every wire knows of one inbound request once it has been classified. */
+export interface InboundRequest {
+  readonly method: string;
+  readonly params: Record<string, unknown>;
+  readonly session: SessionSink;
+  readonly signal: AbortSignal;
+  /** Notifications tied to this request (progress, log messages): on HTTP, on the request's own stream. */
+  readonly notifyRelated: RequestContext['notifyRelated'];
+  /** The client as this request sees it (era, capabilities, how to ask it things); none: the gateway's own. */
+  readonly client?: DownstreamClient;
+  readonly resumableStream?: ResumableStream;
+}
+
+/**
+ * The one way a `RequestContext` is made: a legacy session's request (`LegacyAnswers`), a 2026-07-28
+ * request (`answerModern`), a request the SDK's `Server` hands on (stdio and WebSocket sessions), and the
+ * gateway's own (a listen stream's subscriptions). Progress goes to the client only when it asked with a
+ * `progressToken`.
+ */
+export function requestContext(request: InboundRequest): RequestContext {
+  const meta = request.params._meta as { progressToken?: unknown } | undefined;
+  return {
+    method: request.method,
+    params: request.params,
+    session: request.session,
+    identity: request.session.identity,
+    signal: request.signal,
+    onProgress: progressSender(meta?.progressToken, request.notifyRelated),
+    notifyRelated: request.notifyRelated,
+    ...(request.resumableStream === undefined ? {} : { resumableStream: request.resumableStream }),
+    state: new Map(),
+    ...(request.client === undefined ? {} : { client: request.client }),
+  };
+}
