@@ -5,7 +5,8 @@ import { isRecord } from './payload.js';
  * the part of JSON-RPC's server range that MCP 2026-07-28 leaves to implementations: -32020..-32099 are
  * the specification's (-32020..-32022 so far), and -32002 (resource not found) and -32042 (URL elicitation
  * required) keep the meanings earlier revisions gave them. -32001 is skipped too: the SDKs use it (request
- * timeout, "session not found"). Clients act on `data.reason`; docs/operations.md has the table.
+ * timeout, "session not found"). Plugins register their own codes and reasons (`defineErrorReasons`:
+ * -32010..-32015 are the first-party plugins'). Clients act on `data.reason`; docs/operations.md has the table.
  */
 export const ErrorCode = {
   ParseError: -32700,
@@ -28,18 +29,6 @@ export const ErrorCode = {
   ResultTooLarge: -32008,
   /** An upstream failed one request outside JSON-RPC (an HTTP error page instead of an answer). */
   UpstreamError: -32009,
-  /** (secrets plugin) A credential in a request's arguments, or in an answer when the plugin blocks them. */
-  SecretDetected: -32010,
-  /** (secrets plugin) Arguments or an answer too large or too deeply nested to be scanned for credentials. */
-  Unscannable: -32011,
-  /** (pin plugin) A tool or prompt whose definition is new or differs from its pin, until an admin approves it. */
-  ToolNotApproved: -32012,
-  /** (approve plugin) The call's approver said no. */
-  ApprovalDenied: -32013,
-  /** (approve plugin) Nobody answered the call's approval within `timeoutMs`. */
-  ApprovalTimeout: -32014,
-  /** (approve plugin) The call needs the caller's approval, and the caller cannot be asked (no elicitation). */
-  ApprovalRequired: -32015,
   /**
    * A personal upstream (`auth.user`, DESIGN §14) needs the caller's own authorization first: `data.url` is
    * where the person connects. Clients that declare URL-mode elicitation get -32042 instead.
@@ -89,18 +78,6 @@ export const CORE_ERROR_REASONS = [
   'result_too_large',
   // The shared store did not answer and the config says to refuse what needs it (DESIGN §12).
   'store_unavailable',
-  // The secrets plugin found a credential (`data.rules` names its rules, never the credential).
-  'secret_detected',
-  // The secrets plugin could not scan all of it (`data.limit`): refused rather than passed unscanned.
-  'unscannable',
-  // The pin plugin quarantines the tool or prompt: new, or its definition differs from the lock file.
-  'tool_not_approved',
-  // The approve plugin held the call and its approver declined it.
-  'approval_denied',
-  // The approve plugin held the call and no approval came within its `timeoutMs`.
-  'approval_timeout',
-  // The approve plugin needs the caller's approval and the caller cannot be asked (no elicitation).
-  'approval_required',
   // A personal upstream (`auth.user`) needs the caller to connect their account first (`data.url`).
   'authorization_required',
   // A personal upstream cannot be used by a shared identity (an anonymous network caller): one person's
