@@ -9,10 +9,13 @@ import pin from '@switchyard/plugin-pin';
 import rateLimit from '@switchyard/plugin-rate-limit';
 import secrets from '@switchyard/plugin-secrets';
 import { describe, expect, it } from 'vitest';
+import { httpStatusOf } from '../src/listeners/http-errors.js';
+import { GatewayReasons } from '../src/reasons.js';
 
 // docs/operations.md keeps one table of every code and reason the gateway sends (DESIGN §9): each
-// ErrorCode number, each reason core declares and each reason the first-party plugins register must be
-// there, a registered reason on a row with its own code, so a new one cannot ship undocumented.
+// ErrorCode number, each reason core declares and each reason the first-party plugins and the app's
+// listeners register must be there, a registered reason on a row with its own code, so a new one cannot
+// ship undocumented.
 
 const FIRST_PARTY = [access, approve, audit, cache, pin, rateLimit, secrets];
 
@@ -49,9 +52,10 @@ describe('the error table in docs/operations.md', () => {
     }
   });
 
-  it('has each reason the first-party plugins register on a row with its code', () => {
+  it('has each reason the first-party plugins and the listeners register on a row with its code', () => {
     const registered = firstPartyReasons();
     const owners = new Set(registered.map((r) => r.owner));
+    expect(owners.has('switchyard'), "the app registers its listeners' reasons").toBe(true);
     for (const plugin of ['secrets', 'pin', 'approve']) {
       expect(owners.has(`@switchyard/plugin-${plugin}`), `plugin-${plugin} registers its reasons`).toBe(true);
     }
@@ -59,6 +63,16 @@ describe('the error table in docs/operations.md', () => {
       const row = rows.find((r) => (r[2] ?? '').includes(`\`${reason}\``));
       expect(row, `${owner}'s "${reason}" has a row`).toBeDefined();
       expect(row?.[1], `${owner}'s "${reason}" on a row with its code ${code}`).toContain(String(code));
+    }
+  });
+
+  it('has the status the HTTP listener answers each of its registered refusals with', () => {
+    for (const entry of Object.values(GatewayReasons)) {
+      const row = rows.find((r) => (r[2] ?? '').includes(`\`${entry.reason}\``));
+      expect(httpStatusOf(entry.error('refused')), `${entry.reason}'s status`).toBe(entry.httpStatus);
+      expect(row?.slice(1, 4).join(' '), `${entry.reason}'s row names HTTP ${entry.httpStatus}`).toContain(
+        String(entry.httpStatus),
+      );
     }
   });
 });

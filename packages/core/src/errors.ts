@@ -84,39 +84,17 @@ export const CORE_ERROR_REASONS = [
   // token would serve everyone who shares it.
   'identity_required',
   'internal',
-  // Refused by a listener before any session or server saw the request (DESIGN §10 for the limits):
-  'too_many_sessions',
-  'body_too_large',
-  // A message nested deeper than `limits.maxJsonDepth` (HTTP 400, -32600).
+  // Refusals a listener shares with core (the gateway app registers the listeners' own: apps/gateway/src/reasons.ts).
+  // A message nested deeper than `limits.maxJsonDepth` (HTTP 400, -32600): core's frame and envelope checks.
   'too_deep',
+  // Too much in flight: a session's concurrent requests (listeners), calls waiting for approval (approve plugin).
   'busy',
-  'shutting_down',
+  // Not an endpoint the gateway serves (an HTTP path, a virtual server that is gone).
   'not_found',
-  // The HTTP request itself could not be parsed (headers over 16 KiB, a malformed line): 400, 408 or 431.
-  'malformed_http',
-  'method_not_allowed',
-  'not_acceptable',
-  'parse_error',
-  'unsupported_protocol_version',
-  'session_required',
+  // An HTTP session unknown or expired: -32001, the SDKs' code for it, which is not the app's to register.
   'session_not_found',
-  'initialize_required',
-  'stream_conflict',
-  'invalid_last_event_id',
-  // A replica forwarded a session's request to the replica serving it, which failed mid-request.
-  'replica_failed',
-  // The session is being taken over by another replica (its owner died): retry.
-  'session_moving',
-  // 2026-07-28 HTTP: a method this revision does not have (HTTP 404, -32601).
-  'method_not_found',
-  // 2026-07-28 HTTP: `Mcp-Param-*` headers that disagree with the body (SEP-2243; HTTP 400, -32020).
+  // 2026-07-28 HTTP: `Mcp-Param-*` headers that disagree with the body (SEP-2243; HTTP 400, -32020, the spec's code).
   'header_mismatch',
-  // Authentication (HTTP 401, 403, 503 before any JSON-RPC):
-  'missing_token',
-  'invalid_token',
-  'unauthorized',
-  'insufficient_scope',
-  'issuer_unavailable',
 ] as const;
 
 /** A reason core itself raises or reads (see `CORE_ERROR_REASONS`). */

@@ -147,5 +147,7 @@ describe('an in-house plugin with a reason of its own (test/support/quota-plugin
     // Typed: the augmentation makes 'quota_exceeded' a GatewayErrorReason wherever the plugin is imported.
     expect(refused.error.reason === 'quota_exceeded').toBe(true);
     expect(registeredErrorReason('quota_exceeded')).toBe(QuotaReasons.quota_exceeded);
+    // Registered with `refusal: true`: the status page counts it with the policy refusals.
+    expect(gateway.stats.snapshot().refusals).toEqual({ quota_exceeded: 1 });
   });
 });
