@@ -26,6 +26,7 @@ export interface ErrorReason<R extends string = string> extends Readonly<ErrorRe
   error(message: string, data?: Omit<GatewayErrorData, 'reason'>, options?: ErrorOptions): GatewayError;
 }
 
+/** What `defineErrorReasons` returns: each reason's registered entry, by name, its spec's literal types kept. */
 export type ErrorReasons<T extends Record<string, ErrorReasonSpec>> = {
   readonly [R in keyof T & string]: ErrorReason<R> & Readonly<T[R]>;
 };
