@@ -5,7 +5,8 @@ import { isRecord } from './payload.js';
  * the part of JSON-RPC's server range that MCP 2026-07-28 leaves to implementations: -32020..-32099 are
  * the specification's (-32020..-32022 so far), and -32002 (resource not found) and -32042 (URL elicitation
  * required) keep the meanings earlier revisions gave them. -32001 is skipped too: the SDKs use it (request
- * timeout, "session not found"). Clients act on `data.reason`; docs/operations.md has the table.
+ * timeout, "session not found"). Plugins register their own codes and reasons (`defineErrorReasons`:
+ * -32010..-32015 are the first-party plugins'). Clients act on `data.reason`; docs/operations.md has the table.
  */
 export const ErrorCode = {
   ParseError: -32700,
@@ -28,18 +29,6 @@ export const ErrorCode = {
   ResultTooLarge: -32008,
   /** An upstream failed one request outside JSON-RPC (an HTTP error page instead of an answer). */
   UpstreamError: -32009,
-  /** (secrets plugin) A credential in a request's arguments, or in an answer when the plugin blocks them. */
-  SecretDetected: -32010,
-  /** (secrets plugin) Arguments or an answer too large or too deeply nested to be scanned for credentials. */
-  Unscannable: -32011,
-  /** (pin plugin) A tool or prompt whose definition is new or differs from its pin, until an admin approves it. */
-  ToolNotApproved: -32012,
-  /** (approve plugin) The call's approver said no. */
-  ApprovalDenied: -32013,
-  /** (approve plugin) Nobody answered the call's approval within `timeoutMs`. */
-  ApprovalTimeout: -32014,
-  /** (approve plugin) The call needs the caller's approval, and the caller cannot be asked (no elicitation). */
-  ApprovalRequired: -32015,
   /**
    * A personal upstream (`auth.user`, DESIGN §14) needs the caller's own authorization first: `data.url` is
    * where the person connects. Clients that declare URL-mode elicitation get -32042 instead.
@@ -56,89 +45,76 @@ export const ErrorCode = {
   StoreUnavailable: -32000,
 } as const;
 
-/** Stable machine-readable reasons carried in `error.data.reason`. */
-export type GatewayErrorReason =
-  | 'upstream_unavailable'
-  | 'upstream_timeout'
-  | 'upstream_busy'
-  | 'rate_limited'
-  | 'forbidden'
-  /** A token-exchange upstream, and a caller without an OAuth token to exchange. */
-  | 'oauth_identity_required'
-  | 'resource_not_found'
-  | 'tool_not_found'
-  | 'prompt_not_found'
-  /** A task id this gateway did not hand to this caller (or whose upstream is gone). */
-  | 'task_not_found'
-  | 'invalid_cursor'
-  /** Tool search (DESIGN §13): `search_tools` without a usable query, or with a limit out of 1..20. */
-  | 'invalid_query'
-  | 'invalid_limit'
-  /** Tool search: `call_tool` without a tool name, or with arguments that are not an object. */
-  | 'invalid_name'
-  | 'invalid_arguments'
-  | 'invalid_request_state'
-  | 'cancelled'
-  | 'upstream_error'
-  /** An upstream's result did not fit the result schema of its method (DESIGN §11). */
-  | 'upstream_invalid_result'
-  /** An upstream's result was over `limits.maxResultBytes` (DESIGN §11). */
-  | 'result_too_large'
-  /** The shared store did not answer and the config says to refuse what needs it (DESIGN §12). */
-  | 'store_unavailable'
-  /** The secrets plugin found a credential (`data.rules` names its rules, never the credential). */
-  | 'secret_detected'
-  /** The secrets plugin could not scan all of it (`data.limit`): refused rather than passed unscanned. */
-  | 'unscannable'
-  /** The pin plugin quarantines the tool or prompt: new, or its definition differs from the lock file. */
-  | 'tool_not_approved'
-  /** The approve plugin held the call and its approver declined it. */
-  | 'approval_denied'
-  /** The approve plugin held the call and no approval came within its `timeoutMs`. */
-  | 'approval_timeout'
-  /** The approve plugin needs the caller's approval and the caller cannot be asked (no elicitation). */
-  | 'approval_required'
-  /** A personal upstream (`auth.user`) needs the caller to connect their account first (`data.url`). */
-  | 'authorization_required'
-  /**
-   * A personal upstream cannot be used by a shared identity (an anonymous network caller): one person's
-   * token would serve everyone who shares it.
-   */
-  | 'identity_required'
-  | 'internal'
-  // Refused by a listener before any session or server saw the request (DESIGN §10 for the limits):
-  | 'too_many_sessions'
-  | 'body_too_large'
-  /** A message nested deeper than `limits.maxJsonDepth` (HTTP 400, -32600). */
-  | 'too_deep'
-  | 'busy'
-  | 'shutting_down'
-  | 'not_found'
-  /** The HTTP request itself could not be parsed (headers over 16 KiB, a malformed line): 400, 408 or 431. */
-  | 'malformed_http'
-  | 'method_not_allowed'
-  | 'not_acceptable'
-  | 'parse_error'
-  | 'unsupported_protocol_version'
-  | 'session_required'
-  | 'session_not_found'
-  | 'initialize_required'
-  | 'stream_conflict'
-  | 'invalid_last_event_id'
-  /** A replica forwarded a session's request to the replica serving it, which failed mid-request. */
-  | 'replica_failed'
-  /** The session is being taken over by another replica (its owner died): retry. */
-  | 'session_moving'
-  /** 2026-07-28 HTTP: a method this revision does not have (HTTP 404, -32601). */
-  | 'method_not_found'
-  /** 2026-07-28 HTTP: `Mcp-Param-*` headers that disagree with the body (SEP-2243; HTTP 400, -32020). */
-  | 'header_mismatch'
-  // Authentication (HTTP 401, 403, 503 before any JSON-RPC):
-  | 'missing_token'
-  | 'invalid_token'
-  | 'unauthorized'
-  | 'insufficient_scope'
-  | 'issuer_unavailable';
+/**
+ * The reasons core itself raises or reads, carried in `error.data.reason` (stable: clients act on them).
+ * Plugins and the gateway app register their own with `defineErrorReasons` (error-reasons.ts).
+ */
+export const CORE_ERROR_REASONS = [
+  'upstream_unavailable',
+  'upstream_timeout',
+  'upstream_busy',
+  'rate_limited',
+  'forbidden',
+  // A token-exchange upstream, and a caller without an OAuth token to exchange.
+  'oauth_identity_required',
+  'resource_not_found',
+  'tool_not_found',
+  'prompt_not_found',
+  // A task id this gateway did not hand to this caller (or whose upstream is gone).
+  'task_not_found',
+  'invalid_cursor',
+  // Tool search (DESIGN §13): `search_tools` without a usable query, or with a limit out of 1..20.
+  'invalid_query',
+  'invalid_limit',
+  // Tool search: `call_tool` without a tool name, or with arguments that are not an object.
+  'invalid_name',
+  'invalid_arguments',
+  'invalid_request_state',
+  'cancelled',
+  'upstream_error',
+  // An upstream's result did not fit the result schema of its method (DESIGN §11).
+  'upstream_invalid_result',
+  // An upstream's result was over `limits.maxResultBytes` (DESIGN §11).
+  'result_too_large',
+  // The shared store did not answer and the config says to refuse what needs it (DESIGN §12).
+  'store_unavailable',
+  // A personal upstream (`auth.user`) needs the caller to connect their account first (`data.url`).
+  'authorization_required',
+  // A personal upstream cannot be used by a shared identity (an anonymous network caller): one person's
+  // token would serve everyone who shares it.
+  'identity_required',
+  'internal',
+  // Refusals a listener shares with core (the gateway app registers the listeners' own: apps/gateway/src/reasons.ts).
+  // A message nested deeper than `limits.maxJsonDepth` (HTTP 400, -32600): core's frame and envelope checks.
+  'too_deep',
+  // Too much in flight: a session's concurrent requests (listeners), calls waiting for approval (approve plugin).
+  'busy',
+  // Not an endpoint the gateway serves (an HTTP path, a virtual server that is gone).
+  'not_found',
+  // An HTTP session unknown or expired: -32001, the SDKs' code for it, which is not the app's to register.
+  'session_not_found',
+  // 2026-07-28 HTTP: `Mcp-Param-*` headers that disagree with the body (SEP-2243; HTTP 400, -32020, the spec's code).
+  'header_mismatch',
+] as const;
+
+/** A reason core itself raises or reads (see `CORE_ERROR_REASONS`). */
+export type CoreErrorReason = (typeof CORE_ERROR_REASONS)[number];
+
+/**
+ * The reasons plugins and apps register (`defineErrorReasons`), by name: each owner augments this
+ * interface so its reasons type-check wherever its module is part of the program, and core's own code
+ * stays limited to core's reasons.
+ *
+ * @example
+ * declare module '@switchyard/core' {
+ *   interface GatewayErrorReasons extends ReasonsOf<typeof QuotaReasons> {}
+ * }
+ */
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging (module augmentation)
+export interface GatewayErrorReasons {}
+
+/** Stable machine-readable reasons carried in `error.data.reason`: core's and the registered ones. */
+export type GatewayErrorReason = CoreErrorReason | (keyof GatewayErrorReasons & string);
 
 export interface GatewayErrorData {
   reason?: GatewayErrorReason;

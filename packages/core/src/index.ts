@@ -24,10 +24,22 @@ export type {
 export type { ResumableStream } from './downstream/resumable-stream.js';
 export { type DownstreamSession, openSession, type SessionOptions } from './downstream/session.js';
 export {
+  defineErrorReasons,
+  type ErrorReason,
+  type ErrorReasonSpec,
+  type ErrorReasons,
+  type ReasonsOf,
+  registeredErrorReason,
+  registeredErrorReasons,
+} from './error-reasons.js';
+export {
+  CORE_ERROR_REASONS,
+  type CoreErrorReason,
   ErrorCode,
   GatewayError,
   type GatewayErrorData,
   type GatewayErrorReason,
+  type GatewayErrorReasons,
   isResourceNotFound,
 } from './errors.js';
 export { CALL_TOOL, gatewayTools, SEARCH_TOOLS } from './features/tool-search/gateway-tools.js';

@@ -1,6 +1,14 @@
+// Well-known keys of `RequestContext.state`, the scratch map plugins use to tell each other about a
+// request. Unlike a plugin's reasons (registered by the plugin, see error-reasons.ts), these stay here on
+// purpose: each is a contract between a plugin that writes it and readers that must not depend on that
+// plugin. The audit log records them all without installing the secrets, pin, approve or cache plugins
+// (nor their secretlint, CEL, lru-cache), and core's status page counts the cache's; an in-house scanner
+// or cache that writes the same key in the same shape is recorded and counted the same way. Core itself
+// writes none of them. A key only one plugin reads belongs in that plugin.
+
 /**
- * Well-known keys of `RequestContext.state`, the scratch map plugins use to tell each other about a
- * request (e.g. the cache telling the audit log whether a read was served from cache).
+ * How a cache answered a read (a `CacheStatus`). Written by `@switchyard/plugin-cache` (or any cache);
+ * read by core's status page (`GatewayStats`) and the audit log.
  */
 export const CACHE_STATUS_KEY = 'switchyard.cache';
 
@@ -11,21 +19,22 @@ export const CACHE_STATUS_KEY = 'switchyard.cache';
 export type CacheStatus = 'hit' | 'miss' | 'coalesced' | 'bypass';
 
 /**
- * The rule names (e.g. `github`, `aws`) of the credentials the secrets plugin found in a request's
- * arguments or in its answer, sorted and without repeats: never the credentials themselves.
+ * The rule names (e.g. `github`, `aws`) of the credentials found in a request's arguments or in its
+ * answer, sorted and without repeats: never the credentials themselves. Written by
+ * `@switchyard/plugin-secrets` (or any scanner); read by the audit log (`secrets`).
  */
 export const SECRETS_FINDINGS_KEY = 'switchyard.secrets';
 
 /**
- * The exposed names of the tools and prompts the pin plugin found new or changed against its lock file
- * in a request: left out of a list's answer (or listed, under `warn`), or a call it refused (or let
- * through, under `warn`). Sorted, without repeats.
+ * The exposed names of the tools and prompts found new or changed against their pins in a request: left
+ * out of a list's answer (or listed, under `warn`), or a call refused (or let through, under `warn`).
+ * Sorted, without repeats. Written by `@switchyard/plugin-pin`; read by the audit log (`quarantined`).
  */
 export const PIN_QUARANTINED_KEY = 'switchyard.pins';
 
 /**
- * How the approve plugin decided a held tool call (an `ApprovalRecord`): who was asked, the decision,
- * and who gave it. Never the arguments.
+ * How a held tool call was decided (an `ApprovalRecord`): who was asked, the decision, and who gave it.
+ * Never the arguments. Written by `@switchyard/plugin-approve`; read by the audit log (`approval`).
  */
 export const APPROVAL_KEY = 'switchyard.approval';
 

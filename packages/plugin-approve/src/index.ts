@@ -9,6 +9,7 @@ import { PACKAGE } from './package-info.js';
 import { PendingApprovals } from './pending.js';
 
 export type { PendingApprovalView } from './admin.js';
+export { ApproveReasons } from './errors.js';
 export type { ApprovalRuleOptions, ApproveOptions, Hint } from './options.js';
 
 /**

@@ -6,6 +6,7 @@ import { Pinning } from './pinning.js';
 
 export type { QuarantinedStatus } from './admin.js';
 export type { FieldDiff } from './diff.js';
+export { PinReasons } from './errors.js';
 export type { PinMode, PinOptions } from './options.js';
 
 /**

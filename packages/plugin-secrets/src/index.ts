@@ -5,6 +5,7 @@ import { PACKAGE } from './package-info.js';
 import { recommendedScanner } from './scanner.js';
 import { DEFAULT_LIMITS } from './walker.js';
 
+export { SecretsReasons } from './errors.js';
 export type { ScanTarget, SecretsAction, SecretsOptions } from './options.js';
 
 const CACHE_PLUGIN = '@switchyard/plugin-cache';

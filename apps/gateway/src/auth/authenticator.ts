@@ -5,10 +5,11 @@ import {
   OAuthErrorCode,
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
-import { GatewayError, type Identity, type Logger } from '@switchyard/core';
+import type { GatewayError, Identity, Logger } from '@switchyard/core';
 import { attachSubjectToken, ClientDirectory, subjectTokenOf } from '@switchyard/core/listener';
 import type { OAuthConfig } from '../config/auth-schema.js';
 import { httpStatusOf } from '../listeners/http-errors.js';
+import { GatewayReasons } from '../reasons.js';
 import { IssuerKeys, IssuerUnavailable } from './issuer-keys.js';
 import { OAuthVerifier, type TokenClaims } from './oauth-verifier.js';
 import { ProtectedResource } from './protected-resource.js';
@@ -100,8 +101,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
   const refusal = (error: unknown): AuthOutcome => {
     if (error instanceof IssuerUnavailable) {
       return refused(
-        new GatewayError(-32000, `Service Unavailable: ${error.message}`, {
-          reason: 'issuer_unavailable',
+        GatewayReasons.issuer_unavailable.error(`Service Unavailable: ${error.message}`, {
           retryAfterMs: error.retryAfterSec * 1000,
         }),
         { 'Retry-After': String(error.retryAfterSec) },
@@ -117,7 +117,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       ? `Forbidden: the access token lacks a required scope (${metadata.requiredScopes.join(' ')}): request it from the issuer`
       : `Unauthorized: ${oauthError.message}`;
     return refused(
-      new GatewayError(-32600, message, { reason: scope ? 'insufficient_scope' : 'invalid_token' }),
+      (scope ? GatewayReasons.insufficient_scope : GatewayReasons.invalid_token).error(message),
       { 'WWW-Authenticate': answer.headers.get('www-authenticate') ?? metadata.missingTokenChallenge() },
     );
   };
@@ -128,7 +128,7 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
       if (authorization === undefined || authorization.trim() === '') {
         if (options.anonymousAllowed) return { ok: true, identity: clients.anonymous };
         const message = `Unauthorized: this gateway needs an OAuth access token for ${oauth.resource} from ${oauth.issuer} (see ${metadata.metadataUrl}): send Authorization: Bearer <token>`;
-        return refused(new GatewayError(-32600, message, { reason: 'missing_token' }), {
+        return refused(GatewayReasons.missing_token.error(message), {
           'WWW-Authenticate': metadata.missingTokenChallenge(),
         });
       }
@@ -159,7 +159,7 @@ export function staticAuthenticator(clients: ClientDirectory): Authenticator {
     async authenticate(authorization) {
       const auth = clients.authenticate(authorization);
       if (auth.ok) return auth;
-      return refused(new GatewayError(-32600, auth.message, { reason: 'unauthorized' }), {
+      return refused(GatewayReasons.unauthorized.error(auth.message), {
         'WWW-Authenticate': auth.challenge,
       });
     },

@@ -1,5 +1,6 @@
 import { GatewayError } from '@switchyard/core';
 import { tooDeep } from '@switchyard/core/listener';
+import '../reasons.js';
 import { SHUTTING_DOWN_MESSAGE } from './drain.js';
 
 /**

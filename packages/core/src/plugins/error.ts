@@ -5,7 +5,9 @@ export type PluginErrorCode =
   | 'PLUGIN_MISSING_DEPENDENCY'
   | 'PLUGIN_INCOMPATIBLE'
   | 'PLUGIN_UNKNOWN_HOOK'
-  | 'PLUGIN_SETUP_FAILED';
+  | 'PLUGIN_SETUP_FAILED'
+  /** `defineErrorReasons` refused a reason: taken by core or with another code, or a code it may not use. */
+  | 'PLUGIN_INVALID_ERROR_REASON';
 
 /** A plugin that cannot be loaded; `code` is stable, the message says what to change. */
 export class PluginError extends Error {

@@ -1,4 +1,6 @@
 import type { RequestContext } from '../context.js';
+import { registeredErrorReason } from '../error-reasons.js';
+import type { CoreErrorReason } from '../errors.js';
 import type { Outcome } from '../middleware.js';
 import { CACHE_STATUS_KEY, type CacheStatus } from '../state-keys.js';
 import { LatencyWindow } from './latency-window.js';
@@ -43,8 +45,15 @@ export interface StatsSnapshot {
   recent: RequestRecord[];
 }
 
-/** Reasons counted as refusals (policy said no), as opposed to failures. */
-const REFUSALS = new Set(['rate_limited', 'forbidden', 'busy', 'too_many_sessions', 'body_too_large']);
+/** Core's reasons counted as refusals (policy said no), as opposed to failures; registered ones say `refusal`. */
+const REFUSALS: ReadonlySet<string> = new Set([
+  'rate_limited',
+  'forbidden',
+  'busy',
+] satisfies CoreErrorReason[]);
+
+const isRefusal = (reason: string): boolean =>
+  REFUSALS.has(reason) || registeredErrorReason(reason)?.refusal === true;
 
 /**
  * In-memory request statistics for the operator's status page: totals, latency percentiles over a
@@ -95,7 +104,7 @@ export class GatewayStats {
       const reason = outcome.error.data?.reason;
       if (typeof reason === 'string') {
         record.reason = reason;
-        if (REFUSALS.has(reason)) this.#refusals[reason] = (this.#refusals[reason] ?? 0) + 1;
+        if (isRefusal(reason)) this.#refusals[reason] = (this.#refusals[reason] ?? 0) + 1;
       }
     }
     this.#recent.push(record);
