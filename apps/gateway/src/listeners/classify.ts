@@ -48,13 +48,8 @@ export function classifyPost(req: IncomingMessage, body: unknown): PostRoute {
       supported: [...MODERN_VERSIONS],
       requested: revision ?? 'unknown',
     });
-    return refused(
-      400,
-      new GatewayError(error.code, error.message, {
-        ...(error.data as Record<string, unknown>),
-        reason: 'unsupported_protocol_version',
-      }),
-    );
+    // The specification's own error (-32022, `data.supported`), as the SDK's entry answered it.
+    return refused(400, new GatewayError(error.code, error.message, error.data as Record<string, unknown>));
   }
   if (outcome.messageKind === 'request') {
     const mismatch = standardHeaderMismatch(outcome, headers);

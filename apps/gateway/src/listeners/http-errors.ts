@@ -1,44 +1,30 @@
 import type { ServerResponse } from 'node:http';
-import type { GatewayError, GatewayErrorReason } from '@switchyard/core';
+import { type GatewayError, type GatewayErrorReason, registeredErrorReason } from '@switchyard/core';
 import { errorResponse } from '@switchyard/core/listener';
 
-/** The HTTP status of a refusal, by its reason; errors answered inside a session's exchange are 200. */
-const STATUS: Partial<Record<GatewayErrorReason, number>> = {
+/**
+ * The HTTP status of a refusal whose reason is core's own (the app's reasons carry theirs where they are
+ * registered: `reasons.ts`). Errors answered inside an exchange are 200.
+ */
+const CORE_STATUS: Partial<Record<GatewayErrorReason, number>> = {
   busy: 429,
-  shutting_down: 503,
-  body_too_large: 413,
   too_deep: 400,
   not_found: 404,
   forbidden: 403,
-  method_not_allowed: 405,
-  not_acceptable: 406,
-  parse_error: 400,
-  malformed_http: 400,
-  unsupported_protocol_version: 400,
-  session_required: 400,
   session_not_found: 404,
-  initialize_required: 400,
-  stream_conflict: 409,
-  invalid_last_event_id: 400,
   store_unavailable: 503,
-  session_moving: 503,
-  replica_failed: 502,
-  method_not_found: 404,
   header_mismatch: 400,
   internal: 500,
-  missing_token: 401,
-  invalid_token: 401,
-  unauthorized: 401,
-  insufficient_scope: 403,
-  issuer_unavailable: 503,
 };
 
 /** The HTTP status a listener answers `error` with (DESIGN §10: a status where one exists). */
 export function httpStatusOf(error: GatewayError): number {
   if (error.reason === 'too_many_sessions') return error.data?.limit === 'sessionsPerClient' ? 429 : 503;
-  // The reason may be an upstream's own (passed through): only this table's own keys have a status.
+  // The reason may be an upstream's own (passed through): only a reason of the table or the registry has one.
   const reason = error.reason;
-  return (reason !== undefined && Object.hasOwn(STATUS, reason) ? STATUS[reason] : undefined) ?? 200;
+  if (reason === undefined) return 200;
+  const registered = registeredErrorReason(reason)?.httpStatus;
+  return registered ?? (Object.hasOwn(CORE_STATUS, reason) ? CORE_STATUS[reason] : undefined) ?? 200;
 }
 
 /**
