@@ -13,6 +13,7 @@ import {
   TestServer,
   type TestServerOptions,
 } from '@switchyard/testkit';
+import { launchGateway } from '@switchyard/testkit/mcp';
 import { expect } from 'vitest';
 
 export const GATEWAY_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -65,16 +66,24 @@ export function spawnGateway(
   return gw;
 }
 
-/** Spawns the gateway CLI on a config with an HTTP listener and waits until it is listening. */
+/**
+ * Starts the gateway CLI on `config` (an HTTP listener on an ephemeral loopback port unless it has
+ * `listen`) with the testkit's launcher, and waits until it is listening; `cleanup` stops it.
+ */
 export async function startGateway(
   cleanup: Cleanup,
   config: Record<string, unknown>,
   options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
 ): Promise<GatewayProcess> {
-  const file = await writeConfig(cleanup, config);
-  const gw = spawnGateway(cleanup, ['--config', file, ...(options.args ?? [])], { env: options.env });
-  const match = await gw.waitForLine(/listening on (http:\/\/\S+)/, { timeoutMs: 15_000 });
-  return Object.assign(gw, { url: match[1]!, file });
+  const gw = await launchGateway({
+    cli: GATEWAY_CLI,
+    config,
+    env: options.env,
+    args: options.args,
+    timeoutMs: 15_000,
+  });
+  cleanup.add(() => gw.stop());
+  return Object.assign(gw.proc, { url: gw.url, file: gw.configFile });
 }
 
 /**

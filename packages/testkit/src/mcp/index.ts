@@ -1,0 +1,24 @@
+/**
+ * `@switchyard/testkit/mcp`: the gateway launcher and the raw MCP clients (Streamable HTTP in both eras,
+ * stdio, WebSocket) that tests, benchmarks, soak and conformance share.
+ */
+export { ChannelClient } from './channel.js';
+export { type GatewayLaunch, type LaunchedGateway, launchGateway } from './gateway.js';
+export {
+  type HttpClientOptions,
+  LEGACY_VERSION,
+  LegacyHttpClient,
+  MODERN_VERSION,
+  ModernHttpClient,
+} from './http.js';
+export {
+  deleteRequest,
+  type McpRequest,
+  PendingRequests,
+  type PostReply,
+  parseMessages,
+  postJson,
+  type RequestClient,
+  resultOf,
+  rpcError,
+} from './wire.js';
