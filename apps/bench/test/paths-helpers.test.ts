@@ -4,7 +4,6 @@ import { checkCall, checkRead, targetsOf } from '../src/paths/loops.js';
 import { cellKey, compareCell, noDirectReason, pathCells, slowestCells } from '../src/paths/matrix.js';
 import { perRequestMs } from '../src/paths/measure.js';
 import type { PathCell, PathResult, PathRun } from '../src/paths/model.js';
-import { PendingRequests } from '../src/paths/pending.js';
 import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
 import { floorLine, goalsLine, orderedRows, pathRow } from '../src/report/paths.js';
 
@@ -148,30 +147,6 @@ describe('targets and checks', () => {
     expect(perRequestMs(100, 400, 1000)).toBeCloseTo(0.3);
     expect(perRequestMs(undefined, 400, 1000)).toBeUndefined();
     expect(perRequestMs(100, 400, 0)).toBeUndefined();
-  });
-});
-
-describe('PendingRequests', () => {
-  it('settles each request by id, with its result or its JSON-RPC error', async () => {
-    const pending = new PendingRequests();
-    const a = pending.open('resources/read');
-    const b = pending.open('tools/call');
-    expect(b.id).toBe(a.id + 1);
-    pending.answer({ jsonrpc: '2.0', method: 'notifications/message' }); // ignored
-    pending.answer({ jsonrpc: '2.0', id: 'other', result: {} }); // ignored
-    pending.answer({ jsonrpc: '2.0', id: b.id, error: { code: -32602, message: 'bad' } });
-    pending.answer({ jsonrpc: '2.0', id: a.id, result: { ok: true } });
-    await expect(a.result).resolves.toEqual({ ok: true });
-    await expect(b.result).rejects.toThrow('tools/call: bad (-32602)');
-    expect(pending.size).toBe(0);
-  });
-
-  it('fails everything in flight when the transport closes', async () => {
-    const pending = new PendingRequests();
-    const { result } = pending.open('ping');
-    pending.failAll(new Error('closed'));
-    await expect(result).rejects.toThrow('closed');
-    expect(pending.size).toBe(0);
   });
 });
 

@@ -7,7 +7,13 @@ import { Agent } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { TestServer } from '../src/index.js';
-import { ChannelClient, LegacyHttpClient, ModernHttpClient, parseMessages } from '../src/mcp/index.js';
+import {
+  ChannelClient,
+  LegacyHttpClient,
+  ModernHttpClient,
+  PendingRequests,
+  parseMessages,
+} from '../src/mcp/index.js';
 import { spawnProcess } from '../src/process.js';
 import { Cleanup } from './helpers.js';
 
@@ -115,5 +121,29 @@ describe('parseMessages', () => {
     expect(parseMessages('[{"id":1},{"id":2}]', 'application/json')).toHaveLength(2);
     expect(parseMessages('event: message\ndata: {"id":3}\n\n', 'text/event-stream')).toEqual([{ id: 3 }]);
     expect(parseMessages('  ', 'application/json')).toEqual([]);
+  });
+});
+
+describe('PendingRequests', () => {
+  it('settles each request by id, with its result or its JSON-RPC error', async () => {
+    const pending = new PendingRequests();
+    const a = pending.open('resources/read');
+    const b = pending.open('tools/call');
+    expect(b.id).toBe(a.id + 1);
+    pending.answer({ jsonrpc: '2.0', method: 'notifications/message' }); // ignored
+    pending.answer({ jsonrpc: '2.0', id: 'other', result: {} }); // ignored
+    pending.answer({ jsonrpc: '2.0', id: b.id, error: { code: -32602, message: 'bad' } });
+    pending.answer({ jsonrpc: '2.0', id: a.id, result: { ok: true } });
+    await expect(a.result).resolves.toEqual({ ok: true });
+    await expect(b.result).rejects.toThrow('tools/call: bad (-32602)');
+    expect(pending.size).toBe(0);
+  });
+
+  it('fails everything in flight when the transport closes', async () => {
+    const pending = new PendingRequests();
+    const { result } = pending.open('ping');
+    pending.failAll(new Error('closed'));
+    await expect(result).rejects.toThrow('closed');
+    expect(pending.size).toBe(0);
   });
 });

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger, openStore } from '@switchyard/core';
 import { controlClient } from '@switchyard/testkit';
+import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import { cpuTimeMs, type ManagedProcess, type RedisServer } from '@switchyard/testkit/process';
 import { filler, pathLoop, type Targets, targetsOf } from '../paths/loops.js';
 import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
@@ -24,7 +25,6 @@ import { median } from '../stats.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, type StoredGrant } from './internals.js';
 import { CREDENTIALS_KEY, IDENTITY, PERSONAL_UPSTREAM, type StoreKind } from './keeper.js';
-import { BearerSession } from './session.js';
 
 export interface E2eConfig {
   /** Echo tools on the upstream, called round-robin. */
@@ -200,7 +200,10 @@ async function measureGateway(
   redis: RedisServer | undefined,
   log: (message: string) => void,
 ): Promise<E2eGateway> {
-  const session = await BearerSession.open(gateway.url, CLIENT_TOKEN);
+  const session = await LegacyHttpClient.open(gateway.url, {
+    clientName: 'bench-credentials',
+    headers: { authorization: `Bearer ${CLIENT_TOKEN}` },
+  });
   try {
     const text = filler(config.argumentBytes);
     const targets: Record<E2ePath, Targets> = {

@@ -58,8 +58,8 @@ async function runWith(
     gateway = await startGateway([], { config: { mcpServers } });
     log(`paths: gateway ${gateway.url}, upstreams ${JSON.stringify(upstreams.endpoints)} + stdio`);
     const viaGateway = {
-      legacy: await clients.gateway(gateway.url, 'legacy'),
-      modern: await clients.gateway(gateway.url, 'modern'),
+      legacy: await clients.http(gateway.url, 'legacy'),
+      modern: await clients.http(gateway.url, 'modern'),
     };
     for (const cell of pathCells(config)) {
       const name = UPSTREAM_NAMES[cell.upstream];
@@ -73,7 +73,7 @@ async function runWith(
         direct: directClient && { client: directClient, targets: upstreamTargets },
         floor: directClient &&
           floor && {
-            client: await clients.floor(floor.url, cell.upstream, cell.era),
+            client: await clients.middle('floor', floor.url, cell.upstream, cell.era),
             targets: upstreamTargets,
             proc: floor.proc,
           },

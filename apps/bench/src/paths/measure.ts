@@ -3,8 +3,9 @@
  * alternating which goes first; each a warm-up loop, then a timed loop with the bench's and the gateway's
  * CPU read around it. The median round of each side is kept (matrix.ts).
  */
+
+import type { RequestClient } from '@switchyard/testkit/mcp';
 import { cpuTimeMs, type ManagedProcess } from '@switchyard/testkit/process';
-import type { RequestClient } from '../replicas/measure.js';
 import { summarize } from '../stats.js';
 import { pathLoop, type Targets } from './loops.js';
 import { cellKey, compareCell } from './matrix.js';

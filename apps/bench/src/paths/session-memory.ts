@@ -6,9 +6,8 @@
  * after their `DELETE`s.
  */
 import { Agent } from 'node:http';
+import { LegacyHttpClient, postJson } from '@switchyard/testkit/mcp';
 import { rssMiB } from '@switchyard/testkit/process';
-import { LegacySession } from '../replicas/legacy-session.js';
-import { postJson } from '../replicas/post.js';
 import type { Gateway } from '../services.js';
 import { takeHeapSnapshot } from './heap-snapshot.js';
 import type { SessionMemoryResult } from './model.js';
@@ -33,20 +32,20 @@ async function openSessions(
   agent: Agent,
   count: number,
   parallel = 8,
-): Promise<LegacySession[]> {
-  const sessions: LegacySession[] = [];
+): Promise<LegacyHttpClient[]> {
+  const sessions: LegacyHttpClient[] = [];
   let next = 0;
   const worker = async () => {
     while (next < count) {
       next++;
-      sessions.push(await LegacySession.open(url, agent, 'bench-paths-idle'));
+      sessions.push(await LegacyHttpClient.open(url, { agent: agent, clientName: 'bench-paths-idle' }));
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
   return sessions;
 }
 
-async function closeSessions(sessions: LegacySession[], statuses: Record<string, number>): Promise<void> {
+async function closeSessions(sessions: LegacyHttpClient[], statuses: Record<string, number>): Promise<void> {
   for (let i = 0; i < sessions.length; i += 8) {
     for (const status of await Promise.all(sessions.slice(i, i + 8).map((s) => s.close()))) {
       statuses[status] = (statuses[status] ?? 0) + 1;

@@ -5,6 +5,7 @@
  * Every round records the upstream's `resources/read` count and the CPU of every process involved.
  */
 import type { Client } from '@modelcontextprotocol/client';
+import type { RequestClient } from '@switchyard/testkit/mcp';
 import { cpuTimeMs, type ManagedProcess, type RedisServer } from '@switchyard/testkit/process';
 import { rotated, statsOf, upstreamCounters } from '../plugins/measure.js';
 import type { Comparison, PluginLevelConfig } from '../plugins/model.js';
@@ -13,14 +14,6 @@ import type { Upstream } from '../services.js';
 import { medianBy, summarize } from '../stats.js';
 import type { ReplicaCpu, ReplicaLevel, ReplicaRun } from './model.js';
 import { PROBE_COMMANDS, redisCounters } from './redis-probe.js';
-
-/** What a path reads with: the sessionless modern client, or a legacy session (both plain POSTs). */
-export interface RequestClient {
-  request(
-    message: { method: string; params?: Record<string, unknown> },
-    options?: unknown,
-  ): Promise<Record<string, unknown>>;
-}
 
 /** A measured path: its client, the URIs it reads and the processes that serve it. */
 export interface ReplicaPath {

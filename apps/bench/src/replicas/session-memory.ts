@@ -6,12 +6,11 @@
  * session state in the store yet, the deltas are ~0 by design, not an error.
  */
 import { Agent } from 'node:http';
+import { LegacyHttpClient, ModernHttpClient } from '@switchyard/testkit/mcp';
 import type { RedisServer } from '@switchyard/testkit/process';
 import { type Gateway, startGateway, type Upstream } from '../services.js';
 import { listedUris, ownRedis, ownUpstream, replicaConfig, Teardown } from './deployment.js';
-import { LegacySession } from './legacy-session.js';
 import type { ReplicasConfig, SessionMemoryResult } from './model.js';
-import { ModernClient } from './modern-client.js';
 import { settledSnapshot } from './redis-probe.js';
 
 /** Sessions opened (and requests sent) at once. */
@@ -66,9 +65,9 @@ export async function runSessionMemoryBenchmark(
 ): Promise<SessionMemoryResult> {
   const { redis, upstream, gateway } = d;
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const sessions: LegacySession[] = [];
+  const sessions: LegacyHttpClient[] = [];
   try {
-    const lister = new ModernClient(gateway.url);
+    const lister = new ModernHttpClient(gateway.url);
     const uris = await listedUris(lister, upstream, config.resources).finally(() => lister.close());
     const k = config.sessions;
     log(`replicas/sessions: redis ${redis.url}, gateway ${gateway.url}: opening ${k} legacy sessions`);
@@ -76,7 +75,10 @@ export async function runSessionMemoryBenchmark(
     const before = await settledSnapshot(redis.url);
     const slots = Array.from({ length: k }, (_, i) => i);
     await eachLimited(slots, CONCURRENCY, async (i) => {
-      sessions[i] = await LegacySession.open(gateway.url, agent, `bench-session-${i}`);
+      sessions[i] = await LegacyHttpClient.open(gateway.url, {
+        agent: agent,
+        clientName: `bench-session-${i}`,
+      });
     });
     const opened = await settledSnapshot(redis.url);
 
@@ -84,7 +86,10 @@ export async function runSessionMemoryBenchmark(
     let subscribeError: string | undefined;
     await eachLimited(slots, CONCURRENCY, async (i) => {
       try {
-        await sessions[i]!.request('resources/subscribe', { uri: uris[i % uris.length]! });
+        await sessions[i]!.request({
+          method: 'resources/subscribe',
+          params: { uri: uris[i % uris.length]! },
+        });
         subscriptionsOk += 1;
       } catch (error) {
         subscribeError ??= (error as Error).message;

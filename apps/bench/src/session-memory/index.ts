@@ -11,9 +11,9 @@
  * a recorder of the session's state).
  */
 import { Agent } from 'node:http';
+import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import { redisMissing } from '@switchyard/testkit/process';
 import { ownRedis, ownUpstream, replicaConfig, Teardown } from '../replicas/deployment.js';
-import { LegacySession } from '../replicas/legacy-session.js';
 import { startGateway } from '../services.js';
 import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
 import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
@@ -68,15 +68,15 @@ async function forEachLimited(n: number, limit: number, task: (i: number) => Pro
   await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
 }
 
-async function openSessions(url: string, agent: Agent, n: number): Promise<LegacySession[]> {
-  const sessions: LegacySession[] = new Array(n);
+async function openSessions(url: string, agent: Agent, n: number): Promise<LegacyHttpClient[]> {
+  const sessions: LegacyHttpClient[] = new Array(n);
   await forEachLimited(n, CONCURRENCY, async (i) => {
-    sessions[i] = await LegacySession.open(url, agent, `bench-idle-${i}`);
+    sessions[i] = await LegacyHttpClient.open(url, { agent: agent, clientName: `bench-idle-${i}` });
   });
   return sessions;
 }
 
-async function deleteSessions(sessions: readonly LegacySession[]): Promise<void> {
+async function deleteSessions(sessions: readonly LegacyHttpClient[]): Promise<void> {
   await forEachLimited(sessions.length, CONCURRENCY, async (i) => {
     const status = await sessions[i]!.close();
     if (status !== 200 && status !== 204) throw new Error(`DELETE of session ${i}: HTTP ${status}`);
