@@ -276,7 +276,7 @@ export async function runGovernanceBenchmark(
         for (const path of [...PATHS.slice(k), ...PATHS.slice(0, k)]) {
           const before = await served();
           await callLoop(client[path], path, text, size.warmup);
-          const cpu = cpuSampler(up.proc, gateways[path]!.proc)();
+          const cpu = cpuSampler({ upstream: up.proc, gateway: gateways[path]!.proc })();
           const streamedBefore = posts[path].streamed;
           const { latencies, wallMs } = await callLoop(client[path], path, text, size.calls);
           const run: GovernanceRun = {
