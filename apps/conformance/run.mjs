@@ -118,7 +118,7 @@ process.once('SIGINT', () => {
 async function startFixtureSet() {
   const [direct, gateway] = await Promise.all([
     startFixtureHttp(children, fixtureCli),
-    startGateway(children, gatewayCli, fixtureCli, workDir),
+    startGateway(children, gatewayCli, fixtureCli),
   ]);
   return { direct, gateway };
 }
@@ -134,7 +134,7 @@ async function startReferenceSet() {
     startReferenceServer(children),
     startReferenceServer(children),
   ]);
-  const gateway = await startGatewayFronting(children, gatewayCli, upstream.url, workDir, 'reference');
+  const gateway = await startGatewayFronting(children, gatewayCli, upstream.url, 'reference');
   return { direct, gateway, source: `vendored in ${relative(join(here, '..', '..'), REFERENCE_DIR)}` };
 }
 
@@ -145,7 +145,7 @@ async function startReplicasSet() {
     return { notRun: { why: missing, how: 'apt-get install -y redis-server haproxy (.ci/run does)' } };
   const [direct, gateway] = await Promise.all([
     startFixtureHttp(children, fixtureCli),
-    startReplicas(children, gatewayCli, fixtureCli, workDir),
+    startReplicas(children, gatewayCli, fixtureCli),
   ]);
   return { direct, gateway };
 }

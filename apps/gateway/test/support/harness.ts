@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,7 +14,7 @@ import {
   TestServer,
   type TestServerOptions,
 } from '@switchyard/testkit';
-import { launchGateway } from '@switchyard/testkit/mcp';
+import { LegacyHttpClient, launchGateway } from '@switchyard/testkit/mcp';
 import { expect } from 'vitest';
 
 export const GATEWAY_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -189,25 +190,17 @@ function parseMaybeSse(text: string): unknown {
   return data.length > 0 ? JSON.parse(data[data.length - 1]!) : undefined;
 }
 
-/** Opens a legacy session by raw HTTP and returns the session id and negotiated version. */
+/**
+ * Opens a legacy session (2025-06-18) with the testkit's raw client and returns the session id and the
+ * negotiated version; the session is left open (no keep-alive socket lingers).
+ */
 export async function rawInitialize(url: string): Promise<{ sessionId: string; protocolVersion: string }> {
-  const init = await rawPost(
-    url,
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  );
-  const sessionId = init.headers.get('mcp-session-id');
-  if (!sessionId) throw new Error(`no session id: ${JSON.stringify(init.json)}`);
-  const protocolVersion = (init.json as { result: { protocolVersion: string } }).result.protocolVersion;
-  await rawPost(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), {
-    'mcp-session-id': sessionId,
-    'mcp-protocol-version': protocolVersion,
+  const session = await LegacyHttpClient.open(url, {
+    agent: new Agent({ keepAlive: false }),
+    clientName: 'raw',
+    protocolVersion: '2025-06-18',
   });
-  return { sessionId, protocolVersion };
+  return { sessionId: session.sessionId, protocolVersion: session.protocolVersion };
 }
 
 /** What every transport's handshake must show: Switchyard's serverInfo, its capabilities, and ping. */

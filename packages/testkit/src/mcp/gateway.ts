@@ -30,7 +30,10 @@ export interface GatewayLaunch extends Omit<SpawnProcessOptions, 'name' | 'args'
   requireUpstreams?: boolean;
   /** A group the process joins (its `stopAll()` stops it too, its `crashed` sees it). */
   group?: ProcessGroup;
-  /** The ready line's bound; default 20 s. */
+  /**
+   * The ready line's bound; default 60 s (a gateway that spawns stdio upstreams on a loaded 2-core box can
+   * take tens of seconds).
+   */
   timeoutMs?: number;
 }
 
@@ -76,7 +79,7 @@ export async function launchGateway(launch: GatewayLaunch): Promise<LaunchedGate
     ...(stdio ? { stdin: 'pipe' as const } : {}),
     ready: {
       stream: 'stderr',
-      timeoutMs,
+      timeoutMs: timeoutMs ?? 60_000,
       line: (line) => {
         if (requireUpstreams && line.includes('some upstreams are not connected')) {
           throw new Error(`gateway could not connect every upstream: ${line}`);
