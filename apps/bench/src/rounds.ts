@@ -129,7 +129,7 @@ export async function measureRounds<S = undefined, X extends object = object, T 
   log: (message: string) => void;
   before?: (variant: Variant, concurrency: number) => Promise<S>;
   /** Runs between the warm-up and the timed loop (outside the CPU reading); its value goes to `after`. */
-  beforeTimed?: () => Promise<T>;
+  beforeTimed?: (variant: Variant) => Promise<T> | T;
   after?: (run: Run, state: S, issued: number, timed: T) => Promise<X> | X;
   /** Appended to the progress line of a run. */
   note?: (run: Run & X) => string;
@@ -143,7 +143,7 @@ export async function measureRounds<S = undefined, X extends object = object, T 
       for (const variant of roundOrder(options.variants, round, plan.order ?? 'rotate')) {
         const state = (await options.before?.(variant, concurrency)) as S;
         await variant.loop(plan.warmup, concurrency);
-        const timed = (await options.beforeTimed?.()) as T;
+        const timed = (await options.beforeTimed?.(variant)) as T;
         const cpu = cpuSampler(variant.cpu)();
         const { latencies, wallMs } = await variant.loop(plan.count, concurrency);
         const cpuUsPerRead = cpu(plan.count);
