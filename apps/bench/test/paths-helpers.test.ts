@@ -4,8 +4,9 @@ import { checkCall, checkRead, targetsOf } from '../src/paths/loops.js';
 import { cellKey, compareCell, noDirectReason, pathCells, slowestCells } from '../src/paths/matrix.js';
 import type { PathCell, PathResult, PathRun } from '../src/paths/model.js';
 import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
-import { floorLine, goalsLine, orderedRows, pathRow } from '../src/report/paths.js';
+import { floorLine, goalsLine, orderedRows, pathRow, renderPaths } from '../src/report/paths.js';
 import { cpuSampler, roundOrder } from '../src/rounds.js';
+import { QUICK } from '../src/sizes.js';
 
 function run(side: PathRun['side'], round: number, rps: number, p50: number, p99: number): PathRun {
   return {
@@ -229,5 +230,20 @@ describe('the floor', () => {
     expect(line).toContain('0/3'); // 0.2 ms of floor CPU per request misses 0.15
     expect(line).toContain('median gw/floor 0.89x');
     expect(floorLine([compareCell(CELL, [run('gateway', 0, 1, 1, 1)])])).toContain('not measured');
+  });
+});
+
+describe('HAProxy', () => {
+  it('is compared with the gateway when measured, and said to be skipped when not installed', () => {
+    const cells = [compareCell(CELL, [run('haproxy', 0, 200, 1, 2), run('gateway', 0, 100, 1, 2)])];
+    const measured = renderPaths({ config: QUICK.paths, cells, gatewayWarnings: {} }).join('\n');
+    expect(measured).toContain('gw/haproxy = gateway req/s ÷ haproxy req/s');
+    const skipped = renderPaths({
+      config: QUICK.paths,
+      cells: [compareCell(CELL, [run('gateway', 0, 100, 1, 2)])],
+      gatewayWarnings: {},
+      haproxySkipped: 'haproxy: not installed, row skipped',
+    }).join('\n');
+    expect(skipped).toContain('haproxy: not installed, row skipped');
   });
 });

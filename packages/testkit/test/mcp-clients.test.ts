@@ -9,8 +9,10 @@ import { WebSocketServer } from 'ws';
 import { TestServer } from '../src/index.js';
 import {
   ChannelClient,
+  closeSessions,
   LegacyHttpClient,
   ModernHttpClient,
+  openSessions,
   PendingRequests,
   parseMessages,
 } from '../src/mcp/index.js';
@@ -61,6 +63,16 @@ describe('LegacyHttpClient', () => {
     expect(client.protocolVersion).toBe('2025-06-18');
     await client.close();
     await expect(client.request({ method: 'ping' })).rejects.toMatchObject({ status: 404 });
+  });
+});
+
+describe('openSessions, closeSessions', () => {
+  it('opens sessions a few at a time and counts the statuses of their DELETEs', async () => {
+    const { server, url } = await httpServer();
+    const sessions = await openSessions(url, 5, { parallel: 2, clientName: (i) => `s${i}` });
+    expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(5);
+    expect(server.stats.requests.initialize).toBe(5);
+    expect(await closeSessions(sessions, 2)).toEqual({ '200': 5 });
   });
 });
 

@@ -188,3 +188,50 @@ export class ModernHttpClient implements RequestClient {
     if (this.#owned) this.#agent.destroy();
   }
 }
+
+/** Runs `task(0 … n-1)`, at most `limit` at a time. */
+export async function eachLimited(
+  n: number,
+  limit: number,
+  task: (i: number) => Promise<void>,
+): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < n) await task(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
+}
+
+/**
+ * Opens `count` legacy sessions at `url`, `parallel` (default 8) at a time, all on `options.agent` when
+ * given; `clientName(i)` names each one. Rejects on the first failure.
+ */
+export async function openSessions(
+  url: string,
+  count: number,
+  options: Omit<HttpClientOptions, 'clientName'> & {
+    parallel?: number;
+    clientName?: string | ((i: number) => string);
+  } = {},
+): Promise<LegacyHttpClient[]> {
+  const { parallel = 8, clientName, ...rest } = options;
+  const sessions: LegacyHttpClient[] = new Array(count);
+  await eachLimited(count, parallel, async (i) => {
+    const name = typeof clientName === 'function' ? clientName(i) : clientName;
+    sessions[i] = await LegacyHttpClient.open(url, { ...rest, clientName: name });
+  });
+  return sessions;
+}
+
+/** Ends `sessions` (`DELETE`), `parallel` at a time; resolves with how many got each HTTP status. */
+export async function closeSessions(
+  sessions: readonly LegacyHttpClient[],
+  parallel = 8,
+): Promise<Record<string, number>> {
+  const statuses: Record<string, number> = {};
+  await eachLimited(sessions.length, parallel, async (i) => {
+    const status = String(await sessions[i]!.close());
+    statuses[status] = (statuses[status] ?? 0) + 1;
+  });
+  return statuses;
+}

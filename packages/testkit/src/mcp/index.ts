@@ -5,11 +5,14 @@
 export { ChannelClient } from './channel.js';
 export { type GatewayLaunch, type LaunchedGateway, launchGateway } from './gateway.js';
 export {
+  closeSessions,
+  eachLimited,
   type HttpClientOptions,
   LEGACY_VERSION,
   LegacyHttpClient,
   MODERN_VERSION,
   ModernHttpClient,
+  openSessions,
 } from './http.js';
 export {
   deleteRequest,
