@@ -117,7 +117,7 @@ process.once('SIGINT', () => {
 /** The fixture over HTTP, and the gateway fronting another instance of it over stdio. */
 async function startFixtureSet() {
   const [direct, gateway] = await Promise.all([
-    startFixtureHttp(children, fixtureCli),
+    startFixtureHttp(children),
     startGateway(children, gatewayCli, fixtureCli),
   ]);
   return { direct, gateway };
@@ -144,7 +144,7 @@ async function startReplicasSet() {
   if (missing !== undefined)
     return { notRun: { why: missing, how: 'apt-get install -y redis-server haproxy (.ci/run does)' } };
   const [direct, gateway] = await Promise.all([
-    startFixtureHttp(children, fixtureCli),
+    startFixtureHttp(children),
     startReplicas(children, gatewayCli, fixtureCli),
   ]);
   return { direct, gateway };

@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { launchGateway } from '@switchyard/testkit/mcp';
+import { launchGateway, startTestkitHttp, testkitCliPath } from '@switchyard/testkit/mcp';
 import { type ManagedProcess, ProcessGroup } from '@switchyard/testkit/process';
 
 /** Every child process of the run; `children.crashed` rejects when one exits on its own after start. */
@@ -24,7 +24,7 @@ function siblingCli(specifier: string, hint: string): string {
   return cli;
 }
 
-export const testkitCli = (): string => siblingCli('@switchyard/testkit', 'testkit CLI');
+export const testkitCli = (): string => testkitCliPath();
 export const gatewayCli = (): string => siblingCli('switchyard', 'gateway CLI');
 
 export interface UpstreamSpec {
@@ -47,31 +47,16 @@ export interface Upstream {
   controlUrl?: string;
 }
 
-/** Starts a testkit server over Streamable HTTP in its own process; ready = its one JSON stdout line. */
+/** Starts a testkit server over Streamable HTTP in its own process (the testkit's `startTestkitHttp`). */
 export async function startUpstream(spec: UpstreamSpec): Promise<Upstream> {
-  const args = ['--http', '--port', '0', '--name', spec.name, '--resources', String(spec.resources)];
+  const args = ['--port', '0', '--name', spec.name, '--resources', String(spec.resources)];
   if (spec.tools) args.push('--tools', String(spec.tools));
   if (spec.pageSize) args.push('--page-size', String(spec.pageSize));
   if (spec.payloadBytes) args.push('--payload-bytes', String(spec.payloadBytes));
   if (spec.latencyMs) args.push('--latency-ms', String(spec.latencyMs));
   if (spec.modern) args.push('--modern');
-  const { proc, ready } = await children.start({
-    name: `upstream ${spec.name}`,
-    args: [testkitCli(), ...args],
-    ready: {
-      stream: 'stdout',
-      line: (line) => {
-        if (!line.startsWith('{')) return undefined;
-        const parsed = JSON.parse(line) as { url?: unknown; controlUrl?: unknown };
-        if (typeof parsed.url !== 'string') return undefined;
-        return {
-          url: parsed.url,
-          controlUrl: typeof parsed.controlUrl === 'string' ? parsed.controlUrl : undefined,
-        };
-      },
-    },
-  });
-  return { proc, name: spec.name, ...ready };
+  const started = await startTestkitHttp({ group: children, name: `upstream ${spec.name}`, args });
+  return { name: spec.name, ...started };
 }
 
 export interface Gateway {

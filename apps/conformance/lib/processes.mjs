@@ -1,6 +1,6 @@
 // The servers under test, each a child of the run's ProcessGroup (stopped by its stopAll()): the fixture
 // over HTTP (direct), and gateways fronting a server, over stdio or over Streamable HTTP.
-import { launchGateway } from '@switchyard/testkit/mcp';
+import { launchGateway, startTestkitHttp } from '@switchyard/testkit/mcp';
 
 /**
  * Starts `node args…` in `group` and resolves with `{ url, procs: [proc] }` once `ready` (a line pattern or
@@ -20,21 +20,15 @@ export async function startServer(group, { name, args, stream = 'stderr', ready,
   return { url: ready instanceof RegExp ? found[1] : found, procs: [proc] };
 }
 
-/** The fixture served over Streamable HTTP on an ephemeral loopback port (it prints `{"url": …}`). */
-export function startFixtureHttp(group, fixtureCli) {
-  return startServer(group, {
+/** The fixture served over Streamable HTTP on an ephemeral loopback port (the testkit's `startTestkitHttp`). */
+export async function startFixtureHttp(group) {
+  const fixture = await startTestkitHttp({
+    group,
+    fixture: true,
     name: 'conformance fixture',
-    args: [fixtureCli, '--http'],
-    stream: 'stdout',
-    ready: (line) => {
-      if (!line.startsWith('{')) return undefined;
-      try {
-        return JSON.parse(line).url;
-      } catch {
-        return undefined;
-      }
-    },
+    keepChars: 20_000,
   });
+  return { url: fixture.url, procs: [fixture.proc] };
 }
 
 /**

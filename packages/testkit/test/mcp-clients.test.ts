@@ -15,6 +15,7 @@ import {
   openSessions,
   PendingRequests,
   parseMessages,
+  startTestkitHttp,
 } from '../src/mcp/index.js';
 import { spawnProcess } from '../src/process.js';
 import { Cleanup } from './helpers.js';
@@ -73,6 +74,21 @@ describe('openSessions, closeSessions', () => {
     expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(5);
     expect(server.stats.requests.initialize).toBe(5);
     expect(await closeSessions(sessions, 2)).toEqual({ '200': 5 });
+  });
+});
+
+describe('startTestkitHttp', () => {
+  it('starts the built test server and the conformance fixture over HTTP, each answering a session', async () => {
+    const server = await startTestkitHttp({ args: ['--name', 'cli', '--resources', '1'] });
+    cleanup.add(() => server.proc.stop());
+    expect(server.controlUrl).toMatch(/^http:/);
+    const fixture = await startTestkitHttp({ fixture: true, name: 'fixture' });
+    cleanup.add(() => fixture.proc.stop());
+    for (const { url } of [server, fixture]) {
+      const session = await LegacyHttpClient.open(url);
+      await expect(session.request({ method: 'ping' })).resolves.toEqual({});
+      await session.close();
+    }
   });
 });
 

@@ -14,6 +14,7 @@ export {
   ModernHttpClient,
   openSessions,
 } from './http.js';
+export { startTestkitHttp, type TestkitHttp, type TestkitHttpOptions, testkitCliPath } from './servers.js';
 export {
   deleteRequest,
   type McpRequest,
