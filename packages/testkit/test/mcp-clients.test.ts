@@ -10,6 +10,7 @@ import { TestServer } from '../src/index.js';
 import {
   ChannelClient,
   closeSessions,
+  eachLimited,
   LegacyHttpClient,
   ModernHttpClient,
   openSessions,
@@ -74,6 +75,16 @@ describe('openSessions, closeSessions', () => {
     expect(new Set(sessions.map((s) => s.sessionId)).size).toBe(5);
     expect(server.stats.requests.initialize).toBe(5);
     expect(await closeSessions(sessions, 2)).toEqual({ '200': 5 });
+  });
+
+  it('runs every task before it rejects with the first failure', async () => {
+    const ran: number[] = [];
+    const run = eachLimited(5, 2, async (i) => {
+      ran.push(i);
+      if (i === 1 || i === 3) throw new Error(`task ${i}`);
+    });
+    await expect(run).rejects.toThrow('task 1');
+    expect(ran.sort()).toEqual([0, 1, 2, 3, 4]);
   });
 });
 

@@ -189,22 +189,25 @@ export class ModernHttpClient implements RequestClient {
   }
 }
 
-/** Runs `task(0 … n-1)`, at most `limit` at a time. */
+/** Runs `task(0 … n-1)`, at most `limit` at a time; rejects with the first failure once all have settled. */
 export async function eachLimited(
   n: number,
   limit: number,
   task: (i: number) => Promise<void>,
 ): Promise<void> {
   let next = 0;
+  const failures: unknown[] = [];
   const worker = async (): Promise<void> => {
-    while (next < n) await task(next++);
+    while (next < n) await task(next++).catch((error: unknown) => failures.push(error));
   };
   await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
+  if (failures.length > 0) throw failures[0];
 }
 
 /**
  * Opens `count` legacy sessions at `url`, `parallel` (default 8) at a time, all on `options.agent` when
- * given; `clientName(i)` names each one. Rejects on the first failure.
+ * given; `clientName(i)` names each one. On a failure the sessions that did open are ended, and it
+ * rejects with the first failure.
  */
 export async function openSessions(
   url: string,
@@ -216,10 +219,15 @@ export async function openSessions(
 ): Promise<LegacyHttpClient[]> {
   const { parallel = 8, clientName, ...rest } = options;
   const sessions: LegacyHttpClient[] = new Array(count);
-  await eachLimited(count, parallel, async (i) => {
-    const name = typeof clientName === 'function' ? clientName(i) : clientName;
-    sessions[i] = await LegacyHttpClient.open(url, { ...rest, clientName: name });
-  });
+  try {
+    await eachLimited(count, parallel, async (i) => {
+      const name = typeof clientName === 'function' ? clientName(i) : clientName;
+      sessions[i] = await LegacyHttpClient.open(url, { ...rest, clientName: name });
+    });
+  } catch (error) {
+    await closeSessions(sessions.filter(Boolean), parallel);
+    throw error;
+  }
   return sessions;
 }
 
