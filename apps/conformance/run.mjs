@@ -117,8 +117,8 @@ process.once('SIGINT', () => {
 /** The fixture over HTTP, and the gateway fronting another instance of it over stdio. */
 async function startFixtureSet() {
   const [direct, gateway] = await Promise.all([
-    startFixtureHttp(children, fixtureCli),
-    startGateway(children, gatewayCli, fixtureCli, workDir),
+    startFixtureHttp(children),
+    startGateway(children, gatewayCli, fixtureCli),
   ]);
   return { direct, gateway };
 }
@@ -134,7 +134,7 @@ async function startReferenceSet() {
     startReferenceServer(children),
     startReferenceServer(children),
   ]);
-  const gateway = await startGatewayFronting(children, gatewayCli, upstream.url, workDir, 'reference');
+  const gateway = await startGatewayFronting(children, gatewayCli, upstream.url, 'reference');
   return { direct, gateway, source: `vendored in ${relative(join(here, '..', '..'), REFERENCE_DIR)}` };
 }
 
@@ -144,8 +144,8 @@ async function startReplicasSet() {
   if (missing !== undefined)
     return { notRun: { why: missing, how: 'apt-get install -y redis-server haproxy (.ci/run does)' } };
   const [direct, gateway] = await Promise.all([
-    startFixtureHttp(children, fixtureCli),
-    startReplicas(children, gatewayCli, fixtureCli, workDir),
+    startFixtureHttp(children),
+    startReplicas(children, gatewayCli, fixtureCli),
   ]);
   return { direct, gateway };
 }

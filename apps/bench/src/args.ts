@@ -20,7 +20,7 @@ export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR (paths: the two
                    slowest paths run again on profiled gateways after the timed matrix)
   --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
-  --client WHICH   sdk (default): the official SDK client; raw: a lean JSON-RPC client (raw-client.ts) on every
+  --client WHICH   sdk (default): the official SDK client; raw: a lean JSON-RPC client (testkit/mcp) on every
                    path, so results show the servers' cost rather than the client's`;
 
 /** The benchmarks `--only` can pick, in the order a full run runs them. */

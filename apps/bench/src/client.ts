@@ -1,5 +1,5 @@
 import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { RawMcpClient } from './raw-client.js';
+import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -20,7 +20,7 @@ export interface BenchClient {
 
 export interface ClientOptions {
   /**
-   * `raw`: the lean measuring client (raw-client.ts) instead of the official SDK client, on every path
+   * `raw`: the lean measuring client (the testkit's LegacyHttpClient, 2025-06-18) instead of the official SDK client, on every path
    * alike, so the numbers show the servers' cost rather than the client's.
    */
   rawClient?: boolean;
@@ -72,10 +72,9 @@ export async function connectClient(
   options: ClientOptions = {},
 ): Promise<BenchClient> {
   if (options.rawClient) {
-    const raw = new RawMcpClient(url);
-    await raw.connect();
+    const raw = await LegacyHttpClient.open(url, { clientName: 'bench-raw', protocolVersion: '2025-06-18' });
     // Structurally the part of Client the benchmarks use (`request`), without its result validation.
-    return { client: raw as unknown as Client, url, close: () => raw.close() };
+    return { client: raw as unknown as Client, url, close: async () => void (await raw.close()) };
   }
   const client = new Client({ name, version: '0.0.0' });
   const base: FetchLike | undefined = options.stockFetch ? undefined : postWithoutSharedSignal;

@@ -84,7 +84,7 @@ import { runReplicasBenchmark } from './replicas/index.js';
 import { type Environment, renderTable } from './report/render.js';
 import { evaluateTargets } from './report/targets.js';
 import type { BenchResults } from './results.js';
-import { children, stopServices } from './services.js';
+import { children } from './services.js';
 import { runSessionMemoryBenchmark, SESSION_MEMORY_SIZES } from './session-memory/index.js';
 import { FULL, QUICK } from './sizes.js';
 import { msSince } from './stats.js';
@@ -127,7 +127,7 @@ function guarded<T>(benchmark: Promise<T>): Promise<T> {
  */
 let stopping: Promise<void> | undefined;
 const stopAll = (): Promise<void> => {
-  stopping ??= Promise.allSettled([children.stopAll(), stopServices()]).then(() => undefined);
+  stopping ??= children.stopAll();
   return stopping;
 };
 

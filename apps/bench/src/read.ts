@@ -5,7 +5,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { type BenchClient, closeAll, connectPair, REQUEST_OPTIONS, type RunOptions } from './client.js';
 import { RESOURCES } from './list-kinds.js';
-import { cpuSampler, interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
+import { interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
 import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 import { walk } from './walk.js';
 
@@ -119,7 +119,7 @@ export async function runReadBenchmark(
         rounds: config.rounds,
       },
       loops: { direct: loop(direct.client, directUris), gateway: loop(viaGateway.client, gatewayUris) },
-      sampleCpu: cpuSampler(upstream.proc, gateway.proc),
+      cpu: { upstream: upstream.proc, gateway: gateway.proc },
       log,
     });
     return { config, levels, gatewayWarnings: Object.fromEntries(gateway.proc.warnings) };

@@ -1,48 +1,45 @@
 /**
- * The gateway-vs-direct measuring method shared by `resources/read` (read.ts) and `tools/call`
- * (tools-call.ts): timed request loops (each request timed with hrtime, N workers sharing one client
- * session), direct and gateway rounds interleaved (D G, G D, …) at every concurrency level, and the median
- * round (by req/s) of each path kept, because on a 2-core box the client, the gateway and the upstream share
- * the cores and a single round is noisy.
+ * The bench's one measuring method, used by every section that compares paths: timed request loops (each
+ * request timed with hrtime, N workers sharing one client), the variants of a comparison run in the same
+ * rounds, interleaved (rotated or mirrored each round, so none always runs first on a warmer or cooler box),
+ * each a warm-up loop then a timed loop with the CPU of this process and of the variant's processes read
+ * around it (/proc), and the median round (by req/s) of each variant kept, because on a 2-core box the
+ * client, the servers and the middle share the cores and a single round is noisy.
  */
 import { cpuTimeMs, type ManagedProcess } from '@switchyard/testkit/process';
 import { type LatencySummary, medianBy, msSince, summarize } from './stats.js';
 
-export type Path = 'direct' | 'gateway';
-
-/** CPU time spent per request (µs, user + system) by each process during the timed part of a round. */
+/** CPU time spent per request (µs, user + system) during a timed loop: this process, and each role's processes. */
 export interface CpuPerRead {
   client: number;
   upstream?: number;
   gateway?: number;
+  [role: string]: number | undefined;
 }
 
-/** One path's measured round at one concurrency. */
-export interface ReadRun extends LatencySummary {
-  path: Path;
-  round: number;
-  concurrency: number;
-  wallMs: number;
-  rps: number;
-  /** Per request: a read in section 1, a call in section 4a. */
-  cpuUsPerRead: CpuPerRead;
-}
-
-export interface ReadLevel {
-  concurrency: number;
-  /** The median round (by req/s) of each path. */
-  direct: ReadRun;
-  gateway: ReadRun;
-  /** gateway req/s ÷ direct req/s. */
-  throughputRatio: number;
-  addedP50Ms: number;
-  addedP99Ms: number;
-  rounds: ReadRun[];
-}
+/** The processes a variant's requests cost CPU in, by role (several in one role: summed). */
+export type CpuRoles = Record<string, ManagedProcess | readonly ManagedProcess[] | undefined>;
 
 export interface TimedLoop {
   latencies: Float64Array;
   wallMs: number;
+}
+
+/** One variant of a comparison: how to run (and check) n requests at concurrency c, and whose CPU to read. */
+export interface Variant {
+  name: string;
+  loop(count: number, concurrency: number): Promise<TimedLoop>;
+  cpu?: CpuRoles;
+}
+
+/** One variant's measured round at one concurrency. */
+export interface Run extends LatencySummary {
+  path: string;
+  round: number;
+  concurrency: number;
+  wallMs: number;
+  rps: number;
+  cpuUsPerRead: CpuPerRead;
 }
 
 /**
@@ -71,29 +68,40 @@ export async function requestLoop<T>(
   return { latencies, wallMs: msSince(start) };
 }
 
-/**
- * Samples the CPU time of this process and the children, to split a round's cost between them (no
- * gateway: `gateway` stays undefined in the result).
- */
-export function cpuSampler(
-  upstream: ManagedProcess,
-  gateway: ManagedProcess | undefined,
-): () => (requests: number) => CpuPerRead {
+/** CPU time (ms) of some processes, summed; undefined when one of them cannot be read. */
+function cpuOf(procs: ManagedProcess | readonly ManagedProcess[] | undefined): number | undefined {
+  if (procs === undefined) return undefined;
+  let total = 0;
+  for (const proc of Array.isArray(procs) ? procs : [procs as ManagedProcess]) {
+    const ms = cpuTimeMs(proc.pid);
+    if (ms === undefined) return undefined;
+    total += ms;
+  }
+  return total;
+}
+
+/** Samples this process's and every role's CPU; the returned function gives µs per request since. */
+export function cpuSampler(roles: CpuRoles = {}): () => (requests: number) => CpuPerRead {
   return () => {
     const client = process.cpuUsage();
-    const up = cpuTimeMs(upstream.pid);
-    const gw = gateway && cpuTimeMs(gateway.pid);
+    const before = Object.entries(roles).map(([role, procs]) => [role, procs, cpuOf(procs)] as const);
     return (requests) => {
       const c = process.cpuUsage(client);
-      const perRequest = (before: number | undefined, after: number | undefined): number | undefined =>
-        before === undefined || after === undefined ? undefined : ((after - before) * 1000) / requests;
-      return {
-        client: (c.user + c.system) / requests,
-        upstream: perRequest(up, cpuTimeMs(upstream.pid)),
-        gateway: gateway && perRequest(gw, cpuTimeMs(gateway.pid)),
-      };
+      const cpu: CpuPerRead = { client: (c.user + c.system) / requests };
+      for (const [role, procs, start] of before) {
+        const end = cpuOf(procs);
+        cpu[role] = start === undefined || end === undefined ? undefined : ((end - start) * 1000) / requests;
+      }
+      return cpu;
     };
   };
+}
+
+/** The variants in round `round`'s order: rotated (A B C, B C A, C A B…) or mirrored (A B C, C B A…). */
+export function roundOrder<T>(items: readonly T[], round: number, order: 'rotate' | 'mirror'): T[] {
+  if (order === 'mirror') return round % 2 === 0 ? [...items] : [...items].reverse();
+  const k = round % items.length;
+  return [...items.slice(k), ...items.slice(0, k)];
 }
 
 export interface RoundsPlan {
@@ -102,73 +110,148 @@ export interface RoundsPlan {
   warmup: number;
   /** Timed requests per round. */
   count: number;
-  concurrencies: number[];
+  concurrencies: readonly number[];
   rounds: number;
+  /** Default rotate (the same as mirror for two variants). */
+  order?: 'rotate' | 'mirror';
 }
 
 /**
- * Runs the plan: per concurrency, `rounds` rounds of both paths, alternating which goes first; each round is
- * a warm-up loop, then a timed loop with the CPU of every process sampled around it. `loops[path](n, c)`
- * must run (and check) n requests at concurrency c; `afterRound` may check counters and throw.
+ * Runs the plan: per concurrency, `rounds` rounds of every variant in `roundOrder`; each a warm-up loop, then
+ * a timed loop with the CPU read around it. `before` runs ahead of a variant's warm-up (`beforeTimed` after
+ * it), `after` once its
+ * round is measured (given what `before` returned, and the requests issued): it may check counters and
+ * throw, and what it returns is added to the run. Returns the runs of each concurrency.
  */
-export async function interleavedRounds(options: {
+export async function measureRounds<S = undefined, X extends object = object, T = undefined>(options: {
   plan: RoundsPlan;
-  loops: Record<Path, (count: number, concurrency: number) => Promise<TimedLoop>>;
-  sampleCpu: () => (requests: number) => CpuPerRead;
+  variants: readonly Variant[];
   log: (message: string) => void;
-  beforeRound?: (path: Path) => Promise<void>;
-  afterRound?: (run: ReadRun, issued: number) => Promise<void>;
-}): Promise<ReadLevel[]> {
-  const { plan, loops, log } = options;
-  const levels: ReadLevel[] = [];
+  before?: (variant: Variant, concurrency: number) => Promise<S>;
+  /** Runs between the warm-up and the timed loop (outside the CPU reading); its value goes to `after`. */
+  beforeTimed?: (variant: Variant) => Promise<T> | T;
+  after?: (run: Run, state: S, issued: number, timed: T) => Promise<X> | X;
+  /** Appended to the progress line of a run. */
+  note?: (run: Run & X) => string;
+}): Promise<(Run & X)[][]> {
+  const { plan, log } = options;
+  const width = Math.max(7, ...options.variants.map((v) => v.name.length));
+  const byLevel: (Run & X)[][] = [];
   for (const concurrency of plan.concurrencies) {
-    const rounds: ReadRun[] = [];
+    const runs: (Run & X)[] = [];
     for (let round = 0; round < plan.rounds; round++) {
-      // Alternate which path goes first (ABBA…) so neither always runs on a warmer/cooler box.
-      const order: Path[] = round % 2 === 0 ? ['direct', 'gateway'] : ['gateway', 'direct'];
-      for (const path of order) {
-        await options.beforeRound?.(path);
-        await loops[path](plan.warmup, concurrency);
-        const cpu = options.sampleCpu();
-        const { latencies, wallMs } = await loops[path](plan.count, concurrency);
-        const run: ReadRun = {
-          path,
+      for (const variant of roundOrder(options.variants, round, plan.order ?? 'rotate')) {
+        const state = (await options.before?.(variant, concurrency)) as S;
+        await variant.loop(plan.warmup, concurrency);
+        const timed = (await options.beforeTimed?.(variant)) as T;
+        const cpu = cpuSampler(variant.cpu)();
+        const { latencies, wallMs } = await variant.loop(plan.count, concurrency);
+        const cpuUsPerRead = cpu(plan.count);
+        const base: Run = {
+          path: variant.name,
           round,
           concurrency,
           wallMs,
           rps: (plan.count / wallMs) * 1000,
-          cpuUsPerRead: cpu(plan.count),
+          cpuUsPerRead,
           ...summarize(latencies),
         };
-        rounds.push(run);
+        const run = {
+          ...base,
+          ...((await options.after?.(base, state, plan.warmup + plan.count, timed)) as X),
+        };
+        runs.push(run);
         log(
-          `${plan.what} c=${concurrency} round ${round + 1}/${plan.rounds} ${path.padEnd(7)} ` +
-            `${run.rps.toFixed(0)} req/s p50 ${run.p50.toFixed(3)} ms p99 ${run.p99.toFixed(3)} ms`,
+          `${plan.what} c=${concurrency} round ${round + 1}/${plan.rounds} ${variant.name.padEnd(width)} ` +
+            `${run.rps.toFixed(0)} req/s p50 ${run.p50.toFixed(3)} ms p99 ${run.p99.toFixed(3)} ms` +
+            (options.note?.(run) ?? ''),
         );
-        await options.afterRound?.(run, plan.warmup + plan.count);
       }
     }
-    levels.push(compareMedians(concurrency, rounds));
+    byLevel.push(runs);
   }
-  return levels;
+  return byLevel;
 }
 
-/** The median round of each path at one concurrency, and the gateway's compared with the direct one. */
-function compareMedians(concurrency: number, rounds: ReadRun[]): ReadLevel {
-  const median = (path: Path): ReadRun =>
-    medianBy(
-      rounds.filter((r) => r.path === path),
+/** The median round (by req/s) of each variant among `runs`. */
+export function mediansOf<R extends Run>(runs: readonly R[]): Record<string, R> {
+  const medians: Record<string, R> = {};
+  for (const path of new Set(runs.map((r) => r.path))) {
+    medians[path] = medianBy(
+      runs.filter((r) => r.path === path),
       (r) => r.rps,
     );
-  const d = median('direct');
-  const g = median('gateway');
+  }
+  return medians;
+}
+
+/** `run` compared with `base`: req/s ratio, and the added p50 and p99 (ms). */
+export function compared(run: Run, base: Run) {
   return {
-    concurrency,
-    direct: d,
-    gateway: g,
-    throughputRatio: g.rps / d.rps,
-    addedP50Ms: g.p50 - d.p50,
-    addedP99Ms: g.p99 - d.p99,
-    rounds,
+    throughputRatio: run.rps / base.rps,
+    addedP50Ms: run.p50 - base.p50,
+    addedP99Ms: run.p99 - base.p99,
   };
+}
+
+export type Path = 'direct' | 'gateway';
+
+/** One path's measured round at one concurrency (direct or gateway). */
+export interface ReadRun extends Run {
+  path: Path;
+  /** Per request: a read in section 1, a call in section 4a. */
+  cpuUsPerRead: CpuPerRead;
+}
+
+export interface ReadLevel {
+  concurrency: number;
+  /** The median round (by req/s) of each path. */
+  direct: ReadRun;
+  gateway: ReadRun;
+  /** gateway req/s ÷ direct req/s. */
+  throughputRatio: number;
+  addedP50Ms: number;
+  addedP99Ms: number;
+  rounds: ReadRun[];
+}
+
+/**
+ * Direct vs gateway (read.ts, tools-call.ts, credentials): `measureRounds` over the two, compared per
+ * concurrency. `loops[path](n, c)` must run (and check) n requests at concurrency c.
+ */
+export async function interleavedRounds(options: {
+  plan: RoundsPlan;
+  loops: Record<Path, (count: number, concurrency: number) => Promise<TimedLoop>>;
+  cpu: CpuRoles | ((path: Path) => CpuRoles);
+  log: (message: string) => void;
+  beforeRound?: (path: Path) => Promise<void>;
+  afterRound?: (run: ReadRun, issued: number) => Promise<void>;
+}): Promise<ReadLevel[]> {
+  const paths: Path[] = ['direct', 'gateway'];
+  const byLevel = await measureRounds({
+    plan: options.plan,
+    log: options.log,
+    variants: paths.map((path) => ({
+      name: path,
+      loop: options.loops[path],
+      cpu: typeof options.cpu === 'function' ? options.cpu(path) : options.cpu,
+    })),
+    before: async (variant) => options.beforeRound?.(variant.name as Path),
+    after: async (run, _state, issued) => {
+      await options.afterRound?.(run as ReadRun, issued);
+      return {};
+    },
+  });
+  return byLevel.map((runs, i) => {
+    const m = mediansOf(runs as ReadRun[]);
+    const direct = m.direct!;
+    const gateway = m.gateway!;
+    return {
+      concurrency: options.plan.concurrencies[i]!,
+      direct,
+      gateway,
+      ...compared(gateway, direct),
+      rounds: runs as ReadRun[],
+    };
+  });
 }

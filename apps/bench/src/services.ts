@@ -4,36 +4,13 @@
  * `children`, which main stops on exit, error or SIGINT (and the testkit kills survivors on process exit).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { launchGateway, startTestkitHttp, testkitCliPath } from '@switchyard/testkit/mcp';
 import { type ManagedProcess, ProcessGroup } from '@switchyard/testkit/process';
 
 /** Every child process of the run; `children.crashed` rejects when one exits on its own after start. */
 export const children = new ProcessGroup();
-
-/** A service the testkit starts outside `children` (a redis-server, an HAProxy): something to stop. */
-export interface Stoppable {
-  stop(): Promise<void>;
-}
-
-const services = new Set<Stoppable>();
-
-/**
- * Registers a service started outside `children` (`startRedis`, `startBalancer`) so that `stopServices()`
- * (main's cleanup on exit, error or SIGINT) stops it too; returns it. Stopping it yourself first is fine.
- */
-export function ownService<T extends Stoppable>(service: T): T {
-  services.add(service);
-  return service;
-}
-
-/** Stops every registered service (each `stop()` is idempotent in the testkit), and forgets them. */
-export async function stopServices(): Promise<void> {
-  const all = [...services];
-  services.clear();
-  await Promise.allSettled(all.map((s) => s.stop()));
-}
 
 function siblingCli(specifier: string, hint: string): string {
   let entry: string;
@@ -47,7 +24,7 @@ function siblingCli(specifier: string, hint: string): string {
   return cli;
 }
 
-export const testkitCli = (): string => siblingCli('@switchyard/testkit', 'testkit CLI');
+export const testkitCli = (): string => testkitCliPath();
 export const gatewayCli = (): string => siblingCli('switchyard', 'gateway CLI');
 
 export interface UpstreamSpec {
@@ -70,31 +47,16 @@ export interface Upstream {
   controlUrl?: string;
 }
 
-/** Starts a testkit server over Streamable HTTP in its own process; ready = its one JSON stdout line. */
+/** Starts a testkit server over Streamable HTTP in its own process (the testkit's `startTestkitHttp`). */
 export async function startUpstream(spec: UpstreamSpec): Promise<Upstream> {
-  const args = ['--http', '--port', '0', '--name', spec.name, '--resources', String(spec.resources)];
+  const args = ['--port', '0', '--name', spec.name, '--resources', String(spec.resources)];
   if (spec.tools) args.push('--tools', String(spec.tools));
   if (spec.pageSize) args.push('--page-size', String(spec.pageSize));
   if (spec.payloadBytes) args.push('--payload-bytes', String(spec.payloadBytes));
   if (spec.latencyMs) args.push('--latency-ms', String(spec.latencyMs));
   if (spec.modern) args.push('--modern');
-  const { proc, ready } = await children.start({
-    name: `upstream ${spec.name}`,
-    args: [testkitCli(), ...args],
-    ready: {
-      stream: 'stdout',
-      line: (line) => {
-        if (!line.startsWith('{')) return undefined;
-        const parsed = JSON.parse(line) as { url?: unknown; controlUrl?: unknown };
-        if (typeof parsed.url !== 'string') return undefined;
-        return {
-          url: parsed.url,
-          controlUrl: typeof parsed.controlUrl === 'string' ? parsed.controlUrl : undefined,
-        };
-      },
-    },
-  });
-  return { proc, name: spec.name, ...ready };
+  const started = await startTestkitHttp({ group: children, name: `upstream ${spec.name}`, args });
+  return { name: spec.name, ...started };
 }
 
 export interface Gateway {
@@ -124,34 +86,27 @@ export interface GatewayOptions {
 }
 
 /**
- * Starts the gateway CLI fronting `upstreams` over Streamable HTTP, on an ephemeral port; ready = the
- * `listening on http://…` log line. Fails if the gateway reports that some upstream did not connect.
+ * Starts the gateway CLI fronting `upstreams` over Streamable HTTP, on an ephemeral port (the testkit's
+ * launcher, a member of `children`; its scratch dir removed by `children.stopAll()` too). Fails if the
+ * gateway reports that some upstream did not connect.
  */
 export async function startGateway(upstreams: Upstream[], options: GatewayOptions = {}): Promise<Gateway> {
-  const dir = await children.scratchDir('switchyard-bench-');
-  const configPath = join(dir, 'switchyard.json');
-  const config = {
-    listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
-    mcpServers: Object.fromEntries(upstreams.map((u) => [u.name, { url: u.url }])),
-    ...(options.plugins?.length ? { plugins: options.plugins } : {}),
-    ...options.config,
-  };
-  await writeFile(configPath, JSON.stringify(config, null, 2), 'utf8');
   if (options.cpuProfDir) await mkdir(options.cpuProfDir, { recursive: true });
-  const nodeArgs = options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : [];
-  nodeArgs.push(...(options.nodeArgs ?? []));
-  const { proc, ready } = await children.start({
-    name: options.name ?? 'gateway',
-    args: [...nodeArgs, gatewayCli(), '--config', configPath],
-    ready: {
-      stream: 'stderr',
-      line: (line) => {
-        if (line.includes('some upstreams are not connected')) {
-          throw new Error(`gateway could not connect every upstream: ${line}`);
-        }
-        return /listening on (http:\/\/\S+)/.exec(line)?.[1];
-      },
+  const gateway = await launchGateway({
+    cli: gatewayCli(),
+    group: children,
+    name: options.name,
+    requireUpstreams: true,
+    nodeArgs: [
+      ...(options.cpuProfDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`] : []),
+      ...(options.nodeArgs ?? []),
+    ],
+    config: {
+      mcpServers: Object.fromEntries(upstreams.map((u) => [u.name, { url: u.url }])),
+      ...(options.plugins?.length ? { plugins: options.plugins } : {}),
+      ...options.config,
     },
   });
-  return { proc, url: ready, dir };
+  children.own(gateway);
+  return gateway;
 }

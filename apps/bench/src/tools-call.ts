@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import { controlClient } from '@switchyard/testkit';
 import { type BenchClient, closeAll, connectPair, REQUEST_OPTIONS, type RunOptions } from './client.js';
 import { TOOLS } from './list-kinds.js';
-import { cpuSampler, interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
+import { interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
 import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 import { walk } from './walk.js';
 
@@ -142,7 +142,7 @@ export async function runToolCallBenchmark(
         rounds: config.rounds,
       },
       loops: { direct: loop(direct.client, directNames), gateway: loop(viaGateway.client, gatewayNames) },
-      sampleCpu: cpuSampler(upstream.proc, gateway.proc),
+      cpu: { upstream: upstream.proc, gateway: gateway.proc },
       log,
       beforeRound: async () => {
         before = await served();

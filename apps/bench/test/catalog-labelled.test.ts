@@ -6,7 +6,7 @@
 import { ToolSearchIndex } from '@switchyard/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { generatedTools } from '../src/catalog/catalog.js';
-import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from '../src/catalog/labelled.js';
+import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from '../src/catalog/data.js';
 import type { CatalogTool } from '../src/catalog/model.js';
 import { halves, measureQuality } from '../src/catalog/quality.js';
 import { realTools } from '../src/catalog/real.js';

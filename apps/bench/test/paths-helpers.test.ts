@@ -2,11 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { liveHeapBytes } from '../src/paths/heap-snapshot.js';
 import { checkCall, checkRead, targetsOf } from '../src/paths/loops.js';
 import { cellKey, compareCell, noDirectReason, pathCells, slowestCells } from '../src/paths/matrix.js';
-import { perRequestMs } from '../src/paths/measure.js';
 import type { PathCell, PathResult, PathRun } from '../src/paths/model.js';
-import { PendingRequests } from '../src/paths/pending.js';
 import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
-import { floorLine, goalsLine, orderedRows, pathRow } from '../src/report/paths.js';
+import { floorLine, goalsLine, orderedRows, pathRow, renderPaths } from '../src/report/paths.js';
+import { cpuSampler, roundOrder } from '../src/rounds.js';
+import { QUICK } from '../src/sizes.js';
 
 function run(side: PathRun['side'], round: number, rps: number, p50: number, p99: number): PathRun {
   return {
@@ -105,6 +105,9 @@ describe('the matrix', () => {
         compareCell({ ...CELL, concurrency }, [run('direct', 0, 100, 1, 2), run('gateway', 0, gw, 1, 2)]),
       )[6];
     expect(at(1, 90)).toBe('0.90x');
+    const withHaproxy = compareCell(CELL, [run('haproxy', 0, 200, 1, 2), run('gateway', 0, 100, 1, 2)]);
+    expect(withHaproxy.haproxyRatio).toBe(0.5);
+    expect(pathRow(withHaproxy).slice(9, 11)).toEqual(['200', '0.50x']);
     expect(at(1, 80)).toBe('0.80x *');
     expect(at(16, 90)).toBe('0.90x *');
   });
@@ -144,34 +147,18 @@ describe('targets and checks', () => {
     ).toThrow();
   });
 
-  it('divides CPU by requests only when both readings exist', () => {
-    expect(perRequestMs(100, 400, 1000)).toBeCloseTo(0.3);
-    expect(perRequestMs(undefined, 400, 1000)).toBeUndefined();
-    expect(perRequestMs(100, 400, 0)).toBeUndefined();
-  });
-});
-
-describe('PendingRequests', () => {
-  it('settles each request by id, with its result or its JSON-RPC error', async () => {
-    const pending = new PendingRequests();
-    const a = pending.open('resources/read');
-    const b = pending.open('tools/call');
-    expect(b.id).toBe(a.id + 1);
-    pending.answer({ jsonrpc: '2.0', method: 'notifications/message' }); // ignored
-    pending.answer({ jsonrpc: '2.0', id: 'other', result: {} }); // ignored
-    pending.answer({ jsonrpc: '2.0', id: b.id, error: { code: -32602, message: 'bad' } });
-    pending.answer({ jsonrpc: '2.0', id: a.id, result: { ok: true } });
-    await expect(a.result).resolves.toEqual({ ok: true });
-    await expect(b.result).rejects.toThrow('tools/call: bad (-32602)');
-    expect(pending.size).toBe(0);
+  it('orders the variants of each round rotated or mirrored', () => {
+    expect(roundOrder(['a', 'b', 'c'], 1, 'rotate')).toEqual(['b', 'c', 'a']);
+    expect(roundOrder(['a', 'b', 'c'], 2, 'rotate')).toEqual(['c', 'a', 'b']);
+    expect(roundOrder(['a', 'b', 'c'], 1, 'mirror')).toEqual(['c', 'b', 'a']);
+    expect(roundOrder(['a', 'b', 'c'], 2, 'mirror')).toEqual(['a', 'b', 'c']);
   });
 
-  it('fails everything in flight when the transport closes', async () => {
-    const pending = new PendingRequests();
-    const { result } = pending.open('ping');
-    pending.failAll(new Error('closed'));
-    await expect(result).rejects.toThrow('closed');
-    expect(pending.size).toBe(0);
+  it('reads CPU per request for this process, and leaves a role it cannot read undefined', () => {
+    const cpu = cpuSampler({ gone: { pid: undefined } as never, none: undefined })()(10);
+    expect(cpu.client).toBeGreaterThanOrEqual(0);
+    expect(cpu.gone).toBeUndefined();
+    expect(cpu.none).toBeUndefined();
   });
 });
 
@@ -236,11 +223,27 @@ describe('the floor', () => {
     const row = pathRow(slow);
     expect(row[7]).toBe('60');
     expect(row[8]).toBe('0.75x');
-    expect(row[14]).toBe('0.200');
+    expect(row[16]).toBe('0.200');
+    expect(row.slice(9, 11)).toEqual(['n/a', '-']);
     const line = floorLine([slow, cell(16, 97, 90), cell(1, 90, 80)]);
     expect(line).toContain('ratio 2/3'); // 0.60x misses c=1's 0.85; 0.97x and 0.90x meet theirs
     expect(line).toContain('0/3'); // 0.2 ms of floor CPU per request misses 0.15
     expect(line).toContain('median gw/floor 0.89x');
     expect(floorLine([compareCell(CELL, [run('gateway', 0, 1, 1, 1)])])).toContain('not measured');
+  });
+});
+
+describe('HAProxy', () => {
+  it('is compared with the gateway when measured, and said to be skipped when not installed', () => {
+    const cells = [compareCell(CELL, [run('haproxy', 0, 200, 1, 2), run('gateway', 0, 100, 1, 2)])];
+    const measured = renderPaths({ config: QUICK.paths, cells, gatewayWarnings: {} }).join('\n');
+    expect(measured).toContain('gw/haproxy = gateway req/s ÷ haproxy req/s');
+    const skipped = renderPaths({
+      config: QUICK.paths,
+      cells: [compareCell(CELL, [run('gateway', 0, 100, 1, 2)])],
+      gatewayWarnings: {},
+      haproxySkipped: 'haproxy: not installed, row skipped',
+    }).join('\n');
+    expect(skipped).toContain('haproxy: not installed, row skipped');
   });
 });

@@ -1,9 +1,6 @@
 // The servers under test, each a child of the run's ProcessGroup (stopped by its stopAll()): the fixture
 // over HTTP (direct), and gateways fronting a server, over stdio or over Streamable HTTP.
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-
-const LISTENING = /listening on (http:\/\/\S+)/;
+import { launchGateway, startTestkitHttp } from '@switchyard/testkit/mcp';
 
 /**
  * Starts `node args…` in `group` and resolves with `{ url, procs: [proc] }` once `ready` (a line pattern or
@@ -23,35 +20,31 @@ export async function startServer(group, { name, args, stream = 'stderr', ready,
   return { url: ready instanceof RegExp ? found[1] : found, procs: [proc] };
 }
 
-/** The fixture served over Streamable HTTP on an ephemeral loopback port (it prints `{"url": …}`). */
-export function startFixtureHttp(group, fixtureCli) {
-  return startServer(group, {
+/** The fixture served over Streamable HTTP on an ephemeral loopback port (the testkit's `startTestkitHttp`). */
+export async function startFixtureHttp(group) {
+  const fixture = await startTestkitHttp({
+    group,
+    fixture: true,
     name: 'conformance fixture',
-    args: [fixtureCli, '--http'],
-    stream: 'stdout',
-    ready: (line) => {
-      if (!line.startsWith('{')) return undefined;
-      try {
-        return JSON.parse(line).url;
-      } catch {
-        return undefined;
-      }
-    },
+    keepChars: 20_000,
   });
+  return { url: fixture.url, procs: [fixture.proc] };
 }
 
-/** The gateway on a loopback HTTP port (ephemeral unless `port`), on a config written to `dir/<file>`. */
-export function startGatewayWith(group, { gatewayCli, dir, file, name, port = 0, ...config }) {
-  const configFile = join(dir, file);
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      listen: { http: { host: '127.0.0.1', port, path: '/mcp' } },
-      logLevel: 'info',
-      ...config,
-    }),
-  );
-  return startServer(group, { name, args: [gatewayCli, '--config', configFile], ready: LISTENING });
+/**
+ * The gateway on a loopback HTTP port (ephemeral unless `port`), started by the testkit's launcher in
+ * `group` (its config in a scratch dir removed by the group's `stopAll()`).
+ */
+export async function startGatewayWith(group, { gatewayCli, name, port = 0, ...config }) {
+  const gateway = await launchGateway({
+    cli: gatewayCli,
+    group,
+    name,
+    keepChars: 20_000,
+    config: { listen: { http: { host: '127.0.0.1', port, path: '/mcp' } }, logLevel: 'info', ...config },
+  });
+  group.own(gateway);
+  return { url: gateway.url, procs: [gateway.proc] };
 }
 
 /** The fixture spawned over stdio with `"prefix": false` (names and URIs unchanged), as a gateway upstream. */
@@ -60,22 +53,18 @@ export const fixtureOverStdio = (fixtureCli) => ({
 });
 
 /** The gateway fronting the fixture over stdio, so the suite's expectations hold through it. */
-export function startGateway(group, gatewayCli, fixtureCli, dir) {
+export function startGateway(group, gatewayCli, fixtureCli) {
   return startGatewayWith(group, {
     gatewayCli,
-    dir,
-    file: 'switchyard.json',
     name: 'gateway',
     mcpServers: fixtureOverStdio(fixtureCli),
   });
 }
 
 /** The gateway fronting `upstreamUrl` over Streamable HTTP with `"prefix": false`. */
-export function startGatewayFronting(group, gatewayCli, upstreamUrl, dir, name) {
+export function startGatewayFronting(group, gatewayCli, upstreamUrl, name) {
   return startGatewayWith(group, {
     gatewayCli,
-    dir,
-    file: `switchyard-${name}.json`,
     name: `gateway fronting the ${name} server`,
     mcpServers: { [name]: { url: upstreamUrl, prefix: false } },
   });

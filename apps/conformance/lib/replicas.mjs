@@ -19,7 +19,7 @@ export function replicasMissing() {
  * fixture over stdio with `"prefix": false`, and HAProxy in front, all owned by `group`. Resolves with the
  * same shape as the other targets: `{ url, procs }` (`procs`: the two replicas).
  */
-export async function startReplicas(group, gatewayCli, fixtureCli, dir) {
+export async function startReplicas(group, gatewayCli, fixtureCli) {
   const started = [group.own(await startRedis())];
   const [redis] = started;
   try {
@@ -28,8 +28,6 @@ export async function startReplicas(group, gatewayCli, fixtureCli, dir) {
       const port = await freePort();
       const gateway = await startGatewayWith(group, {
         gatewayCli,
-        dir,
-        file: `switchyard-replica-${n}.json`,
         name: `gateway replica ${n}`,
         port,
         store: { redis: { url: redis.url } },

@@ -2,8 +2,10 @@
 // (id, retry, event, data), read one event at a time so a test can stop, or cut the connection, anywhere;
 // and the raw legacy session both resumption tests open.
 
+import { Agent } from 'node:http';
+import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import { expect } from 'vitest';
-import { type Cleanup, rawPost } from './support/harness.js';
+import type { Cleanup } from './support/harness.js';
 
 export interface SseEvent {
   id?: string;
@@ -20,22 +22,16 @@ export interface RawSession {
   headers: Record<string, string>;
 }
 
-/** Opens a legacy session by raw HTTP at `version` (initialize, initialized); `cleanup` DELETEs it. */
+/** Opens a legacy session at `version` with the testkit's raw client; `cleanup` DELETEs it. */
 export async function openRawSession(cleanup: Cleanup, url: string, version: string): Promise<RawSession> {
-  const init = await rawPost(
-    url,
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: { protocolVersion: version, capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  );
-  expect(init.json).toMatchObject({ result: { protocolVersion: version } });
-  const headers = { 'mcp-session-id': init.headers.get('mcp-session-id')!, 'mcp-protocol-version': version };
-  await rawPost(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers);
-  cleanup.add(() => fetch(url, { method: 'DELETE', headers }));
-  return { url, headers };
+  const session = await LegacyHttpClient.open(url, {
+    agent: new Agent({ keepAlive: false }),
+    clientName: 'raw',
+    protocolVersion: version,
+  });
+  expect(session.protocolVersion).toBe(version);
+  cleanup.add(() => session.close());
+  return { url, headers: { 'mcp-session-id': session.sessionId, 'mcp-protocol-version': version } };
 }
 
 /** A JSON-RPC POST on `session`, answered as JSON or as an SSE stream. */

@@ -5,6 +5,7 @@
  */
 import { createWriteStream, existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { launchGateway } from '@switchyard/testkit/mcp';
 import { type ManagedProcess, warningKind } from '@switchyard/testkit/process';
 import { children } from './children.js';
 
@@ -34,26 +35,29 @@ function gatewayCli(): string {
   return cli;
 }
 
-/** Starts the gateway on `configPath`; with `logFile`, every line it writes to stderr is copied there. */
-export async function startGateway(configPath: string, logFile?: string): Promise<RunningGateway> {
-  let url: string | undefined;
-  const { proc, ready: adminUrl } = await children.start({
-    name: 'gateway',
-    args: [gatewayCli(), '--config', configPath],
+/**
+ * Starts the gateway (the testkit's launcher, a member of `children`) on `config`, written to the
+ * `configFile` it reports (the file the soak rewrites to reload); with `logFile`, every line it writes to
+ * stderr is copied there.
+ */
+export async function startGateway(
+  config: Record<string, unknown>,
+  logFile?: string,
+): Promise<RunningGateway & { configFile: string }> {
+  const launched = await launchGateway({
+    cli: gatewayCli(),
+    config,
+    group: children,
     // Errors quoted at the end of a line vary with every request: one kind per attribute, not per message.
     warnings: {
       maxKinds: 200,
       kind: (line) => warningKind(line.replace(/ (error|lastError|uri)=".*$/, ' $1=…')),
     },
-    ready: {
-      stream: 'stderr',
-      line: (line) => {
-        url ??= /\blistening on (http:\/\/\S+)/.exec(line)?.[1];
-        return /admin listening on (http:\/\/\S+)/.exec(line)?.[1];
-      },
-    },
   });
-  if (url === undefined) throw new Error('gateway: no "listening on" line before the admin listener');
+  children.own(launched);
+  const { proc, url } = launched;
+  const adminUrl = launched.adminUrl;
+  if (adminUrl === undefined) throw new Error('gateway: the soak config has no admin listener');
   const connects = new Map<string, number>();
   const count = (line: string) => {
     const upstream = /\[switchyard:upstream:([a-z0-9-]+)\] connected /.exec(line)?.[1];
@@ -70,16 +74,16 @@ export async function startGateway(configPath: string, logFile?: string): Promis
     log?.write(`${line}\n`);
     count(line);
   });
-  const base = adminUrl.replace(/\/+$/, '');
   return {
     proc,
     url,
-    adminUrl: base,
+    adminUrl,
+    configFile: launched.configFile,
     warnings: proc.warnings,
     connects,
     crashed: proc.crashed,
     async status() {
-      const response = await fetch(`${base}/admin/status`, { signal: AbortSignal.timeout(5_000) });
+      const response = await fetch(`${adminUrl}/admin/status`, { signal: AbortSignal.timeout(5_000) });
       if (!response.ok) throw new Error(`/admin/status answered ${response.status}`);
       return (await response.json()) as GatewayStatus;
     },

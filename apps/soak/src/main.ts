@@ -15,7 +15,7 @@ import { rssMiB } from '@switchyard/testkit/process';
 import { parseSoakArgs, type SoakArgs, USAGE } from './args.js';
 import { Chaos } from './chaos.js';
 import { children } from './children.js';
-import { type ConfigState, MAX_RESULT_BYTES, writeConfig } from './config.js';
+import { type ConfigState, MAX_RESULT_BYTES, renderConfig } from './config.js';
 import { FaultTimeline } from './faults.js';
 import { type RunningGateway, startGateway, waitForStatus } from './gateway.js';
 import { Ledger } from './ledger.js';
@@ -62,9 +62,8 @@ async function setUp(gatewayLog: string | undefined): Promise<{
     timeoutBump: {},
     audit: { file: join(dir, 'audit.jsonl'), arguments: false },
   };
-  const configPath = join(dir, 'switchyard.json');
-  await writeConfig(configPath, state);
-  gateway = await startGateway(configPath, gatewayLog);
+  const started = await startGateway(renderConfig(state), gatewayLog);
+  gateway = started;
   const ready = await waitForStatus(
     gateway,
     (s) => [...base, wild].every((u) => s.upstreams.some((x) => x.name === u.name && x.state === 'ready')),
@@ -75,7 +74,13 @@ async function setUp(gatewayLog: string | undefined): Promise<{
   log(
     `gateway ${gateway.url} (admin ${gateway.adminUrl}, pid ${gateway.proc.pid}); upstreams ${base.map((u) => `${u.name}:${u.transport}/${u.era}`).join(' ')}`,
   );
-  return { gateway, base, spare, wild, reloads: new ConfigReloads(configPath, state, gateway, spare) };
+  return {
+    gateway,
+    base,
+    spare,
+    wild,
+    reloads: new ConfigReloads(started.configFile, state, gateway, spare),
+  };
 }
 
 async function afterClose(

@@ -7,8 +7,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { type ControlClient, controlClient } from '@switchyard/testkit';
+import { startTestkitHttp, testkitCliPath } from '@switchyard/testkit/mcp';
 import { freePort, type ManagedProcess } from '@switchyard/testkit/process';
 import { children } from './children.js';
 
@@ -41,11 +41,7 @@ export const WILD_MODES = [
   'list-changed-burst',
 ] as const;
 
-export function testkitCli(): string {
-  const cli = fileURLToPath(new URL('./cli.js', import.meta.resolve('@switchyard/testkit')));
-  if (!existsSync(cli)) throw new Error(`${cli} not found: build first (pnpm build)`);
-  return cli;
-}
+export const testkitCli = (): string => testkitCliPath();
 
 export interface SoakUpstream {
   readonly name: string;
@@ -127,25 +123,21 @@ export class HttpUpstream implements SoakUpstream {
   }
 
   async restart(): Promise<void> {
-    const args = ['--http', '--host', '127.0.0.1', '--port', String(this.#port), '--name', this.name];
+    const args = ['--host', '127.0.0.1', '--port', String(this.#port), '--name', this.name];
     if (this.era === 'modern') args.push('--modern');
     args.push(...CATALOG_FLAGS, ...this.#extraArgs);
     // The port may linger a moment after a SIGKILL: retry a few times.
     let lastError: unknown;
     for (let attempt = 0; attempt < 10; attempt++) {
       try {
-        const { proc, ready } = await children.start({
+        const { proc, controlUrl } = await startTestkitHttp({
+          group: children,
           name: `upstream ${this.name}`,
-          args: [testkitCli(), ...args],
-          ready: {
-            stream: 'stdout',
-            line: (line) =>
-              line.startsWith('{') ? (JSON.parse(line) as { controlUrl?: string }) : undefined,
-          },
+          args,
         });
         this.#proc = proc;
         this.#paused = false;
-        this.#control = controlClient(String(ready.controlUrl));
+        this.#control = controlClient(String(controlUrl));
         return;
       } catch (error) {
         lastError = error;

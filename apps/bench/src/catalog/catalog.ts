@@ -1,20 +1,10 @@
 /** The catalogs the bench measures: the real servers' tools first, then the generated services. */
-import { seeded, serviceTools } from './generate.js';
-import type { CatalogTool, ServiceSpec } from './model.js';
-import { BUSINESS_SERVICES } from './services-business.js';
-import { DATA_SERVICES } from './services-data.js';
-import { DEV_SERVICES } from './services-dev.js';
-import { OPS_SERVICES } from './services-ops.js';
-import { WORK_SERVICES } from './services-work.js';
 
-/** The generated services, in catalog order. */
-export const SERVICES: readonly ServiceSpec[] = [
-  ...DEV_SERVICES,
-  ...OPS_SERVICES,
-  ...DATA_SERVICES,
-  ...WORK_SERVICES,
-  ...BUSINESS_SERVICES,
-];
+import { SERVICES } from './data.js';
+import { seeded, serviceTools } from './generate.js';
+import type { CatalogTool } from './model.js';
+
+export { SERVICES };
 
 /** The teams of the further instances of each service in catalogs past one instance (`tracker-payments`). */
 const TEAMS = ['payments', 'search', 'growth', 'platform', 'mobile', 'data', 'identity', 'infra', 'retail'];

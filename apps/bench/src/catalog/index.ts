@@ -7,7 +7,7 @@
 import { ToolSearchIndex } from '@switchyard/core';
 import { median } from '../stats.js';
 import { catalogOf, generatedTools, SERVICES } from './catalog.js';
-import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from './labelled.js';
+import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from './data.js';
 import { type BuildCost, measureBuild, measureSearch, type SearchLatency } from './measure.js';
 import type { CatalogTool } from './model.js';
 import { halves, measureQuality, type Quality } from './quality.js';
@@ -66,7 +66,7 @@ export interface CatalogResult {
   searchAnswerTokens: number;
   /**
    * `blind`: the second set, written after the options were frozen; `blind2`: the third, written before
-   * the search-recall changes were measured on it (labelled.ts).
+   * the search-recall changes were measured on it (data/labelled.json).
    */
   quality: { all: Quality; tune: Quality; heldOut: Quality; blind: Quality; blind2: Quality };
   scale: ScaleRow[];

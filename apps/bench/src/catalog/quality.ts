@@ -1,6 +1,6 @@
 /** Retrieval quality on the labelled task phrasings: recall@1, recall@5, MRR, and what was missed. */
 import type { ToolSearchIndex } from '@switchyard/core';
-import type { LabelledQuery } from './labelled.js';
+import type { LabelledQuery } from './data.js';
 
 export interface Miss {
   query: string;

@@ -12,7 +12,7 @@ import {
   type ToolSearchOptions,
 } from '@switchyard/core';
 import { generatedTools } from './catalog.js';
-import { LABELLED } from './labelled.js';
+import { LABELLED } from './data.js';
 import { halves, measureQuality, type Quality } from './quality.js';
 import { realTools } from './real.js';
 

@@ -15,16 +15,16 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger, openStore } from '@switchyard/core';
 import { controlClient } from '@switchyard/testkit';
-import { cpuTimeMs, type ManagedProcess, type RedisServer } from '@switchyard/testkit/process';
+import { LegacyHttpClient } from '@switchyard/testkit/mcp';
+import type { ManagedProcess, RedisServer } from '@switchyard/testkit/process';
 import { filler, pathLoop, type Targets, targetsOf } from '../paths/loops.js';
 import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
-import { type CpuPerRead, cpuSampler, interleavedRounds, type ReadLevel, type ReadRun } from '../rounds.js';
+import { type CpuPerRead, interleavedRounds, type ReadLevel, type ReadRun } from '../rounds.js';
 import { children, startGateway } from '../services.js';
 import { median } from '../stats.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, type StoredGrant } from './internals.js';
 import { CREDENTIALS_KEY, IDENTITY, PERSONAL_UPSTREAM, type StoreKind } from './keeper.js';
-import { BearerSession } from './session.js';
 
 export interface E2eConfig {
   /** Echo tools on the upstream, called round-robin. */
@@ -200,7 +200,10 @@ async function measureGateway(
   redis: RedisServer | undefined,
   log: (message: string) => void,
 ): Promise<E2eGateway> {
-  const session = await BearerSession.open(gateway.url, CLIENT_TOKEN);
+  const session = await LegacyHttpClient.open(gateway.url, {
+    clientName: 'bench-credentials',
+    headers: { authorization: `Bearer ${CLIENT_TOKEN}` },
+  });
   try {
     const text = filler(config.argumentBytes);
     const targets: Record<E2ePath, Targets> = {
@@ -209,17 +212,6 @@ async function measureGateway(
     };
     const loop = (path: E2ePath) => (count: number, concurrency: number) =>
       pathLoop(session, 'call', targets[path], { count, concurrency, minChars: 0, text });
-    const cpu = cpuSampler(upstream.proc, gateway.proc);
-    const sampleCpu = () => {
-      const done = cpu();
-      const before = redis && cpuTimeMs(redis.proc.pid);
-      return (calls: number): E2eCpu => {
-        const after = redis && cpuTimeMs(redis.proc.pid);
-        const used: E2eCpu = done(calls);
-        if (before !== undefined && after !== undefined) used.redis = ((after - before) * 1000) / calls;
-        return used;
-      };
-    };
     const control = controlClient(upstream.controlUrl);
     const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
     const upstreamCalls = { issued: 0, served: 0 };
@@ -237,7 +229,7 @@ async function measureGateway(
           rounds: config.rounds,
         },
         loops: { direct: loop('static'), gateway: loop('vault') },
-        sampleCpu,
+        cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
         log: (message) => log(message.replace(' direct  ', ' static  ').replace(' gateway ', ' vault   ')),
         beforeRound: async () => {
           before = {

@@ -11,7 +11,7 @@
  */
 import { loadavg } from 'node:os';
 import { type RedisServer, redisMissing, startRedis } from '@switchyard/testkit/process';
-import { ownService } from '../services.js';
+import { children } from '../services.js';
 import { type E2eConfig, type E2eGateway, runE2e } from './e2e.js';
 import { benchGrant } from './grant.js';
 import { IDENTITY, type KeeperConfig, type KeeperLevel, measureKeeper } from './keeper.js';
@@ -88,7 +88,7 @@ export async function runCredentialsBenchmark(
   if (redisSkipped) log(`credentials: Redis rows skipped: ${redisSkipped}`);
   let redis: RedisServer | undefined;
   try {
-    if (!redisSkipped) redis = ownService(await startRedis());
+    if (!redisSkipped) redis = children.own(await startRedis());
     const keeper = await measureKeeper(config.keeper, 'memory', undefined, log);
     if (redis) keeper.push(...(await measureKeeper(config.keeper, 'redis', redis, log)));
     const afterKeeper = loadavg();

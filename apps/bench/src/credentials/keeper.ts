@@ -6,9 +6,9 @@
  * checked (the grant's access token; the sealed value).
  */
 import { createLogger, type Identity, openStore, type Store } from '@switchyard/core';
-import { cpuTimeMs, type RedisServer } from '@switchyard/testkit/process';
-import { requestLoop } from '../rounds.js';
-import { type LatencySummary, medianBy, summarize } from '../stats.js';
+import type { RedisServer } from '@switchyard/testkit/process';
+import { measureRounds, requestLoop } from '../rounds.js';
+import { type LatencySummary, medianBy } from '../stats.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, readingKeeper } from './internals.js';
 
@@ -101,39 +101,29 @@ export async function measureKeeper(
         ),
     };
     const { warmup, calls } = config.calls[kind];
-    const runs: KeeperRun[] = [];
-    for (let round = 0; round < config.rounds; round++) {
-      for (const concurrency of config.concurrencies) {
-        // Alternate which op goes first, as the other sections alternate their paths.
-        const order: KeeperOp[] = round % 2 === 0 ? ['store.get', 'token'] : ['token', 'store.get'];
-        for (const op of order) {
-          await ops[op](warmup, concurrency);
-          const cpu = process.cpuUsage();
-          const redisBefore = redis && cpuTimeMs(redis.proc.pid);
-          const { latencies, wallMs } = await ops[op](calls, concurrency);
-          const used = process.cpuUsage(cpu);
-          const redisAfter = redis && cpuTimeMs(redis.proc.pid);
-          const run: KeeperRun = {
-            store: kind,
-            op,
-            concurrency,
-            round,
-            wallMs,
-            rps: (calls / wallMs) * 1000,
-            cpuUsPerCall: (used.user + used.system) / calls,
-            ...(redisBefore !== undefined && redisAfter !== undefined
-              ? { redisCpuUsPerCall: ((redisAfter - redisBefore) * 1000) / calls }
-              : {}),
-            ...summarize(latencies),
-          };
-          runs.push(run);
-          log(
-            `credentials: ${kind} ${op} c=${concurrency} round ${round + 1}/${config.rounds} ` +
-              `${run.rps.toFixed(0)} calls/s p50 ${(run.p50 * 1000).toFixed(1)} µs p99 ${(run.p99 * 1000).toFixed(1)} µs`,
-          );
-        }
-      }
-    }
+    const byLevel = await measureRounds({
+      plan: {
+        what: `credentials: ${kind}`,
+        warmup,
+        count: calls,
+        concurrencies: config.concurrencies,
+        rounds: config.rounds,
+      },
+      log,
+      variants: (['store.get', 'token'] as const).map((op) => ({
+        name: op,
+        loop: ops[op],
+        cpu: { redis: redis?.proc },
+      })),
+      note: (run) => ` (p50 ${(run.p50 * 1000).toFixed(1)} µs p99 ${(run.p99 * 1000).toFixed(1)} µs)`,
+    });
+    const runs: KeeperRun[] = byLevel.flat().map(({ path, cpuUsPerRead, ...run }) => ({
+      ...run,
+      store: kind,
+      op: path as KeeperOp,
+      cpuUsPerCall: cpuUsPerRead.client,
+      ...(cpuUsPerRead.redis === undefined ? {} : { redisCpuUsPerCall: cpuUsPerRead.redis }),
+    }));
     const levels: KeeperLevel[] = [];
     for (const op of ['store.get', 'token'] as const) {
       for (const concurrency of config.concurrencies) {

@@ -134,7 +134,7 @@ export function renderCredentials(result: CredentialsResult): string[] {
     `   ${int.format(e.prewarm)} calls of each path first, then per round ${levels}; ${e.rounds} alternated ` +
       'round(s) per path, median round (by req/s) shown',
     `   gateways: ${result.e2e.map((gw) => `${gw.store} = ${gw.runner}`).join('; ')}; client: one legacy ` +
-      "session of plain POSTs (replicas/post.ts) with the caller's bearer token",
+      "session of plain POSTs (testkit/mcp LegacyHttpClient) with the caller's bearer token",
     table(
       [
         'store',

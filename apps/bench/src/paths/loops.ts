@@ -2,7 +2,7 @@
  * The timed request loops of the paths benchmark: `resources/read` round-robin over the upstream's
  * resources, or `tools/call` round-robin over its echo tools, every answer checked (outside the timing).
  */
-import type { RequestClient } from '../replicas/measure.js';
+import type { RequestClient } from '@switchyard/testkit/mcp';
 import { requestLoop, type TimedLoop } from '../rounds.js';
 import type { PathMethod } from './model.js';
 

@@ -40,6 +40,7 @@ export function compareCell(cell: PathCell, rounds: PathRun[], noDirect?: string
   if (!gateway) throw new Error(`no gateway round for ${cellKey(cell)}`);
   const direct = median('direct');
   const floor = median('floor');
+  const haproxy = median('haproxy');
   return {
     ...cell,
     ...(noDirect === undefined ? {} : { noDirect }),
@@ -48,6 +49,7 @@ export function compareCell(cell: PathCell, rounds: PathRun[], noDirect?: string
     gateway,
     throughputRatio: direct && gateway.rps / direct.rps,
     floorRatio: floor && gateway.rps / floor.rps,
+    ...(haproxy ? { haproxy, haproxyRatio: gateway.rps / haproxy.rps } : {}),
     addedP50Ms: direct && gateway.p50 - direct.p50,
     addedP99Ms: direct && gateway.p99 - direct.p99,
     rounds,

@@ -1,14 +1,15 @@
 /**
- * One cell of the matrix, measured: per round, the direct side (when there is one) and the gateway side,
- * alternating which goes first; each a warm-up loop, then a timed loop with the bench's and the gateway's
- * CPU read around it. The median round of each side is kept (matrix.ts).
+ * One cell of the matrix, measured with the bench's rounds (rounds.ts): per round, the direct side (when
+ * there is one), the middles in front of the same upstream (the floor proxy; HAProxy for HTTP upstreams)
+ * and the gateway, the order mirrored every other round; each a warm-up loop, then a timed loop with the
+ * bench's and the middle process's CPU read around it. The median round of each side is kept (matrix.ts).
  */
-import { cpuTimeMs, type ManagedProcess } from '@switchyard/testkit/process';
-import type { RequestClient } from '../replicas/measure.js';
-import { summarize } from '../stats.js';
+import type { RequestClient } from '@switchyard/testkit/mcp';
+import type { ManagedProcess } from '@switchyard/testkit/process';
+import { measureRounds } from '../rounds.js';
 import { pathLoop, type Targets } from './loops.js';
 import { cellKey, compareCell } from './matrix.js';
-import type { PathCell, PathResult, PathRun, PathsConfig } from './model.js';
+import type { PathCell, PathResult, PathRun, PathSide, PathsConfig } from './model.js';
 
 /** A side of a cell: the client that drives it and what it addresses. */
 export interface Side {
@@ -16,69 +17,59 @@ export interface Side {
   targets: Targets;
 }
 
-/** A side with a process in the middle whose CPU is read around each timed loop (gateway, floor). */
+/** A side with a process in the middle whose CPU is read around each timed loop (gateway, floor, HAProxy). */
 export interface MiddleSide extends Side {
   proc: ManagedProcess;
 }
 
-/** CPU ms per request of the gateway between two /proc readings, or undefined when one is missing. */
-export function perRequestMs(before: number | undefined, after: number | undefined, requests: number) {
-  return before === undefined || after === undefined || requests <= 0
-    ? undefined
-    : (after - before) / requests;
-}
+/** The sides in the order of a cell's first round. */
+const SIDES: readonly PathSide[] = ['direct', 'floor', 'haproxy', 'gateway'];
 
 export async function measureCell(options: {
   cell: PathCell;
   config: Pick<PathsConfig, 'warmup' | 'count' | 'rounds' | 'payloadBytes'>;
   text: string;
-  direct?: Side;
-  /** The floor proxy in front of the same upstream, when the cell has a direct side. */
-  floor?: MiddleSide;
-  gateway: MiddleSide;
+  sides: Partial<Record<PathSide, Side | MiddleSide>> & { gateway: MiddleSide };
   noDirect?: string;
   log: (message: string) => void;
 }): Promise<PathResult> {
-  const { cell, config } = options;
-  const loop = (side: Side, count: number) =>
-    pathLoop(side.client, cell.method, side.targets, {
-      count,
-      concurrency: cell.concurrency,
-      minChars: config.payloadBytes,
-      text: options.text,
-    });
-  const rounds: PathRun[] = [];
-  for (let round = 0; round < config.rounds; round++) {
-    const order: PathRun['side'][] =
-      round % 2 === 0 ? ['direct', 'floor', 'gateway'] : ['gateway', 'floor', 'direct'];
-    for (const sideName of order) {
-      const side = options[sideName];
-      if (!side) continue;
-      const middle = 'proc' in side ? side.proc : undefined;
-      await loop(side, config.warmup);
-      const client = process.cpuUsage();
-      const before = middle && cpuTimeMs(middle.pid);
-      const { latencies, wallMs } = await loop(side, config.count);
-      const after = middle && cpuTimeMs(middle.pid);
-      const used = process.cpuUsage(client);
-      const middleCpuMs = perRequestMs(before, after, config.count);
-      const run: PathRun = {
-        side: sideName,
-        round,
-        wallMs,
-        rps: (config.count / wallMs) * 1000,
-        clientCpuMs: (used.user + used.system) / 1000 / config.count,
-        ...(sideName === 'gateway' ? { gatewayCpuMs: middleCpuMs } : {}),
-        ...(sideName === 'floor' ? { floorCpuMs: middleCpuMs } : {}),
-        ...summarize(latencies),
-      };
-      rounds.push(run);
-      options.log(
-        `paths ${cellKey(cell)} round ${round + 1}/${config.rounds} ${sideName.padEnd(7)} ` +
-          `${run.rps.toFixed(0)} req/s p50 ${run.p50.toFixed(3)} ms p99 ${run.p99.toFixed(3)} ms` +
-          (middleCpuMs === undefined ? '' : ` ${sideName} cpu ${middleCpuMs.toFixed(3)} ms/req`),
-      );
-    }
-  }
+  const { cell, config, sides } = options;
+  const [runs] = await measureRounds({
+    plan: {
+      what: `paths ${cellKey(cell)}`,
+      warmup: config.warmup,
+      count: config.count,
+      concurrencies: [cell.concurrency],
+      rounds: config.rounds,
+      order: 'mirror',
+    },
+    log: options.log,
+    variants: SIDES.flatMap((name) => {
+      const side = sides[name];
+      if (!side) return [];
+      const loop = (count: number, concurrency: number) =>
+        pathLoop(side.client, cell.method, side.targets, {
+          count,
+          concurrency,
+          minChars: config.payloadBytes,
+          text: options.text,
+        });
+      return [{ name, loop, cpu: { middle: 'proc' in side ? side.proc : undefined } }];
+    }),
+    note: (run) =>
+      run.cpuUsPerRead.middle === undefined
+        ? ''
+        : ` ${run.path} cpu ${(run.cpuUsPerRead.middle / 1000).toFixed(3)} ms/req`,
+  });
+  const rounds = runs!.map(({ path, cpuUsPerRead, ...run }): PathRun => {
+    const side = path as PathSide;
+    const middle = cpuUsPerRead.middle === undefined ? undefined : cpuUsPerRead.middle / 1000;
+    return {
+      side,
+      ...run,
+      clientCpuMs: cpuUsPerRead.client / 1000,
+      ...(side === 'direct' ? {} : { [`${side}CpuMs`]: middle }),
+    };
+  });
   return compareCell(cell, rounds, options.noDirect);
 }

@@ -61,10 +61,15 @@ export interface PathCell {
   concurrency: number;
 }
 
-/** A measured round of one side (direct or gateway) of a cell. */
+/**
+ * The sides of a cell: direct to the upstream, through the floor proxy (floor-proxy.ts), through HAProxy
+ * (`mode http`, HTTP upstreams only), or through the gateway.
+ */
+export type PathSide = 'direct' | 'floor' | 'haproxy' | 'gateway';
+
+/** A measured round of one side of a cell. */
 export interface PathRun extends LatencySummary {
-  /** direct to the upstream, through the floor proxy (floor-proxy.ts), or through the gateway. */
-  side: 'direct' | 'floor' | 'gateway';
+  side: PathSide;
   round: number;
   wallMs: number;
   rps: number;
@@ -74,6 +79,8 @@ export interface PathRun extends LatencySummary {
   gatewayCpuMs?: number;
   /** CPU per request (ms) of the floor proxy process alone (floor rounds). */
   floorCpuMs?: number;
+  /** CPU per request (ms) of the HAProxy process alone (haproxy rounds). */
+  haproxyCpuMs?: number;
 }
 
 /** A cell's result: the median round of each side, and the comparison when there is a direct side. */
@@ -88,6 +95,10 @@ export interface PathResult extends PathCell {
   throughputRatio?: number;
   /** gateway req/s ÷ floor req/s: how close the gateway comes to a proxy that does nothing. */
   floorRatio?: number;
+  /** HAProxy's median round (HTTP upstreams): the practical cost of one more hop. */
+  haproxy?: PathRun;
+  /** gateway req/s ÷ HAProxy req/s. */
+  haproxyRatio?: number;
   addedP50Ms?: number;
   addedP99Ms?: number;
   rounds: PathRun[];
@@ -128,4 +139,6 @@ export interface PathsResult {
   profiles?: PathProfile[];
   /** Warning kinds the gateway logged while measuring (digits masked) → count. */
   gatewayWarnings: Record<string, number>;
+  /** Why there are no HAProxy rounds (not installed), or undefined when the HTTP cells have them. */
+  haproxySkipped?: string;
 }

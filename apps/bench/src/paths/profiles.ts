@@ -38,7 +38,7 @@ export async function profileCell(options: {
   const clients = new PathClients();
   const requests = config.profileRequests;
   try {
-    const client = await clients.gateway(gateway.url, cell.era);
+    const client = await clients.http(gateway.url, cell.era);
     const targets = targetsOf(UPSTREAM_NAMES[cell.upstream], config.resources, config.tools, true);
     const loop = (count: number) =>
       pathLoop(client, cell.method, targets, {

@@ -6,9 +6,8 @@
  * after their `DELETE`s.
  */
 import { Agent } from 'node:http';
+import { closeSessions, openSessions, postJson } from '@switchyard/testkit/mcp';
 import { rssMiB } from '@switchyard/testkit/process';
-import { LegacySession } from '../replicas/legacy-session.js';
-import { postJson } from '../replicas/post.js';
 import type { Gateway } from '../services.js';
 import { takeHeapSnapshot } from './heap-snapshot.js';
 import type { SessionMemoryResult } from './model.js';
@@ -27,33 +26,6 @@ async function settledRss(pid: number | undefined, maxMs = 3_000): Promise<numbe
   }
 }
 
-/** Opens `count` sessions, `parallel` at a time. */
-async function openSessions(
-  url: string,
-  agent: Agent,
-  count: number,
-  parallel = 8,
-): Promise<LegacySession[]> {
-  const sessions: LegacySession[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < count) {
-      next++;
-      sessions.push(await LegacySession.open(url, agent, 'bench-paths-idle'));
-    }
-  };
-  await Promise.all(Array.from({ length: parallel }, worker));
-  return sessions;
-}
-
-async function closeSessions(sessions: LegacySession[], statuses: Record<string, number>): Promise<void> {
-  for (let i = 0; i < sessions.length; i += 8) {
-    for (const status of await Promise.all(sessions.slice(i, i + 8).map((s) => s.close()))) {
-      statuses[status] = (statuses[status] ?? 0) + 1;
-    }
-  }
-}
-
 /**
  * Measures `sessions` idle legacy sessions on `gateway`, which must run with `heapSnapshotFlags(dir)`
  * (heap figures) or without them (`dir` undefined: RSS only).
@@ -68,10 +40,10 @@ export async function measureSessionMemory(
   const deleteStatuses: Record<string, number> = {};
   try {
     // Warm the session code paths (and the agent's sockets) so the first measured session pays no JIT.
-    await closeSessions(await openSessions(gateway.url, agent, 16), {});
+    await closeSessions(await openSessions(gateway.url, 16, { agent, clientName: 'bench-paths-idle' }));
     const pid = gateway.proc.pid;
     const rssBeforeBytes = await settledRss(pid);
-    const open = await openSessions(gateway.url, agent, sessions);
+    const open = await openSessions(gateway.url, sessions, { agent, clientName: 'bench-paths-idle' });
     const rssAfterBytes = await settledRss(pid);
     log(
       `paths memory: ${sessions} idle legacy sessions, RSS ${(rssBeforeBytes / MIB).toFixed(1)} → ` +
@@ -90,13 +62,13 @@ export async function measureSessionMemory(
     const roundTrip = () => postJson(new URL(gateway.url), agent, { jsonrpc: '2.0', id: 1, method: 'ping' });
     if (dir) {
       const heapWith = await takeHeapSnapshot(gateway.proc, dir, roundTrip);
-      await closeSessions(open, deleteStatuses);
+      Object.assign(deleteStatuses, await closeSessions(open));
       const heapWithout = await takeHeapSnapshot(gateway.proc, dir, roundTrip);
       result.heapWithSessionsBytes = heapWith;
       result.heapAfterDeleteBytes = heapWithout;
       result.heapPerSessionBytes = (heapWith - heapWithout) / sessions;
     } else {
-      await closeSessions(open, deleteStatuses);
+      Object.assign(deleteStatuses, await closeSessions(open));
     }
     return result;
   } finally {

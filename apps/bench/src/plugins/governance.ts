@@ -28,8 +28,7 @@ import {
   REQUEST_OPTIONS,
   type RunOptions,
 } from '../client.js';
-import type { CpuPerRead } from '../rounds.js';
-import { cpuSampler, requestLoop } from '../rounds.js';
+import { measureRounds, mediansOf, type Run, requestLoop } from '../rounds.js';
 import {
   children,
   type Gateway,
@@ -38,8 +37,7 @@ import {
   startUpstream,
   type Upstream,
 } from '../services.js';
-import type { LatencySummary } from '../stats.js';
-import { median, medianBy, summarize } from '../stats.js';
+import { median } from '../stats.js';
 import { profiledAs } from './measure.js';
 import type { Comparison } from './model.js';
 
@@ -61,12 +59,8 @@ export type GovernancePlugin = (typeof GOVERNANCE_PLUGINS)[number];
 export type GovernancePath = 'bare' | GovernancePlugin;
 const PATHS: readonly GovernancePath[] = ['bare', ...GOVERNANCE_PLUGINS];
 
-export interface GovernanceRun extends LatencySummary {
+export interface GovernanceRun extends Run {
   path: GovernancePath;
-  round: number;
-  wallMs: number;
-  rps: number;
-  cpuUsPerRead: CpuPerRead;
   /**
    * Timed calls the gateway answered as an SSE stream (a 2025-11-25 session's `tools/call` still running
    * after 50 ms becomes a resumable stream); absent with `--client raw`.
@@ -270,49 +264,37 @@ export async function runGovernanceBenchmark(
       });
       const measuredResultBytes = Buffer.byteLength(JSON.stringify(sample));
       upstreamCalls.issued += 1;
-      const rounds: GovernanceRun[] = [];
-      for (let round = 0; round < config.rounds; round++) {
-        const k = round % PATHS.length;
-        for (const path of [...PATHS.slice(k), ...PATHS.slice(0, k)]) {
-          const before = await served();
-          await callLoop(client[path], path, text, size.warmup);
-          const cpu = cpuSampler(up.proc, gateways[path]!.proc)();
-          const streamedBefore = posts[path].streamed;
-          const { latencies, wallMs } = await callLoop(client[path], path, text, size.calls);
-          const run: GovernanceRun = {
-            path,
-            round,
-            wallMs,
-            rps: (size.calls / wallMs) * 1000,
-            cpuUsPerRead: cpu(size.calls),
-            streamedCalls: options.rawClient ? undefined : posts[path].streamed - streamedBefore,
-            ...summarize(latencies),
-          };
-          rounds.push(run);
-          const issued = size.warmup + size.calls;
+      const [runs] = await measureRounds({
+        plan: {
+          what: `governance ${size.resultBytes} B`,
+          warmup: size.warmup,
+          count: size.calls,
+          concurrencies: [1],
+          rounds: config.rounds,
+        },
+        log,
+        variants: PATHS.map((path) => ({
+          name: path,
+          loop: (count) => callLoop(client[path], path, text, count),
+          cpu: { upstream: up.proc, gateway: gateways[path]!.proc },
+        })),
+        before: served,
+        beforeTimed: (variant) => posts[variant.name as GovernancePath].streamed,
+        after: async (run, before, issued, streamedBefore) => {
           const calls = (await served()) - before;
           upstreamCalls.issued += issued;
           if (calls !== issued) {
             throw new Error(
-              `governance bench: ${path} round ${round + 1}: the upstream served ${calls} calls for ${issued}`,
+              `governance bench: ${run.path} round ${run.round + 1}: the upstream served ${calls} calls for ${issued}`,
             );
           }
-          log(
-            `governance ${size.resultBytes} B round ${round + 1}/${config.rounds} ${path.padEnd(8)} ` +
-              `${run.rps.toFixed(0)} calls/s p50 ${run.p50.toFixed(3)} ms p99 ${run.p99.toFixed(3)} ms` +
-              (run.streamedCalls ? `, ${run.streamedCalls} answered as streams` : ''),
-          );
-        }
-      }
-      const medians = Object.fromEntries(
-        PATHS.map((path) => [
-          path,
-          medianBy(
-            rounds.filter((r) => r.path === path),
-            (r) => r.rps,
-          ),
-        ]),
-      ) as Record<GovernancePath, GovernanceRun>;
+          const streamed = posts[run.path as GovernancePath].streamed - streamedBefore;
+          return { streamedCalls: options.rawClient ? undefined : streamed };
+        },
+        note: (run) => (run.streamedCalls ? `, ${run.streamedCalls} answered as streams` : ''),
+      });
+      const rounds = runs! as GovernanceRun[];
+      const medians = mediansOf(rounds) as Record<GovernancePath, GovernanceRun>;
       sizes.push({
         resultBytes: size.resultBytes,
         measuredResultBytes,

@@ -5,9 +5,8 @@ import { controlClient, type TestServerStats } from '@switchyard/testkit';
 import { rssMiB } from '@switchyard/testkit/process';
 import type { RunOptions } from '../client.js';
 import { readLoop } from '../read.js';
-import { cpuSampler } from '../rounds.js';
+import { compared, measureRounds, mediansOf } from '../rounds.js';
 import type { Gateway, GatewayOptions, PluginEntry, Upstream } from '../services.js';
-import { medianBy, summarize } from '../stats.js';
 import type { HitCeiling, PluginLevel, PluginLevelConfig, PluginRun } from './model.js';
 
 /** A measured path: a client, its URIs and how many upstream reads each read must cause. */
@@ -58,9 +57,8 @@ export async function loop(target: Target, count: number, concurrency: number, m
 }
 
 /**
- * Interleaved rounds over every level: in round r the paths run in the order of `targets` rotated by
- * r (A B C, B C A, C A B…; A B, B A for two), so each path goes first equally often. Every round is
- * checked against the upstream's read counter.
+ * Interleaved rounds (rounds.ts) over every level, the paths in the order of `targets` rotated each round.
+ * Every round is checked against the upstream's read counter.
  */
 export async function measure(options: {
   what: string;
@@ -71,84 +69,63 @@ export async function measure(options: {
   upstream: Upstream;
   log: (message: string) => void;
 }): Promise<PluginRun[][]> {
-  const { targets, upstream, log } = options;
+  const { targets, upstream, what } = options;
   const stats = statsOf(upstream);
   const byLevel: PluginRun[][] = [];
   for (const level of options.levels) {
-    const runs: PluginRun[] = [];
-    for (let round = 0; round < options.rounds; round++) {
-      const k = round % targets.length;
-      for (const target of [...targets.slice(k), ...targets.slice(0, k)]) {
-        const before = await upstreamCounters(stats);
-        await loop(target, level.warmup, level.concurrency, options.payloadBytes);
-        const cpu = cpuSampler(upstream.proc, target.gateway?.proc)();
-        const { latencies, wallMs } = await loop(
-          target,
-          level.reads,
-          level.concurrency,
-          options.payloadBytes,
-        );
-        const cpuUsPerRead = cpu(level.reads);
+    const [runs] = await measureRounds({
+      plan: {
+        what,
+        warmup: level.warmup,
+        count: level.reads,
+        concurrencies: [level.concurrency],
+        rounds: options.rounds,
+      },
+      log: options.log,
+      variants: targets.map((target) => ({
+        name: target.path,
+        loop: (count, concurrency) => loop(target, count, concurrency, options.payloadBytes),
+        cpu: { upstream: upstream.proc, gateway: target.gateway?.proc },
+      })),
+      before: () => upstreamCounters(stats),
+      after: async (run, before, readsIssued) => {
+        const target = targets.find((t) => t.path === run.path)!;
         const after = await upstreamCounters(stats);
-        const readsIssued = level.warmup + level.reads;
-        const run: PluginRun = {
-          path: target.path,
-          round,
-          concurrency: level.concurrency,
-          wallMs,
-          rps: (level.reads / wallMs) * 1000,
-          cpuUsPerRead,
+        const upstreamReads = after.reads - before.reads;
+        const expected = target.upstreamReadsPerRead * readsIssued;
+        if (upstreamReads !== expected) {
+          throw new Error(
+            target.upstreamReadsPerRead === 0
+              ? `${what}: the cache is not hitting: the upstream served ${upstreamReads} resources/read during ` +
+                  `${readsIssued} reads through the ${target.path} gateway (c=${run.concurrency}, round ` +
+                  `${run.round + 1}); expected 0 after warming`
+              : `${what}: ${target.path} c=${run.concurrency} round ${run.round + 1}: the upstream served ` +
+                  `${upstreamReads} resources/read for ${readsIssued} reads issued; expected exactly ${expected} ` +
+                  '(every read a miss)',
+          );
+        }
+        return {
           readsIssued,
-          upstreamReads: after.reads - before.reads,
+          upstreamReads,
           upstreamSubscribes: after.subscribes - before.subscribes,
           upstreamUnsubscribes: after.unsubscribes - before.unsubscribes,
           gatewayRssMiB: target.gateway && rssMiB(target.gateway.proc.pid),
-          ...summarize(latencies),
         };
-        runs.push(run);
-        log(
-          `${options.what} c=${level.concurrency} round ${round + 1}/${options.rounds} ${target.path.padEnd(16)} ` +
-            `${run.rps.toFixed(0)} req/s p50 ${run.p50.toFixed(3)} ms p99 ${run.p99.toFixed(3)} ms, ` +
-            `upstream reads ${run.upstreamReads}/${readsIssued}`,
-        );
-        const expected = target.upstreamReadsPerRead * readsIssued;
-        if (run.upstreamReads !== expected) {
-          throw new Error(
-            target.upstreamReadsPerRead === 0
-              ? `${options.what}: the cache is not hitting: the upstream served ${run.upstreamReads} ` +
-                  `resources/read during ${readsIssued} reads through the ${target.path} gateway ` +
-                  `(c=${level.concurrency}, round ${round + 1}); expected 0 after warming`
-              : `${options.what}: ${target.path} c=${level.concurrency} round ${round + 1}: the upstream ` +
-                  `served ${run.upstreamReads} resources/read for ${readsIssued} reads issued; expected ` +
-                  `exactly ${expected} (every read a miss)`,
-          );
-        }
-      }
-    }
-    byLevel.push(runs);
+      },
+      note: (run) => `, upstream reads ${run.upstreamReads}/${run.readsIssued}`,
+    });
+    byLevel.push(runs!);
   }
   return byLevel;
 }
 
 /** The median round of each path and every path compared with `baseline`. */
 export function summarizeLevel(concurrency: number, runs: PluginRun[], baseline: string): PluginLevel {
-  const medians: Record<string, PluginRun> = {};
-  for (const path of new Set(runs.map((r) => r.path))) {
-    medians[path] = medianBy(
-      runs.filter((r) => r.path === path),
-      (r) => r.rps,
-    );
-  }
+  const medians = mediansOf(runs);
   const base = medians[baseline]!;
   const comparisons = Object.values(medians)
     .filter((m) => m.path !== baseline)
-    .map((m) => ({
-      path: m.path,
-      baseline,
-      throughputRatio: m.rps / base.rps,
-      addedP50Ms: m.p50 - base.p50,
-      addedP99Ms: m.p99 - base.p99,
-    }));
+    .map((m) => ({ path: m.path, baseline, ...compared(m, base) }));
   return { concurrency, medians, comparisons, rounds: runs };
 }
 

@@ -1,6 +1,5 @@
-import type { CpuPerRead } from '../rounds.js';
+import type { Run } from '../rounds.js';
 import type { PluginEntry } from '../services.js';
-import type { LatencySummary } from '../stats.js';
 import type { GovernanceConfig, GovernanceResult } from './governance.js';
 
 /** One concurrency level: warm-up reads, then timed reads, per round and path. */
@@ -38,13 +37,7 @@ export interface PluginsConfig {
 export type HitPath = 'direct' | 'cache';
 export type StackPath = 'bare' | 'stack' | 'stack-incoherent';
 
-export interface PluginRun extends LatencySummary {
-  path: string;
-  round: number;
-  concurrency: number;
-  wallMs: number;
-  rps: number;
-  cpuUsPerRead: CpuPerRead;
+export interface PluginRun extends Run {
   /** Reads issued in the round (warm-up + timed) and the upstream's `resources/read` count over it. */
   readsIssued: number;
   upstreamReads: number;

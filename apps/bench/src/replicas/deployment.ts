@@ -1,23 +1,23 @@
 /**
  * The pieces a replicas part starts, each added to the part's `Teardown`: a redis-server and HAProxy
- * (also registered with `ownService`, so main's cleanup stops them on any exit), a testkit upstream,
+ * (also registered with `children.own`, so main's cleanup stops them on any exit), a testkit upstream,
  * gateways started together in front of it, each with its own plugins and, for replicas, the same
  * `store.redis` and `cursorSecret`.
  */
 import type { Client } from '@modelcontextprotocol/client';
+import type { ModernHttpClient } from '@switchyard/testkit/mcp';
 import { type Balancer, type RedisServer, startBalancer, startRedis } from '@switchyard/testkit/process';
 import { RESOURCES } from '../list-kinds.js';
 import {
+  children,
   type Gateway,
   type GatewayOptions,
-  ownService,
   startGateway,
   startUpstream,
   type Upstream,
   type UpstreamSpec,
 } from '../services.js';
 import { walk } from '../walk.js';
-import type { ModernClient } from './modern-client.js';
 
 /**
  * What a part started, stopped together: `add` a stop function per process or resource as it starts;
@@ -56,7 +56,7 @@ export function replicaConfig(redis: RedisServer, keyPrefix = 'bench:'): Record<
 
 /** A fresh redis-server on an ephemeral port, added to `teardown` (and to main's cleanup, in case). */
 export async function ownRedis(teardown: Teardown): Promise<RedisServer> {
-  const redis = ownService(await startRedis());
+  const redis = children.own(await startRedis());
   teardown.add(() => redis.stop());
   return redis;
 }
@@ -66,7 +66,7 @@ export async function ownBalancer(
   gateways: readonly Gateway[],
   teardown: Teardown,
 ): Promise<Balancer & { mcpUrl: string }> {
-  const balancer = ownService(await startBalancer(gateways.map((g) => ({ port: portOf(g) }))));
+  const balancer = children.own(await startBalancer(gateways.map((g) => ({ port: portOf(g) }))));
   teardown.add(() => balancer.stop());
   return Object.assign(balancer, { mcpUrl: `${balancer.url}${new URL(gateways[0]!.url).pathname}` });
 }
@@ -108,7 +108,7 @@ export async function startGateways<K extends string>(
  * them, each prefixed with the upstream's name.
  */
 export async function listedUris(
-  client: ModernClient,
+  client: ModernHttpClient,
   upstream: Upstream,
   resources: number,
 ): Promise<string[]> {

@@ -4,7 +4,7 @@
  * few reads on it, each on the next replica. Without shared sessions the second POST is a 404.
  */
 import { Agent } from 'node:http';
-import { LegacySession } from './legacy-session.js';
+import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import type { LegacyProbe } from './model.js';
 
 export async function probeLegacyAcrossReplicas(
@@ -14,13 +14,13 @@ export async function probeLegacyAcrossReplicas(
 ): Promise<LegacyProbe> {
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   const probe: LegacyProbe = { reads, ok: 0, opened: false };
-  let session: LegacySession | undefined;
+  let session: LegacyHttpClient | undefined;
   try {
-    session = await LegacySession.open(url, agent, 'bench-legacy-probe');
+    session = await LegacyHttpClient.open(url, { agent: agent, clientName: 'bench-legacy-probe' });
     probe.opened = true;
     for (let i = 0; i < reads; i++) {
       try {
-        await session.request('resources/read', { uri: uris[i % uris.length]! });
+        await session.request({ method: 'resources/read', params: { uri: uris[i % uris.length]! } });
         probe.ok += 1;
       } catch (error) {
         probe.firstError ??= (error as Error).message;

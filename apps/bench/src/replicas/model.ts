@@ -1,8 +1,7 @@
 /** The replicas benchmark's sizes and results (section 5; the JSON's `replicas`). */
 import type { Comparison, PluginLevelConfig } from '../plugins/model.js';
-import type { CpuPerRead } from '../rounds.js';
+import type { CpuPerRead, Run } from '../rounds.js';
 import type { PluginEntry } from '../services.js';
-import type { LatencySummary } from '../stats.js';
 import type { RedisSnapshot } from './redis-probe.js';
 
 export interface ReplicasConfig {
@@ -26,12 +25,7 @@ export interface ReplicaCpu extends CpuPerRead {
 }
 
 /** One path's measured round at one concurrency. */
-export interface ReplicaRun extends LatencySummary {
-  path: string;
-  round: number;
-  concurrency: number;
-  wallMs: number;
-  rps: number;
+export interface ReplicaRun extends Run {
   cpuUsPerRead: ReplicaCpu;
   /** Requests issued in the round (warm-up + timed) and the upstream's `resources/read` count over it. */
   readsIssued: number;

@@ -8,12 +8,13 @@
  *   the shared Redis limiter once the plugin uses the store).
  * Each read is a sessionless modern `resources/read`, directly to the gateway (no balancer).
  */
+
+import { ModernHttpClient } from '@switchyard/testkit/mcp';
 import type { RedisServer } from '@switchyard/testkit/process';
 import type { Gateway, PluginEntry, Upstream } from '../services.js';
 import { listedUris, ownRedis, ownUpstream, replicaConfig, startGateways, Teardown } from './deployment.js';
 import { compareLevel, measurePaths, type ReplicaPath } from './measure.js';
 import type { PathInfo, RateLimitResult, ReplicasConfig } from './model.js';
-import { ModernClient } from './modern-client.js';
 import { redisCounters } from './redis-probe.js';
 
 type RateLimitPath = 'bare' | 'memory' | 'redis';
@@ -74,12 +75,12 @@ export async function runRateLimitBenchmark(
     `replicas/rate-limit: redis ${redis.url}, upstream ${upstream.url}, ` +
       RATE_LIMIT_PATHS.map(({ path }) => `${path} ${gateways[path as RateLimitPath].url}`).join(', '),
   );
-  const clients: ModernClient[] = [];
+  const clients: ModernHttpClient[] = [];
   try {
     const paths: ReplicaPath[] = [];
     for (const { path } of RATE_LIMIT_PATHS) {
       const gateway = gateways[path as RateLimitPath];
-      const client = new ModernClient(gateway.url);
+      const client = new ModernHttpClient(gateway.url);
       clients.push(client);
       const uris = await listedUris(client, upstream, config.resources);
       paths.push({ path, client, uris, gateways: [gateway.proc], next: 0 });

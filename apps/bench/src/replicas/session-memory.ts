@@ -6,34 +6,15 @@
  * session state in the store yet, the deltas are ~0 by design, not an error.
  */
 import { Agent } from 'node:http';
+import { eachLimited, LegacyHttpClient, ModernHttpClient } from '@switchyard/testkit/mcp';
 import type { RedisServer } from '@switchyard/testkit/process';
 import { type Gateway, startGateway, type Upstream } from '../services.js';
 import { listedUris, ownRedis, ownUpstream, replicaConfig, Teardown } from './deployment.js';
-import { LegacySession } from './legacy-session.js';
 import type { ReplicasConfig, SessionMemoryResult } from './model.js';
-import { ModernClient } from './modern-client.js';
 import { settledSnapshot } from './redis-probe.js';
 
 /** Sessions opened (and requests sent) at once. */
 const CONCURRENCY = 8;
-
-/** Runs `task` on every item, `limit` at a time; rejects with the first failure once all settled. */
-async function eachLimited<T>(
-  items: readonly T[],
-  limit: number,
-  task: (item: T, i: number) => Promise<void>,
-) {
-  let next = 0;
-  const failures: unknown[] = [];
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const i = next++;
-      await task(items[i]!, i).catch((error: unknown) => failures.push(error));
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  if (failures.length > 0) throw failures[0];
-}
 
 /** The processes of this part, started and ready: a fresh Redis is this part's alone. */
 export interface SessionMemoryDeployment {
@@ -66,25 +47,30 @@ export async function runSessionMemoryBenchmark(
 ): Promise<SessionMemoryResult> {
   const { redis, upstream, gateway } = d;
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const sessions: LegacySession[] = [];
+  const sessions: LegacyHttpClient[] = [];
   try {
-    const lister = new ModernClient(gateway.url);
+    const lister = new ModernHttpClient(gateway.url);
     const uris = await listedUris(lister, upstream, config.resources).finally(() => lister.close());
     const k = config.sessions;
     log(`replicas/sessions: redis ${redis.url}, gateway ${gateway.url}: opening ${k} legacy sessions`);
 
     const before = await settledSnapshot(redis.url);
-    const slots = Array.from({ length: k }, (_, i) => i);
-    await eachLimited(slots, CONCURRENCY, async (i) => {
-      sessions[i] = await LegacySession.open(gateway.url, agent, `bench-session-${i}`);
+    await eachLimited(k, CONCURRENCY, async (i) => {
+      sessions[i] = await LegacyHttpClient.open(gateway.url, {
+        agent: agent,
+        clientName: `bench-session-${i}`,
+      });
     });
     const opened = await settledSnapshot(redis.url);
 
     let subscriptionsOk = 0;
     let subscribeError: string | undefined;
-    await eachLimited(slots, CONCURRENCY, async (i) => {
+    await eachLimited(k, CONCURRENCY, async (i) => {
       try {
-        await sessions[i]!.request('resources/subscribe', { uri: uris[i % uris.length]! });
+        await sessions[i]!.request({
+          method: 'resources/subscribe',
+          params: { uri: uris[i % uris.length]! },
+        });
         subscriptionsOk += 1;
       } catch (error) {
         subscribeError ??= (error as Error).message;
@@ -93,7 +79,7 @@ export async function runSessionMemoryBenchmark(
     const subscribed = await settledSnapshot(redis.url);
 
     const closeStatuses: Record<string, number> = {};
-    await eachLimited(slots, CONCURRENCY, async (i) => {
+    await eachLimited(k, CONCURRENCY, async (i) => {
       const status = String(await sessions[i]!.close());
       closeStatuses[status] = (closeStatuses[status] ?? 0) + 1;
     });

@@ -14,6 +14,7 @@
  */
 
 import { Agent } from 'node:http';
+import { LegacyHttpClient, ModernHttpClient, type RequestClient } from '@switchyard/testkit/mcp';
 import type { Balancer, RedisServer } from '@switchyard/testkit/process';
 import { statsOf, upstreamCounters } from '../plugins/measure.js';
 import type { Gateway, PluginEntry, Upstream } from '../services.js';
@@ -27,10 +28,8 @@ import {
   Teardown,
 } from './deployment.js';
 import { probeLegacyAcrossReplicas } from './legacy-probe.js';
-import { LegacySession } from './legacy-session.js';
-import { compareLevel, measurePaths, type ReplicaPath, type RequestClient, readPath } from './measure.js';
+import { compareLevel, measurePaths, type ReplicaPath, readPath } from './measure.js';
 import type { PathInfo, ReplicasConfig, SharedCacheResult } from './model.js';
-import { ModernClient } from './modern-client.js';
 import { redisCounters } from './redis-probe.js';
 
 /** The paths in their (rotated) round order, with their table labels. */
@@ -111,11 +110,11 @@ export async function runSharedCacheBenchmark(
     `replicas/shared-cache: redis ${redis.url}, upstream ${upstream.url} (${config.cacheUpstreamLatencyMs} ms ` +
       `per read), solo ${solo.url}, A ${a.url}, B ${b.url}, HAProxy → A ${one.mcpUrl}, HAProxy → A+B ${two.mcpUrl}`,
   );
-  const clients: ModernClient[] = [];
-  const sessions: LegacySession[] = [];
+  const clients: ModernHttpClient[] = [];
+  const sessions: LegacyHttpClient[] = [];
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const client = (url: string): ModernClient => {
-    const c = new ModernClient(url);
+  const client = (url: string): ModernHttpClient => {
+    const c = new ModernHttpClient(url);
     clients.push(c);
     return c;
   };
@@ -170,9 +169,9 @@ export async function runSharedCacheBenchmark(
         ['one-legacy', one.mcpUrl, [a], one],
         ['two-legacy', two.mcpUrl, [a, b], two],
       ] as const) {
-        const session = await LegacySession.open(url, agent, `bench-${name}`);
+        const session = await LegacyHttpClient.open(url, { agent: agent, clientName: `bench-${name}` });
         sessions.push(session);
-        paths.push(path(name, url, procs, balancer, session.asClient()));
+        paths.push(path(name, url, procs, balancer, session));
       }
     }
     const redisClients = (await redisCounters(redis.url)).clients - 1;

@@ -21,12 +21,15 @@ const HEADER = [
   'gw/direct',
   'floor req/s',
   'gw/floor',
+  'haproxy req/s',
+  'gw/haproxy',
   'p50 d/gw ms',
   '+p50 ms',
   'p99 d/gw ms',
   '+p99 ms',
   'gw cpu ms/req',
   'floor cpu ms/req',
+  'haproxy cpu ms/req',
   'gw req/s range',
 ];
 
@@ -60,12 +63,15 @@ export function pathRow(r: PathResult): string[] {
     ratio,
     r.floor ? int.format(r.floor.rps) : 'n/a',
     r.floorRatio === undefined ? '-' : `${r.floorRatio.toFixed(2)}x`,
+    r.haproxy ? int.format(r.haproxy.rps) : 'n/a',
+    r.haproxyRatio === undefined ? '-' : `${r.haproxyRatio.toFixed(2)}x`,
     `${d ? d.p50.toFixed(2) : '-'} / ${g.p50.toFixed(2)}`,
     r.addedP50Ms === undefined ? '-' : signed(r.addedP50Ms),
     `${d ? d.p99.toFixed(2) : '-'} / ${g.p99.toFixed(2)}`,
     r.addedP99Ms === undefined ? '-' : signed(r.addedP99Ms),
     ms(g.gatewayCpuMs),
     ms(r.floor?.floorCpuMs),
+    r.haproxy ? ms(r.haproxy.haproxyCpuMs) : 'n/a',
     `${int.format(Math.min(...gwRps))}-${int.format(Math.max(...gwRps))}`,
   ];
 }
@@ -159,7 +165,7 @@ export function renderPaths(p: PathsResult): string[] {
     `   ${int.format(c.count)} requests per round after ${int.format(c.warmup)} warm-up; ${c.rounds} interleaved ` +
       'round(s) per side; median round (by req/s) shown; gw cpu = the gateway process alone (/proc), per request',
     '',
-    table(HEADER, orderedRows(p.cells).map(pathRow), 'lrllrrrrrrrrrrrr'),
+    table(HEADER, orderedRows(p.cells).map(pathRow), 'lrllrrrrrrrrrrrrrrr'),
     `   * below the goal (c=1 ≥ ${PATH_GOALS.ratioC1}x, c=16 ≥ ${PATH_GOALS.ratioC16}x); other goals: gw cpu ≤ ` +
       `${PATH_GOALS.gatewayCpuMs} ms/req, +p99 ≤ ${PATH_GOALS.addedP99MsC1} ms at c=1.`,
     '   no direct: the upstream speaks 2025-11-25 only, so a 2026-07-28 client has no direct path to compare with.',
@@ -168,6 +174,10 @@ export function renderPaths(p: PathsResult): string[] {
     '   floor: a pass-through proxy with no MCP logic (floor-proxy.ts: HTTP in, the same bytes to the upstream over ' +
       'its transport, the answer back), its own process, measured in the same rounds — the least any process in ' +
       'the middle costs on this machine; gw/floor = gateway req/s ÷ floor req/s.',
+    p.haproxySkipped
+      ? `   ${p.haproxySkipped}`
+      : '   haproxy: HAProxy (mode http, one backend) in front of the same HTTP upstream, its own process, in the ' +
+        'same rounds — the practical limit of one more hop; gw/haproxy = gateway req/s ÷ haproxy req/s.',
     floorLine(p.cells),
     goalsLine(p.cells),
     '',

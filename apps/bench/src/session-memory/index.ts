@@ -11,9 +11,9 @@
  * a recorder of the session's state).
  */
 import { Agent } from 'node:http';
+import { closeSessions, type LegacyHttpClient, openSessions } from '@switchyard/testkit/mcp';
 import { redisMissing } from '@switchyard/testkit/process';
 import { ownRedis, ownUpstream, replicaConfig, Teardown } from '../replicas/deployment.js';
-import { LegacySession } from '../replicas/legacy-session.js';
 import { startGateway } from '../services.js';
 import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
 import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
@@ -59,28 +59,11 @@ export interface SessionMemoryResult {
   replicasSkipped?: string;
 }
 
-/** Runs `task` on every index below `n`, `limit` at a time. */
-async function forEachLimited(n: number, limit: number, task: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < n) await task(next++);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, n) }, worker));
-}
-
-async function openSessions(url: string, agent: Agent, n: number): Promise<LegacySession[]> {
-  const sessions: LegacySession[] = new Array(n);
-  await forEachLimited(n, CONCURRENCY, async (i) => {
-    sessions[i] = await LegacySession.open(url, agent, `bench-idle-${i}`);
-  });
-  return sessions;
-}
-
-async function deleteSessions(sessions: readonly LegacySession[]): Promise<void> {
-  await forEachLimited(sessions.length, CONCURRENCY, async (i) => {
-    const status = await sessions[i]!.close();
-    if (status !== 200 && status !== 204) throw new Error(`DELETE of session ${i}: HTTP ${status}`);
-  });
+/** Ends the sessions; throws unless every `DELETE` answered 200 or 204. */
+async function deleteSessions(sessions: readonly LegacyHttpClient[]): Promise<void> {
+  const statuses = await closeSessions(sessions, CONCURRENCY);
+  const bad = Object.keys(statuses).filter((status) => status !== '200' && status !== '204');
+  if (bad.length > 0) throw new Error(`DELETE of the sessions: HTTP ${JSON.stringify(statuses)}`);
 }
 
 async function settledMemory(inspector: Inspector): Promise<MemoryUsage> {
@@ -96,6 +79,7 @@ async function measureOne(
   const teardown = new Teardown();
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   teardown.add(() => agent.destroy());
+  const opening = { agent, parallel: CONCURRENCY, clientName: (i: number) => `bench-idle-${i}` };
   try {
     const upstream = await ownUpstream({ name: 'mem', resources: 10 }, teardown);
     const redis = variant === 'replicas' ? await ownRedis(teardown) : undefined;
@@ -110,11 +94,11 @@ async function measureOne(
     teardown.add(() => inspector.close());
 
     log(`session memory (${variant}): ${config.warmup} warm-up sessions`);
-    await deleteSessions(await openSessions(gateway.url, agent, config.warmup));
+    await deleteSessions(await openSessions(gateway.url, config.warmup, opening));
     const baseline = await settledMemory(inspector);
 
     log(`session memory (${variant}): opening ${config.sessions} idle legacy sessions`);
-    const sessions = await openSessions(gateway.url, agent, config.sessions);
+    const sessions = await openSessions(gateway.url, config.sessions, opening);
     const open = await settledMemory(inspector);
     const withSessions = parseSnapshot(await inspector.heapSnapshot());
 

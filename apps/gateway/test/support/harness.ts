@@ -1,4 +1,5 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent } from 'node:http';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -13,6 +14,7 @@ import {
   TestServer,
   type TestServerOptions,
 } from '@switchyard/testkit';
+import { LegacyHttpClient, launchGateway } from '@switchyard/testkit/mcp';
 import { expect } from 'vitest';
 
 export const GATEWAY_CLI = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
@@ -65,16 +67,24 @@ export function spawnGateway(
   return gw;
 }
 
-/** Spawns the gateway CLI on a config with an HTTP listener and waits until it is listening. */
+/**
+ * Starts the gateway CLI on `config` (an HTTP listener on an ephemeral loopback port unless it has
+ * `listen`) with the testkit's launcher, and waits until it is listening; `cleanup` stops it.
+ */
 export async function startGateway(
   cleanup: Cleanup,
   config: Record<string, unknown>,
   options: { env?: NodeJS.ProcessEnv; args?: string[] } = {},
 ): Promise<GatewayProcess> {
-  const file = await writeConfig(cleanup, config);
-  const gw = spawnGateway(cleanup, ['--config', file, ...(options.args ?? [])], { env: options.env });
-  const match = await gw.waitForLine(/listening on (http:\/\/\S+)/, { timeoutMs: 15_000 });
-  return Object.assign(gw, { url: match[1]!, file });
+  const gw = await launchGateway({
+    cli: GATEWAY_CLI,
+    config,
+    env: options.env,
+    args: options.args,
+    timeoutMs: 15_000,
+  });
+  cleanup.add(() => gw.stop());
+  return Object.assign(gw.proc, { url: gw.url, file: gw.configFile });
 }
 
 /**
@@ -180,25 +190,17 @@ function parseMaybeSse(text: string): unknown {
   return data.length > 0 ? JSON.parse(data[data.length - 1]!) : undefined;
 }
 
-/** Opens a legacy session by raw HTTP and returns the session id and negotiated version. */
+/**
+ * Opens a legacy session (2025-06-18) with the testkit's raw client and returns the session id and the
+ * negotiated version; the session is left open (no keep-alive socket lingers).
+ */
 export async function rawInitialize(url: string): Promise<{ sessionId: string; protocolVersion: string }> {
-  const init = await rawPost(
-    url,
-    JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
-    }),
-  );
-  const sessionId = init.headers.get('mcp-session-id');
-  if (!sessionId) throw new Error(`no session id: ${JSON.stringify(init.json)}`);
-  const protocolVersion = (init.json as { result: { protocolVersion: string } }).result.protocolVersion;
-  await rawPost(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), {
-    'mcp-session-id': sessionId,
-    'mcp-protocol-version': protocolVersion,
+  const session = await LegacyHttpClient.open(url, {
+    agent: new Agent({ keepAlive: false }),
+    clientName: 'raw',
+    protocolVersion: '2025-06-18',
   });
-  return { sessionId, protocolVersion };
+  return { sessionId: session.sessionId, protocolVersion: session.protocolVersion };
 }
 
 /** What every transport's handshake must show: Switchyard's serverInfo, its capabilities, and ping. */

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { startTestkitHttp as startTestkit } from '@switchyard/testkit/mcp';
 import type { ManagedProcess } from '@switchyard/testkit/process';
-import { type Cleanup, startProcess, TESTKIT_CLI } from './harness.js';
+import type { Cleanup } from './harness.js';
 
 // The process tree under a gateway, read from /proc (Linux only): which processes it started, whether
 // they still run, and a last-resort kill of their process groups after a test.
@@ -108,17 +109,9 @@ export async function startTestkitHttp(
   cleanup: Cleanup,
   args: string[],
 ): Promise<{ proc: ManagedProcess; url: string; controlUrl: string }> {
-  const { proc, ready } = await startProcess({
-    name: 'testkit',
-    args: [TESTKIT_CLI, '--http', ...args],
-    ready: {
-      stream: 'stdout',
-      line: (line) =>
-        line.startsWith('{') ? (JSON.parse(line) as { url: string; controlUrl: string }) : undefined,
-    },
-  });
+  const { proc, url, controlUrl } = await startTestkit({ args });
   cleanup.add(() => proc.stop());
-  return { proc, url: ready.url, controlUrl: ready.controlUrl };
+  return { proc, url, controlUrl: controlUrl! };
 }
 
 /**
