@@ -1,5 +1,14 @@
+import { InMemoryTransport } from '@modelcontextprotocol/server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup, connect, httpUpstream, startGateway, upstreamConfig } from './support/gateway.js';
+import { openSession } from '../src/downstream/session.js';
+import {
+  Cleanup,
+  connect,
+  eventually,
+  httpUpstream,
+  startGateway,
+  upstreamConfig,
+} from './support/gateway.js';
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -26,5 +35,44 @@ describe('a client claiming a protocol version in _meta', () => {
     }
     expect(gateway.status()[0]).toMatchObject({ state: 'ready' });
     expect(docs.server.stats.handshakes).toBe(handshakes);
+  });
+});
+
+// A 2026-07-28 request on a session's own channel (stdio, WebSocket) is answered by the gateway itself
+// (`ModernSessionAnswers`), like over HTTP: no SDK Server needs to exist for it.
+describe('a 2026-07-28 request on a session channel', () => {
+  it('is answered by the gateway itself, its result encoded for the era, a bad envelope refused as the SDK would', async () => {
+    const docs = await httpUpstream(cleanup, { name: 'docs', behaviorTools: true });
+    const gateway = await startGateway(cleanup, [upstreamConfig('docs', docs.url)]);
+    const session = openSession(gateway, { transport: 'memory' });
+    cleanup.add(() => session.close());
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    // The session's transport, wrapped, with no SDK Server connected to it: only the gateway can answer.
+    const routed = session.wrap(serverSide);
+    await routed.start();
+    const answers: Record<string, unknown>[] = [];
+    clientSide.onmessage = (m) => answers.push(m as Record<string, unknown>);
+    await clientSide.start();
+    const meta = { [VERSION_KEY]: '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
+    await clientSide.send({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: meta } });
+    await clientSide.send({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'tools/call',
+      params: { name: 'docs__echo', arguments: { text: 'hi' }, _meta: { ...meta, progressToken: 'p' } },
+    });
+    await clientSide.send({
+      jsonrpc: '2.0',
+      id: 3,
+      method: 'tools/list',
+      params: { _meta: { ...meta, 'io.modelcontextprotocol/clientCapabilities': 'not an object' } },
+    });
+    await eventually(() => answers.filter((a) => a.id !== undefined).length === 3, 'three answers');
+    type Answer = { result: { tools: { name: string }[]; content: unknown }; error: unknown };
+    const byId = (id: number) => answers.find((a) => a.id === id) as unknown as Answer;
+    expect(byId(1).result).toMatchObject({ resultType: 'complete', ttlMs: 0, cacheScope: 'private' });
+    expect(byId(1).result.tools.map((t) => t.name)).toContain('docs__echo');
+    expect(JSON.stringify(byId(2).result.content)).toContain('hi');
+    expect(byId(3).error).toMatchObject({ code: -32602 });
   });
 });

@@ -4,7 +4,6 @@ import {
   type Logger,
   type Outcome,
   type PluginEvent,
-  type PluginGateway,
   type RequestContext,
   type RequestMiddleware,
 } from '@switchyard/core';

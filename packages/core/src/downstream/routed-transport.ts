@@ -28,12 +28,13 @@ export class RoutedTransport implements Transport {
   onerror?: (error: Error) => void;
   onclose?: () => void;
   readonly #inner: Transport;
-  readonly #taker: InboundTaker;
+  readonly #takers: readonly InboundTaker[];
   readonly #send = (message: JSONRPCMessage) => this.#inner.send(message);
 
-  constructor(inner: Transport, taker: InboundTaker) {
+  /** @param takers offered each inbound message in turn, until one takes it */
+  constructor(inner: Transport, takers: readonly InboundTaker[]) {
     this.#inner = inner;
-    this.#taker = taker;
+    this.#takers = takers;
   }
 
   get sessionId(): string | undefined {
@@ -54,7 +55,8 @@ export class RoutedTransport implements Transport {
 
   async start(): Promise<void> {
     this.#inner.onmessage = (message, extra) => {
-      if (!this.#taker.take(message, this.#send, extra)) this.onmessage?.(message, extra);
+      for (const taker of this.#takers) if (taker.take(message, this.#send, extra)) return;
+      this.onmessage?.(message, extra);
     };
     // Handlers the listener installed on the transport before (e.g. its session table's) keep running.
     const erred = this.#inner.onerror;
@@ -64,7 +66,7 @@ export class RoutedTransport implements Transport {
       this.onerror?.(error);
     };
     this.#inner.onclose = () => {
-      this.#taker.closed();
+      for (const taker of this.#takers) taker.closed();
       closed?.();
       this.onclose?.();
     };

@@ -4,6 +4,7 @@ import type { DownstreamTransportKind, Identity, SessionSink } from '../context.
 import type { Gateway } from '../gateway.js';
 import { DEFAULT_ANONYMOUS_ID } from '../identity.js';
 import { LegacyAnswers } from './legacy-answers.js';
+import { ModernSessionAnswers } from './modern-session-answers.js';
 import { RoutedTransport } from './routed-transport.js';
 import { buildServer, type LogLevelHolder } from './server-adapter.js';
 
@@ -37,8 +38,9 @@ export interface DownstreamSession {
    */
   build(context?: { era?: 'legacy' | 'modern' }): Server;
   /**
-   * The transport as the session's SDK servers see it: the requests the gateway answers itself on a
-   * legacy session (`LegacyAnswers`) are taken off it first; everything else arrives as sent.
+   * The transport as the session's SDK servers see it: the requests the gateway answers itself — a legacy
+   * session's (`LegacyAnswers`), a 2026-07-28 request's (`ModernSessionAnswers`) — are taken off it first;
+   * everything else (the handshake, discovery, listen streams, unknown methods) arrives as sent.
    */
   wrap(transport: Transport): Transport;
   /**
@@ -74,8 +76,11 @@ export function openSession(gateway: Gateway, options: SessionOptions): Downstre
     current = buildServer(gateway, sink, logging, context?.era);
     return current;
   };
-  const answers = new LegacyAnswers(gateway, sink, logging, () => current);
-  const wrap = (transport: Transport) => new RoutedTransport(transport, answers);
+  const takers = [
+    new LegacyAnswers(gateway, sink, logging, () => current),
+    new ModernSessionAnswers(gateway, sink, () => current),
+  ];
+  const wrap = (transport: Transport) => new RoutedTransport(transport, takers);
   return {
     id,
     sink,
