@@ -28,6 +28,7 @@ import {
   REQUEST_OPTIONS,
   type RunOptions,
 } from '../client.js';
+import { type Comparison, profiledAs } from '../read-paths.js';
 import { measureRounds, mediansOf, type Run, requestLoop } from '../rounds.js';
 import {
   children,
@@ -38,8 +39,6 @@ import {
   type Upstream,
 } from '../services.js';
 import { median } from '../stats.js';
-import { profiledAs } from './measure.js';
-import type { Comparison } from './model.js';
 
 export interface GovernanceSizeConfig {
   /** The size of the echo's result to aim for, in bytes (the argument text is about half of it). */

@@ -16,7 +16,7 @@
 import { Agent } from 'node:http';
 import { LegacyHttpClient, ModernHttpClient, type RequestClient } from '@switchyard/testkit/mcp';
 import type { Balancer, RedisServer } from '@switchyard/testkit/process';
-import { statsOf, upstreamCounters } from '../plugins/measure.js';
+import { measureReadPaths, type ReadPath, readPath, statsOf, upstreamCounters } from '../read-paths.js';
 import type { Gateway, PluginEntry, Upstream } from '../services.js';
 import {
   listedUris,
@@ -28,7 +28,6 @@ import {
   Teardown,
 } from './deployment.js';
 import { probeLegacyAcrossReplicas } from './legacy-probe.js';
-import { compareLevel, measurePaths, type ReplicaPath, readPath } from './measure.js';
 import type { PathInfo, ReplicasConfig, SharedCacheResult } from './model.js';
 import { redisCounters } from './redis-probe.js';
 
@@ -126,7 +125,7 @@ export async function runSharedCacheBenchmark(
       procs: readonly Gateway[],
       balancer?: Balancer,
       reader: RequestClient = client(url),
-    ): ReplicaPath => ({
+    ): ReadPath => ({
       path: name,
       client: reader,
       uris,
@@ -140,12 +139,12 @@ export async function runSharedCacheBenchmark(
       path('one', one.mcpUrl, [a], one),
       path('two', two.mcpUrl, [a, b], two),
     ];
-    const [soloPath, replicaPath] = paths as [ReplicaPath, ReplicaPath];
+    const [soloPath, replicaPath] = paths as [ReadPath, ReadPath];
     const onB = path('b', b.url, [b]);
 
     // Warm: A cold, then B (shared cache: no upstream read), then the no-store gateway, then all again.
     const stats = statsOf(upstream);
-    const reads = async (target: ReplicaPath): Promise<number> => {
+    const reads = async (target: ReadPath): Promise<number> => {
       const before = (await upstreamCounters(stats)).reads;
       await readPath(target, uris.length, WARM_CONCURRENCY, config.payloadBytes);
       return (await upstreamCounters(stats)).reads - before;
@@ -176,7 +175,7 @@ export async function runSharedCacheBenchmark(
     }
     const redisClients = (await redisCounters(redis.url)).clients - 1;
 
-    const byLevel = await measurePaths({
+    const levels = await measureReadPaths({
       what: 'replicas/shared-cache',
       paths,
       levels: config.levels,
@@ -184,6 +183,7 @@ export async function runSharedCacheBenchmark(
       payloadBytes: config.payloadBytes,
       upstream,
       redis,
+      pairs: PAIRS,
       log,
     });
     return {
@@ -195,7 +195,7 @@ export async function runSharedCacheBenchmark(
       rehitUpstreamReads,
       legacy,
       redisClients,
-      levels: byLevel.map((runs, i) => compareLevel(config.levels[i]!.concurrency, runs, PAIRS)),
+      levels,
       gatewayWarnings: {
         solo: Object.fromEntries(solo.proc.warnings),
         A: Object.fromEntries(a.proc.warnings),
