@@ -28,6 +28,7 @@ import {
   REQUEST_OPTIONS,
   type RunOptions,
 } from '../client.js';
+import { filler } from '../paths/loops.js';
 import { type Comparison, profiledAs } from '../read-paths.js';
 import { measureRounds, mediansOf, type Run, requestLoop } from '../rounds.js';
 import {
@@ -119,10 +120,6 @@ export function governancePlugins(lockFile: string): Record<GovernancePlugin, Pl
       ],
     ],
   };
-}
-
-function filler(chars: number): string {
-  return 'lorem ipsum dolor sit amet '.repeat(Math.ceil(chars / 27)).slice(0, chars);
 }
 
 function callLoop(client: Client, path: GovernancePath, text: string, count: number) {
