@@ -2,7 +2,7 @@
 import { parseArgs } from 'node:util';
 
 export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|governance|tools|replicas|paths|session-memory|catalog|credentials]
-                                     [--cpu-prof DIR] [--stock-fetch] [--client sdk|raw]
+                                     [--cpu-prof DIR] [--client sdk|raw]
 
   --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
                    a few hundred reads per plugin path, 200 tool calls, 2 upstreams × 200 tools,
@@ -19,7 +19,6 @@ export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH
                    memory store and Redis (Redis skipped with a message without redis-server)
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR (paths: the two
                    slowest paths run again on profiled gateways after the timed matrix)
-  --stock-fetch    bench client uses the SDK transport's fetch unchanged (see client.ts)
   --client WHICH   sdk (default): the official SDK client; raw: a lean JSON-RPC client (testkit/mcp) on every
                    path, so results show the servers' cost rather than the client's`;
 
@@ -43,7 +42,6 @@ export interface BenchArgs {
   json?: string;
   only?: Section;
   cpuProf?: string;
-  stockFetch: boolean;
   client: 'sdk' | 'raw';
   help: boolean;
 }
@@ -60,7 +58,6 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchArg
       json: { type: 'string' },
       only: { type: 'string' },
       'cpu-prof': { type: 'string' },
-      'stock-fetch': { type: 'boolean' },
       client: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -79,7 +76,6 @@ export function parseBenchArgs(argv: string[] = process.argv.slice(2)): BenchArg
     json: values.json,
     only: only as Section | undefined,
     cpuProf: values['cpu-prof'],
-    stockFetch: values['stock-fetch'] === true,
     client: values.client === 'raw' ? 'raw' : 'sdk',
     help: values.help === true,
   };

@@ -24,11 +24,6 @@ export interface ClientOptions {
    * alike, so the numbers show the servers' cost rather than the client's.
    */
   rawClient?: boolean;
-  /**
-   * Use the transport's default fetch unchanged. By default the bench client drops the transport-wide
-   * AbortSignal from POSTs (see `postWithoutSharedSignal`), so the load generator itself stays cheap.
-   */
-  stockFetch?: boolean;
   /** When given, counts the client's POSTs and those answered as an SSE stream (SDK client only). */
   postCounter?: PostCounter;
 }
@@ -77,15 +72,11 @@ export async function connectClient(
     return { client: raw as unknown as Client, url, close: async () => void (await raw.close()) };
   }
   const client = new Client({ name, version: '0.0.0' });
-  const base: FetchLike | undefined = options.stockFetch ? undefined : postWithoutSharedSignal;
-  const transport = new StreamableHTTPClientTransport(
-    new URL(url),
-    options.postCounter
-      ? { fetch: countingPosts(base ?? ((u, init) => fetch(u, init)), options.postCounter) }
-      : base
-        ? { fetch: base }
-        : {},
-  );
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    fetch: options.postCounter
+      ? countingPosts(postWithoutSharedSignal, options.postCounter)
+      : postWithoutSharedSignal,
+  });
   await client.connect(transport, { timeout: CONNECT_TIMEOUT_MS });
   let closed: Promise<void> | undefined;
   return {
@@ -101,7 +92,6 @@ export async function connectClient(
   };
 }
 
-/** Closes every client, ignoring errors (cleanup paths). */
 /**
  * The two sides every gateway-vs-direct benchmark compares: a client straight to the upstream
  * ("bench-direct") and one through the gateway, connected in that order and both added to `clients`
@@ -121,6 +111,7 @@ export async function connectPair(
   return { direct, viaGateway };
 }
 
+/** Closes every client, ignoring errors (cleanup paths). */
 export async function closeAll(clients: Iterable<BenchClient | undefined>): Promise<void> {
   await Promise.allSettled([...clients].map((c) => c?.close()));
 }

@@ -4,7 +4,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { EnumerateConfig, EnumerateScenario } from './enumerate.js';
-import type { ListName } from './list-kinds.js';
+import type { ListName } from './lists.js';
 import { median } from './stats.js';
 
 export interface EnumerateRun {

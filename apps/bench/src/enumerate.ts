@@ -23,11 +23,13 @@ import {
   checkGateway,
   type ExpectedEnumeration,
   expectedEnumeration,
-} from './enumeration-checks.js';
-import { LIST_KINDS, type ListName } from './list-kinds.js';
+  LIST_KINDS,
+  type ListName,
+  type Walk,
+  walk,
+} from './lists.js';
 import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 import { msSince } from './stats.js';
-import { type Walk, walk } from './walk.js';
 
 export interface EnumerateConfig {
   /** What is enumerated: the upstreams' resources or their (generated echo) tools. */

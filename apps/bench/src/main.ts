@@ -223,12 +223,10 @@ async function main(): Promise<number> {
   const jsonPath = resolve(args.json ?? DEFAULT_JSON);
   const cpuProfDir = args.cpuProf === undefined ? undefined : resolve(args.cpuProf);
   if (cpuProfDir) await mkdir(cpuProfDir, { recursive: true });
-  const options: RunOptions = { cpuProfDir, stockFetch: args.stockFetch, rawClient: args.client === 'raw' };
+  const options: RunOptions = { cpuProfDir, rawClient: args.client === 'raw' };
   const clientFetch = options.rawClient
     ? 'raw: lean JSON-RPC over Streamable HTTP on node:http, no result validation (--client raw)'
-    : options.stockFetch
-      ? 'stock'
-      : 'POSTs without the shared transport AbortSignal';
+    : 'POSTs without the shared transport AbortSignal';
   const env = environment();
   const startedAt = new Date().toISOString();
   const start = process.hrtime.bigint();

@@ -4,10 +4,9 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { type BenchClient, closeAll, connectPair, REQUEST_OPTIONS, type RunOptions } from './client.js';
-import { RESOURCES } from './list-kinds.js';
+import { RESOURCES, walk } from './lists.js';
 import { interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
 import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
-import { walk } from './walk.js';
 
 export interface ReadConfig {
   resources: number;

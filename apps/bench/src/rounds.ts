@@ -174,7 +174,7 @@ export async function measureRounds<S = undefined, X extends object = object, T 
 }
 
 /** The median round (by req/s) of each variant among `runs`. */
-export function mediansOf<R extends Run>(runs: readonly R[]): Record<string, R> {
+export function mediansOf<R extends { path: string; rps: number }>(runs: readonly R[]): Record<string, R> {
   const medians: Record<string, R> = {};
   for (const path of new Set(runs.map((r) => r.path))) {
     medians[path] = medianBy(

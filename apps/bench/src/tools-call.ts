@@ -11,10 +11,10 @@
 import type { Client } from '@modelcontextprotocol/client';
 import { controlClient } from '@switchyard/testkit';
 import { type BenchClient, closeAll, connectPair, REQUEST_OPTIONS, type RunOptions } from './client.js';
-import { TOOLS } from './list-kinds.js';
+import { TOOLS, walk } from './lists.js';
+import { filler } from './paths/loops.js';
 import { interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
 import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
-import { walk } from './walk.js';
 
 export interface ToolCallConfig {
   /** Echo tools on the upstream (`tool_0 … tool_{N-1}`), called round-robin. */
@@ -37,10 +37,6 @@ export interface ToolCallResult {
 }
 
 const UPSTREAM = 'a';
-
-function filler(bytes: number): string {
-  return 'lorem ipsum dolor sit amet '.repeat(Math.ceil(bytes / 27)).slice(0, bytes);
-}
 
 /**
  * `count` calls with `concurrency` workers over `names` (round-robin, exposed names through the gateway),

@@ -10,7 +10,7 @@ import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from '../src/catalog/data.
 import type { CatalogTool } from '../src/catalog/model.js';
 import { halves, measureQuality } from '../src/catalog/quality.js';
 import { realTools } from '../src/catalog/real.js';
-import { CATALOG_GOALS } from '../src/report/goals.js';
+import { CATALOG_GOALS } from '../src/report/targets.js';
 
 const normalized = (text: string): string => text.toLowerCase().replace(/\s+/g, ' ').trim();
 

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { compareLevel, type ReadPathRun } from '../src/read-paths.js';
 import { Teardown } from '../src/replicas/deployment.js';
-import { compareLevel } from '../src/replicas/measure.js';
-import type { ReplicaRun } from '../src/replicas/model.js';
 
-function run(path: string, round: number, rps: number, p50: number, p99: number): ReplicaRun {
+function run(path: string, round: number, rps: number, p50: number, p99: number): ReadPathRun {
   return {
     path,
     round,
@@ -13,6 +12,8 @@ function run(path: string, round: number, rps: number, p50: number, p99: number)
     cpuUsPerRead: { client: 0 },
     readsIssued: 10,
     upstreamReads: 0,
+    upstreamSubscribes: 0,
+    upstreamUnsubscribes: 0,
     count: 10,
     mean: p50,
     p50,

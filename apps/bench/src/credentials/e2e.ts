@@ -19,7 +19,7 @@ import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import type { ManagedProcess, RedisServer } from '@switchyard/testkit/process';
 import { filler, pathLoop, type Targets, targetsOf } from '../paths/loops.js';
 import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
-import { type CpuPerRead, interleavedRounds, type ReadLevel, type ReadRun } from '../rounds.js';
+import { type CpuPerRead, measureRounds, mediansOf, type Run } from '../rounds.js';
 import { children, startGateway } from '../services.js';
 import { median } from '../stats.js';
 import { benchGrant } from './grant.js';
@@ -42,7 +42,7 @@ export type E2ePath = 'static' | 'vault';
 /** CPU per call (µs) of the bench client, the upstream, the gateway and, with Redis, redis-server. */
 export type E2eCpu = CpuPerRead & { redis?: number };
 
-export interface E2eRun extends Omit<ReadRun, 'path' | 'cpuUsPerRead'> {
+export interface E2eRun extends Omit<Run, 'path' | 'cpuUsPerRead'> {
   path: E2ePath;
   cpuUsPerCall: E2eCpu;
   /** Redis commands per call over the round (warm-up included), Redis only. */
@@ -215,12 +215,11 @@ async function measureGateway(
     const control = controlClient(upstream.controlUrl);
     const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
     const upstreamCalls = { issued: 0, served: 0 };
-    const commands = new Map<ReadRun, number>();
-    let before = { served: 0, commands: 0 };
+    const commands = async () => (redis ? (await redisCounters(redis.url)).commands : 0);
     for (const path of ['static', 'vault'] as const) await loop(path)(config.prewarm, 4);
     const levels: E2eLevel[] = [];
     for (const level of config.levels) {
-      const [measured] = await interleavedRounds({
+      const [runs] = await measureRounds({
         plan: {
           what: `credentials: e2e ${kind} tools/call`,
           warmup: level.warmup,
@@ -228,32 +227,28 @@ async function measureGateway(
           concurrencies: [level.concurrency],
           rounds: config.rounds,
         },
-        loops: { direct: loop('static'), gateway: loop('vault') },
-        cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
-        log: (message) => log(message.replace(' direct  ', ' static  ').replace(' gateway ', ' vault   ')),
-        beforeRound: async () => {
-          before = {
-            served: await served(),
-            commands: redis ? (await redisCounters(redis.url)).commands : 0,
-          };
-        },
-        afterRound: async (run, issued) => {
+        variants: (['static', 'vault'] as const).map((path) => ({
+          name: path,
+          loop: loop(path),
+          cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
+        })),
+        log,
+        before: async () => ({ served: await served(), commands: await commands() }),
+        after: async (run, before, issued) => {
           const calls = (await served()) - before.served;
           upstreamCalls.issued += issued;
           upstreamCalls.served += calls;
           if (calls !== issued) {
             throw new Error(
-              `credentials e2e ${kind} ${run.path === 'direct' ? 'static' : 'vault'} c=${run.concurrency}: ` +
-                `the upstream served ${calls} tools/call for ${issued} calls issued; expected exactly one each`,
+              `credentials e2e ${kind} ${run.path} c=${run.concurrency}: the upstream served ${calls} ` +
+                `tools/call for ${issued} calls issued; expected exactly one each`,
             );
           }
-          if (redis) {
-            const after = (await redisCounters(redis.url)).commands;
-            commands.set(run, (after - before.commands - PROBE_COMMANDS) / issued);
-          }
+          if (!redis) return {};
+          return { redisCommandsPerCall: ((await commands()) - before.commands - PROBE_COMMANDS) / issued };
         },
       });
-      levels.push(e2eLevel(measured!, commands));
+      levels.push(e2eLevel(level.concurrency, runs!));
     }
     return {
       store: kind,
@@ -267,21 +262,16 @@ async function measureGateway(
   }
 }
 
-/** The rounds of one level, renamed (direct → static, gateway → vault) and compared. */
-function e2eLevel(level: ReadLevel, commands: Map<ReadRun, number>): E2eLevel {
-  const named = (run: ReadRun): E2eRun => {
-    const { path, cpuUsPerRead, ...rest } = run;
-    const perCall = commands.get(run);
-    return {
+/** The rounds of one level (`cpuUsPerRead` named `cpuUsPerCall`), vault compared with static. */
+function e2eLevel(concurrency: number, runs: (Run & { redisCommandsPerCall?: number })[]): E2eLevel {
+  const rounds = runs.map(
+    ({ path, cpuUsPerRead, ...rest }): E2eRun => ({
       ...rest,
-      path: path === 'direct' ? 'static' : 'vault',
+      path: path as E2ePath,
       cpuUsPerCall: cpuUsPerRead,
-      ...(perCall === undefined ? {} : { redisCommandsPerCall: perCall }),
-    };
-  };
-  const a = named(level.direct);
-  const b = named(level.gateway);
-  const rounds = level.rounds.map(named);
+    }),
+  );
+  const { static: a, vault: b } = mediansOf(rounds) as Record<E2ePath, E2eRun>;
   const pairs = rounds
     .filter((r) => r.path === 'static')
     .map((r) => [r, rounds.find((v) => v.path === 'vault' && v.round === r.round)] as const)
@@ -289,15 +279,15 @@ function e2eLevel(level: ReadLevel, commands: Map<ReadRun, number>): E2eLevel {
   const gwA = a.cpuUsPerCall.gateway;
   const gwB = b.cpuUsPerCall.gateway;
   return {
-    concurrency: level.concurrency,
+    concurrency,
     static: a,
     vault: b,
-    throughputRatio: level.throughputRatio,
+    throughputRatio: b.rps / a.rps,
     p50Ratio: b.p50 / a.p50,
     pairedThroughputRatio: median(pairs.map(([s, v]) => v.rps / s.rps)),
     pairedP50Ratio: median(pairs.map(([s, v]) => v.p50 / s.p50)),
-    addedP50Ms: level.addedP50Ms,
-    addedP99Ms: level.addedP99Ms,
+    addedP50Ms: b.p50 - a.p50,
+    addedP99Ms: b.p99 - a.p99,
     ...(gwA === undefined || gwB === undefined ? {} : { addedGatewayCpuUs: gwB - gwA }),
     rounds,
   };

@@ -10,7 +10,6 @@ import { haproxyMissing, type ManagedProcess, startBalancer } from '@switchyard/
 import type { RunOptions } from '../client.js';
 import { children, type Gateway, startGateway, testkitCli } from '../services.js';
 import { PathClients } from './clients.js';
-import { type Floor, startFloor } from './floor.js';
 import { heapSnapshotFlags } from './heap-snapshot.js';
 import { filler, targetsOf } from './loops.js';
 import { cellKey, noDirectReason, pathCells, slowestCells } from './matrix.js';
@@ -19,7 +18,13 @@ import type { PathsConfig, PathsResult, UpstreamKind } from './model.js';
 import { UPSTREAM_NAMES } from './model.js';
 import { profileCell } from './profiles.js';
 import { measureSessionMemory } from './session-memory.js';
-import { gatewayServers, type RunningUpstreams, startUpstreams } from './upstreams.js';
+import {
+  type Floor,
+  gatewayServers,
+  type RunningUpstreams,
+  startFloor,
+  startUpstreams,
+} from './upstreams.js';
 
 export type { PathsConfig, PathsResult } from './model.js';
 

@@ -2,11 +2,11 @@
  * The paths benchmark's four upstreams, one per transport, each serving the same resources and echo tools:
  * a stdio testkit (spawned by the gateway, and once more by the direct client), a legacy-only Streamable
  * HTTP testkit, a Streamable HTTP testkit with `--modern` (so the gateway picks the 2026-07-28 hop), and
- * the WebSocket host of ws-upstream.ts.
+ * the WebSocket host of ws-upstream.ts; and the floor proxy (floor-proxy.ts) in front of any of them.
  */
 import { fileURLToPath } from 'node:url';
 import type { ManagedProcess } from '@switchyard/testkit/process';
-import { children, startUpstream } from '../services.js';
+import { children, startUpstream, testkitCli } from '../services.js';
 import type { PathsConfig, UpstreamKind } from './model.js';
 import { UPSTREAM_NAMES } from './model.js';
 
@@ -98,4 +98,35 @@ export async function startUpstreams(
     }),
   );
   return { endpoints, procs };
+}
+
+/** The floor proxy (floor-proxy.ts) in front of one upstream of the matrix. */
+export interface Floor {
+  proc: ManagedProcess;
+  url: string;
+}
+
+/** The floor in front of `upstream`: a stdio upstream is spawned by it, a networked one is reached at its URL. */
+export async function startFloor(
+  upstream: UpstreamKind,
+  endpoints: UpstreamEndpoints,
+  config: Pick<PathsConfig, 'resources' | 'payloadBytes' | 'tools'>,
+): Promise<Floor> {
+  const script = fileURLToPath(new URL('./floor-proxy.js', import.meta.url));
+  const target =
+    upstream === 'stdio'
+      ? ['stdio', process.execPath, testkitCli(), '--stdio', ...catalogArgs(UPSTREAM_NAMES.stdio, config)]
+      : [upstream === 'ws' ? 'ws' : 'http', endpointOf(upstream, endpoints)];
+  const { proc, ready } = await children.start({
+    name: `floor proxy (${upstream})`,
+    args: [script, ...target],
+    ready: { stream: 'stdout', line: (line) => /^listening (\d+)$/.exec(line)?.[1] },
+  });
+  return { proc, url: `http://127.0.0.1:${ready}/mcp` };
+}
+
+function endpointOf(upstream: UpstreamKind, endpoints: UpstreamEndpoints): string {
+  const url = upstream === 'stdio' ? undefined : endpoints[upstream];
+  if (url === undefined) throw new Error(`no ${upstream} upstream running for the floor proxy`);
+  return url;
 }

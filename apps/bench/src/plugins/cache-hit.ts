@@ -1,15 +1,14 @@
 import { type BenchClient, closeAll, connectPair, type RunOptions } from '../client.js';
 import { checkedUris, readLoop } from '../read.js';
-import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../services.js';
 import {
   hitCeiling,
-  measure,
+  measureReadPaths,
   profiledAs,
+  type ReadPath,
   statsOf,
-  summarizeLevel,
-  type Target,
   upstreamCounters,
-} from './measure.js';
+} from '../read-paths.js';
+import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../services.js';
 import type { CacheHitConfig, CacheHitResult } from './model.js';
 
 /** a. Cache hits through the gateway vs reads straight from a slow upstream. */
@@ -72,27 +71,27 @@ export async function runCacheHitBenchmark(
         `${warmed.subscribes - before.subscribes} subscriptions); a second pass was all hits`,
     );
 
-    const targets: Target[] = [
+    const paths: ReadPath[] = [
       { path: 'direct', client: direct.client, uris: directUris, upstreamReadsPerRead: 1, next: 0 },
       {
         path: 'cache',
         client: viaGateway.client,
         uris: gatewayUris,
-        gateway,
+        gateways: [gateway.proc],
         upstreamReadsPerRead: 0,
         next: 0,
       },
     ];
-    const byLevel = await measure({
+    const levels = await measureReadPaths({
       what: 'plugins/cache-hit',
-      targets,
+      paths,
       levels: config.levels,
       rounds: config.rounds,
       payloadBytes: config.payloadBytes,
       upstream,
+      pairs: [['cache', 'direct']],
       log,
     });
-    const levels = byLevel.map((runs, i) => summarizeLevel(config.levels[i]!.concurrency, runs, 'direct'));
     return {
       config,
       plugins,

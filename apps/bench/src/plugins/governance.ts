@@ -28,6 +28,8 @@ import {
   REQUEST_OPTIONS,
   type RunOptions,
 } from '../client.js';
+import { filler } from '../paths/loops.js';
+import { type Comparison, profiledAs } from '../read-paths.js';
 import { measureRounds, mediansOf, type Run, requestLoop } from '../rounds.js';
 import {
   children,
@@ -38,8 +40,6 @@ import {
   type Upstream,
 } from '../services.js';
 import { median } from '../stats.js';
-import { profiledAs } from './measure.js';
-import type { Comparison } from './model.js';
 
 export interface GovernanceSizeConfig {
   /** The size of the echo's result to aim for, in bytes (the argument text is about half of it). */
@@ -120,10 +120,6 @@ export function governancePlugins(lockFile: string): Record<GovernancePlugin, Pl
       ],
     ],
   };
-}
-
-function filler(chars: number): string {
-  return 'lorem ipsum dolor sit amet '.repeat(Math.ceil(chars / 27)).slice(0, chars);
 }
 
 function callLoop(client: Client, path: GovernancePath, text: string, count: number) {

@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from '../client.js';
 import { checkedUris } from '../read.js';
+import { measureReadPaths, profiledAs, type ReadPath, statsOf, upstreamCounters } from '../read-paths.js';
 import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../services.js';
-import { measure, profiledAs, statsOf, summarizeLevel, type Target, upstreamCounters } from './measure.js';
 import type { AuditCheck, StackConfig, StackPath, StackResult } from './model.js';
 
 const AUDIT_FILE = 'audit.jsonl';
@@ -102,7 +102,7 @@ export async function runStackBenchmark(
 
     const direct = await connectClient(up.url, 'bench-direct', options);
     clients.push(direct);
-    const targets: Target[] = [];
+    const targets: ReadPath[] = [];
     for (const path of paths) {
       const client = await connectClient(gateways[path]!.url, `bench-${path}`, options);
       clients.push(client);
@@ -111,7 +111,7 @@ export async function runStackBenchmark(
         path,
         client: client.client,
         uris: gatewayUris,
-        gateway: gateways[path],
+        gateways: [gateways[path]!.proc],
         upstreamReadsPerRead: 1,
         next: 0,
       });
@@ -135,20 +135,26 @@ export async function runStackBenchmark(
         `${entryBytes} B, ${config.resources} resources read round-robin: every read misses`,
     );
 
-    const byLevel = await measure({
+    const levels = await measureReadPaths({
       what: 'plugins/stack',
-      targets,
+      paths: targets,
       levels: config.levels,
       rounds: config.rounds,
       payloadBytes: config.payloadBytes,
       upstream: up,
+      pairs: [
+        ['stack', 'bare'],
+        ['stack-incoherent', 'bare'],
+      ],
       log,
     });
 
     // Every read must be in the audit log, as a miss (records are written before the response leaves).
     const audit: AuditCheck[] = [];
     for (const path of ['stack', 'stack-incoherent'] as const) {
-      const readsIssued = byLevel.flat().reduce((n, r) => (r.path === path ? n + r.readsIssued : n), 0);
+      const readsIssued = levels
+        .flatMap((l) => l.rounds)
+        .reduce((n, r) => (r.path === path ? n + r.readsIssued : n), 0);
       const check = await checkAudit(path, join(gateways[path]!.dir, AUDIT_FILE), readsIssued);
       audit.push(check);
       if (check.readRecords !== readsIssued || check.cacheStatus.miss !== readsIssued || check.errors > 0) {
@@ -165,7 +171,7 @@ export async function runStackBenchmark(
       entryBytes,
       cacheCapacityEntries,
       plugins,
-      levels: byLevel.map((runs, i) => summarizeLevel(config.levels[i]!.concurrency, runs, 'bare')),
+      levels,
       audit,
       upstreamSubscriptionsHeld: held,
       gatewayWarnings: Object.fromEntries(

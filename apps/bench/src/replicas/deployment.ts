@@ -7,7 +7,7 @@
 import type { Client } from '@modelcontextprotocol/client';
 import type { ModernHttpClient } from '@switchyard/testkit/mcp';
 import { type Balancer, type RedisServer, startBalancer, startRedis } from '@switchyard/testkit/process';
-import { RESOURCES } from '../list-kinds.js';
+import { RESOURCES, walk } from '../lists.js';
 import {
   children,
   type Gateway,
@@ -17,7 +17,6 @@ import {
   type Upstream,
   type UpstreamSpec,
 } from '../services.js';
-import { walk } from '../walk.js';
 
 /**
  * What a part started, stopped together: `add` a stop function per process or resource as it starts;

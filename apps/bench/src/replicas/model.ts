@@ -1,6 +1,5 @@
 /** The replicas benchmark's sizes and results (section 5; the JSON's `replicas`). */
-import type { Comparison, PluginLevelConfig } from '../plugins/model.js';
-import type { CpuPerRead, Run } from '../rounds.js';
+import type { LevelConfig, ReadPathLevel } from '../read-paths.js';
 import type { PluginEntry } from '../services.js';
 import type { RedisSnapshot } from './redis-probe.js';
 
@@ -10,37 +9,10 @@ export interface ReplicasConfig {
   /** 5a/5c: the upstream answers each read after this long (misses are visible; hits never wait). */
   cacheUpstreamLatencyMs: number;
   /** Warm-up and timed reads per round and path, per concurrency. */
-  levels: PluginLevelConfig[];
+  levels: LevelConfig[];
   rounds: number;
   /** 5d: legacy sessions opened against one gateway with `store.redis`. */
   sessions: number;
-}
-
-/** CPU per request (µs) of every process a path involves. */
-export interface ReplicaCpu extends CpuPerRead {
-  /** HAProxy, on the paths through it. */
-  balancer?: number;
-  /** redis-server (one per part, used by every store path of that part). */
-  redis?: number;
-}
-
-/** One path's measured round at one concurrency. */
-export interface ReplicaRun extends Run {
-  cpuUsPerRead: ReplicaCpu;
-  /** Requests issued in the round (warm-up + timed) and the upstream's `resources/read` count over it. */
-  readsIssued: number;
-  upstreamReads: number;
-  /** Redis commands processed per timed request (the bench's own probes excluded); absent without Redis. */
-  redisCommandsPerRead?: number;
-}
-
-export interface ReplicaLevel {
-  concurrency: number;
-  /** The median round (by req/s) of each path. */
-  medians: Record<string, ReplicaRun>;
-  /** The pairs the part compares (`path` against `baseline`). */
-  comparisons: Comparison[];
-  rounds: ReplicaRun[];
 }
 
 /** One measured path as the report shows it. */
@@ -78,7 +50,7 @@ export interface SharedCacheResult {
   legacy: LegacyProbe;
   /** Clients connected to Redis once warmed, the bench's probe not counted: the replicas' store connections. */
   redisClients: number;
-  levels: ReplicaLevel[];
+  levels: ReadPathLevel[];
   gatewayWarnings: Record<string, Record<string, number>>;
 }
 
@@ -88,7 +60,7 @@ export interface RateLimitResult {
   paths: PathInfo[];
   /** Clients connected to Redis once the gateways listed their resources (the store gateway's connections). */
   redisClients: number;
-  levels: ReplicaLevel[];
+  levels: ReadPathLevel[];
   gatewayWarnings: Record<string, Record<string, number>>;
 }
 

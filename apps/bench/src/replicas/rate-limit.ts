@@ -11,9 +11,9 @@
 
 import { ModernHttpClient } from '@switchyard/testkit/mcp';
 import type { RedisServer } from '@switchyard/testkit/process';
+import { measureReadPaths, type ReadPath } from '../read-paths.js';
 import type { Gateway, PluginEntry, Upstream } from '../services.js';
 import { listedUris, ownRedis, ownUpstream, replicaConfig, startGateways, Teardown } from './deployment.js';
-import { compareLevel, measurePaths, type ReplicaPath } from './measure.js';
 import type { PathInfo, RateLimitResult, ReplicasConfig } from './model.js';
 import { redisCounters } from './redis-probe.js';
 
@@ -77,7 +77,7 @@ export async function runRateLimitBenchmark(
   );
   const clients: ModernHttpClient[] = [];
   try {
-    const paths: ReplicaPath[] = [];
+    const paths: ReadPath[] = [];
     for (const { path } of RATE_LIMIT_PATHS) {
       const gateway = gateways[path as RateLimitPath];
       const client = new ModernHttpClient(gateway.url);
@@ -86,7 +86,7 @@ export async function runRateLimitBenchmark(
       paths.push({ path, client, uris, gateways: [gateway.proc], next: 0 });
     }
     const redisClients = (await redisCounters(redis.url)).clients - 1;
-    const byLevel = await measurePaths({
+    const levels = await measureReadPaths({
       what: 'replicas/rate-limit',
       paths,
       levels: config.levels,
@@ -94,13 +94,14 @@ export async function runRateLimitBenchmark(
       payloadBytes: config.payloadBytes,
       upstream,
       redis,
+      pairs: PAIRS,
       log,
     });
     return {
       plugins: PLUGINS,
       paths: RATE_LIMIT_PATHS,
       redisClients,
-      levels: byLevel.map((runs, i) => compareLevel(config.levels[i]!.concurrency, runs, PAIRS)),
+      levels,
       gatewayWarnings: Object.fromEntries(
         Object.entries(gateways).map(([name, g]) => [name, Object.fromEntries((g as Gateway).proc.warnings)]),
       ),

@@ -16,7 +16,7 @@
 import { Agent } from 'node:http';
 import { LegacyHttpClient, ModernHttpClient, type RequestClient } from '@switchyard/testkit/mcp';
 import type { Balancer, RedisServer } from '@switchyard/testkit/process';
-import { statsOf, upstreamCounters } from '../plugins/measure.js';
+import { measureReadPaths, type ReadPath, readPath, statsOf, upstreamCounters } from '../read-paths.js';
 import type { Gateway, PluginEntry, Upstream } from '../services.js';
 import {
   listedUris,
@@ -27,9 +27,7 @@ import {
   startGateways,
   Teardown,
 } from './deployment.js';
-import { probeLegacyAcrossReplicas } from './legacy-probe.js';
-import { compareLevel, measurePaths, type ReplicaPath, readPath } from './measure.js';
-import type { PathInfo, ReplicasConfig, SharedCacheResult } from './model.js';
+import type { LegacyProbe, PathInfo, ReplicasConfig, SharedCacheResult } from './model.js';
 import { redisCounters } from './redis-probe.js';
 
 /** The paths in their (rotated) round order, with their table labels. */
@@ -55,6 +53,39 @@ const PAIRS = [
 const PLUGINS: PluginEntry[] = [['@switchyard/plugin-cache', {}]];
 
 const WARM_CONCURRENCY = 8;
+
+/**
+ * Do legacy sessions work across replicas? One session opened through a round-robin balancer in front
+ * of two replicas (so `initialize` and `notifications/initialized` land on different replicas), then a
+ * few reads on it, each on the next replica. Without shared sessions the second POST is a 404.
+ */
+async function probeLegacyAcrossReplicas(
+  url: string,
+  uris: readonly string[],
+  reads = 4,
+): Promise<LegacyProbe> {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const probe: LegacyProbe = { reads, ok: 0, opened: false };
+  let session: LegacyHttpClient | undefined;
+  try {
+    session = await LegacyHttpClient.open(url, { agent: agent, clientName: 'bench-legacy-probe' });
+    probe.opened = true;
+    for (let i = 0; i < reads; i++) {
+      try {
+        await session.request({ method: 'resources/read', params: { uri: uris[i % uris.length]! } });
+        probe.ok += 1;
+      } catch (error) {
+        probe.firstError ??= (error as Error).message;
+      }
+    }
+  } catch (error) {
+    probe.firstError ??= `opening: ${(error as Error).message}`;
+  } finally {
+    await session?.close();
+    agent.destroy();
+  }
+  return probe;
+}
 
 /** The processes of this part, started and ready. */
 export interface SharedCacheDeployment {
@@ -126,7 +157,7 @@ export async function runSharedCacheBenchmark(
       procs: readonly Gateway[],
       balancer?: Balancer,
       reader: RequestClient = client(url),
-    ): ReplicaPath => ({
+    ): ReadPath => ({
       path: name,
       client: reader,
       uris,
@@ -140,12 +171,12 @@ export async function runSharedCacheBenchmark(
       path('one', one.mcpUrl, [a], one),
       path('two', two.mcpUrl, [a, b], two),
     ];
-    const [soloPath, replicaPath] = paths as [ReplicaPath, ReplicaPath];
+    const [soloPath, replicaPath] = paths as [ReadPath, ReadPath];
     const onB = path('b', b.url, [b]);
 
     // Warm: A cold, then B (shared cache: no upstream read), then the no-store gateway, then all again.
     const stats = statsOf(upstream);
-    const reads = async (target: ReplicaPath): Promise<number> => {
+    const reads = async (target: ReadPath): Promise<number> => {
       const before = (await upstreamCounters(stats)).reads;
       await readPath(target, uris.length, WARM_CONCURRENCY, config.payloadBytes);
       return (await upstreamCounters(stats)).reads - before;
@@ -176,7 +207,7 @@ export async function runSharedCacheBenchmark(
     }
     const redisClients = (await redisCounters(redis.url)).clients - 1;
 
-    const byLevel = await measurePaths({
+    const levels = await measureReadPaths({
       what: 'replicas/shared-cache',
       paths,
       levels: config.levels,
@@ -184,6 +215,7 @@ export async function runSharedCacheBenchmark(
       payloadBytes: config.payloadBytes,
       upstream,
       redis,
+      pairs: PAIRS,
       log,
     });
     return {
@@ -195,7 +227,7 @@ export async function runSharedCacheBenchmark(
       rehitUpstreamReads,
       legacy,
       redisClients,
-      levels: byLevel.map((runs, i) => compareLevel(config.levels[i]!.concurrency, runs, PAIRS)),
+      levels,
       gatewayWarnings: {
         solo: Object.fromEntries(solo.proc.warnings),
         A: Object.fromEntries(a.proc.warnings),

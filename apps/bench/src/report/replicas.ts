@@ -1,8 +1,7 @@
 /** Section 5: replicas behind HAProxy sharing one Redis (5a + 5c, 5b, 5d). */
+import type { ReadPathLevel, ReadPathRun } from '../read-paths.js';
 import type {
   RateLimitResult,
-  ReplicaLevel,
-  ReplicaRun,
   ReplicasResult,
   SessionMemoryResult,
   SharedCacheResult,
@@ -30,7 +29,7 @@ const PAIR_LABELS: Record<string, string> = {
   'redis/bare': 'redis / none',
 };
 
-function runRow(first: boolean, level: ReplicaLevel, run: ReplicaRun, label: string): string[] {
+function runRow(first: boolean, level: ReadPathLevel, run: ReadPathRun, label: string): string[] {
   return [
     first ? String(level.concurrency) : '',
     ...runCells(run, label, level.rounds),
@@ -41,7 +40,7 @@ function runRow(first: boolean, level: ReplicaLevel, run: ReplicaRun, label: str
 }
 
 /** The level tables of a part: each path's median round, then its comparison rows. */
-function levelsTable(levels: ReplicaLevel[], paths: PathInfo[]): string {
+function levelsTable(levels: ReadPathLevel[], paths: PathInfo[]): string {
   const rows: string[][] = [];
   for (const level of levels) {
     for (const [i, { path, label }] of paths.entries()) {
