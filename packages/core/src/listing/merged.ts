@@ -54,13 +54,17 @@ export interface ListKind {
 /**
  * What merged cursors are signed with: the upstream set in order — each one's name, prefix setting and
  * where it is (its transport: a page cursor of a server swapped for another under the same name means
- * nothing to the new one) — and the configured secret. Gateways with the same config share cursors.
+ * nothing to the new one) — and the configured secret. Gateways with the same config share cursors, also
+ * when their config files sit in different folders: a stdio server's working directory (by default the
+ * config file's folder) is where it runs, not which server it is, so it is left out.
  */
 export function cursorKeyMaterial(
   upstreams: readonly { name: string; config: Pick<UpstreamConfig, 'prefix' | 'transport'> }[],
   secret: string,
 ): string {
-  return JSON.stringify([upstreams.map((u) => [u.name, u.config.prefix, u.config.transport]), secret]);
+  const where = (transport: UpstreamConfig['transport']) =>
+    transport.kind === 'stdio' ? { ...transport, cwd: undefined } : transport;
+  return JSON.stringify([upstreams.map((u) => [u.name, u.config.prefix, where(u.config.transport)]), secret]);
 }
 
 export class MergedListing {
