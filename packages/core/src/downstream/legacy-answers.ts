@@ -4,6 +4,7 @@ import { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import type { Outcome } from '../middleware.js';
 import { isLegacyVersion, resultForEra } from './era.js';
+import { InFlightRequests } from './in-flight.js';
 import { errorResponse } from './jsonrpc.js';
 import { legacyClient } from './legacy-client.js';
 import { requestContext } from './request-context.js';
@@ -38,8 +39,7 @@ export class LegacyAnswers implements InboundTaker {
   readonly #sink: SessionSink;
   readonly #logging: LogLevelHolder;
   readonly #server: () => Server | undefined;
-  /** Requests being answered, by id: only while some are (idle: none). */
-  #inFlight: Map<RequestId, AbortController> | undefined;
+  readonly #inFlight = new InFlightRequests();
 
   constructor(
     gateway: Gateway,
@@ -59,7 +59,7 @@ export class LegacyAnswers implements InboundTaker {
     extra?: MessageExtraInfo,
   ): boolean {
     const m = message as { id?: unknown; method?: unknown; params?: unknown };
-    if (m.method === 'notifications/cancelled') this.#cancel(m.params);
+    if (m.method === 'notifications/cancelled') this.#inFlight.cancel(m.params);
     if (typeof m.method !== 'string' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return false;
     if (!this.#answers(m.method) || (m.params !== undefined && !isPlainObject(m.params))) return false;
     const server = this.#server();
@@ -71,9 +71,7 @@ export class LegacyAnswers implements InboundTaker {
   }
 
   closed(): void {
-    const inFlight = this.#inFlight;
-    this.#inFlight = undefined;
-    for (const controller of inFlight?.values() ?? []) controller.abort(new Error('Connection closed'));
+    this.#inFlight.abortAll();
   }
 
   #answers(method: string): boolean {
@@ -87,9 +85,7 @@ export class LegacyAnswers implements InboundTaker {
     resumableStream: ResumableStream | undefined,
   ) {
     const { id, method } = request;
-    const controller = new AbortController();
-    this.#inFlight ??= new Map();
-    this.#inFlight.set(id, controller);
+    const controller = this.#inFlight.begin(id);
     const notifyRelated = (m: string, p: Record<string, unknown>) =>
       server.notification({ method: m, params: p } as never, { relatedRequestId: id });
     const context = requestContext({
@@ -107,8 +103,7 @@ export class LegacyAnswers implements InboundTaker {
     } catch (error) {
       outcome = { ok: false, error: GatewayError.fromUnknown(error) };
     } finally {
-      if (this.#inFlight?.get(id) === controller) this.#inFlight.delete(id);
-      if (this.#inFlight?.size === 0) this.#inFlight = undefined;
+      this.#inFlight.end(id, controller);
     }
     // A cancelled request gets no response at all (and a closed session has nowhere to send one).
     if (controller.signal.aborted) return;
@@ -118,13 +113,6 @@ export class LegacyAnswers implements InboundTaker {
     await send(response as JSONRPCMessage).catch((error: unknown) =>
       server.onerror?.(new Error(`Failed to send response: ${String(error)}`)),
     );
-  }
-
-  /** Like the SDK's own handlers: the request's signal is aborted with the client's reason. */
-  #cancel(params: unknown): void {
-    if (!isPlainObject(params)) return;
-    const id = params.requestId;
-    if (typeof id === 'string' || typeof id === 'number') this.#inFlight?.get(id)?.abort(params.reason);
   }
 }
 

@@ -2,6 +2,7 @@ import { classifyInboundRequest, type JSONRPCMessage, type Server } from '@model
 import type { SessionSink } from '../context.js';
 import type { Gateway } from '../gateway.js';
 import { envelopeVersion, isLegacyVersion } from './era.js';
+import { InFlightRequests } from './in-flight.js';
 import { answerModern, MODERN_VERSIONS, modernRoute } from './modern-answers.js';
 import type { InboundTaker } from './routed-transport.js';
 
@@ -19,8 +20,7 @@ export class ModernSessionAnswers implements InboundTaker {
   readonly #gateway: Gateway;
   readonly #sink: SessionSink;
   readonly #server: () => Server | undefined;
-  /** Requests being answered, by id: only while some are (idle: none). */
-  #inFlight: Map<RequestId, AbortController> | undefined;
+  readonly #inFlight = new InFlightRequests();
 
   constructor(gateway: Gateway, sink: SessionSink, server: () => Server | undefined) {
     this.#gateway = gateway;
@@ -30,7 +30,7 @@ export class ModernSessionAnswers implements InboundTaker {
 
   take(message: JSONRPCMessage, send: (message: JSONRPCMessage) => Promise<void>): boolean {
     const m = message as { id?: unknown; method?: unknown; params?: unknown };
-    if (m.method === 'notifications/cancelled') this.#cancel(m.params);
+    if (m.method === 'notifications/cancelled') this.#inFlight.cancel(m.params);
     if (typeof m.method !== 'string' || (typeof m.id !== 'string' && typeof m.id !== 'number')) return false;
     const claimed = envelopeVersion(m.params);
     if (claimed === undefined || !MODERN_VERSIONS.includes(claimed)) return false;
@@ -52,9 +52,7 @@ export class ModernSessionAnswers implements InboundTaker {
   }
 
   closed(): void {
-    const inFlight = this.#inFlight;
-    this.#inFlight = undefined;
-    for (const controller of inFlight?.values() ?? []) controller.abort(new Error('Connection closed'));
+    this.#inFlight.abortAll();
   }
 
   async #answer(
@@ -63,9 +61,7 @@ export class ModernSessionAnswers implements InboundTaker {
     params: Record<string, unknown> | undefined,
     send: (message: JSONRPCMessage) => Promise<void>,
   ): Promise<void> {
-    const controller = new AbortController();
-    this.#inFlight ??= new Map();
-    this.#inFlight.set(id, controller);
+    const controller = this.#inFlight.begin(id);
     const notify = (m: string, p: Record<string, unknown>) =>
       send({ jsonrpc: '2.0', method: m, params: p } as JSONRPCMessage).catch(() => {});
     try {
@@ -78,17 +74,7 @@ export class ModernSessionAnswers implements InboundTaker {
       // A cancelled request gets no response at all (and a closed session has nowhere to send one).
       if (!controller.signal.aborted) await send(response as JSONRPCMessage).catch(() => {});
     } finally {
-      if (this.#inFlight?.get(id) === controller) this.#inFlight.delete(id);
-      if (this.#inFlight?.size === 0) this.#inFlight = undefined;
-    }
-  }
-
-  /** Like the SDK's own handlers: the request's signal is aborted with the client's reason. */
-  #cancel(params: unknown): void {
-    if (typeof params !== 'object' || params === null) return;
-    const id = (params as { requestId?: unknown }).requestId;
-    if (typeof id === 'string' || typeof id === 'number') {
-      this.#inFlight?.get(id)?.abort((params as { reason?: unknown }).reason);
+      this.#inFlight.end(id, controller);
     }
   }
 }
