@@ -22,7 +22,7 @@ export type CallStep = { done: Record<string, unknown> } | { inputRequests: Reco
  * client retries with the answers. One call spans several downstream requests; it lives in this process.
  */
 export class SuspendedCall<C = unknown> {
-  readonly id = randomUUID();
+  #id: string | undefined;
   /** Told about each downstream request that continues the call (progress and notifications follow it). */
   onStep: ((request: C) => void) | undefined;
   /** Aborted when the call is given up (the client went away, or never came back). */
@@ -34,6 +34,12 @@ export class SuspendedCall<C = unknown> {
   #result: Promise<Record<string, unknown>> | undefined;
   #wake: (() => void) | undefined;
   #seq = 0;
+
+  /** Its key among the suspended calls: made when first asked for (most calls finish without being kept). */
+  get id(): string {
+    this.#id ??= randomUUID();
+    return this.#id;
+  }
 
   get signal(): AbortSignal {
     return this.#abort.signal;

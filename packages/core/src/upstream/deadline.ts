@@ -1,7 +1,9 @@
 /**
  * A request timeout that can be paused and restarted: paused while the downstream client is answering
  * something the upstream asked (a human filling in an elicitation is not the upstream being slow),
- * restarted by progress. Expiry aborts `signal` with a {@link DeadlineExpired} reason.
+ * restarted by progress. Expiry aborts `signal` with a {@link DeadlineExpired} reason; so does the caller's
+ * own signal, once followed, with its reason (one signal for the request, without `AbortSignal.any`, whose
+ * weak-ref bookkeeping cost more than the rest of a request's signals together on Node 20).
  */
 export class Deadline {
   readonly #controller = new AbortController();
@@ -9,6 +11,8 @@ export class Deadline {
   #timer: NodeJS.Timeout | undefined;
   #holds = 0;
   #done = false;
+  #expired = false;
+  #unfollow: (() => void) | undefined;
 
   constructor(ms: number) {
     this.#ms = ms;
@@ -19,8 +23,25 @@ export class Deadline {
     return this.#controller.signal;
   }
 
+  /** The time ran out (not: the followed signal aborted). */
   get expired(): boolean {
-    return this.#controller.signal.aborted;
+    return this.#expired;
+  }
+
+  /**
+   * The signal of the request: aborted when the time runs out or when `caller` aborts (with its reason).
+   * Without `caller`, just {@link signal}.
+   */
+  follow(caller: AbortSignal | undefined): AbortSignal {
+    const own = this.#controller;
+    if (!caller || this.#unfollow) return own.signal;
+    if (caller.aborted) own.abort(caller.reason);
+    else {
+      const abort = () => own.abort(caller.reason);
+      caller.addEventListener('abort', abort, { once: true });
+      this.#unfollow = () => caller.removeEventListener('abort', abort);
+    }
+    return own.signal;
   }
 
   /** Starts the full timeout again (progress arrived). No effect while paused. */
@@ -45,12 +66,17 @@ export class Deadline {
   finish(): void {
     this.#done = true;
     this.#clear();
+    this.#unfollow?.();
+    this.#unfollow = undefined;
   }
 
   #arm(): void {
     this.#clear();
-    if (this.#done || this.expired) return;
-    this.#timer = setTimeout(() => this.#controller.abort(new DeadlineExpired(this.#ms)), this.#ms);
+    if (this.#done || this.#controller.signal.aborted) return;
+    this.#timer = setTimeout(() => {
+      this.#expired = true;
+      this.#controller.abort(new DeadlineExpired(this.#ms));
+    }, this.#ms);
     this.#timer.unref?.();
   }
 

@@ -43,7 +43,7 @@ export async function sendRequest(
       {
         // With a deadline the gateway keeps time itself (it pauses while the client is asked something).
         timeout: deadline ? NO_SDK_TIMEOUT : timeoutMs,
-        signal: deadline ? anySignal(options.signal, deadline.signal) : options.signal,
+        signal: deadline ? deadline.follow(options.signal) : options.signal,
         onprogress,
         resetTimeoutOnProgress: keepAlive,
         allowInputRequired: options.allowInputRequired,
@@ -89,7 +89,3 @@ function withEnvelope(
 }
 
 function ignoreProgress(): void {}
-
-function anySignal(a: AbortSignal | undefined, b: AbortSignal): AbortSignal {
-  return a ? AbortSignal.any([a, b]) : b;
-}
