@@ -64,12 +64,21 @@ export function accepts(req: IncomingMessage, type: string): boolean {
 }
 
 /**
+ * A target with no query, fragment, percent-escape, dot segment, backslash or authority (`//host`): the
+ * WHATWG parser returns it unchanged as the pathname.
+ */
+const PLAIN_PATH = /^\/(?!\/)[\w\-~/]*$/;
+
+/**
  * The path of a request's target, or undefined when the target is no URL path at all (e.g. `//[`, which
  * `new URL` refuses by throwing): a listener answers that as an unknown path, never as an internal error.
  */
 export function requestPath(req: IncomingMessage): string | undefined {
+  const target = req.url ?? '/';
+  // The usual target (`/mcp`, `/mcp/team-a`) is its own path: nothing in it a URL parser would change.
+  if (PLAIN_PATH.test(target)) return target;
   try {
-    return new URL(req.url ?? '/', 'http://localhost').pathname;
+    return new URL(target, 'http://localhost').pathname;
   } catch {
     return undefined;
   }
