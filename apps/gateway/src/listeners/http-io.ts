@@ -84,6 +84,11 @@ export function requestPath(req: IncomingMessage): string | undefined {
   }
 }
 
+/**
+ * One request header by its lower-case name, undefined when absent. Node joins a repeated header's values
+ * with `, ` (so a second `Mcp-Param-*` or `Mcp-Name` never hides behind the first); only `set-cookie`
+ * arrives as a list, of which the first is taken.
+ */
 export function header(req: IncomingMessage, name: string): string | undefined {
   const value = req.headers[name];
   return Array.isArray(value) ? value[0] : value;

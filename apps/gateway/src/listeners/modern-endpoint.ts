@@ -18,6 +18,7 @@ import {
 } from '@switchyard/core/listener';
 import { refreshSubjectToken } from '../auth/authenticator.js';
 import { sendError } from './http-errors.js';
+import { header } from './http-io.js';
 import { ModernExchange } from './modern-exchange.js';
 import { Refusals } from './refusals.js';
 
@@ -76,7 +77,7 @@ export class ModernEndpoint {
     const response = await answerModern(this.#gateway, client.session.sink, message, {
       signal: controller.signal,
       notify: (method, params) => exchange.notify(method, params),
-      header: (name) => headerOf(req, name),
+      header: (name) => header(req, name.toLowerCase()),
     });
     exchange.finish(response);
   }
@@ -99,7 +100,20 @@ export class ModernEndpoint {
       return;
     }
     res.once('close', () => client.listens.release(key));
-    await client.serve(req, res, message);
+    await this.#streams(client)(req, res, message);
+  }
+
+  /** The SDK handler that serves `client`'s listen streams, made when the client first opens one. */
+  #streams(client: ModernClient): ReturnType<typeof toNodeHandler> {
+    if (!client.streams) {
+      const handler = createMcpHandler((ctx) => client.session.build(ctx), {
+        legacy: 'reject',
+        bus: this.#bus,
+        onerror: (error) => this.#log.debug('modern request failed', { error: error.message }),
+      });
+      client.streams = { handler, serve: toNodeHandler(handler) };
+    }
+    return client.streams.serve;
   }
 
   #client(identity: Identity): ModernClient {
@@ -119,17 +133,10 @@ export class ModernEndpoint {
       endpoint: this.#endpoint,
       deliver: async (method, params) => this.#publish(method, params),
     });
-    const handler = createMcpHandler((ctx) => session.build(ctx), {
-      legacy: 'reject',
-      bus: this.#bus,
-      onerror: (error) => this.#log.debug('modern request failed', { error: error.message }),
-    });
-    const created = {
+    const created: ModernClient = {
       identity,
       session,
       listens: new ListenTracker(this.#gateway, session.sink, this.#log),
-      handler,
-      serve: toNodeHandler(handler),
     };
     this.#clients.set(key, created);
     return created;
@@ -147,7 +154,7 @@ export class ModernEndpoint {
 
   async close(): Promise<void> {
     for (const client of this.#clients.values()) {
-      await client.handler.close();
+      await client.streams?.handler.close();
       await client.session.close();
     }
     this.#clients.clear();
@@ -170,17 +177,16 @@ function busEvent(method: string, params: Record<string, unknown>): ServerEvent 
   }
 }
 
-/** One client identity's modern requests: its gateway session, its listen streams, the SDK handler serving them. */
+/**
+ * One client identity's modern requests: its gateway session, its listen streams and, once it has opened
+ * one, the SDK handler serving them (a client that never listens costs no SDK server).
+ */
 interface ModernClient {
   identity: Identity;
   session: ReturnType<typeof openSession>;
   listens: ListenTracker;
-  handler: ReturnType<typeof createMcpHandler>;
-  serve: ReturnType<typeof toNodeHandler>;
-}
-
-/** One request header (node lower-cases names and joins repeated ones), undefined when absent. */
-function headerOf(req: IncomingMessage, name: string): string | undefined {
-  const value = req.headers[name.toLowerCase()];
-  return Array.isArray(value) ? value.join(', ') : value;
+  streams?: {
+    handler: ReturnType<typeof createMcpHandler>;
+    serve: ReturnType<typeof toNodeHandler>;
+  };
 }
