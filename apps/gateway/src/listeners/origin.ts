@@ -19,12 +19,27 @@ export function createRequestGuard(options: {
 }) {
   const hosts = [...localhostAllowedHostnames(), options.host, ...options.allowedHosts].map(hostname);
   const origins = [...localhostAllowedOrigins(), ...options.allowedOrigins.map(originHostname)];
+  // A client sends the same Host (and Origin) on every request of its connection: the last verdict of
+  // each is kept, so the validators' URL parse runs when the header changes, not per request.
+  const host = lastVerdict((value: string | undefined) => verdict(validateHostHeader(value, hosts)));
+  const origin = lastVerdict((value: string) => verdict(validateOriginHeader(value, origins)));
   return (req: IncomingMessage): string | undefined => {
-    const host = validateHostHeader(req.headers.host, hosts);
-    if (!host.ok) return host.message;
-    if (req.headers.origin === undefined) return undefined;
-    const origin = validateOriginHeader(req.headers.origin, origins);
-    return origin.ok ? undefined : origin.message;
+    const refused = host(req.headers.host);
+    if (refused !== undefined || req.headers.origin === undefined) return refused;
+    return origin(req.headers.origin);
+  };
+}
+
+function verdict(result: { ok: true } | { ok: false; message: string }): string | undefined {
+  return result.ok ? undefined : result.message;
+}
+
+/** `judge`, remembering its answer for the last value it was asked about. */
+function lastVerdict<T>(judge: (value: T) => string | undefined): (value: T) => string | undefined {
+  let last: { value: T; answer: string | undefined } | undefined;
+  return (value) => {
+    if (last === undefined || last.value !== value) last = { value, answer: judge(value) };
+    return last.answer;
   };
 }
 
