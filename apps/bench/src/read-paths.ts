@@ -8,13 +8,11 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
 import { controlClient, type TestServerStats } from '@switchyard/testkit';
-import type { RequestClient } from '@switchyard/testkit/mcp';
 import { type ManagedProcess, type RedisServer, rssMiB } from '@switchyard/testkit/process';
 import type { RunOptions } from './client.js';
-import { readLoop } from './read.js';
 import { PROBE_COMMANDS, redisCounters } from './replicas/redis-probe.js';
+import { type Requester, readLoop } from './requests.js';
 import { type CpuPerRead, compared, measureRounds, mediansOf, type Run } from './rounds.js';
 import type { GatewayOptions, PluginEntry, Upstream } from './services.js';
 
@@ -28,7 +26,7 @@ export interface LevelConfig {
 /** A measured path: its client, the URIs it reads and the processes that serve it. */
 export interface ReadPath {
   path: string;
-  client: Client | RequestClient;
+  client: Requester;
   uris: string[];
   /** The gateway processes behind this path (their CPU is summed); absent on a direct path. */
   gateways?: ManagedProcess[];
@@ -108,8 +106,7 @@ export function readPath(path: ReadPath, count: number, concurrency: number, min
   const k = path.next % path.uris.length;
   const uris = [...path.uris.slice(k), ...path.uris.slice(0, k)];
   path.next = (path.next + count) % path.uris.length;
-  // The raw clients are structurally the part of Client readLoop uses (`request`).
-  return readLoop(path.client as Client, uris, count, concurrency, minBytes);
+  return readLoop(path.client, uris, count, concurrency, minBytes);
 }
 
 /**

@@ -3,9 +3,10 @@
  * gateway fronting it, over Streamable HTTP, interleaved rounds, median round reported.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { type BenchClient, closeAll, connectPair, REQUEST_OPTIONS, type RunOptions } from './client.js';
+import { type BenchClient, closeAll, connectPair, type RunOptions } from './client.js';
 import { RESOURCES, walk } from './lists.js';
-import { interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
+import { readLoop } from './requests.js';
+import { interleavedRounds, type ReadLevel } from './rounds.js';
 import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 
 export interface ReadConfig {
@@ -22,37 +23,6 @@ export interface ReadResult {
   levels: ReadLevel[];
   /** Warning kinds the gateway logged while measuring (digits masked) → count. */
   gatewayWarnings: Record<string, number>;
-}
-
-/**
- * Issues `count` reads over `uris` (round-robin) with `concurrency` workers sharing one client, timing
- * each request with hrtime. Every response is checked (one content, the requested uri, a text body).
- */
-export function readLoop(
-  client: Client,
-  uris: readonly string[],
-  count: number,
-  concurrency: number,
-  minBytes: number,
-): Promise<TimedLoop> {
-  return requestLoop(
-    count,
-    concurrency,
-    (i) =>
-      client.request({ method: 'resources/read', params: { uri: uris[i % uris.length]! } }, REQUEST_OPTIONS),
-    (i, result) => {
-      const uri = uris[i % uris.length]!;
-      const content = result.contents[0];
-      if (result.contents.length !== 1 || content?.uri !== uri || !('text' in content)) {
-        throw new Error(
-          `unexpected resources/read result for ${uri}: ${JSON.stringify(result).slice(0, 300)}`,
-        );
-      }
-      if (content.text.length < minBytes) {
-        throw new Error(`resources/read ${uri}: ${content.text.length} chars, expected ≥ ${minBytes}`);
-      }
-    },
-  );
 }
 
 /**

@@ -10,10 +10,10 @@
  */
 import type { Client } from '@modelcontextprotocol/client';
 import { controlClient } from '@switchyard/testkit';
-import { type BenchClient, closeAll, connectPair, REQUEST_OPTIONS, type RunOptions } from './client.js';
+import { type BenchClient, closeAll, connectPair, type RunOptions } from './client.js';
 import { TOOLS, walk } from './lists.js';
-import { filler } from './paths/loops.js';
-import { interleavedRounds, type ReadLevel, requestLoop, type TimedLoop } from './rounds.js';
+import { callLoop, filler } from './requests.js';
+import { interleavedRounds, type ReadLevel } from './rounds.js';
 import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 
 export interface ToolCallConfig {
@@ -37,45 +37,6 @@ export interface ToolCallResult {
 }
 
 const UPSTREAM = 'a';
-
-/**
- * `count` calls with `concurrency` workers over `names` (round-robin, exposed names through the gateway),
- * each checked against what the echo tool `upstreamNames[k]` must answer.
- */
-function callLoop(
-  client: Client,
-  names: readonly string[],
-  upstreamNames: readonly string[],
-  text: string,
-  count: number,
-  concurrency: number,
-): Promise<TimedLoop> {
-  return requestLoop(
-    count,
-    concurrency,
-    (i) =>
-      client.request(
-        { method: 'tools/call', params: { name: names[i % names.length]!, arguments: { text, seq: i } } },
-        REQUEST_OPTIONS,
-      ) as Promise<unknown> as Promise<Record<string, unknown>>,
-    (i, result) => {
-      const expected = JSON.stringify({ tool: upstreamNames[i % names.length], arguments: { text, seq: i } });
-      const content = result.content as { type?: string; text?: string }[] | undefined;
-      const ok =
-        result.isError !== true &&
-        JSON.stringify(result.structuredContent) === expected &&
-        content?.length === 1 &&
-        content[0]?.type === 'text' &&
-        content[0].text === expected;
-      if (!ok) {
-        throw new Error(
-          `tools/call ${names[i % names.length]} (seq ${i}): wrong result ${JSON.stringify(result).slice(0, 300)}; ` +
-            `expected structuredContent and text ${expected.slice(0, 120)}`,
-        );
-      }
-    },
-  );
-}
 
 /** Checks both listings: the upstream's `tool_0 … tool_{N-1}`, and the same as `a__tool_<k>` through the gateway. */
 async function checkedToolNames(direct: Client, viaGateway: Client, tools: number) {
@@ -126,7 +87,7 @@ export async function runToolCallBenchmark(
 
     const text = filler(config.argumentBytes);
     const loop = (client: Client, names: string[]) => (count: number, concurrency: number) =>
-      callLoop(client, names, directNames, text, count, concurrency);
+      callLoop(client, { tools: names, upstreamTools: directNames }, text, count, concurrency);
     const upstreamCalls = { issued: 0, served: 0 };
     let before = 0;
     const levels = await interleavedRounds({

@@ -5,9 +5,9 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { summarizeProfile } from '../profile.js';
+import { methodLoop, targetsOf } from '../requests.js';
 import { startGateway } from '../services.js';
 import { PathClients } from './clients.js';
-import { pathLoop, targetsOf } from './loops.js';
 import type { PathCell, PathProfile, PathsConfig } from './model.js';
 import { UPSTREAM_NAMES } from './model.js';
 
@@ -41,7 +41,7 @@ export async function profileCell(options: {
     const client = await clients.http(gateway.url, cell.era);
     const targets = targetsOf(UPSTREAM_NAMES[cell.upstream], config.resources, config.tools, true);
     const loop = (count: number) =>
-      pathLoop(client, cell.method, targets, {
+      methodLoop(client, cell.method, targets, {
         count,
         concurrency: cell.concurrency,
         minChars: config.payloadBytes,

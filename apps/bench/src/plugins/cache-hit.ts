@@ -1,5 +1,5 @@
 import { type BenchClient, closeAll, connectPair, type RunOptions } from '../client.js';
-import { checkedUris, readLoop } from '../read.js';
+import { checkedUris } from '../read.js';
 import {
   hitCeiling,
   measureReadPaths,
@@ -8,6 +8,7 @@ import {
   statsOf,
   upstreamCounters,
 } from '../read-paths.js';
+import { readLoop } from '../requests.js';
 import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../services.js';
 import type { CacheHitConfig, CacheHitResult } from './model.js';
 

@@ -28,9 +28,9 @@ import {
   REQUEST_OPTIONS,
   type RunOptions,
 } from '../client.js';
-import { filler } from '../paths/loops.js';
 import { type Comparison, profiledAs } from '../read-paths.js';
-import { measureRounds, mediansOf, type Run, requestLoop } from '../rounds.js';
+import { callLoop, filler } from '../requests.js';
+import { measureRounds, mediansOf, type Run } from '../rounds.js';
 import {
   children,
   type Gateway,
@@ -104,6 +104,8 @@ export interface GovernanceResult {
 
 const SERVER = 'a';
 const TOOL = `${SERVER}__tool_0`;
+/** The one tool every call names, and the name the echo answers with. */
+const CALLED = { tools: [TOOL], upstreamTools: ['tool_0'] };
 
 /** The plugin entries of each gateway (the pin lock file lives in a scratch dir of this run). */
 export function governancePlugins(lockFile: string): Record<GovernancePlugin, PluginEntry[]> {
@@ -120,28 +122,6 @@ export function governancePlugins(lockFile: string): Record<GovernancePlugin, Pl
       ],
     ],
   };
-}
-
-function callLoop(client: Client, path: GovernancePath, text: string, count: number) {
-  return requestLoop(
-    count,
-    1,
-    (i) =>
-      client.request(
-        { method: 'tools/call', params: { name: TOOL, arguments: { text, seq: i } } },
-        REQUEST_OPTIONS,
-      ) as Promise<unknown> as Promise<Record<string, unknown>>,
-    (i, result) => {
-      const structured = result.structuredContent as
-        | { arguments?: { text?: string; seq?: number } }
-        | undefined;
-      if (structured?.arguments?.text !== text || structured.arguments.seq !== i) {
-        throw new Error(
-          `governance bench: ${path}: tools/call seq ${i} answered ${JSON.stringify(result).slice(0, 200)}`,
-        );
-      }
-    },
-  );
 }
 
 /** Lists the tools once through a gateway and checks that the echo tool is there. */
@@ -271,7 +251,10 @@ export async function runGovernanceBenchmark(
         log,
         variants: PATHS.map((path) => ({
           name: path,
-          loop: (count) => callLoop(client[path], path, text, count),
+          loop: (count) =>
+            callLoop(client[path], CALLED, text, count, 1).catch((error: Error) => {
+              throw new Error(`governance bench: ${path}: ${error.message}`);
+            }),
           cpu: { upstream: up.proc, gateway: gateways[path]!.proc },
         })),
         before: served,
