@@ -32,6 +32,7 @@ import { type Comparison, profiledAs } from '../read-paths.js';
 import { callLoop, filler } from '../requests.js';
 import { measureRounds, mediansOf, type Run } from '../rounds.js';
 import {
+  allStarted,
   children,
   type Gateway,
   type PluginEntry,
@@ -206,13 +207,12 @@ export async function runGovernanceBenchmark(
     const control = controlClient(upstream.controlUrl);
     const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
     const up = upstream;
-    const started = await Promise.allSettled(
+    const started = await allStarted(
       PATHS.map((path) =>
         startGateway([up], profiledAs(options, `governance-${path}`, path === 'bare' ? [] : plugins[path])),
       ),
     );
-    for (const [i, s] of started.entries()) if (s.status === 'fulfilled') gateways[PATHS[i]!] = s.value;
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    for (const [i, gateway] of started.entries()) gateways[PATHS[i]!] = gateway;
 
     const client = {} as Record<GovernancePath, Client>;
     const posts = {} as Record<GovernancePath, PostCounter>;
