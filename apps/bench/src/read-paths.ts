@@ -81,12 +81,13 @@ export interface ReadPathLevel {
 
 export async function upstreamCounters(
   stats: () => Promise<TestServerStats>,
-): Promise<{ reads: number; subscribes: number; unsubscribes: number; held: number }> {
+): Promise<{ reads: number; calls: number; subscribes: number; unsubscribes: number; held: number }> {
   const s = await stats();
   let held = 0;
   for (const n of Object.values(s.subscribed)) held += Math.max(0, n);
   return {
     reads: s.requests['resources/read'] ?? 0,
+    calls: s.requests['tools/call'] ?? 0,
     subscribes: s.subscribeCalls,
     unsubscribes: s.unsubscribeCalls,
     held,
@@ -95,7 +96,7 @@ export async function upstreamCounters(
 
 export function statsOf(upstream: Upstream): () => Promise<TestServerStats> {
   if (!upstream.controlUrl) {
-    throw new Error(`upstream ${upstream.name} printed no controlUrl: cannot count its reads`);
+    throw new Error(`upstream ${upstream.name} printed no controlUrl: cannot count its requests`);
   }
   const control = controlClient(upstream.controlUrl);
   return () => control.stats();

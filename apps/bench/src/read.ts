@@ -2,12 +2,10 @@
  * Read benchmark: `resources/read` throughput and latency, direct to one testkit upstream vs through the
  * gateway fronting it, over Streamable HTTP, interleaved rounds, median round reported.
  */
-import type { Client } from '@modelcontextprotocol/client';
-import { type BenchClient, closeAll, connectPair, type RunOptions } from './client.js';
-import { RESOURCES, walk } from './lists.js';
-import { readLoop } from './requests.js';
+import { type RunOptions, withGatewayPair } from './client.js';
+import { checkedListing, RESOURCES } from './lists.js';
+import { type Requester, readLoop } from './requests.js';
 import { interleavedRounds, type ReadLevel } from './rounds.js';
-import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 
 export interface ReadConfig {
   resources: number;
@@ -25,59 +23,22 @@ export interface ReadResult {
   gatewayWarnings: Record<string, number>;
 }
 
-/**
- * Discovers the URIs each way and checks the gateway exposes exactly the upstream's `resources`
- * resources, prefixed with the upstream's name, in the same order.
- */
-export async function checkedUris(
-  direct: Client,
-  viaGateway: Client,
-  upstreamName: string,
-  resources: number,
-): Promise<{ directUris: string[]; gatewayUris: string[] }> {
-  const directUris = (await walk(direct, RESOURCES)).items;
-  const gatewayUris = (await walk(viaGateway, RESOURCES)).items;
-  const expected = directUris.map((u) => `${upstreamName}+${u}`);
-  if (directUris.length !== resources || gatewayUris.join('\n') !== expected.join('\n')) {
-    throw new Error(
-      `gateway listing does not match the upstream: upstream ${directUris.length} resources, gateway ` +
-        `${gatewayUris.length} (first: ${gatewayUris.slice(0, 3).join(', ')})`,
-    );
-  }
-  return { directUris, gatewayUris };
-}
-
-export async function runReadBenchmark(
+export function runReadBenchmark(
   config: ReadConfig,
   log: (message: string) => void,
   options: RunOptions = {},
 ): Promise<ReadResult> {
-  let upstream: Upstream | undefined;
-  let gateway: Gateway | undefined;
-  const clients: BenchClient[] = [];
-  try {
-    upstream = await startUpstream({
-      name: 'a',
-      resources: config.resources,
-      payloadBytes: config.payloadBytes,
-    });
-    gateway = await startGateway([upstream], options);
+  const spec = { name: 'a', resources: config.resources, payloadBytes: config.payloadBytes };
+  return withGatewayPair(spec, options, async ({ upstream, gateway, direct, viaGateway }) => {
     log(`read: upstream ${upstream.url}, gateway ${gateway.url}`);
-    const { direct, viaGateway } = await connectPair(
-      upstream.url,
-      gateway.url,
-      'bench-gateway',
-      options,
-      clients,
-    );
-
-    const { directUris, gatewayUris } = await checkedUris(
-      direct.client,
-      viaGateway.client,
+    const { items, exposed } = await checkedListing(
+      RESOURCES,
+      direct,
+      viaGateway,
       upstream.name,
       config.resources,
     );
-    const loop = (client: Client, uris: string[]) => (count: number, concurrency: number) =>
+    const loop = (client: Requester, uris: string[]) => (count: number, concurrency: number) =>
       readLoop(client, uris, count, concurrency, config.payloadBytes);
     const levels = await interleavedRounds({
       plan: {
@@ -87,14 +48,10 @@ export async function runReadBenchmark(
         concurrencies: config.concurrencies,
         rounds: config.rounds,
       },
-      loops: { direct: loop(direct.client, directUris), gateway: loop(viaGateway.client, gatewayUris) },
+      loops: { direct: loop(direct, items), gateway: loop(viaGateway, exposed) },
       cpu: { upstream: upstream.proc, gateway: gateway.proc },
       log,
     });
     return { config, levels, gatewayWarnings: Object.fromEntries(gateway.proc.warnings) };
-  } finally {
-    await closeAll(clients);
-    await gateway?.proc.stop();
-    await upstream?.proc.stop();
-  }
+  });
 }

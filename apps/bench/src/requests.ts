@@ -6,7 +6,7 @@
  */
 import type { RequestClient } from '@switchyard/testkit/mcp';
 import { REQUEST_OPTIONS } from './client.js';
-import { RESOURCES, TOOLS } from './lists.js';
+import { type ListKind, RESOURCES, TOOLS } from './lists.js';
 import { requestLoop, type TimedLoop } from './rounds.js';
 
 /** What a client sends its requests with: the SDK client or one of the testkit's raw clients. */
@@ -25,12 +25,14 @@ export interface Targets {
  * through the gateway (URIs `<name>+<uri>`, tools `<name>__tool_<k>`).
  */
 export function targetsOf(name: string, resources: number, tools: number, viaGateway: boolean): Targets {
-  const ids = (n: number, id: (server: string, i: number) => string) =>
-    Array.from({ length: n }, (_, i) => id(name, i));
+  const ids = (kind: ListKind, n: number, exposed: boolean) =>
+    Array.from({ length: n }, (_, i) => kind.direct(name, i)).map((id) =>
+      exposed ? kind.expose(name, id) : id,
+    );
   return {
-    uris: ids(resources, viaGateway ? RESOURCES.exposed : RESOURCES.direct),
-    tools: ids(tools, viaGateway ? TOOLS.exposed : TOOLS.direct),
-    upstreamTools: ids(tools, TOOLS.direct),
+    uris: ids(RESOURCES, resources, viaGateway),
+    tools: ids(TOOLS, tools, viaGateway),
+    upstreamTools: ids(TOOLS, tools, false),
   };
 }
 

@@ -8,13 +8,11 @@
  * by the wrong tool, with the wrong arguments or for another request fails the bench. The upstream's own
  * `tools/call` counter (testkit control API) must also move by exactly one per call issued in every round.
  */
-import type { Client } from '@modelcontextprotocol/client';
-import { controlClient } from '@switchyard/testkit';
-import { type BenchClient, closeAll, connectPair, type RunOptions } from './client.js';
-import { TOOLS, walk } from './lists.js';
-import { callLoop, filler } from './requests.js';
+import { type RunOptions, withGatewayPair } from './client.js';
+import { checkedListing, TOOLS } from './lists.js';
+import { statsOf, upstreamCounters } from './read-paths.js';
+import { callLoop, filler, type Requester } from './requests.js';
 import { interleavedRounds, type ReadLevel } from './rounds.js';
-import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 
 export interface ToolCallConfig {
   /** Echo tools on the upstream (`tool_0 … tool_{N-1}`), called round-robin. */
@@ -38,56 +36,20 @@ export interface ToolCallResult {
 
 const UPSTREAM = 'a';
 
-/** Checks both listings: the upstream's `tool_0 … tool_{N-1}`, and the same as `a__tool_<k>` through the gateway. */
-async function checkedToolNames(direct: Client, viaGateway: Client, tools: number) {
-  const directNames = (await walk(direct, TOOLS)).items;
-  const gatewayNames = (await walk(viaGateway, TOOLS)).items;
-  const expectDirect = Array.from({ length: tools }, (_, i) => TOOLS.direct(UPSTREAM, i));
-  const expectGateway = Array.from({ length: tools }, (_, i) => TOOLS.exposed(UPSTREAM, i));
-  if (
-    directNames.join(',') !== expectDirect.join(',') ||
-    gatewayNames.join(',') !== expectGateway.join(',')
-  ) {
-    throw new Error(
-      `tools/list does not match: upstream [${directNames.join(', ')}], gateway [${gatewayNames.join(', ')}]; ` +
-        `expected [${expectDirect.join(', ')}] and [${expectGateway.join(', ')}]`,
-    );
-  }
-  return { directNames, gatewayNames };
-}
-
-export async function runToolCallBenchmark(
+export function runToolCallBenchmark(
   config: ToolCallConfig,
   log: (message: string) => void,
   options: RunOptions = {},
 ): Promise<ToolCallResult> {
-  let upstream: Upstream | undefined;
-  let gateway: Gateway | undefined;
-  const clients: BenchClient[] = [];
-  try {
-    upstream = await startUpstream({ name: UPSTREAM, resources: 0, tools: config.tools });
-    if (!upstream.controlUrl)
-      throw new Error('the testkit upstream printed no controlUrl: cannot count calls');
-    const control = controlClient(upstream.controlUrl);
-    const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
-    gateway = await startGateway([upstream], options);
+  const spec = { name: UPSTREAM, resources: 0, tools: config.tools };
+  return withGatewayPair(spec, options, async ({ upstream, gateway, direct, viaGateway }) => {
     log(`tools/call: upstream ${upstream.url} (${config.tools} echo tools), gateway ${gateway.url}`);
-    const { direct, viaGateway } = await connectPair(
-      upstream.url,
-      gateway.url,
-      'bench-gateway',
-      options,
-      clients,
-    );
-    const { directNames, gatewayNames } = await checkedToolNames(
-      direct.client,
-      viaGateway.client,
-      config.tools,
-    );
-
+    const stats = statsOf(upstream);
+    const served = async () => (await upstreamCounters(stats)).calls;
+    const { items, exposed } = await checkedListing(TOOLS, direct, viaGateway, UPSTREAM, config.tools);
     const text = filler(config.argumentBytes);
-    const loop = (client: Client, names: string[]) => (count: number, concurrency: number) =>
-      callLoop(client, { tools: names, upstreamTools: directNames }, text, count, concurrency);
+    const loop = (client: Requester, tools: string[]) => (count: number, concurrency: number) =>
+      callLoop(client, { tools, upstreamTools: items }, text, count, concurrency);
     const upstreamCalls = { issued: 0, served: 0 };
     let before = 0;
     const levels = await interleavedRounds({
@@ -98,7 +60,7 @@ export async function runToolCallBenchmark(
         concurrencies: config.concurrencies,
         rounds: config.rounds,
       },
-      loops: { direct: loop(direct.client, directNames), gateway: loop(viaGateway.client, gatewayNames) },
+      loops: { direct: loop(direct, items), gateway: loop(viaGateway, exposed) },
       cpu: { upstream: upstream.proc, gateway: gateway.proc },
       log,
       beforeRound: async () => {
@@ -117,9 +79,5 @@ export async function runToolCallBenchmark(
       },
     });
     return { config, levels, upstreamCalls, gatewayWarnings: Object.fromEntries(gateway.proc.warnings) };
-  } finally {
-    await closeAll(clients);
-    await gateway?.proc.stop();
-    await upstream?.proc.stop();
-  }
+  });
 }

@@ -19,7 +19,6 @@ import { readFile, rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { controlClient } from '@switchyard/testkit';
 import {
   type BenchClient,
   closeAll,
@@ -28,7 +27,7 @@ import {
   REQUEST_OPTIONS,
   type RunOptions,
 } from '../client.js';
-import { type Comparison, profiledAs } from '../read-paths.js';
+import { type Comparison, profiledAs, statsOf, upstreamCounters } from '../read-paths.js';
 import { callLoop, filler } from '../requests.js';
 import { measureRounds, mediansOf, type Run } from '../rounds.js';
 import {
@@ -202,10 +201,8 @@ export async function runGovernanceBenchmark(
     const lockFile = join(lockDir, 'switchyard.lock.json');
     const plugins = governancePlugins(lockFile);
     upstream = await startUpstream({ name: SERVER, resources: 0, tools: 1 });
-    if (!upstream.controlUrl)
-      throw new Error('the testkit upstream printed no controlUrl: cannot count calls');
-    const control = controlClient(upstream.controlUrl);
-    const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
+    const stats = statsOf(upstream);
+    const served = async () => (await upstreamCounters(stats)).calls;
     const up = upstream;
     const started = await allStarted(
       PATHS.map((path) =>

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from '../client.js';
-import { checkedUris } from '../read.js';
+import { checkedListing, RESOURCES } from '../lists.js';
 import { measureReadPaths, profiledAs, type ReadPath, statsOf, upstreamCounters } from '../read-paths.js';
 import {
   allStarted,
@@ -112,11 +112,11 @@ export async function runStackBenchmark(
     for (const path of paths) {
       const client = await connectClient(gateways[path]!.url, `bench-${path}`, options);
       clients.push(client);
-      const { gatewayUris } = await checkedUris(direct.client, client.client, up.name, config.resources);
+      const listed = await checkedListing(RESOURCES, direct.client, client.client, up.name, config.resources);
       targets.push({
         path,
         client: client.client,
-        uris: gatewayUris,
+        uris: listed.exposed,
         gateways: [gateways[path]!.proc],
         upstreamReadsPerRead: 1,
         next: 0,

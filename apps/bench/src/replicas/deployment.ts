@@ -4,7 +4,6 @@
  * gateways started together in front of it, each with its own plugins and, for replicas, the same
  * `store.redis` and `cursorSecret`.
  */
-import type { Client } from '@modelcontextprotocol/client';
 import type { ModernHttpClient } from '@switchyard/testkit/mcp';
 import { type Balancer, type RedisServer, startBalancer, startRedis } from '@switchyard/testkit/process';
 import { RESOURCES, walk } from '../lists.js';
@@ -106,7 +105,7 @@ export async function listedUris(
   upstream: Upstream,
   resources: number,
 ): Promise<string[]> {
-  const { items } = await walk(client as unknown as Client, RESOURCES);
+  const { items } = await walk(client, RESOURCES);
   if (items.length !== resources || items.some((u) => !u.startsWith(`${upstream.name}+`))) {
     throw new Error(
       `replicas: ${client.url} lists ${items.length} resources (first: ${items.slice(0, 3).join(', ')}), ` +
