@@ -62,14 +62,9 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
-import { CATALOG_SIZES, runCatalogBenchmark } from './catalog/index.js';
+import { runCatalogBenchmark } from './catalog/index.js';
 import type { RunOptions } from './client.js';
-import {
-  CREDENTIALS_SIZES,
-  renderCredentials,
-  runCredentialsBenchmark,
-  type WithCredentials,
-} from './credentials/index.js';
+import { renderCredentials, runCredentialsBenchmark } from './credentials/index.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
 import { runPathsBenchmark } from './paths/index.js';
 import {
@@ -85,7 +80,7 @@ import { type Environment, renderTable } from './report/render.js';
 import { evaluateTargets } from './report/targets.js';
 import type { BenchResults } from './results.js';
 import { children } from './services.js';
-import { runSessionMemoryBenchmark, SESSION_MEMORY_SIZES } from './session-memory/index.js';
+import { runSessionMemoryBenchmark } from './session-memory/index.js';
 import { FULL, QUICK } from './sizes.js';
 import { msSince } from './stats.js';
 import { runToolCallBenchmark } from './tools-call.js';
@@ -148,7 +143,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  */
 async function runSections(
   args: BenchArgs,
-  results: BenchResults & WithCredentials,
+  results: BenchResults,
   profiled: (what: string, subdirs?: readonly string[]) => RunOptions,
 ): Promise<void> {
   const sizes = args.quick ? QUICK : FULL;
@@ -191,18 +186,11 @@ async function runSections(
     await guarded(runPathsBenchmark(sizes.paths, log, results.paths, profiled('paths', [])));
   }
   if (runs('session-memory')) {
-    const config = args.quick ? SESSION_MEMORY_SIZES.quick : SESSION_MEMORY_SIZES.full;
-    results.sessionMemory = await guarded(runSessionMemoryBenchmark(config, log));
+    results.sessionMemory = await guarded(runSessionMemoryBenchmark(sizes.sessionMemory, log));
   }
-  if (runs('catalog')) {
-    results.catalog = await guarded(
-      runCatalogBenchmark(args.quick ? CATALOG_SIZES.quick : CATALOG_SIZES.full, log),
-    );
-  }
+  if (runs('catalog')) results.catalog = await guarded(runCatalogBenchmark(sizes.catalog, log));
   if (runs('credentials')) {
-    results.credentials = await guarded(
-      runCredentialsBenchmark(args.quick ? CREDENTIALS_SIZES.quick : CREDENTIALS_SIZES.full, log),
-    );
+    results.credentials = await guarded(runCredentialsBenchmark(sizes.credentials, log));
   }
 }
 
@@ -239,7 +227,7 @@ async function main(): Promise<number> {
     for (const sub of subdirs) profileDirs.push(sub ? join(what, sub) : what);
     return { ...options, cpuProfDir: join(cpuProfDir, what) };
   };
-  const results: BenchResults & WithCredentials = { enumerate: [] };
+  const results: BenchResults = { enumerate: [] };
   try {
     await runSections(args, results, profiled);
   } catch (error) {

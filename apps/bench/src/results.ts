@@ -1,5 +1,6 @@
 /** Everything one bench run measured, as the JSON report and the table see it (a section not run is absent). */
 import type { CatalogResult } from './catalog/index.js';
+import type { CredentialsResult } from './credentials/index.js';
 import type { EnumerateResult } from './enumerate-result.js';
 import type { PathsResult } from './paths/index.js';
 import type { PluginsResult } from './plugins/index.js';
@@ -28,4 +29,6 @@ export interface BenchResults {
   sessionMemory?: SessionMemoryResult;
   /** Section 8: tool search over large catalogs (catalog/). */
   catalog?: CatalogResult;
+  /** Section 10: the personal-credentials vault per call (credentials/). */
+  credentials?: CredentialsResult;
 }
