@@ -1,6 +1,6 @@
 /** One enumeration scenario's section (2a/2b for resources, 4b/4c for tools): the table, checks, CPU and floors. */
 import type { EnumerateResult } from '../enumerate-result.js';
-import { cpuMs, int, table } from './format.js';
+import { int, intOrNa, table } from './format.js';
 
 /** The enumeration floors as one line: the upstreams' CPU over the cores, latency × round trips, both. */
 function floors(e: EnumerateResult): string {
@@ -8,18 +8,18 @@ function floors(e: EnumerateResult): string {
   const parts = [
     cpu === undefined
       ? 'upstream CPU n/a'
-      : `upstream CPU ${cpuMs(cpu.upstreamsCpuMs)} ms ÷ ${cpu.cores} cores = ${cpuMs(cpu.ms)} ms ` +
+      : `upstream CPU ${intOrNa(cpu.upstreamsCpuMs)} ms ÷ ${cpu.cores} cores = ${intOrNa(cpu.ms)} ms ` +
         `(${cpu.ratio.toFixed(2)}x)`,
   ];
   if (e.config.latencyMs > 0) {
     parts.push(
-      `latency ${e.expectedPages} round trips × ${e.config.latencyMs} ms = ${cpuMs(latency.ms)} ms ` +
+      `latency ${e.expectedPages} round trips × ${e.config.latencyMs} ms = ${intOrNa(latency.ms)} ms ` +
         `(${latency.ratio.toFixed(2)}x)`,
     );
   }
   if (lockStep !== undefined) {
     parts.push(
-      `lock step, latency + upstream CPU: ~${cpuMs(lockStep.ms)} ms (${lockStep.ratio.toFixed(2)}x)`,
+      `lock step, latency + upstream CPU: ~${intOrNa(lockStep.ms)} ms (${lockStep.ratio.toFixed(2)}x)`,
     );
   }
   return parts.join('; ');
@@ -76,9 +76,9 @@ export function renderEnumeration(e: EnumerateResult, heading: string): string[]
       `gateway / all-direct-concurrently = ${e.ratioVsConcurrent.toFixed(2)}x; ` +
       `gateway / all-direct-one-after-another = ${e.ratioVsSequential.toFixed(2)}x`,
     `   CPU ms per full enumeration (user + system): through the gateway: gateway ` +
-      `${cpuMs(e.cpuMs.gatewayWalk.gateway)}, upstreams ${cpuMs(e.cpuMs.gatewayWalk.upstreams)}, ` +
-      `client ${cpuMs(e.cpuMs.gatewayWalk.client)}; all direct concurrently: upstreams ` +
-      `${cpuMs(e.cpuMs.directConcurrent.upstreams)}, client ${cpuMs(e.cpuMs.directConcurrent.client)}`,
+      `${intOrNa(e.cpuMs.gatewayWalk.gateway)}, upstreams ${intOrNa(e.cpuMs.gatewayWalk.upstreams)}, ` +
+      `client ${intOrNa(e.cpuMs.gatewayWalk.client)}; all direct concurrently: upstreams ` +
+      `${intOrNa(e.cpuMs.directConcurrent.upstreams)}, client ${intOrNa(e.cpuMs.directConcurrent.client)}`,
     `   floors of the gateway walk (x = vs slowest single): ${floors(e)}`,
     '',
   ];
