@@ -26,7 +26,7 @@
  *    read checked to be a miss (upstream counter and audit log); (c) the governance plugins' cost per tool
  *    call (secrets, pin, approve, access, each alone on its own gateway vs a bare gateway) on ~1 KiB and
  *    ~1 MiB results, every answer and the upstream's call count checked (`--only governance`).
- * 4. Tools (tools-call.ts, enumerate.ts): (a) `tools/call` of a handful of echo tools with a small argument
+ * 4. Tools (direct-vs-gateway.ts, enumerate.ts): (a) `tools/call` of a handful of echo tools with a small argument
  *    payload, direct vs through the gateway, with the read benchmark's method (rounds.ts), every answer
  *    checked; (b, c) the `tools/list` enumeration of K upstreams × N tools through the gateway vs the slowest
  *    upstream alone, with the enumeration engine of section 2, CPU-bound and I/O-bound.
@@ -65,6 +65,7 @@ import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
 import { runCatalogBenchmark } from './catalog/index.js';
 import type { RunOptions } from './client.js';
 import { renderCredentials, runCredentialsBenchmark } from './credentials/index.js';
+import { runReadBenchmark, runToolCallBenchmark } from './direct-vs-gateway.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
 import { runPathsBenchmark } from './paths/index.js';
 import {
@@ -74,7 +75,6 @@ import {
   runStackBenchmark,
 } from './plugins/index.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
-import { runReadBenchmark } from './read.js';
 import { runReplicasBenchmark } from './replicas/index.js';
 import { type Environment, renderTable } from './report/render.js';
 import { evaluateTargets } from './report/targets.js';
@@ -83,7 +83,6 @@ import { children } from './services.js';
 import { runSessionMemoryBenchmark } from './session-memory/index.js';
 import { FULL, QUICK } from './sizes.js';
 import { msSince } from './stats.js';
-import { runToolCallBenchmark } from './tools-call.js';
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
 

@@ -216,7 +216,7 @@ export interface ReadLevel {
 }
 
 /**
- * Direct vs gateway (read.ts, tools-call.ts, credentials): `measureRounds` over the two, compared per
+ * Direct vs gateway (direct-vs-gateway.ts): `measureRounds` over the two, compared per
  * concurrency. `loops[path](n, c)` must run (and check) n requests at concurrency c.
  */
 export async function interleavedRounds(options: {

@@ -1,13 +1,12 @@
 /** The sizes of every benchmark: the full run, and the small `--quick` run of the CI smoke test. */
 import type { CatalogConfig } from './catalog/index.js';
 import type { CredentialsConfig } from './credentials/index.js';
+import type { ReadConfig, ToolCallConfig } from './direct-vs-gateway.js';
 import type { EnumerateConfig } from './enumerate.js';
 import type { PathsConfig } from './paths/index.js';
 import type { PluginsConfig } from './plugins/index.js';
-import type { ReadConfig } from './read.js';
 import type { ReplicasConfig } from './replicas/index.js';
 import type { SessionMemoryConfig } from './session-memory/index.js';
-import type { ToolCallConfig } from './tools-call.js';
 
 export interface Sizes {
   read: ReadConfig;

@@ -1,8 +1,8 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
 import { renderCatalog } from '../catalog/render.js';
+import type { ToolCallResult } from '../direct-vs-gateway.js';
 import type { BenchResults } from '../results.js';
 import { renderSessionMemory } from '../session-memory/render.js';
-import type { ToolCallResult } from '../tools-call.js';
 import { renderEnumeration } from './enumerate.js';
 import { int, table } from './format.js';
 import { renderGatewayVsDirect } from './levels.js';

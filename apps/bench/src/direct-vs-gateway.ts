@@ -1,18 +1,73 @@
 /**
- * `tools/call` benchmark: the read benchmark's method (rounds.ts: interleaved rounds, median round, c=1 and
- * c=16) applied to tool calls, direct to one testkit upstream with a handful of echo tools vs through the
- * gateway fronting it (which routes `a__tool_<k>` to the upstream's `tool_<k>` by its name index).
+ * Sections 1 and 4a: one testkit upstream in its own process, read or called directly and through the
+ * gateway fronting it, over Streamable HTTP, with the bench's method (rounds.ts: interleaved rounds, median
+ * round, c=1 and c=16). Both listings are checked first (lists.ts `checkedListing`), and every answer after.
  *
- * Each call sends a small argument payload and a sequence number, and every answer is checked: the echo
- * tool returns `{ tool, arguments }` as `structuredContent` and as its one text content, so a call answered
- * by the wrong tool, with the wrong arguments or for another request fails the bench. The upstream's own
- * `tools/call` counter (testkit control API) must also move by exactly one per call issued in every round.
+ * 1. `resources/read` throughput and latency of the upstream's resources (~1 KiB each).
+ * 4a. `tools/call` of a handful of echo tools (the gateway routes `a__tool_<k>` to the upstream's
+ *    `tool_<k>` by its name index). Each call sends a small argument payload and a sequence number, and
+ *    every answer is checked: the echo tool returns `{ tool, arguments }` as `structuredContent` and as its
+ *    one text content, so a call answered by the wrong tool, with the wrong arguments or for another request
+ *    fails the bench. The upstream's own `tools/call` counter (testkit control API) must also move by
+ *    exactly one per call issued in every round.
  */
 import { type RunOptions, withGatewayPair } from './client.js';
-import { checkedListing, TOOLS } from './lists.js';
+import { checkedListing, RESOURCES, TOOLS } from './lists.js';
 import { statsOf, upstreamCounters } from './read-paths.js';
-import { callLoop, filler, type Requester } from './requests.js';
+import { callLoop, filler, type Requester, readLoop } from './requests.js';
 import { interleavedRounds, type ReadLevel } from './rounds.js';
+
+/** The upstream's name: the gateway exposes `a+<uri>` and `a__tool_<k>`. */
+const UPSTREAM = 'a';
+
+export interface ReadConfig {
+  resources: number;
+  payloadBytes: number;
+  warmup: number;
+  reads: number;
+  concurrencies: number[];
+  rounds: number;
+}
+
+export interface ReadResult {
+  config: ReadConfig;
+  levels: ReadLevel[];
+  /** Warning kinds the gateway logged while measuring (digits masked) → count. */
+  gatewayWarnings: Record<string, number>;
+}
+
+export function runReadBenchmark(
+  config: ReadConfig,
+  log: (message: string) => void,
+  options: RunOptions = {},
+): Promise<ReadResult> {
+  const spec = { name: UPSTREAM, resources: config.resources, payloadBytes: config.payloadBytes };
+  return withGatewayPair(spec, options, async ({ upstream, gateway, direct, viaGateway }) => {
+    log(`read: upstream ${upstream.url}, gateway ${gateway.url}`);
+    const { items, exposed } = await checkedListing(
+      RESOURCES,
+      direct,
+      viaGateway,
+      UPSTREAM,
+      config.resources,
+    );
+    const loop = (client: Requester, uris: string[]) => (count: number, concurrency: number) =>
+      readLoop(client, uris, count, concurrency, config.payloadBytes);
+    const levels = await interleavedRounds({
+      plan: {
+        what: 'read',
+        warmup: config.warmup,
+        count: config.reads,
+        concurrencies: config.concurrencies,
+        rounds: config.rounds,
+      },
+      loops: { direct: loop(direct, items), gateway: loop(viaGateway, exposed) },
+      cpu: { upstream: upstream.proc, gateway: gateway.proc },
+      log,
+    });
+    return { config, levels, gatewayWarnings: Object.fromEntries(gateway.proc.warnings) };
+  });
+}
 
 export interface ToolCallConfig {
   /** Echo tools on the upstream (`tool_0 … tool_{N-1}`), called round-robin. */
@@ -33,8 +88,6 @@ export interface ToolCallResult {
   /** Warning kinds the gateway logged while measuring (digits masked) → count. */
   gatewayWarnings: Record<string, number>;
 }
-
-const UPSTREAM = 'a';
 
 export function runToolCallBenchmark(
   config: ToolCallConfig,
