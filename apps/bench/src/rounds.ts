@@ -186,7 +186,7 @@ export function mediansOf<R extends { path: string; rps: number }>(runs: readonl
 }
 
 /** `run` compared with `base`: req/s ratio, and the added p50 and p99 (ms). */
-export function compared(run: Run, base: Run) {
+export function compared(run: Pick<Run, 'rps' | 'p50' | 'p99'>, base: Pick<Run, 'rps' | 'p50' | 'p99'>) {
   return {
     throughputRatio: run.rps / base.rps,
     addedP50Ms: run.p50 - base.p50,

@@ -19,7 +19,7 @@ import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import type { ManagedProcess, RedisServer } from '@switchyard/testkit/process';
 import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
 import { callLoop, filler, type Targets, targetsOf } from '../requests.js';
-import { type CpuPerRead, measureRounds, mediansOf, type Run } from '../rounds.js';
+import { type CpuPerRead, compared, measureRounds, mediansOf, type Run } from '../rounds.js';
 import { children, startGateway } from '../services.js';
 import { median } from '../stats.js';
 import { benchGrant } from './grant.js';
@@ -282,12 +282,10 @@ function e2eLevel(concurrency: number, runs: (Run & { redisCommandsPerCall?: num
     concurrency,
     static: a,
     vault: b,
-    throughputRatio: b.rps / a.rps,
+    ...compared(b, a),
     p50Ratio: b.p50 / a.p50,
     pairedThroughputRatio: median(pairs.map(([s, v]) => v.rps / s.rps)),
     pairedP50Ratio: median(pairs.map(([s, v]) => v.p50 / s.p50)),
-    addedP50Ms: b.p50 - a.p50,
-    addedP99Ms: b.p99 - a.p99,
     ...(gwA === undefined || gwB === undefined ? {} : { addedGatewayCpuUs: gwB - gwA }),
     rounds,
   };

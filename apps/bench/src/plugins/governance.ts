@@ -29,7 +29,7 @@ import {
 } from '../client.js';
 import { type Comparison, profiledAs, statsOf, upstreamCounters } from '../read-paths.js';
 import { callLoop, filler } from '../requests.js';
-import { measureRounds, mediansOf, type Run } from '../rounds.js';
+import { compared, measureRounds, mediansOf, type Run } from '../rounds.js';
 import {
   allStarted,
   children,
@@ -178,9 +178,7 @@ export function compareWithBare(
   return {
     path,
     baseline: 'bare',
-    throughputRatio: m.rps / bare.rps,
-    addedP50Ms: m.p50 - bare.p50,
-    addedP99Ms: m.p99 - bare.p99,
+    ...compared(m, bare),
     pairedThroughputRatio: median(pairs.map(([r, b]) => r.rps / b.rps)),
     addedGatewayCpuUs: cpuDiffs.length === pairs.length ? median(cpuDiffs) : undefined,
   };
