@@ -27,7 +27,7 @@ import {
   type Walk,
   walk,
 } from './lists.js';
-import { cpuSampler } from './rounds.js';
+import { cpuSampler, roundOrder } from './rounds.js';
 import { allStarted, type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 import { msSince } from './stats.js';
 
@@ -151,13 +151,7 @@ export async function runEnumerateBenchmark(
         entry.gatewayPages = w.pages;
       };
       // Alternate which side goes first.
-      if (run % 2 === 0) {
-        await measureDirect();
-        await measureGateway();
-      } else {
-        await measureGateway();
-        await measureDirect();
-      }
+      for (const measure of roundOrder([measureDirect, measureGateway], run, 'mirror')) await measure();
       const done = entry as EnumerateRun;
       runs.push(done);
       log(
