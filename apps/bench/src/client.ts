@@ -1,5 +1,13 @@
 import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { LegacyHttpClient } from '@switchyard/testkit/mcp';
+import {
+  type Gateway,
+  type GatewayOptions,
+  startGateway,
+  startUpstream,
+  type Upstream,
+  type UpstreamSpec,
+} from './services.js';
 
 const CONNECT_TIMEOUT_MS = 10_000;
 
@@ -92,23 +100,39 @@ export async function connectClient(
   };
 }
 
+/** The two sides every gateway-vs-direct benchmark compares, and the processes behind them. */
+export interface GatewayPair {
+  upstream: Upstream;
+  gateway: Gateway;
+  /** A client straight to the upstream ("bench-direct"), and one through the gateway. */
+  direct: Client;
+  viaGateway: Client;
+}
+
 /**
- * The two sides every gateway-vs-direct benchmark compares: a client straight to the upstream
- * ("bench-direct") and one through the gateway, connected in that order and both added to `clients`
- * (so `closeAll` closes them whatever happens next).
+ * Starts a testkit upstream and a gateway fronting it, connects a client to each, and runs `measure` with
+ * them; the clients are closed and both processes stopped after, whatever happens.
  */
-export async function connectPair(
-  upstreamUrl: string,
-  gatewayUrl: string,
-  gatewayClientName: string,
-  options: ClientOptions,
-  clients: BenchClient[],
-): Promise<{ direct: BenchClient; viaGateway: BenchClient }> {
-  const direct = await connectClient(upstreamUrl, 'bench-direct', options);
-  clients.push(direct);
-  const viaGateway = await connectClient(gatewayUrl, gatewayClientName, options);
-  clients.push(viaGateway);
-  return { direct, viaGateway };
+export async function withGatewayPair<T>(
+  spec: UpstreamSpec,
+  options: RunOptions & { gateway?: GatewayOptions; clientName?: string },
+  measure: (pair: GatewayPair) => Promise<T>,
+): Promise<T> {
+  const clients: BenchClient[] = [];
+  const upstream = await startUpstream(spec);
+  let gateway: Gateway | undefined;
+  try {
+    gateway = await startGateway([upstream], options.gateway ?? options);
+    const direct = await connectClient(upstream.url, 'bench-direct', options);
+    clients.push(direct);
+    const viaGateway = await connectClient(gateway.url, options.clientName ?? 'bench-gateway', options);
+    clients.push(viaGateway);
+    return await measure({ upstream, gateway, direct: direct.client, viaGateway: viaGateway.client });
+  } finally {
+    await closeAll(clients);
+    await gateway?.proc.stop();
+    await upstream.proc.stop();
+  }
 }
 
 /** Closes every client, ignoring errors (cleanup paths). */

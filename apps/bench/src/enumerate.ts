@@ -10,7 +10,6 @@
  * property shows: round trips = the longest upstream's pages, fan-out concurrent.
  */
 import type { Client } from '@modelcontextprotocol/client';
-import { cpuTimeMs } from '@switchyard/testkit/process';
 import { type BenchClient, closeAll, connectClient, type RunOptions } from './client.js';
 import {
   type CpuSplit,
@@ -28,7 +27,8 @@ import {
   type Walk,
   walk,
 } from './lists.js';
-import { type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
+import { cpuSampler, roundOrder } from './rounds.js';
+import { allStarted, type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
 import { msSince } from './stats.js';
 
 export interface EnumerateConfig {
@@ -62,23 +62,14 @@ export function profileDirOf(config: EnumerateConfig): string {
 }
 
 /** CPU time (ms) used by the gateway, the upstreams and this process between the sample and the call. */
-function cpuSampler(gateway: Gateway, upstreams: Upstream[]): () => () => CpuSplit {
-  const sum = (values: (number | undefined)[]): number | undefined =>
-    values.some((v) => v === undefined) ? undefined : values.reduce<number>((a, v) => a + (v ?? 0), 0);
-  const upstreamsCpu = () => sum(upstreams.map((u) => cpuTimeMs(u.proc.pid)));
+function cpuSplitSampler(gateway: Gateway, upstreams: Upstream[]): () => () => CpuSplit {
+  const sample = cpuSampler({ gateway: gateway.proc, upstreams: upstreams.map((u) => u.proc) });
+  const ms = (us: number | undefined) => (us === undefined ? undefined : us / 1000);
   return () => {
-    const client = process.cpuUsage();
-    const gw = cpuTimeMs(gateway.proc.pid);
-    const ups = upstreamsCpu();
+    const since = sample();
     return () => {
-      const c = process.cpuUsage(client);
-      const gwAfter = cpuTimeMs(gateway.proc.pid);
-      const upsAfter = upstreamsCpu();
-      return {
-        gateway: gw === undefined || gwAfter === undefined ? undefined : gwAfter - gw,
-        upstreams: ups === undefined || upsAfter === undefined ? undefined : upsAfter - ups,
-        client: (c.user + c.system) / 1000,
-      };
+      const us = since(1);
+      return { gateway: ms(us.gateway), upstreams: ms(us.upstreams), client: us.client / 1000 };
     };
   };
 }
@@ -92,23 +83,6 @@ function checkGatewayWalk(w: Walk, expected: ExpectedEnumeration, gateway: Gatew
     const tail = said.length > 0 ? `\n  the gateway logged:\n    ${said.slice(-5).join('\n    ')}` : '';
     throw new Error(`${(error as Error).message}${tail}`);
   }
-}
-
-async function startUpstreams(config: EnumerateConfig, names: string[]): Promise<Upstream[]> {
-  const kind = LIST_KINDS[config.list];
-  const started = await Promise.allSettled(
-    names.map((name) =>
-      startUpstream(kind.upstream(name, config.itemsPerUpstream, config.pageSize, config.latencyMs)),
-    ),
-  );
-  const failed = started.find((s) => s.status === 'rejected');
-  if (failed) {
-    await Promise.allSettled(
-      started.map((s) => (s.status === 'fulfilled' ? s.value.proc.stop() : undefined)),
-    );
-    throw failed.reason;
-  }
-  return started.map((s) => (s as PromiseFulfilledResult<Upstream>).value);
 }
 
 export async function runEnumerateBenchmark(
@@ -125,7 +99,11 @@ export async function runEnumerateBenchmark(
   let gateway: Gateway | undefined;
   const clients: BenchClient[] = [];
   try {
-    upstreams = await startUpstreams(config, names);
+    upstreams = await allStarted(
+      names.map((name) =>
+        startUpstream(kind.upstream(name, config.itemsPerUpstream, config.pageSize, config.latencyMs)),
+      ),
+    );
     gateway = await startGateway(upstreams, options);
     log(`${tag}: ${upstreams.length} upstreams (${label}), gateway ${gateway.url}`);
     const direct: Client[] = [];
@@ -142,7 +120,7 @@ export async function runEnumerateBenchmark(
     for (const [i, c] of direct.entries()) checkDirect(await walk(c, kind), names[i]!, expected);
     checkGatewayWalk(await walk(viaGateway, kind), expected, gateway);
 
-    const sampleCpu = cpuSampler(gateway, upstreams);
+    const sampleCpu = cpuSplitSampler(gateway, upstreams);
     const runs: EnumerateRun[] = [];
     for (let run = 0; run < config.runs; run++) {
       const entry: Partial<EnumerateRun> = { run };
@@ -173,13 +151,7 @@ export async function runEnumerateBenchmark(
         entry.gatewayPages = w.pages;
       };
       // Alternate which side goes first.
-      if (run % 2 === 0) {
-        await measureDirect();
-        await measureGateway();
-      } else {
-        await measureGateway();
-        await measureDirect();
-      }
+      for (const measure of roundOrder([measureDirect, measureGateway], run, 'mirror')) await measure();
       const done = entry as EnumerateRun;
       runs.push(done);
       log(

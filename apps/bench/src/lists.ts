@@ -6,8 +6,8 @@
  * enumeration is: exactly the expected items, each once, and (through the gateway) N per upstream with
  * none reported unavailable. A wrong walk throws, which fails the bench loudly.
  */
-import type { Client } from '@modelcontextprotocol/client';
 import { REQUEST_OPTIONS } from './client.js';
+import type { Requester } from './requests.js';
 import type { UpstreamSpec } from './services.js';
 import { msSince } from './stats.js';
 
@@ -24,8 +24,8 @@ export interface ListKind {
   upstream(server: string, count: number, pageSize: number, latencyMs: number): UpstreamSpec;
   /** Item `i` of upstream `server` as the upstream lists it. */
   direct(server: string, i: number): string;
-  /** Item `i` of upstream `server` as the gateway exposes it. */
-  exposed(server: string, i: number): string;
+  /** Upstream `server`'s `item` as the gateway exposes it. */
+  expose(server: string, item: string): string;
 }
 
 export const RESOURCES: ListKind = {
@@ -35,7 +35,7 @@ export const RESOURCES: ListKind = {
   key: 'uri',
   upstream: (name, count, pageSize, latencyMs) => ({ name, resources: count, pageSize, latencyMs }),
   direct: (server, i) => `test://${server}/r/${i}`,
-  exposed: (server, i) => `${server}+test://${server}/r/${i}`,
+  expose: (server, uri) => `${server}+${uri}`,
 };
 
 /** Generated testkit echo tools `tool_0 … tool_{N-1}` (and no resources), exposed as `<server>__tool_<i>`. */
@@ -46,7 +46,7 @@ export const TOOLS: ListKind = {
   key: 'name',
   upstream: (name, count, pageSize, latencyMs) => ({ name, resources: 0, tools: count, pageSize, latencyMs }),
   direct: (_server, i) => `tool_${i}`,
-  exposed: (server, i) => `${server}__tool_${i}`,
+  expose: (server, name) => `${server}__${name}`,
 };
 
 export const LIST_KINDS: Record<ListName, ListKind> = { resources: RESOURCES, tools: TOOLS };
@@ -62,17 +62,17 @@ export interface Walk {
 
 const MAX_PAGES = 1_000_000;
 
-export async function walk(client: Client, kind: ListKind): Promise<Walk> {
+export async function walk(client: Requester, kind: ListKind): Promise<Walk> {
   const items: string[] = [];
   const unavailable: string[] = [];
   let pages = 0;
   let cursor: string | undefined;
   const start = process.hrtime.bigint();
   do {
-    const page = (await client.request(
+    const page = await client.request(
       { method: kind.method, params: cursor ? { cursor } : {} },
       REQUEST_OPTIONS,
-    )) as unknown as Record<string, unknown>;
+    );
     pages += 1;
     const listed = page[kind.field];
     if (!Array.isArray(listed)) throw new Error(`${kind.method}: a page without a '${kind.field}' array`);
@@ -109,7 +109,9 @@ export function expectedEnumeration(
     perUpstream,
     directPages: Math.max(1, pageSize > 0 ? Math.ceil(perUpstream / pageSize) : 1),
     direct: new Map(servers.map((s) => [s, new Set(items.map((i) => kind.direct(s, i)))])),
-    exposed: new Map(servers.flatMap((s) => items.map((i): [string, string] => [kind.exposed(s, i), s]))),
+    exposed: new Map(
+      servers.flatMap((s) => items.map((i): [string, string] => [kind.expose(s, kind.direct(s, i)), s])),
+    ),
   };
 }
 
@@ -163,4 +165,35 @@ export function checkGateway(w: Walk, e: ExpectedEnumeration): void {
       `gateway ${e.kind.method} enumeration is wrong (${w.pages} pages): ${problems.join('; ')}`,
     );
   }
+}
+
+/**
+ * Lists `kind` on upstream `server` directly and through the gateway fronting it (one walk each) and checks
+ * them against each other: exactly the upstream's `count` items, each once, and through the gateway the
+ * same items exposed (`<server>+<uri>`, `<server>__<tool>`), in the same order. Returns both listings.
+ */
+export async function checkedListing(
+  kind: ListKind,
+  direct: Requester,
+  viaGateway: Requester,
+  server: string,
+  count: number,
+): Promise<{ items: string[]; exposed: string[] }> {
+  const items = (await walk(direct, kind)).items;
+  const exposed = (await walk(viaGateway, kind)).items;
+  const own = new Set(Array.from({ length: count }, (_, i) => kind.direct(server, i)));
+  const expected = items.map((item) => kind.expose(server, item));
+  if (
+    items.length !== count ||
+    new Set(items).size !== count ||
+    items.some((item) => !own.has(item)) ||
+    exposed.join('\n') !== expected.join('\n')
+  ) {
+    throw new Error(
+      `${kind.method} through the gateway does not match the upstream: upstream ${items.length} ${kind.field} ` +
+        `(first: ${items.slice(0, 3).join(', ')}), gateway ${exposed.length} (first: ` +
+        `${exposed.slice(0, 3).join(', ')}); expected the ${count} of upstream ${server}, in the same order`,
+    );
+  }
+  return { items, exposed };
 }

@@ -26,7 +26,7 @@
  *    read checked to be a miss (upstream counter and audit log); (c) the governance plugins' cost per tool
  *    call (secrets, pin, approve, access, each alone on its own gateway vs a bare gateway) on ~1 KiB and
  *    ~1 MiB results, every answer and the upstream's call count checked (`--only governance`).
- * 4. Tools (tools-call.ts, enumerate.ts): (a) `tools/call` of a handful of echo tools with a small argument
+ * 4. Tools (direct-vs-gateway.ts, enumerate.ts): (a) `tools/call` of a handful of echo tools with a small argument
  *    payload, direct vs through the gateway, with the read benchmark's method (rounds.ts), every answer
  *    checked; (b, c) the `tools/list` enumeration of K upstreams × N tools through the gateway vs the slowest
  *    upstream alone, with the enumeration engine of section 2, CPU-bound and I/O-bound.
@@ -62,14 +62,10 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
-import { CATALOG_SIZES, runCatalogBenchmark } from './catalog/index.js';
+import { runCatalogBenchmark } from './catalog/index.js';
 import type { RunOptions } from './client.js';
-import {
-  CREDENTIALS_SIZES,
-  renderCredentials,
-  runCredentialsBenchmark,
-  type WithCredentials,
-} from './credentials/index.js';
+import { renderCredentials, runCredentialsBenchmark } from './credentials/index.js';
+import { runReadBenchmark, runToolCallBenchmark } from './direct-vs-gateway.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
 import { runPathsBenchmark } from './paths/index.js';
 import {
@@ -79,16 +75,14 @@ import {
   runStackBenchmark,
 } from './plugins/index.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
-import { runReadBenchmark } from './read.js';
 import { runReplicasBenchmark } from './replicas/index.js';
 import { type Environment, renderTable } from './report/render.js';
 import { evaluateTargets } from './report/targets.js';
 import type { BenchResults } from './results.js';
 import { children } from './services.js';
-import { runSessionMemoryBenchmark, SESSION_MEMORY_SIZES } from './session-memory/index.js';
+import { runSessionMemoryBenchmark } from './session-memory/index.js';
 import { FULL, QUICK } from './sizes.js';
 import { msSince } from './stats.js';
-import { runToolCallBenchmark } from './tools-call.js';
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
 
@@ -148,7 +142,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
  */
 async function runSections(
   args: BenchArgs,
-  results: BenchResults & WithCredentials,
+  results: BenchResults,
   profiled: (what: string, subdirs?: readonly string[]) => RunOptions,
 ): Promise<void> {
   const sizes = args.quick ? QUICK : FULL;
@@ -191,18 +185,11 @@ async function runSections(
     await guarded(runPathsBenchmark(sizes.paths, log, results.paths, profiled('paths', [])));
   }
   if (runs('session-memory')) {
-    const config = args.quick ? SESSION_MEMORY_SIZES.quick : SESSION_MEMORY_SIZES.full;
-    results.sessionMemory = await guarded(runSessionMemoryBenchmark(config, log));
+    results.sessionMemory = await guarded(runSessionMemoryBenchmark(sizes.sessionMemory, log));
   }
-  if (runs('catalog')) {
-    results.catalog = await guarded(
-      runCatalogBenchmark(args.quick ? CATALOG_SIZES.quick : CATALOG_SIZES.full, log),
-    );
-  }
+  if (runs('catalog')) results.catalog = await guarded(runCatalogBenchmark(sizes.catalog, log));
   if (runs('credentials')) {
-    results.credentials = await guarded(
-      runCredentialsBenchmark(args.quick ? CREDENTIALS_SIZES.quick : CREDENTIALS_SIZES.full, log),
-    );
+    results.credentials = await guarded(runCredentialsBenchmark(sizes.credentials, log));
   }
 }
 
@@ -239,7 +226,7 @@ async function main(): Promise<number> {
     for (const sub of subdirs) profileDirs.push(sub ? join(what, sub) : what);
     return { ...options, cpuProfDir: join(cpuProfDir, what) };
   };
-  const results: BenchResults & WithCredentials = { enumerate: [] };
+  const results: BenchResults = { enumerate: [] };
   try {
     await runSections(args, results, profiled);
   } catch (error) {

@@ -97,8 +97,8 @@ export function summarizeProfile(file: string, profile: CpuProfile, top = 12): P
   };
 }
 
-/** Summaries of every `.cpuprofile` in `dir` (none if the directory is missing or empty). */
-export async function summarizeProfiles(dir: string): Promise<ProfileSummary[]> {
+/** Summaries of every `.cpuprofile` in `dir`, in name order (none if the directory is missing or empty). */
+export async function summarizeProfiles(dir: string, top?: number): Promise<ProfileSummary[]> {
   let files: string[];
   try {
     files = (await readdir(dir)).filter((f) => f.endsWith('.cpuprofile')).sort();
@@ -108,7 +108,7 @@ export async function summarizeProfiles(dir: string): Promise<ProfileSummary[]> 
   const out: ProfileSummary[] = [];
   for (const f of files) {
     const path = join(dir, f);
-    out.push(summarizeProfile(path, JSON.parse(await readFile(path, 'utf8')) as CpuProfile));
+    out.push(summarizeProfile(path, JSON.parse(await readFile(path, 'utf8')) as CpuProfile, top));
   }
   return out;
 }

@@ -8,13 +8,11 @@
  */
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
 import { controlClient, type TestServerStats } from '@switchyard/testkit';
-import type { RequestClient } from '@switchyard/testkit/mcp';
 import { type ManagedProcess, type RedisServer, rssMiB } from '@switchyard/testkit/process';
 import type { RunOptions } from './client.js';
-import { readLoop } from './read.js';
 import { PROBE_COMMANDS, redisCounters } from './replicas/redis-probe.js';
+import { type Requester, readLoop } from './requests.js';
 import { type CpuPerRead, compared, measureRounds, mediansOf, type Run } from './rounds.js';
 import type { GatewayOptions, PluginEntry, Upstream } from './services.js';
 
@@ -28,7 +26,7 @@ export interface LevelConfig {
 /** A measured path: its client, the URIs it reads and the processes that serve it. */
 export interface ReadPath {
   path: string;
-  client: Client | RequestClient;
+  client: Requester;
   uris: string[];
   /** The gateway processes behind this path (their CPU is summed); absent on a direct path. */
   gateways?: ManagedProcess[];
@@ -83,12 +81,13 @@ export interface ReadPathLevel {
 
 export async function upstreamCounters(
   stats: () => Promise<TestServerStats>,
-): Promise<{ reads: number; subscribes: number; unsubscribes: number; held: number }> {
+): Promise<{ reads: number; calls: number; subscribes: number; unsubscribes: number; held: number }> {
   const s = await stats();
   let held = 0;
   for (const n of Object.values(s.subscribed)) held += Math.max(0, n);
   return {
     reads: s.requests['resources/read'] ?? 0,
+    calls: s.requests['tools/call'] ?? 0,
     subscribes: s.subscribeCalls,
     unsubscribes: s.unsubscribeCalls,
     held,
@@ -97,7 +96,7 @@ export async function upstreamCounters(
 
 export function statsOf(upstream: Upstream): () => Promise<TestServerStats> {
   if (!upstream.controlUrl) {
-    throw new Error(`upstream ${upstream.name} printed no controlUrl: cannot count its reads`);
+    throw new Error(`upstream ${upstream.name} printed no controlUrl: cannot count its requests`);
   }
   const control = controlClient(upstream.controlUrl);
   return () => control.stats();
@@ -108,8 +107,7 @@ export function readPath(path: ReadPath, count: number, concurrency: number, min
   const k = path.next % path.uris.length;
   const uris = [...path.uris.slice(k), ...path.uris.slice(0, k)];
   path.next = (path.next + count) % path.uris.length;
-  // The raw clients are structurally the part of Client readLoop uses (`request`).
-  return readLoop(path.client as Client, uris, count, concurrency, minBytes);
+  return readLoop(path.client, uris, count, concurrency, minBytes);
 }
 
 /**

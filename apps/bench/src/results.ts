@@ -1,12 +1,12 @@
 /** Everything one bench run measured, as the JSON report and the table see it (a section not run is absent). */
 import type { CatalogResult } from './catalog/index.js';
+import type { CredentialsResult } from './credentials/index.js';
+import type { ReadResult, ToolCallResult } from './direct-vs-gateway.js';
 import type { EnumerateResult } from './enumerate-result.js';
 import type { PathsResult } from './paths/index.js';
 import type { PluginsResult } from './plugins/index.js';
-import type { ReadResult } from './read.js';
 import type { ReplicasResult } from './replicas/index.js';
 import type { SessionMemoryResult } from './session-memory/index.js';
-import type { ToolCallResult } from './tools-call.js';
 
 /** Section 4: `tools/call` through the gateway vs direct, and the `tools/list` enumeration scenarios. */
 export interface ToolsResult {
@@ -28,4 +28,6 @@ export interface BenchResults {
   sessionMemory?: SessionMemoryResult;
   /** Section 8: tool search over large catalogs (catalog/). */
   catalog?: CatalogResult;
+  /** Section 10: the personal-credentials vault per call (credentials/). */
+  credentials?: CredentialsResult;
 }

@@ -186,7 +186,7 @@ export function mediansOf<R extends { path: string; rps: number }>(runs: readonl
 }
 
 /** `run` compared with `base`: req/s ratio, and the added p50 and p99 (ms). */
-export function compared(run: Run, base: Run) {
+export function compared(run: Pick<Run, 'rps' | 'p50' | 'p99'>, base: Pick<Run, 'rps' | 'p50' | 'p99'>) {
   return {
     throughputRatio: run.rps / base.rps,
     addedP50Ms: run.p50 - base.p50,
@@ -216,7 +216,7 @@ export interface ReadLevel {
 }
 
 /**
- * Direct vs gateway (read.ts, tools-call.ts, credentials): `measureRounds` over the two, compared per
+ * Direct vs gateway (direct-vs-gateway.ts): `measureRounds` over the two, compared per
  * concurrency. `loops[path](n, c)` must run (and check) n requests at concurrency c.
  */
 export async function interleavedRounds(options: {

@@ -59,6 +59,22 @@ export async function startUpstream(spec: UpstreamSpec): Promise<Upstream> {
   return { name: spec.name, ...started };
 }
 
+/**
+ * Waits for every start; when one failed, stops the processes the others started, then throws its error
+ * (so a half-started set leaves nothing running).
+ */
+export async function allStarted<T extends { proc: ManagedProcess }>(starts: Promise<T>[]): Promise<T[]> {
+  const settled = await Promise.allSettled(starts);
+  const failed = settled.find((s) => s.status === 'rejected');
+  if (failed) {
+    await Promise.allSettled(
+      settled.map((s) => (s.status === 'fulfilled' ? s.value.proc.stop() : undefined)),
+    );
+    throw failed.reason;
+  }
+  return settled.map((s) => (s as PromiseFulfilledResult<T>).value);
+}
+
 export interface Gateway {
   proc: ManagedProcess;
   url: string;

@@ -1,10 +1,12 @@
 /** The sizes of every benchmark: the full run, and the small `--quick` run of the CI smoke test. */
+import type { CatalogConfig } from './catalog/index.js';
+import type { CredentialsConfig } from './credentials/index.js';
+import type { ReadConfig, ToolCallConfig } from './direct-vs-gateway.js';
 import type { EnumerateConfig } from './enumerate.js';
 import type { PathsConfig } from './paths/index.js';
 import type { PluginsConfig } from './plugins/index.js';
-import type { ReadConfig } from './read.js';
 import type { ReplicasConfig } from './replicas/index.js';
-import type { ToolCallConfig } from './tools-call.js';
+import type { SessionMemoryConfig } from './session-memory/index.js';
 
 export interface Sizes {
   read: ReadConfig;
@@ -14,6 +16,9 @@ export interface Sizes {
   tools: { call: ToolCallConfig; list: EnumerateConfig[] };
   replicas: ReplicasConfig;
   paths: PathsConfig;
+  sessionMemory: SessionMemoryConfig;
+  catalog: CatalogConfig;
+  credentials: CredentialsConfig;
 }
 
 /** The matrix of section 6 without its sizes: every transport, both eras, both methods, c=1 and c=16. */
@@ -83,6 +88,32 @@ export const FULL: Sizes = {
     sessions: 200,
   },
   paths: { ...PATHS_MATRIX, warmup: 100, count: 1000, rounds: 3, sessions: 1000, profileRequests: 5000 },
+  sessionMemory: { sessions: 1000, warmup: 100 },
+  catalog: {
+    tokenSizes: [50, 300, 3000],
+    scaleSizes: [3000, 30000],
+    buildRuns: 5,
+    warmup: 200,
+    searches: 2000,
+    limit: 5,
+  },
+  credentials: {
+    keeper: {
+      rounds: 3,
+      concurrencies: [1, 16],
+      calls: { memory: { warmup: 2000, calls: 10000 }, redis: { warmup: 500, calls: 3000 } },
+    },
+    e2e: {
+      tools: 5,
+      argumentBytes: 64,
+      prewarm: 300,
+      rounds: 5,
+      levels: [
+        { concurrency: 1, warmup: 30, calls: 200 },
+        { concurrency: 16, warmup: 64, calls: 500 },
+      ],
+    },
+  },
 };
 
 export const QUICK: Sizes = {
@@ -139,4 +170,31 @@ export const QUICK: Sizes = {
     sessions: 20,
   },
   paths: { ...PATHS_MATRIX, warmup: 10, count: 50, rounds: 1, sessions: 30, profileRequests: 300 },
+  sessionMemory: { sessions: 200, warmup: 20 },
+  // Every part of the catalog once, at 3,000 tools only.
+  catalog: {
+    tokenSizes: [50, 300, 3000],
+    scaleSizes: [3000],
+    buildRuns: 1,
+    warmup: 50,
+    searches: 300,
+    limit: 5,
+  },
+  credentials: {
+    keeper: {
+      rounds: 1,
+      concurrencies: [1, 16],
+      calls: { memory: { warmup: 200, calls: 2000 }, redis: { warmup: 100, calls: 500 } },
+    },
+    e2e: {
+      tools: 5,
+      argumentBytes: 64,
+      prewarm: 50,
+      rounds: 1,
+      levels: [
+        { concurrency: 1, warmup: 20, calls: 100 },
+        { concurrency: 16, warmup: 32, calls: 300 },
+      ],
+    },
+  },
 };

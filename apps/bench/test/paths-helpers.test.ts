@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { liveHeapBytes } from '../src/paths/heap-snapshot.js';
-import { checkCall, checkRead, targetsOf } from '../src/paths/loops.js';
 import { cellKey, compareCell, noDirectReason, pathCells, slowestCells } from '../src/paths/matrix.js';
 import type { PathCell, PathResult, PathRun } from '../src/paths/model.js';
 import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
 import { floorLine, goalsLine, orderedRows, pathRow, renderPaths } from '../src/report/paths.js';
+import { checkCall, checkRead, targetsOf } from '../src/requests.js';
 import { cpuSampler, roundOrder } from '../src/rounds.js';
 import { QUICK } from '../src/sizes.js';
 
@@ -136,15 +136,14 @@ describe('targets and checks', () => {
 
   it("accepts the echo tool's own answer only", () => {
     const args = { text: 'hi', seq: 3 };
-    expect(() =>
-      checkCall('tool_0', args, { structuredContent: { tool: 'tool_0', arguments: args } }),
-    ).not.toThrow();
-    expect(() =>
-      checkCall('tool_1', args, { structuredContent: { tool: 'tool_0', arguments: args } }),
-    ).toThrow();
-    expect(() =>
-      checkCall('tool_0', args, { isError: true, structuredContent: { tool: 'tool_0', arguments: args } }),
-    ).toThrow();
+    const echo = (tool: string) => ({
+      structuredContent: { tool, arguments: args },
+      content: [{ type: 'text', text: JSON.stringify({ tool, arguments: args }) }],
+    });
+    expect(() => checkCall('tool_0', args, echo('tool_0'))).not.toThrow();
+    expect(() => checkCall('tool_1', args, echo('tool_0'))).toThrow();
+    expect(() => checkCall('tool_0', args, { ...echo('tool_0'), isError: true })).toThrow();
+    expect(() => checkCall('tool_0', args, { ...echo('tool_0'), content: [] })).toThrow();
   });
 
   it('orders the variants of each round rotated or mirrored', () => {

@@ -1,5 +1,5 @@
 /**
- * The generated catalog: realistic tools of made-up services (services-*.ts), deterministic for a seed.
+ * The generated catalog: realistic tools of made-up services (data/services.json), deterministic for a seed.
  * Each entity of a service gets the generic operations it lists (`VERBS`), each service its own actions;
  * descriptions are picked from a few phrasings per operation by a seeded generator, so instances of the
  * same service (the 30,000-tool catalog) read differently.

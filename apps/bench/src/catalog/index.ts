@@ -26,26 +26,6 @@ export interface CatalogConfig {
   limit: number;
 }
 
-export const CATALOG_SIZES: { full: CatalogConfig; quick: CatalogConfig } = {
-  full: {
-    tokenSizes: [50, 300, 3000],
-    scaleSizes: [3000, 30000],
-    buildRuns: 5,
-    warmup: 200,
-    searches: 2000,
-    limit: 5,
-  },
-  // The CI smoke run: every part once, at 3,000 tools only.
-  quick: {
-    tokenSizes: [50, 300, 3000],
-    scaleSizes: [3000],
-    buildRuns: 1,
-    warmup: 50,
-    searches: 300,
-    limit: 5,
-  },
-};
-
 export interface ScaleRow {
   tools: number;
   build: BuildCost;

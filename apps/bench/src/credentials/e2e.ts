@@ -7,7 +7,7 @@
  *
  * With Redis: the gateway CLI with `store.redis`, its grant put beforehand by a TokenVault on the same
  * Redis URL, keyPrefix and `credentials.key`. With the memory store: `runGateway` in a child
- * (memory-gateway.ts) that puts the grant in its own store. Every answer is checked (pathLoop), and the
+ * (memory-gateway.ts) that puts the grant in its own store. Every answer is checked (callLoop, requests.ts), and the
  * upstream must serve exactly one `tools/call` per call issued in every round.
  */
 import { writeFile } from 'node:fs/promises';
@@ -17,9 +17,9 @@ import { createLogger, openStore } from '@switchyard/core';
 import { controlClient } from '@switchyard/testkit';
 import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import type { ManagedProcess, RedisServer } from '@switchyard/testkit/process';
-import { filler, pathLoop, type Targets, targetsOf } from '../paths/loops.js';
 import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
-import { type CpuPerRead, measureRounds, mediansOf, type Run } from '../rounds.js';
+import { callLoop, filler, type Targets, targetsOf } from '../requests.js';
+import { type CpuPerRead, compared, measureRounds, mediansOf, type Run } from '../rounds.js';
 import { children, startGateway } from '../services.js';
 import { median } from '../stats.js';
 import { benchGrant } from './grant.js';
@@ -211,7 +211,7 @@ async function measureGateway(
       vault: targetsOf(PERSONAL_UPSTREAM, 0, config.tools, true),
     };
     const loop = (path: E2ePath) => (count: number, concurrency: number) =>
-      pathLoop(session, 'call', targets[path], { count, concurrency, minChars: 0, text });
+      callLoop(session, targets[path], text, count, concurrency);
     const control = controlClient(upstream.controlUrl);
     const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
     const upstreamCalls = { issued: 0, served: 0 };
@@ -282,12 +282,10 @@ function e2eLevel(concurrency: number, runs: (Run & { redisCommandsPerCall?: num
     concurrency,
     static: a,
     vault: b,
-    throughputRatio: b.rps / a.rps,
+    ...compared(b, a),
     p50Ratio: b.p50 / a.p50,
     pairedThroughputRatio: median(pairs.map(([s, v]) => v.rps / s.rps)),
     pairedP50Ratio: median(pairs.map(([s, v]) => v.p50 / s.p50)),
-    addedP50Ms: b.p50 - a.p50,
-    addedP99Ms: b.p99 - a.p99,
     ...(gwA === undefined || gwB === undefined ? {} : { addedGatewayCpuUs: gwB - gwA }),
     rounds,
   };

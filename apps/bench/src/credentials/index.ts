@@ -23,43 +23,6 @@ export interface CredentialsConfig {
   e2e: E2eConfig;
 }
 
-export const CREDENTIALS_SIZES: { full: CredentialsConfig; quick: CredentialsConfig } = {
-  full: {
-    keeper: {
-      rounds: 3,
-      concurrencies: [1, 16],
-      calls: { memory: { warmup: 2000, calls: 10000 }, redis: { warmup: 500, calls: 3000 } },
-    },
-    e2e: {
-      tools: 5,
-      argumentBytes: 64,
-      prewarm: 300,
-      rounds: 5,
-      levels: [
-        { concurrency: 1, warmup: 30, calls: 200 },
-        { concurrency: 16, warmup: 64, calls: 500 },
-      ],
-    },
-  },
-  quick: {
-    keeper: {
-      rounds: 1,
-      concurrencies: [1, 16],
-      calls: { memory: { warmup: 200, calls: 2000 }, redis: { warmup: 100, calls: 500 } },
-    },
-    e2e: {
-      tools: 5,
-      argumentBytes: 64,
-      prewarm: 50,
-      rounds: 1,
-      levels: [
-        { concurrency: 1, warmup: 20, calls: 100 },
-        { concurrency: 16, warmup: 32, calls: 300 },
-      ],
-    },
-  },
-};
-
 export interface CredentialsResult {
   config: CredentialsConfig;
   /** Characters of the seeded access token (a JWT-sized one). */
@@ -72,11 +35,6 @@ export interface CredentialsResult {
   e2e: E2eGateway[];
   /** Load average at the start, after each part and at the end of the section. */
   loadavg: { start: number[]; keeper: number[]; end: number[] };
-}
-
-/** The section's result key in the JSON (main keeps it beside the other sections' results). */
-export interface WithCredentials {
-  credentials?: CredentialsResult;
 }
 
 export async function runCredentialsBenchmark(

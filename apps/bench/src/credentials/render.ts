@@ -1,5 +1,5 @@
 /** The credentials section of the table (10a in process, 10b end to end). */
-import { cpuCell, int, signed, table } from '../report/format.js';
+import { int, intOrNa, signed, table } from '../report/format.js';
 import type { E2eGateway, E2eRun } from './e2e.js';
 import type { CredentialsResult } from './index.js';
 import type { KeeperLevel } from './keeper.js';
@@ -44,9 +44,9 @@ function e2eRow(store: string, concurrency: string, run: E2eRun): string[] {
     int.format(run.rps),
     run.p50.toFixed(3),
     run.p99.toFixed(3),
-    cpuCell(run.cpuUsPerCall.gateway),
-    cpuCell(run.cpuUsPerCall.upstream),
-    run.cpuUsPerCall.redis === undefined ? '-' : cpuCell(run.cpuUsPerCall.redis),
+    intOrNa(run.cpuUsPerCall.gateway),
+    intOrNa(run.cpuUsPerCall.upstream),
+    run.cpuUsPerCall.redis === undefined ? '-' : intOrNa(run.cpuUsPerCall.redis),
     run.redisCommandsPerCall === undefined ? '-' : run.redisCommandsPerCall.toFixed(2),
   ];
 }

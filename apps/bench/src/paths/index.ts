@@ -8,10 +8,10 @@
  */
 import { haproxyMissing, type ManagedProcess, startBalancer } from '@switchyard/testkit/process';
 import type { RunOptions } from '../client.js';
+import { filler, targetsOf } from '../requests.js';
 import { children, type Gateway, startGateway, testkitCli } from '../services.js';
 import { PathClients } from './clients.js';
 import { heapSnapshotFlags } from './heap-snapshot.js';
-import { filler, targetsOf } from './loops.js';
 import { cellKey, noDirectReason, pathCells, slowestCells } from './matrix.js';
 import { measureCell } from './measure.js';
 import type { PathsConfig, PathsResult, UpstreamKind } from './model.js';

@@ -6,8 +6,8 @@
  */
 import type { RequestClient } from '@switchyard/testkit/mcp';
 import type { ManagedProcess } from '@switchyard/testkit/process';
+import { methodLoop, type Targets } from '../requests.js';
 import { measureRounds } from '../rounds.js';
-import { pathLoop, type Targets } from './loops.js';
 import { cellKey, compareCell } from './matrix.js';
 import type { PathCell, PathResult, PathRun, PathSide, PathsConfig } from './model.js';
 
@@ -48,7 +48,7 @@ export async function measureCell(options: {
       const side = sides[name];
       if (!side) return [];
       const loop = (count: number, concurrency: number) =>
-        pathLoop(side.client, cell.method, side.targets, {
+        methodLoop(side.client, cell.method, side.targets, {
           count,
           concurrency,
           minChars: config.payloadBytes,

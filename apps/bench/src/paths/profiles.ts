@@ -2,12 +2,11 @@
  * `--cpu-prof` for the paths benchmark: each chosen path runs again against a fresh gateway under
  * `node --cpu-prof` (the timed matrix never runs profiled), and the profile's top self-time frames are kept.
  */
-import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { summarizeProfile } from '../profile.js';
+import { summarizeProfiles } from '../profile.js';
+import { methodLoop, targetsOf } from '../requests.js';
 import { startGateway } from '../services.js';
 import { PathClients } from './clients.js';
-import { pathLoop, targetsOf } from './loops.js';
 import type { PathCell, PathProfile, PathsConfig } from './model.js';
 import { UPSTREAM_NAMES } from './model.js';
 
@@ -41,7 +40,7 @@ export async function profileCell(options: {
     const client = await clients.http(gateway.url, cell.era);
     const targets = targetsOf(UPSTREAM_NAMES[cell.upstream], config.resources, config.tools, true);
     const loop = (count: number) =>
-      pathLoop(client, cell.method, targets, {
+      methodLoop(client, cell.method, targets, {
         count,
         concurrency: cell.concurrency,
         minChars: config.payloadBytes,
@@ -54,15 +53,8 @@ export async function profileCell(options: {
     await clients.close();
     await gateway.proc.stop(); // the profile is written as the gateway exits
   }
-  const file = (await readdir(dir))
-    .filter((f) => f.endsWith('.cpuprofile'))
-    .sort()
-    .at(-1);
-  if (!file) throw new Error(`no .cpuprofile written in ${dir}`);
-  const summary = summarizeProfile(
-    join(dir, file),
-    JSON.parse(await readFile(join(dir, file), 'utf8')),
-    PROFILE_TOP_FRAMES,
-  );
+  // The profile the gateway wrote as it exited (the last by name).
+  const summary = (await summarizeProfiles(dir, PROFILE_TOP_FRAMES)).at(-1);
+  if (!summary) throw new Error(`no .cpuprofile written in ${dir}`);
   return { cell, requests: requests + config.warmup, ...summary };
 }

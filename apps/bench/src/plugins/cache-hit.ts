@@ -1,5 +1,5 @@
-import { type BenchClient, closeAll, connectPair, type RunOptions } from '../client.js';
-import { checkedUris, readLoop } from '../read.js';
+import { type RunOptions, withGatewayPair } from '../client.js';
+import { checkedListing, RESOURCES } from '../lists.js';
 import {
   hitCeiling,
   measureReadPaths,
@@ -8,48 +8,35 @@ import {
   statsOf,
   upstreamCounters,
 } from '../read-paths.js';
-import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../services.js';
+import { readLoop } from '../requests.js';
+import type { PluginEntry } from '../services.js';
 import type { CacheHitConfig, CacheHitResult } from './model.js';
 
 /** a. Cache hits through the gateway vs reads straight from a slow upstream. */
-export async function runCacheHitBenchmark(
+export function runCacheHitBenchmark(
   config: CacheHitConfig,
   log: (message: string) => void,
   options: RunOptions = {},
 ): Promise<CacheHitResult> {
-  let upstream: Upstream | undefined;
-  let gateway: Gateway | undefined;
-  const clients: BenchClient[] = [];
   const plugins: PluginEntry[] = [['@switchyard/plugin-cache', {}]];
-  try {
-    upstream = await startUpstream({
-      name: 'a',
-      resources: config.resources,
-      payloadBytes: config.payloadBytes,
-      latencyMs: config.latencyMs,
-    });
-    gateway = await startGateway([upstream], profiledAs(options, 'cache-hit', plugins));
+  const spec = {
+    name: 'a',
+    resources: config.resources,
+    payloadBytes: config.payloadBytes,
+    latencyMs: config.latencyMs,
+  };
+  const pair = { ...options, gateway: profiledAs(options, 'cache-hit', plugins), clientName: 'bench-cache' };
+  return withGatewayPair(spec, pair, async ({ upstream, gateway, direct, viaGateway }) => {
     log(
       `plugins/cache-hit: upstream ${upstream.url} (${config.latencyMs} ms per read), gateway ${gateway.url}`,
     );
-    const { direct, viaGateway } = await connectPair(
-      upstream.url,
-      gateway.url,
-      'bench-cache',
-      options,
-      clients,
-    );
-    const { directUris, gatewayUris } = await checkedUris(
-      direct.client,
-      viaGateway.client,
-      upstream.name,
-      config.resources,
-    );
+    const listed = await checkedListing(RESOURCES, direct, viaGateway, upstream.name, config.resources);
+    const gatewayUris = listed.exposed;
 
     // Warm: every URI once through the gateway (each a miss), then once more (each must be a hit).
     const stats = statsOf(upstream);
     const before = await upstreamCounters(stats);
-    await readLoop(viaGateway.client, gatewayUris, gatewayUris.length, 1, config.payloadBytes);
+    await readLoop(viaGateway, gatewayUris, gatewayUris.length, 1, config.payloadBytes);
     const warmed = await upstreamCounters(stats);
     const warmUpstreamReads = warmed.reads - before.reads;
     if (warmUpstreamReads !== config.resources) {
@@ -58,7 +45,7 @@ export async function runCacheHitBenchmark(
           `served ${warmUpstreamReads} resources/read (expected ${config.resources})`,
       );
     }
-    await readLoop(viaGateway.client, gatewayUris, gatewayUris.length, 1, config.payloadBytes);
+    await readLoop(viaGateway, gatewayUris, gatewayUris.length, 1, config.payloadBytes);
     const rehit = (await upstreamCounters(stats)).reads - warmed.reads;
     if (rehit !== 0) {
       throw new Error(
@@ -72,10 +59,10 @@ export async function runCacheHitBenchmark(
     );
 
     const paths: ReadPath[] = [
-      { path: 'direct', client: direct.client, uris: directUris, upstreamReadsPerRead: 1, next: 0 },
+      { path: 'direct', client: direct, uris: listed.items, upstreamReadsPerRead: 1, next: 0 },
       {
         path: 'cache',
-        client: viaGateway.client,
+        client: viaGateway,
         uris: gatewayUris,
         gateways: [gateway.proc],
         upstreamReadsPerRead: 0,
@@ -100,9 +87,5 @@ export async function runCacheHitBenchmark(
       ceilings: levels.flatMap((level) => hitCeiling(level) ?? []),
       gatewayWarnings: Object.fromEntries(gateway.proc.warnings),
     };
-  } finally {
-    await closeAll(clients);
-    await gateway?.proc.stop();
-    await upstream?.proc.stop();
-  }
+  });
 }

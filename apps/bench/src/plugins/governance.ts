@@ -19,7 +19,6 @@ import { readFile, rm } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
-import { controlClient } from '@switchyard/testkit';
 import {
   type BenchClient,
   closeAll,
@@ -28,10 +27,11 @@ import {
   REQUEST_OPTIONS,
   type RunOptions,
 } from '../client.js';
-import { filler } from '../paths/loops.js';
-import { type Comparison, profiledAs } from '../read-paths.js';
-import { measureRounds, mediansOf, type Run, requestLoop } from '../rounds.js';
+import { type Comparison, profiledAs, statsOf, upstreamCounters } from '../read-paths.js';
+import { callLoop, filler } from '../requests.js';
+import { compared, measureRounds, mediansOf, type Run } from '../rounds.js';
 import {
+  allStarted,
   children,
   type Gateway,
   type PluginEntry,
@@ -104,6 +104,8 @@ export interface GovernanceResult {
 
 const SERVER = 'a';
 const TOOL = `${SERVER}__tool_0`;
+/** The one tool every call names, and the name the echo answers with. */
+const CALLED = { tools: [TOOL], upstreamTools: ['tool_0'] };
 
 /** The plugin entries of each gateway (the pin lock file lives in a scratch dir of this run). */
 export function governancePlugins(lockFile: string): Record<GovernancePlugin, PluginEntry[]> {
@@ -120,28 +122,6 @@ export function governancePlugins(lockFile: string): Record<GovernancePlugin, Pl
       ],
     ],
   };
-}
-
-function callLoop(client: Client, path: GovernancePath, text: string, count: number) {
-  return requestLoop(
-    count,
-    1,
-    (i) =>
-      client.request(
-        { method: 'tools/call', params: { name: TOOL, arguments: { text, seq: i } } },
-        REQUEST_OPTIONS,
-      ) as Promise<unknown> as Promise<Record<string, unknown>>,
-    (i, result) => {
-      const structured = result.structuredContent as
-        | { arguments?: { text?: string; seq?: number } }
-        | undefined;
-      if (structured?.arguments?.text !== text || structured.arguments.seq !== i) {
-        throw new Error(
-          `governance bench: ${path}: tools/call seq ${i} answered ${JSON.stringify(result).slice(0, 200)}`,
-        );
-      }
-    },
-  );
 }
 
 /** Lists the tools once through a gateway and checks that the echo tool is there. */
@@ -198,9 +178,7 @@ export function compareWithBare(
   return {
     path,
     baseline: 'bare',
-    throughputRatio: m.rps / bare.rps,
-    addedP50Ms: m.p50 - bare.p50,
-    addedP99Ms: m.p99 - bare.p99,
+    ...compared(m, bare),
     pairedThroughputRatio: median(pairs.map(([r, b]) => r.rps / b.rps)),
     addedGatewayCpuUs: cpuDiffs.length === pairs.length ? median(cpuDiffs) : undefined,
   };
@@ -221,18 +199,15 @@ export async function runGovernanceBenchmark(
     const lockFile = join(lockDir, 'switchyard.lock.json');
     const plugins = governancePlugins(lockFile);
     upstream = await startUpstream({ name: SERVER, resources: 0, tools: 1 });
-    if (!upstream.controlUrl)
-      throw new Error('the testkit upstream printed no controlUrl: cannot count calls');
-    const control = controlClient(upstream.controlUrl);
-    const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
+    const stats = statsOf(upstream);
+    const served = async () => (await upstreamCounters(stats)).calls;
     const up = upstream;
-    const started = await Promise.allSettled(
+    const started = await allStarted(
       PATHS.map((path) =>
         startGateway([up], profiledAs(options, `governance-${path}`, path === 'bare' ? [] : plugins[path])),
       ),
     );
-    for (const [i, s] of started.entries()) if (s.status === 'fulfilled') gateways[PATHS[i]!] = s.value;
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    for (const [i, gateway] of started.entries()) gateways[PATHS[i]!] = gateway;
 
     const client = {} as Record<GovernancePath, Client>;
     const posts = {} as Record<GovernancePath, PostCounter>;
@@ -271,7 +246,10 @@ export async function runGovernanceBenchmark(
         log,
         variants: PATHS.map((path) => ({
           name: path,
-          loop: (count) => callLoop(client[path], path, text, count),
+          loop: (count) =>
+            callLoop(client[path], CALLED, text, count, 1).catch((error: Error) => {
+              throw new Error(`governance bench: ${path}: ${error.message}`);
+            }),
           cpu: { upstream: up.proc, gateway: gateways[path]!.proc },
         })),
         before: served,

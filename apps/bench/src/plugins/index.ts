@@ -1,6 +1,7 @@
 /**
  * Plugins benchmark: what the first-party plugins buy and cost, over Streamable HTTP, against testkit
- * upstreams in their own processes, with interleaved rounds and the median round reported (as read.ts).
+ * upstreams in their own processes, with interleaved rounds and the median round reported (as
+ * direct-vs-gateway.ts).
  *
  * a. Cache hit vs direct: an upstream that answers every read after a fixed latency (testkit
  *    `--latency-ms`, like a remote server), read directly and through a gateway whose only plugin is

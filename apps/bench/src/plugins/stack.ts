@@ -1,9 +1,16 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from '../client.js';
-import { checkedUris } from '../read.js';
+import { checkedListing, RESOURCES } from '../lists.js';
 import { measureReadPaths, profiledAs, type ReadPath, statsOf, upstreamCounters } from '../read-paths.js';
-import { type Gateway, type PluginEntry, startGateway, startUpstream, type Upstream } from '../services.js';
+import {
+  allStarted,
+  type Gateway,
+  type PluginEntry,
+  startGateway,
+  startUpstream,
+  type Upstream,
+} from '../services.js';
 import type { AuditCheck, StackConfig, StackPath, StackResult } from './model.js';
 
 const AUDIT_FILE = 'audit.jsonl';
@@ -91,11 +98,10 @@ export async function runStackBenchmark(
       'stack-incoherent': stackPlugins(up.name, config.cacheMaxBytes, false),
     };
     const paths = Object.keys(plugins) as StackPath[];
-    const started = await Promise.allSettled(
+    const started = await allStarted(
       paths.map((path) => startGateway([up], profiledAs(options, path, plugins[path]))),
     );
-    for (const [i, s] of started.entries()) if (s.status === 'fulfilled') gateways[paths[i]!] = s.value;
-    for (const s of started) if (s.status === 'rejected') throw s.reason;
+    for (const [i, gateway] of started.entries()) gateways[paths[i]!] = gateway;
     log(
       `plugins/stack: upstream ${up.url}, gateways ${paths.map((p) => `${p} ${gateways[p]!.url}`).join(', ')}`,
     );
@@ -106,11 +112,11 @@ export async function runStackBenchmark(
     for (const path of paths) {
       const client = await connectClient(gateways[path]!.url, `bench-${path}`, options);
       clients.push(client);
-      const { gatewayUris } = await checkedUris(direct.client, client.client, up.name, config.resources);
+      const listed = await checkedListing(RESOURCES, direct.client, client.client, up.name, config.resources);
       targets.push({
         path,
         client: client.client,
-        uris: gatewayUris,
+        uris: listed.exposed,
         gateways: [gateways[path]!.proc],
         upstreamReadsPerRead: 1,
         next: 0,

@@ -4,11 +4,11 @@
  * gateways started together in front of it, each with its own plugins and, for replicas, the same
  * `store.redis` and `cursorSecret`.
  */
-import type { Client } from '@modelcontextprotocol/client';
 import type { ModernHttpClient } from '@switchyard/testkit/mcp';
 import { type Balancer, type RedisServer, startBalancer, startRedis } from '@switchyard/testkit/process';
 import { RESOURCES, walk } from '../lists.js';
 import {
+  allStarted,
   children,
   type Gateway,
   type GatewayOptions,
@@ -83,7 +83,7 @@ export function portOf(gateway: Gateway): number {
 
 /**
  * Starts one gateway per entry of `specs`, all at once, in front of `upstream`, each added to `teardown`;
- * fails (after they all settled) if any did not start.
+ * fails (after they all settled, the started ones stopped) if any did not start.
  */
 export async function startGateways<K extends string>(
   upstream: Upstream,
@@ -91,15 +91,9 @@ export async function startGateways<K extends string>(
   teardown: Teardown,
 ): Promise<Record<K, Gateway>> {
   const names = Object.keys(specs) as K[];
-  const started = await Promise.allSettled(names.map((n) => startGateway([upstream], specs[n])));
-  const gateways: Partial<Record<K, Gateway>> = {};
-  for (const [i, s] of started.entries()) {
-    if (s.status !== 'fulfilled') continue;
-    gateways[names[i]!] = s.value;
-    teardown.add(() => s.value.proc.stop());
-  }
-  for (const s of started) if (s.status === 'rejected') throw s.reason;
-  return gateways as Record<K, Gateway>;
+  const started = await allStarted(names.map((n) => startGateway([upstream], specs[n])));
+  for (const gateway of started) teardown.add(() => gateway.proc.stop());
+  return Object.fromEntries(names.map((n, i) => [n, started[i]!])) as Record<K, Gateway>;
 }
 
 /**
@@ -111,7 +105,7 @@ export async function listedUris(
   upstream: Upstream,
   resources: number,
 ): Promise<string[]> {
-  const { items } = await walk(client as unknown as Client, RESOURCES);
+  const { items } = await walk(client, RESOURCES);
   if (items.length !== resources || items.some((u) => !u.startsWith(`${upstream.name}+`))) {
     throw new Error(
       `replicas: ${client.url} lists ${items.length} resources (first: ${items.slice(0, 3).join(', ')}), ` +

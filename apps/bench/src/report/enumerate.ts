@@ -1,6 +1,6 @@
 /** One enumeration scenario's section (2a/2b for resources, 4b/4c for tools): the table, checks, CPU and floors. */
 import type { EnumerateResult } from '../enumerate-result.js';
-import { cpuMs, int, table } from './format.js';
+import { int, intOrNa, table } from './format.js';
 
 /** The enumeration floors as one line: the upstreams' CPU over the cores, latency × round trips, both. */
 function floors(e: EnumerateResult): string {
@@ -8,18 +8,18 @@ function floors(e: EnumerateResult): string {
   const parts = [
     cpu === undefined
       ? 'upstream CPU n/a'
-      : `upstream CPU ${cpuMs(cpu.upstreamsCpuMs)} ms ÷ ${cpu.cores} cores = ${cpuMs(cpu.ms)} ms ` +
+      : `upstream CPU ${intOrNa(cpu.upstreamsCpuMs)} ms ÷ ${cpu.cores} cores = ${intOrNa(cpu.ms)} ms ` +
         `(${cpu.ratio.toFixed(2)}x)`,
   ];
   if (e.config.latencyMs > 0) {
     parts.push(
-      `latency ${e.expectedPages} round trips × ${e.config.latencyMs} ms = ${cpuMs(latency.ms)} ms ` +
+      `latency ${e.expectedPages} round trips × ${e.config.latencyMs} ms = ${intOrNa(latency.ms)} ms ` +
         `(${latency.ratio.toFixed(2)}x)`,
     );
   }
   if (lockStep !== undefined) {
     parts.push(
-      `lock step, latency + upstream CPU: ~${cpuMs(lockStep.ms)} ms (${lockStep.ratio.toFixed(2)}x)`,
+      `lock step, latency + upstream CPU: ~${intOrNa(lockStep.ms)} ms (${lockStep.ratio.toFixed(2)}x)`,
     );
   }
   return parts.join('; ');
@@ -31,6 +31,15 @@ export function renderEnumeration(e: EnumerateResult, heading: string): string[]
   const noun = e.list;
   const key = e.list === 'resources' ? 'URIs' : 'names';
   const pagesNote = e.gatewayPages === e.expectedPages ? '' : '  (UNEXPECTED page count)';
+  const allPages = `${c.upstreams}×${e.directPages}`;
+  /** A row: what walked, its ms, pages and items, and its time ÷ the slowest single upstream's. */
+  const row = (what: string, ms: number, pages: string, items: number): string[] => [
+    what,
+    ms.toFixed(1),
+    pages,
+    int.format(items),
+    `${(ms / e.slowestSingleMs).toFixed(2)}x`,
+  ];
   return [
     `${heading}. ${e.method} enumeration, ${e.label} — ${c.upstreams} testkit upstreams × ` +
       `${int.format(c.itemsPerUpstream)} ${noun}, page size ${c.pageSize}; median of ${c.runs} runs ` +
@@ -39,34 +48,15 @@ export function renderEnumeration(e: EnumerateResult, heading: string): string[]
     table(
       ['what', 'ms', 'pages', noun, 'vs slowest'],
       [
-        [
-          'slowest single upstream, direct',
-          e.slowestSingleMs.toFixed(1),
-          String(e.directPages),
-          int.format(c.itemsPerUpstream),
-          '1.00x',
-        ],
-        [
-          'everything through the gateway',
-          e.gatewayMs.toFixed(1),
-          String(e.gatewayPages),
-          int.format(e.expectedTotal),
-          `${e.ratio.toFixed(2)}x`,
-        ],
-        [
+        row('slowest single upstream, direct', e.slowestSingleMs, String(e.directPages), c.itemsPerUpstream),
+        row('everything through the gateway', e.gatewayMs, String(e.gatewayPages), e.expectedTotal),
+        row(
           `(ref) all ${c.upstreams} direct, one after another`,
-          e.directSequentialMs.toFixed(1),
-          `${c.upstreams}×${e.directPages}`,
-          int.format(e.expectedTotal),
-          `${(e.directSequentialMs / e.slowestSingleMs).toFixed(2)}x`,
-        ],
-        [
-          `(ref) all ${c.upstreams} direct, concurrently`,
-          e.directConcurrentMs.toFixed(1),
-          `${c.upstreams}×${e.directPages}`,
-          int.format(e.expectedTotal),
-          `${(e.directConcurrentMs / e.slowestSingleMs).toFixed(2)}x`,
-        ],
+          e.directSequentialMs,
+          allPages,
+          e.expectedTotal,
+        ),
+        row(`(ref) all ${c.upstreams} direct, concurrently`, e.directConcurrentMs, allPages, e.expectedTotal),
       ],
       'lrrrr',
     ),
@@ -76,9 +66,9 @@ export function renderEnumeration(e: EnumerateResult, heading: string): string[]
       `gateway / all-direct-concurrently = ${e.ratioVsConcurrent.toFixed(2)}x; ` +
       `gateway / all-direct-one-after-another = ${e.ratioVsSequential.toFixed(2)}x`,
     `   CPU ms per full enumeration (user + system): through the gateway: gateway ` +
-      `${cpuMs(e.cpuMs.gatewayWalk.gateway)}, upstreams ${cpuMs(e.cpuMs.gatewayWalk.upstreams)}, ` +
-      `client ${cpuMs(e.cpuMs.gatewayWalk.client)}; all direct concurrently: upstreams ` +
-      `${cpuMs(e.cpuMs.directConcurrent.upstreams)}, client ${cpuMs(e.cpuMs.directConcurrent.client)}`,
+      `${intOrNa(e.cpuMs.gatewayWalk.gateway)}, upstreams ${intOrNa(e.cpuMs.gatewayWalk.upstreams)}, ` +
+      `client ${intOrNa(e.cpuMs.gatewayWalk.client)}; all direct concurrently: upstreams ` +
+      `${intOrNa(e.cpuMs.directConcurrent.upstreams)}, client ${intOrNa(e.cpuMs.directConcurrent.client)}`,
     `   floors of the gateway walk (x = vs slowest single): ${floors(e)}`,
     '',
   ];

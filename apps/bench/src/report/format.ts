@@ -20,12 +20,9 @@ export function table(header: string[], rows: string[][], align: string, indent 
   return [fmt(header), rule, ...rows.map(fmt)].join('\n');
 }
 
-export function cpuCell(us: number | undefined): string {
-  return us === undefined ? 'n/a' : int.format(us);
-}
-
-export function cpuMs(ms: number | undefined): string {
-  return ms === undefined ? 'n/a' : int.format(ms);
+/** A whole number (CPU µs or ms, a floor in ms), or `n/a` where it could not be measured. */
+export function intOrNa(n: number | undefined): string {
+  return n === undefined ? 'n/a' : int.format(n);
 }
 
 export function range(runs: { rps: number }[]): string {
@@ -90,8 +87,8 @@ export function runCells(
     run.p99.toFixed(3),
     run.max.toFixed(2),
     range(rounds.filter((r) => r.path === run.path)),
-    cpuCell(run.cpuUsPerRead.client),
-    cpuCell(run.cpuUsPerRead.upstream),
-    showGatewayCpu ? cpuCell(run.cpuUsPerRead.gateway) : '-',
+    intOrNa(run.cpuUsPerRead.client),
+    intOrNa(run.cpuUsPerRead.upstream),
+    showGatewayCpu ? intOrNa(run.cpuUsPerRead.gateway) : '-',
   ];
 }

@@ -1,6 +1,6 @@
 /** Section 6: the path matrix (every upstream transport × client era × method × concurrency), memory, profiles. */
 import { PATH_METHODS, type PathResult, type PathsResult, UPSTREAM_LABELS } from '../paths/model.js';
-import { int, signed, table } from './format.js';
+import { int, range, signed, table } from './format.js';
 
 /** Issue 18's goals for every path, printed under the matrix. */
 export const PATH_GOALS = {
@@ -48,7 +48,6 @@ export function ratioGoal(r: Pick<PathResult, 'concurrency'>): number {
 export function pathRow(r: PathResult): string[] {
   const g = r.gateway;
   const d = r.direct;
-  const gwRps = r.rounds.filter((x) => x.side === 'gateway').map((x) => x.rps);
   const ratio =
     r.throughputRatio === undefined
       ? 'no direct'
@@ -72,7 +71,7 @@ export function pathRow(r: PathResult): string[] {
     ms(g.gatewayCpuMs),
     ms(r.floor?.floorCpuMs),
     r.haproxy ? ms(r.haproxy.haproxyCpuMs) : 'n/a',
-    `${int.format(Math.min(...gwRps))}-${int.format(Math.max(...gwRps))}`,
+    range(r.rounds.filter((x) => x.side === 'gateway')),
   ];
 }
 

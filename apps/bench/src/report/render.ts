@@ -1,8 +1,8 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
 import { renderCatalog } from '../catalog/render.js';
+import type { ToolCallResult } from '../direct-vs-gateway.js';
 import type { BenchResults } from '../results.js';
 import { renderSessionMemory } from '../session-memory/render.js';
-import type { ToolCallResult } from '../tools-call.js';
 import { renderEnumeration } from './enumerate.js';
 import { int, table } from './format.js';
 import { renderGatewayVsDirect } from './levels.js';
@@ -66,33 +66,22 @@ function renderToolCall(call: ToolCallResult): string[] {
 /** Gateway WARN/ERROR lines per benchmark, most frequent first. */
 function warnings(results: BenchResults): string[] {
   const { read, enumerate, plugins, tools, replicas } = results;
-  const sections: [string, Record<string, number> | undefined][] = [
-    ['read', read?.gatewayWarnings],
-    ...enumerate.map((e): [string, Record<string, number>] => [
-      `enumeration (${e.scenario})`,
-      e.gatewayWarnings,
-    ]),
-    ['plugins (cache hit)', plugins?.hit?.gatewayWarnings],
-    ...Object.entries(plugins?.stack?.gatewayWarnings ?? {}).map(
-      ([path, warnings]): [string, Record<string, number>] => [`plugins (${path})`, warnings],
-    ),
-    ...Object.entries(plugins?.governance?.gatewayWarnings ?? {}).map(
-      ([path, warnings]): [string, Record<string, number>] => [`plugins (governance ${path})`, warnings],
-    ),
-    ['tools/call', tools?.call?.gatewayWarnings],
-    ...(tools?.list ?? []).map((e): [string, Record<string, number>] => [
-      `tools/list enumeration (${e.scenario})`,
-      e.gatewayWarnings,
-    ]),
-    ...Object.entries({
-      ...replicas?.sharedCache?.gatewayWarnings,
-      ...Object.fromEntries(
-        Object.entries(replicas?.rateLimit?.gatewayWarnings ?? {}).map(([k, v]) => [`rate-limit ${k}`, v]),
-      ),
-      ...(replicas?.sessionMemory ? { sessions: replicas.sessionMemory.gatewayWarnings } : {}),
-    }).map(([name, warnings]): [string, Record<string, number>] => [`replicas (${name})`, warnings]),
-    ['paths', results.paths?.gatewayWarnings],
-  ];
+  const sections: [string, Record<string, number> | undefined][] = [];
+  const add = (what: string, counts: Record<string, number> | undefined) => sections.push([what, counts]);
+  const addEach = (what: (name: string) => string, byName: Record<string, Record<string, number>> = {}) => {
+    for (const [name, counts] of Object.entries(byName)) add(what(name), counts);
+  };
+  add('read', read?.gatewayWarnings);
+  for (const e of enumerate) add(`enumeration (${e.scenario})`, e.gatewayWarnings);
+  add('plugins (cache hit)', plugins?.hit?.gatewayWarnings);
+  addEach((path) => `plugins (${path})`, plugins?.stack?.gatewayWarnings);
+  addEach((path) => `plugins (governance ${path})`, plugins?.governance?.gatewayWarnings);
+  add('tools/call', tools?.call?.gatewayWarnings);
+  for (const e of tools?.list ?? []) add(`tools/list enumeration (${e.scenario})`, e.gatewayWarnings);
+  addEach((name) => `replicas (${name})`, replicas?.sharedCache?.gatewayWarnings);
+  addEach((name) => `replicas (rate-limit ${name})`, replicas?.rateLimit?.gatewayWarnings);
+  if (replicas?.sessionMemory) add('replicas (sessions)', replicas.sessionMemory.gatewayWarnings);
+  add('paths', results.paths?.gatewayWarnings);
   const out: string[] = [];
   for (const [what, counts] of sections) {
     const kinds = Object.entries(counts ?? {}).sort((a, b) => b[1] - a[1]);

@@ -8,7 +8,7 @@ import type {
 } from '../replicas/index.js';
 import type { PathInfo } from '../replicas/model.js';
 import type { RedisSnapshot } from '../replicas/redis-probe.js';
-import { comparisonRow, cpuCell, int, levelsLine, RUN_HEADER, runCells, signed, table } from './format.js';
+import { comparisonRow, int, intOrNa, levelsLine, RUN_HEADER, runCells, signed, table } from './format.js';
 
 /**
  * Every run's columns, then HAProxy's CPU per read (µs), the Redis commands per read (the store at work:
@@ -33,7 +33,7 @@ function runRow(first: boolean, level: ReadPathLevel, run: ReadPathRun, label: s
   return [
     first ? String(level.concurrency) : '',
     ...runCells(run, label, level.rounds),
-    run.cpuUsPerRead.balancer === undefined ? '-' : cpuCell(run.cpuUsPerRead.balancer),
+    run.cpuUsPerRead.balancer === undefined ? '-' : intOrNa(run.cpuUsPerRead.balancer),
     run.redisCommandsPerRead === undefined ? '-' : run.redisCommandsPerRead.toFixed(2),
     `${run.upstreamReads}/${run.readsIssued}`,
   ];

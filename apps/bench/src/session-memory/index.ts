@@ -25,11 +25,6 @@ export interface SessionMemoryConfig {
   warmup: number;
 }
 
-export const SESSION_MEMORY_SIZES: { full: SessionMemoryConfig; quick: SessionMemoryConfig } = {
-  full: { sessions: 1000, warmup: 100 },
-  quick: { sessions: 200, warmup: 20 },
-};
-
 /** Sessions opened (or deleted) at once. */
 const CONCURRENCY = 8;
 /** Census groups shown in the table. */
