@@ -256,3 +256,26 @@ describe('modern listen streams, on both transports', () => {
     });
   }
 });
+
+describe('a 2026-07-28 call to a 2025 upstream that does not answer in time', () => {
+  it('fails with upstream_timeout, and the upstream call is cancelled', async () => {
+    const old = await upstream({ name: 'old', behaviorTools: true });
+    const gw = await startGateway(cleanup, {
+      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+      mcpServers: { old: { url: old.url, timeoutMs: 300 } },
+    });
+    const client = new Client(
+      { name: 'modern-client', version: '1' },
+      { versionNegotiation: { mode: 'auto' } },
+    );
+    await client.connect(new StreamableHTTPClientTransport(new URL(gw.url)));
+    cleanup.add(() => client.close());
+    expect(client.getProtocolEra()).toBe('modern');
+    // The call is bridged as a suspendable call whose deadline shares the upstream call's controller.
+    await expect(
+      client.request({ method: 'tools/call', params: { name: 'old__slow', arguments: { ms: 20_000 } } }),
+    ).rejects.toMatchObject({ code: -32004 });
+    expect(old.server.stats.toolCalls.slow).toBe(1);
+    await eventually(() => old.server.stats.activeToolCalls === 0, 'the upstream call to be cancelled');
+  });
+});

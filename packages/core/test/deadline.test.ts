@@ -46,3 +46,14 @@ describe('Deadline', () => {
     deadline.finish();
   });
 });
+
+describe('Deadline sharing a controller', () => {
+  it('aborts the controller it was given, and follows its own signal without a listener', async () => {
+    const abort = new AbortController();
+    const deadline = new Deadline(5, abort);
+    expect(deadline.follow(abort.signal)).toBe(abort.signal);
+    await once(abort.signal, 'abort');
+    expect(deadline.expired).toBe(true);
+    expect(abort.signal.reason).toBeInstanceOf(DeadlineExpired);
+  });
+});

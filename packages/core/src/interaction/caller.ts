@@ -132,13 +132,15 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
     upstream: UpstreamConnection,
     params: Record<string, unknown>,
   ) => {
-    const call = new SuspendedCall<RequestContext>();
+    // One controller for the upstream call: given up by the client or timed out by its deadline.
+    const abort = new AbortController();
+    const call = new SuspendedCall<RequestContext>(abort);
     // Notifications and progress go to whichever downstream request of the call is current.
     let current = ctx;
     call.onStep = (next) => {
       current = next;
     };
-    const deadline = new Deadline(upstream.config.timeoutMs);
+    const deadline = new Deadline(upstream.config.timeoutMs, abort);
     const origin: RequestOrigin = {
       sessionId: ctx.session.id,
       context: ctx,

@@ -26,7 +26,7 @@ export class SuspendedCall<C = unknown> {
   /** Told about each downstream request that continues the call (progress and notifications follow it). */
   onStep: ((request: C) => void) | undefined;
   /** Aborted when the call is given up (the client went away, or never came back). */
-  readonly #abort = new AbortController();
+  readonly #abort: AbortController;
   /** Asked by the upstream, not yet handed to the client. */
   readonly #queued: Asked[] = [];
   /** Handed to the client under these keys, not yet answered. */
@@ -34,6 +34,11 @@ export class SuspendedCall<C = unknown> {
   #result: Promise<Record<string, unknown>> | undefined;
   #wake: (() => void) | undefined;
   #seq = 0;
+
+  /** `abort`: the controller of the upstream call, when its caller has one already (its deadline's). */
+  constructor(abort: AbortController = new AbortController()) {
+    this.#abort = abort;
+  }
 
   /** Its key among the suspended calls: made when first asked for (most calls finish without being kept). */
   get id(): string {
@@ -96,17 +101,21 @@ export class SuspendedCall<C = unknown> {
       const asked = new Promise<void>((resolve) => {
         this.#wake = resolve;
       });
+      let onAbort: (() => void) | undefined;
       const cancelled = new Promise<never>((_, reject) => {
         if (signal.aborted) reject(GatewayError.cancelled('input-required call'));
-        signal.addEventListener('abort', () => reject(GatewayError.cancelled('input-required call')), {
-          once: true,
-        });
+        onAbort = () => reject(GatewayError.cancelled('input-required call'));
+        signal.addEventListener('abort', onAbort, { once: true });
       });
       const first = await Promise.race([
         result.then((done) => ({ done })),
         asked.then(() => undefined),
         cancelled,
-      ]);
+      ]).finally(() => {
+        // The request's signal outlives this wait (and, on Node 20, young-generation GCs): nothing of the
+        // call stays hanging on it.
+        if (onAbort) signal.removeEventListener('abort', onAbort);
+      });
       this.#wake = undefined;
       if (first) return first;
       await new Promise((resolve) => setImmediate(resolve));
