@@ -3,7 +3,14 @@ import { liveHeapBytes } from '../src/paths/heap-snapshot.js';
 import { cellKey, compareCell, noDirectReason, pathCells, slowestCells } from '../src/paths/matrix.js';
 import type { PathCell, PathResult, PathRun } from '../src/paths/model.js';
 import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
-import { floorLine, goalsLine, orderedRows, pathRow, renderPaths } from '../src/report/paths.js';
+import {
+  floorGoalsLine,
+  floorLine,
+  goalsLine,
+  orderedRows,
+  pathRow,
+  renderPaths,
+} from '../src/report/paths.js';
 import { checkCall, checkRead, targetsOf } from '../src/requests.js';
 import { cpuSampler, roundOrder } from '../src/rounds.js';
 import { QUICK } from '../src/sizes.js';
@@ -229,6 +236,23 @@ describe('the floor', () => {
     expect(line).toContain('0/3'); // 0.2 ms of floor CPU per request misses 0.15
     expect(line).toContain('median gw/floor 0.89x');
     expect(floorLine([compareCell(CELL, [run('gateway', 0, 1, 1, 1)])])).toContain('not measured');
+  });
+
+  it("counts the cells meeting issue 29's goals against the floor (req/s ratio, CPU over the floor's)", () => {
+    const cell = (concurrency: number, floor: number, gw: number, gwCpu: number): PathResult => {
+      const gateway = { ...run('gateway', 0, gw, 1, 1), gatewayCpuMs: gwCpu };
+      return compareCell({ ...CELL, concurrency }, [run('floor', 0, floor, 1, 1), gateway]);
+    };
+    // 0.75x misses c=1's 0.85, 0.93x meets c=16's 0.9, 0.89x meets c=1's 0.85, 0.88x misses c=16's 0.9;
+    // the floor uses 0.2 ms per request, so 0.25 and 0.29 ms meet "+ 0.1 ms" and 0.35 and 0.5 do not.
+    const line = floorGoalsLine([
+      cell(1, 60, 45, 0.25),
+      cell(16, 97, 90, 0.29),
+      cell(1, 90, 80, 0.35),
+      cell(16, 100, 88, 0.5),
+    ]);
+    expect(line).toContain('c=16 2/4');
+    expect(line).toContain('floor cpu + 0.1 ms 2/4');
   });
 });
 

@@ -11,6 +11,9 @@ export const PATH_GOALS = {
   sessionBytes: 10 * 1024,
 } as const;
 
+/** Issue 29's goals, held to the floor measured in the same rounds rather than to the upstream served directly. */
+export const FLOOR_GOALS = { ratioC1: 0.85, ratioC16: 0.9, cpuOverFloorMs: 0.1 } as const;
+
 const HEADER = [
   'method',
   'conc',
@@ -156,6 +159,27 @@ export function floorLine(cells: readonly PathResult[]): string {
   );
 }
 
+/**
+ * How many cells meet issue 29's goals against the floor: gw/floor req/s ≥ 0.85x at c=1 and ≥ 0.9x at c=16,
+ * and gateway CPU per request ≤ the floor's + 0.1 ms.
+ */
+export function floorGoalsLine(cells: readonly PathResult[]): string {
+  const floored = cells.filter((r) => r.floorRatio !== undefined);
+  const ratioMet = floored.filter(
+    (r) => r.floorRatio! >= (r.concurrency === 1 ? FLOOR_GOALS.ratioC1 : FLOOR_GOALS.ratioC16),
+  ).length;
+  const cpu = floored.filter(
+    (r) => r.gateway.gatewayCpuMs !== undefined && r.floor?.floorCpuMs !== undefined,
+  );
+  const cpuMet = cpu.filter(
+    (r) => r.gateway.gatewayCpuMs! <= r.floor!.floorCpuMs! + FLOOR_GOALS.cpuOverFloorMs,
+  ).length;
+  return (
+    `   goals against the floor: gw/floor ≥ ${FLOOR_GOALS.ratioC1}x at c=1, ≥ ${FLOOR_GOALS.ratioC16}x at c=16 ` +
+    `${ratioMet}/${floored.length}; gw cpu ≤ floor cpu + ${FLOOR_GOALS.cpuOverFloorMs} ms ${cpuMet}/${cpu.length}`
+  );
+}
+
 export function renderPaths(p: PathsResult): string[] {
   const c = p.config;
   const out = [
@@ -179,6 +203,7 @@ export function renderPaths(p: PathsResult): string[] {
         'same rounds — the practical limit of one more hop; gw/haproxy = gateway req/s ÷ haproxy req/s.',
     floorLine(p.cells),
     goalsLine(p.cells),
+    floorGoalsLine(p.cells),
     '',
   ];
   if (p.memory) out.push(...renderMemory(p.memory));
