@@ -87,7 +87,7 @@ export const FULL: Sizes = {
     rounds: 3,
     sessions: 200,
   },
-  paths: { ...PATHS_MATRIX, warmup: 100, count: 1000, rounds: 3, sessions: 1000, profileRequests: 5000 },
+  paths: { ...PATHS_MATRIX, warmup: 1000, count: 1000, rounds: 3, sessions: 1000, profileRequests: 5000 },
   sessionMemory: { sessions: 1000, warmup: 100 },
   catalog: {
     tokenSizes: [50, 300, 3000],

@@ -64,10 +64,13 @@ export class LegacyHttpClient implements RequestClient {
     };
   }
 
-  /** Opens a session at `url` (the handshake: two POSTs) in revision `protocolVersion` (default 2025-11-25). */
+  /**
+   * Opens a session at `url` (the handshake: two POSTs) in revision `protocolVersion` (default 2025-11-25),
+   * declaring `capabilities` (default none).
+   */
   static async open(
     url: string,
-    options: HttpClientOptions & { protocolVersion?: string } = {},
+    options: HttpClientOptions & { protocolVersion?: string; capabilities?: Record<string, unknown> } = {},
   ): Promise<LegacyHttpClient> {
     const target = new URL(url);
     const own = ownAgent(options);
@@ -82,7 +85,7 @@ export class LegacyHttpClient implements RequestClient {
           method: 'initialize',
           params: {
             protocolVersion: options.protocolVersion ?? LEGACY_VERSION,
-            capabilities: {},
+            capabilities: options.capabilities ?? {},
             clientInfo: { name: options.clientName ?? 'switchyard-testkit', version: '0.0.0' },
           },
         },
