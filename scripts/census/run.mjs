@@ -13,6 +13,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KIT_ARGS } from './upstream.mjs';
 
 const args = process.argv.slice(2);
 const option = (name, fallback) => {
@@ -32,18 +33,7 @@ writeFileSync(
     mcpServers: {
       kit: {
         command: process.execPath,
-        args: [
-          join(root, 'packages/testkit/dist/cli.js'),
-          '--stdio',
-          '--name',
-          'kit',
-          '--resources',
-          '4',
-          '--payload-bytes',
-          '1024',
-          '--tools',
-          '2',
-        ],
+        args: [join(root, 'packages/testkit/dist/cli.js'), ...KIT_ARGS],
       },
     },
   }),

@@ -7,9 +7,9 @@
 //   node scripts/census/steady.mjs [--root <checkout with built dist/>]... [--requests N] [--rounds R]
 //                                  [--warmup W] [--capabilities roots,sampling]
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { KIT_ARGS } from './upstream.mjs';
 
 const args = process.argv.slice(2);
 const all = (name) => args.flatMap((a, i) => (a === name ? [args[i + 1]] : []));
@@ -29,22 +29,8 @@ const capabilities = Object.fromEntries(
 const { launchGateway, LegacyHttpClient, ModernHttpClient, testkitCliPath } = await import(
   `${here}/packages/testkit/dist/mcp/index.js`
 );
-const kit = [
-  testkitCliPath(),
-  '--stdio',
-  '--name',
-  'kit',
-  '--resources',
-  '4',
-  '--payload-bytes',
-  '1024',
-  '--tools',
-  '2',
-];
-const cpuMs = (pid) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
+const { cpuTimeMs } = await import(`${here}/packages/testkit/dist/process.js`);
+const kit = [testkitCliPath(), ...KIT_ARGS];
 
 const floor = spawn(
   process.execPath,
@@ -107,9 +93,9 @@ try {
     }
     for (let r = 0; r < ROUNDS; r++) {
       for (const s of r % 2 ? [...here].reverse() : here) {
-        const before = cpuMs(s.pid);
+        const before = cpuTimeMs(s.pid);
         for (let i = 0; i < N; i++) await s[era].request(message(s));
-        s.cpu.push((cpuMs(s.pid) - before) / N);
+        s.cpu.push((cpuTimeMs(s.pid) - before) / N);
       }
     }
     const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)].toFixed(3);
