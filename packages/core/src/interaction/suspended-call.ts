@@ -35,8 +35,8 @@ export class SuspendedCall<C = unknown> {
   #wake: (() => void) | undefined;
   #seq = 0;
 
-  /** `abort`: the controller of the upstream call, when its caller has one already (its deadline's). */
-  constructor(abort: AbortController = new AbortController()) {
+  /** `abort`: the controller of the upstream call, which the call's deadline shares. */
+  constructor(abort: AbortController) {
     this.#abort = abort;
   }
 
