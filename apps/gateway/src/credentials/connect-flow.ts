@@ -11,7 +11,8 @@ import {
 import { type Identity, type Logger, MemoryStore, type Store, silentLogger } from '@switchyard/core';
 import { SealedBox } from '@switchyard/core/listener';
 import { OAUTH_PATHS, publicUrlFor } from './client-metadata.js';
-import { boundedFetch, describeError, isUnreachable, UserOAuthDiscoveryError } from './discovery.js';
+import { UserOAuthDiscoveryError } from './discovery-error.js';
+import { boundedFetch, describeError, isUnreachable } from './oauth-fetch.js';
 import type { UpstreamOAuthServer, UpstreamOAuthServers } from './types.js';
 
 /** Where a successful connection's tokens go (the TokenKeeper). */

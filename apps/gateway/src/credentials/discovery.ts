@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import {
   type AuthorizationServerMetadata,
   checkResourceAllowed,
@@ -9,16 +8,15 @@ import {
   IssuerMismatchError,
   isHttpsUrl,
   LATEST_PROTOCOL_VERSION,
-  type OAuthClientInformationFull,
   type OAuthClientInformationMixed,
   type OAuthProtectedResourceMetadata,
-  RegistrationRejectedError,
-  registerClient,
   resourceUrlFromServerUrl,
 } from '@modelcontextprotocol/client';
 import { type Logger, MemoryStore, type Store, silentLogger } from '@switchyard/core';
-import { SealedBox } from '@switchyard/core/listener';
-import { clientMetadataUrl, redirectUri, registrationMetadata } from './client-metadata.js';
+import { clientMetadataUrl, redirectUri } from './client-metadata.js';
+import { ClientRegistrations } from './client-registrations.js';
+import { UserOAuthDiscoveryError } from './discovery-error.js';
+import { boundedFetch, describeError, isUnreachable } from './oauth-fetch.js';
 import type { UpstreamOAuthServer, UpstreamOAuthServers } from './types.js';
 
 /** An upstream whose people connect their own accounts: its MCP URL and `mcpServers.<name>.auth.user`. */
@@ -48,34 +46,7 @@ export interface OAuthServerDirectoryOptions {
   logger?: Logger;
 }
 
-/** The step of discovery that failed, named in {@link UserOAuthDiscoveryError}'s message. */
-export type DiscoveryStep =
-  | 'configuration'
-  | 'probe'
-  | 'protected resource metadata'
-  | 'authorization server metadata'
-  | 'client registration';
-
-/**
- * Discovery of an upstream's OAuth side failed. The message names the upstream and the step, never a
- * secret; `unreachable` says the upstream or its authorization server did not answer (or answered 5xx)
- * rather than answering something unusable.
- */
-export class UserOAuthDiscoveryError extends Error {
-  override readonly name = 'UserOAuthDiscoveryError';
-  constructor(
-    readonly upstream: string,
-    readonly step: DiscoveryStep,
-    detail: string,
-    readonly unreachable = false,
-  ) {
-    super(`upstream "${upstream}": ${step} failed: ${detail}`);
-  }
-}
-
 const DEFAULT_TIMEOUT_MS = 10_000;
-const REGISTRATION_KEY_PREFIX = 'oauth-registration:';
-const REGISTRATION_LABEL = 'switchyard/oauth-registration/v1';
 
 /**
  * The OAuth side of each `auth.user` upstream, discovered as the MCP authorization spec says and cached
@@ -90,20 +61,22 @@ const REGISTRATION_LABEL = 'switchyard/oauth-registration/v1';
 export class OAuthServerDirectory implements UpstreamOAuthServers {
   readonly #options: OAuthServerDirectoryOptions;
   readonly #fetch: FetchLike;
-  readonly #store: Store;
-  readonly #box: SealedBox;
-  /** Boxes of `previousKeys`: a registration stored before a key rotation stays the gateway's client. */
-  readonly #previous: readonly SealedBox[];
+  readonly #registrations: ClientRegistrations;
   readonly #logger: Logger;
   readonly #cache = new Map<string, Promise<UpstreamOAuthServer>>();
 
   constructor(options: OAuthServerDirectoryOptions) {
     this.#options = options;
     this.#fetch = boundedFetch(options.fetch ?? fetch, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
-    this.#store = options.store ?? new MemoryStore();
-    this.#box = new SealedBox(options.key, REGISTRATION_LABEL, 'syr1.');
-    this.#previous = (options.previousKeys ?? []).map((k) => new SealedBox(k, REGISTRATION_LABEL, 'syr1.'));
     this.#logger = options.logger ?? silentLogger;
+    this.#registrations = new ClientRegistrations({
+      publicUrl: options.publicUrl,
+      key: options.key,
+      previousKeys: options.previousKeys,
+      store: options.store ?? new MemoryStore(),
+      fetch: this.#fetch,
+      logger: this.#logger,
+    });
   }
 
   of(upstream: string): Promise<UpstreamOAuthServer> {
@@ -129,10 +102,13 @@ export class OAuthServerDirectory implements UpstreamOAuthServers {
     cached
       .then(async (server) => {
         if (server.registration !== 'dynamic') return;
-        const key = registrationKey(upstream, server.metadata.issuer, server.redirectUri);
         // Only the registration this replica used: another may have stored a new one meanwhile.
-        if (this.#open(await this.#read(key))?.client_id !== server.client.client_id) return;
-        await this.#store.delete(key);
+        await this.#registrations.drop(
+          upstream,
+          server.metadata.issuer,
+          server.redirectUri,
+          server.client.client_id,
+        );
       })
       .catch((error: unknown) =>
         this.#logger.warn('dropping a stored OAuth client registration failed', {
@@ -316,133 +292,7 @@ export class OAuthServerDirectory implements UpstreamOAuthServers {
     if (metadata.client_id_metadata_document_supported === true && isHttpsUrl(documentUrl)) {
       return { client: { client_id: documentUrl }, registration: 'metadata-document' };
     }
-    return { client: await this.#registration(name, metadata, scope), registration: 'dynamic' };
-  }
-
-  /** The stored dynamic registration for (upstream, issuer, redirect URI), else a new one (stored once). */
-  async #registration(
-    name: string,
-    metadata: AuthorizationServerMetadata,
-    scope: string | undefined,
-  ): Promise<OAuthClientInformationFull> {
-    const step = 'client registration';
-    const redirect = redirectUri(this.#options.publicUrl);
-    const key = registrationKey(name, metadata.issuer, redirect);
-    const raw = await this.#read(key);
-    const stored = this.#open(raw);
-    if (stored) return stored;
-    const rotated = this.#openPrevious(raw);
-    if (rotated) {
-      // Sealed under a key rotated out: the same client, sealed again under the current key.
-      await this.#store.set(key, this.#box.seal(rotated)).catch(() => undefined);
-      return rotated;
-    }
-    if (!metadata.registration_endpoint) {
-      const why = metadata.client_id_metadata_document_supported
-        ? 'credentials.publicUrl is not https, so the Client ID Metadata Document cannot be used'
-        : 'nor does it accept Client ID Metadata Documents';
-      throw new UserOAuthDiscoveryError(
-        name,
-        step,
-        `no clientId is configured, the authorization server offers no dynamic registration, ${why}`,
-      );
-    }
-    let registered: OAuthClientInformationFull;
-    try {
-      registered = await registerClient(metadata.issuer, {
-        metadata,
-        clientMetadata: registrationMetadata(
-          this.#options.publicUrl,
-          tokenEndpointAuthMethod(metadata.token_endpoint_auth_methods_supported),
-        ),
-        ...(scope ? { scope } : {}),
-        fetchFn: this.#fetch,
-      });
-    } catch (error) {
-      throw new UserOAuthDiscoveryError(name, step, describeError(error), isUnreachable(error));
-    }
-    const record = registrationRecord(registered);
-    const ttlMs = record.client_secret_expires_at ? record.client_secret_expires_at * 1000 - Date.now() : 0;
-    const sealed = this.#box.seal(record);
-    // Two replicas registering at once: the first stored wins, and both use it.
-    const first = await this.#store
-      .setIfAbsent(key, sealed, ttlMs > 0 ? { ttlMs } : undefined)
-      .catch(() => undefined);
-    if (first === false) return this.#open(await this.#read(key)) ?? record;
-    this.#logger.info('registered the gateway as an OAuth client (RFC 7591)', {
-      upstream: name,
-      issuer: metadata.issuer,
-    });
-    return record;
-  }
-
-  async #read(key: string): Promise<string | undefined> {
-    try {
-      return await this.#store.get(key);
-    } catch {
-      return undefined;
-    }
-  }
-
-  /** A registration one of `previousKeys` sealed, if any opens it. */
-  #openPrevious(raw: string | undefined): OAuthClientInformationFull | undefined {
-    for (const box of this.#previous) {
-      const found = this.#open(raw, box);
-      if (found) return found;
-    }
-    return undefined;
-  }
-
-  #open(raw: string | undefined, box = this.#box): OAuthClientInformationFull | undefined {
-    const record = box.open(raw) as OAuthClientInformationFull | undefined;
-    if (!record || typeof record.client_id !== 'string') return undefined;
-    const expires = record.client_secret_expires_at;
-    if (expires && expires * 1000 <= Date.now() + 60_000) return undefined;
-    return record;
-  }
-}
-
-/**
- * `fetchFn` with every request bounded to `timeoutMs` (and the caller's own signal, if any, still
- * honoured): an authorization server that does not answer fails the step instead of holding it.
- */
-export function boundedFetch(fetchFn: FetchLike, timeoutMs: number): FetchLike {
-  return (url, init) => {
-    const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    return fetchFn(url, { ...init, signal });
-  };
-}
-
-/** Whether `error` says the other side did not answer at all (refused, reset, timed out, DNS). */
-export function isUnreachable(error: unknown): boolean {
-  if (error instanceof TypeError) return true; // fetch failed: the cause is the socket's
-  const name = (error as { name?: unknown } | undefined)?.name;
-  return name === 'TimeoutError' || name === 'AbortError';
-}
-
-/** A short description of a failure, fit for a log line or an error page: no bodies, no secrets. */
-export function describeError(error: unknown): string {
-  if (error instanceof RegistrationRejectedError) {
-    return `the registration endpoint answered HTTP ${error.status}${oauthErrorCode(error.body)}`;
-  }
-  const name = (error as { name?: unknown } | undefined)?.name;
-  if (name === 'TimeoutError') return 'no answer in time';
-  if (error instanceof TypeError) {
-    const code = (error.cause as { code?: unknown } | undefined)?.code;
-    return `unreachable${typeof code === 'string' ? ` (${code})` : ''}`;
-  }
-  if (name === 'ZodError') return 'the answer is not a valid document';
-  const message = error instanceof Error ? error.message : String(error);
-  return message.length > 300 ? `${message.slice(0, 300)}…` : message;
-}
-
-function oauthErrorCode(body: string): string {
-  try {
-    const code = (JSON.parse(body) as { error?: unknown }).error;
-    return typeof code === 'string' && /^[\w.-]{1,64}$/.test(code) ? ` (${code})` : '';
-  } catch {
-    return '';
+    return { client: await this.#registrations.of(name, metadata, scope), registration: 'dynamic' };
   }
 }
 
@@ -456,35 +306,4 @@ function withOfflineAccess(
 ): string | undefined {
   if (!scope || !metadata.scopes_supported?.includes('offline_access')) return scope;
   return scope.split(' ').includes('offline_access') ? scope : `${scope} offline_access`;
-}
-
-/** `none` (a public client, PKCE only) unless the server accepts no public clients. */
-function tokenEndpointAuthMethod(supported: readonly string[] | undefined): string {
-  if (!supported || supported.length === 0 || supported.includes('none')) return 'none';
-  if (supported.includes('client_secret_basic')) return 'client_secret_basic';
-  if (supported.includes('client_secret_post')) return 'client_secret_post';
-  return 'none';
-}
-
-/** What is kept of a registration: what token requests need, not the echoed metadata. */
-function registrationRecord(registered: OAuthClientInformationFull): OAuthClientInformationFull {
-  return {
-    client_id: registered.client_id,
-    redirect_uris: registered.redirect_uris,
-    ...(registered.client_secret ? { client_secret: registered.client_secret } : {}),
-    ...(registered.client_id_issued_at ? { client_id_issued_at: registered.client_id_issued_at } : {}),
-    ...(registered.client_secret_expires_at
-      ? { client_secret_expires_at: registered.client_secret_expires_at }
-      : {}),
-    ...(registered.token_endpoint_auth_method
-      ? { token_endpoint_auth_method: registered.token_endpoint_auth_method }
-      : {}),
-  };
-}
-
-function registrationKey(upstream: string, issuer: string, redirect: string): string {
-  const digest = createHash('sha256')
-    .update(JSON.stringify([upstream, issuer, redirect]))
-    .digest('base64url');
-  return `${REGISTRATION_KEY_PREFIX}${digest}`;
 }
