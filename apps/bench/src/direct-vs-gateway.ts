@@ -11,14 +11,29 @@
  *    fails the bench. The upstream's own `tools/call` counter (testkit control API) must also move by
  *    exactly one per call issued in every round.
  */
+import type { ManagedProcess } from '@switchyard/testkit/process';
 import { type RunOptions, withGatewayPair } from './client.js';
 import { checkedListing, RESOURCES, TOOLS } from './lists.js';
 import { statsOf, upstreamCounters } from './read-paths.js';
 import { callLoop, filler, type Requester, readLoop } from './requests.js';
-import { interleavedRounds, type ReadLevel } from './rounds.js';
+import { type ComparedLevel, measureCompared, type TimedLoop } from './rounds.js';
 
 /** The upstream's name: the gateway exposes `a+<uri>` and `a__tool_<k>`. */
 const UPSTREAM = 'a';
+
+type Loop = (count: number, concurrency: number) => Promise<TimedLoop>;
+
+/** The two variants, direct and through the gateway (whose CPU is read on its side only). */
+function directAndGateway(
+  direct: Loop,
+  gateway: Loop,
+  cpu: { upstream: ManagedProcess; gateway: ManagedProcess },
+) {
+  return [
+    { name: 'direct', loop: direct, cpu: { upstream: cpu.upstream } },
+    { name: 'gateway', loop: gateway, cpu },
+  ];
+}
 
 export interface ReadConfig {
   resources: number;
@@ -31,7 +46,7 @@ export interface ReadConfig {
 
 export interface ReadResult {
   config: ReadConfig;
-  levels: ReadLevel[];
+  levels: ComparedLevel[];
   /** Warning kinds the gateway logged while measuring (digits masked) → count. */
   gatewayWarnings: Record<string, number>;
 }
@@ -53,7 +68,7 @@ export function runReadBenchmark(
     );
     const loop = (client: Requester, uris: string[]) => (count: number, concurrency: number) =>
       readLoop(client, uris, count, concurrency, config.payloadBytes);
-    const levels = await interleavedRounds({
+    const levels = await measureCompared({
       plan: {
         what: 'read',
         warmup: config.warmup,
@@ -61,8 +76,11 @@ export function runReadBenchmark(
         concurrencies: config.concurrencies,
         rounds: config.rounds,
       },
-      loops: { direct: loop(direct, items), gateway: loop(viaGateway, exposed) },
-      cpu: { upstream: upstream.proc, gateway: gateway.proc },
+      variants: directAndGateway(loop(direct, items), loop(viaGateway, exposed), {
+        upstream: upstream.proc,
+        gateway: gateway.proc,
+      }),
+      pairs: [['gateway', 'direct']],
       log,
     });
     return { config, levels, gatewayWarnings: Object.fromEntries(gateway.proc.warnings) };
@@ -82,7 +100,7 @@ export interface ToolCallConfig {
 
 export interface ToolCallResult {
   config: ToolCallConfig;
-  levels: ReadLevel[];
+  levels: ComparedLevel[];
   /** Calls issued over every round (warm-ups included) and the upstream's `tools/call` count over them. */
   upstreamCalls: { issued: number; served: number };
   /** Warning kinds the gateway logged while measuring (digits masked) → count. */
@@ -104,8 +122,7 @@ export function runToolCallBenchmark(
     const loop = (client: Requester, tools: string[]) => (count: number, concurrency: number) =>
       callLoop(client, { tools, upstreamTools: items }, text, count, concurrency);
     const upstreamCalls = { issued: 0, served: 0 };
-    let before = 0;
-    const levels = await interleavedRounds({
+    const levels = await measureCompared({
       plan: {
         what: 'tools/call',
         warmup: config.warmup,
@@ -113,13 +130,14 @@ export function runToolCallBenchmark(
         concurrencies: config.concurrencies,
         rounds: config.rounds,
       },
-      loops: { direct: loop(direct, items), gateway: loop(viaGateway, exposed) },
-      cpu: { upstream: upstream.proc, gateway: gateway.proc },
+      variants: directAndGateway(loop(direct, items), loop(viaGateway, exposed), {
+        upstream: upstream.proc,
+        gateway: gateway.proc,
+      }),
+      pairs: [['gateway', 'direct']],
       log,
-      beforeRound: async () => {
-        before = await served();
-      },
-      afterRound: async (run, issued) => {
+      before: served,
+      after: async (run, before, issued) => {
         const calls = (await served()) - before;
         upstreamCalls.issued += issued;
         upstreamCalls.served += calls;
@@ -129,6 +147,7 @@ export function runToolCallBenchmark(
               `tools/call for ${issued} calls issued; expected exactly one each`,
           );
         }
+        return {};
       },
     });
     return { config, levels, upstreamCalls, gatewayWarnings: Object.fromEntries(gateway.proc.warnings) };

@@ -13,7 +13,7 @@ import { type ManagedProcess, type RedisServer, rssMiB } from '@switchyard/testk
 import type { RunOptions } from './client.js';
 import { PROBE_COMMANDS, redisCounters } from './replicas/redis-probe.js';
 import { type Requester, readLoop } from './requests.js';
-import { type CpuPerRead, compared, measureRounds, mediansOf, type Run } from './rounds.js';
+import { type ComparedLevel, type CpuPerRead, measureCompared, type Pair, type Run } from './rounds.js';
 import type { GatewayOptions, PluginEntry, Upstream } from './services.js';
 
 /** One concurrency level: warm-up reads, then timed reads, per round and path. */
@@ -61,23 +61,8 @@ export interface ReadPathRun extends Run {
   redisCommandsPerRead?: number;
 }
 
-/** A path's median round against the baseline's: throughput ratio and added latency (path − baseline). */
-export interface Comparison {
-  path: string;
-  baseline: string;
-  throughputRatio: number;
-  addedP50Ms: number;
-  addedP99Ms: number;
-}
-
-export interface ReadPathLevel {
-  concurrency: number;
-  /** The median round (by req/s) of each path. */
-  medians: Record<string, ReadPathRun>;
-  /** The pairs compared (`path` against `baseline`). */
-  comparisons: Comparison[];
-  rounds: ReadPathRun[];
-}
+/** One level of the read paths: the median round of each, the pairs compared, every round. */
+export type ReadPathLevel = ComparedLevel<ReadPathRun>;
 
 export async function upstreamCounters(
   stats: () => Promise<TestServerStats>,
@@ -121,7 +106,7 @@ export async function measureReadPaths(options: {
   rounds: number;
   payloadBytes: number;
   upstream: Upstream;
-  pairs: readonly (readonly [path: string, baseline: string])[];
+  pairs: readonly Pair[];
   /** The part's redis-server: its CPU and commands per read are recorded. */
   redis?: RedisServer;
   log: (message: string) => void;
@@ -131,7 +116,7 @@ export async function measureReadPaths(options: {
   const commands = async () => redis && (await redisCounters(redis.url)).commands;
   const levels: ReadPathLevel[] = [];
   for (const level of options.levels) {
-    const [runs] = await measureRounds({
+    const [compared] = await measureCompared({
       plan: {
         what,
         warmup: level.warmup,
@@ -140,6 +125,7 @@ export async function measureReadPaths(options: {
         rounds: options.rounds,
       },
       log: options.log,
+      pairs: options.pairs,
       variants: paths.map((path) => ({
         name: path.path,
         loop: (count, concurrency) => readPath(path, count, concurrency, options.payloadBytes),
@@ -188,22 +174,9 @@ export async function measureReadPaths(options: {
           ? ''
           : `, redis ${run.redisCommandsPerRead.toFixed(2)} cmd/read`),
     });
-    levels.push(compareLevel(level.concurrency, runs as ReadPathRun[], options.pairs));
+    levels.push(compared as ReadPathLevel);
   }
   return levels;
-}
-
-/** The median round of each path at one level, and each `[path, baseline]` pair compared (when both ran). */
-export function compareLevel(
-  concurrency: number,
-  runs: ReadPathRun[],
-  pairs: readonly (readonly [path: string, baseline: string])[],
-): ReadPathLevel {
-  const medians = mediansOf(runs);
-  const comparisons = pairs
-    .filter(([path, baseline]) => medians[path] && medians[baseline])
-    .map(([path, baseline]) => ({ path, baseline, ...compared(medians[path]!, medians[baseline]!) }));
-  return { concurrency, medians, comparisons, rounds: runs };
 }
 
 /**

@@ -7,7 +7,7 @@
  * client, the servers and the middle share the cores and a single round is noisy.
  */
 import { cpuTimeMs, type ManagedProcess } from '@switchyard/testkit/process';
-import { type LatencySummary, medianBy, msSince, summarize } from './stats.js';
+import { type LatencySummary, median, medianBy, msSince, summarize } from './stats.js';
 
 /** CPU time spent per request (µs, user + system) during a timed loop: this process, and each role's processes. */
 export interface CpuPerRead {
@@ -123,7 +123,7 @@ export interface RoundsPlan {
  * round is measured (given what `before` returned, and the requests issued): it may check counters and
  * throw, and what it returns is added to the run. Returns the runs of each concurrency.
  */
-export async function measureRounds<S = undefined, X extends object = object, T = undefined>(options: {
+export interface RoundsOptions<S, X extends object, T> {
   plan: RoundsPlan;
   variants: readonly Variant[];
   log: (message: string) => void;
@@ -133,7 +133,11 @@ export async function measureRounds<S = undefined, X extends object = object, T 
   after?: (run: Run, state: S, issued: number, timed: T) => Promise<X> | X;
   /** Appended to the progress line of a run. */
   note?: (run: Run & X) => string;
-}): Promise<(Run & X)[][]> {
+}
+
+export async function measureRounds<S = undefined, X extends object = object, T = undefined>(
+  options: RoundsOptions<S, X, T>,
+): Promise<(Run & X)[][]> {
   const { plan, log } = options;
   const width = Math.max(7, ...options.variants.map((v) => v.name.length));
   const byLevel: (Run & X)[][] = [];
@@ -194,64 +198,67 @@ export function compared(run: Pick<Run, 'rps' | 'p50' | 'p99'>, base: Pick<Run, 
   };
 }
 
-export type Path = 'direct' | 'gateway';
-
-/** One path's measured round at one concurrency (direct or gateway). */
-export interface ReadRun extends Run {
-  path: Path;
-  /** Per request: a read in section 1, a call in section 4a. */
-  cpuUsPerRead: CpuPerRead;
-}
-
-export interface ReadLevel {
-  concurrency: number;
-  /** The median round (by req/s) of each path. */
-  direct: ReadRun;
-  gateway: ReadRun;
-  /** gateway req/s ÷ direct req/s. */
+/**
+ * A path's median round against its baseline's, and the two paired round by round: a path's round and the
+ * baseline's round of the same number ran seconds apart, so the pairs cancel load that comes and goes.
+ */
+export interface Comparison {
+  path: string;
+  baseline: string;
   throughputRatio: number;
   addedP50Ms: number;
   addedP99Ms: number;
-  rounds: ReadRun[];
+  /** The median over rounds of (path req/s ÷ baseline req/s in the same round). */
+  pairedThroughputRatio: number;
+  /** The median over rounds of the gateway CPU per request (µs), path − baseline; absent where not measured. */
+  addedGatewayCpuUs?: number;
 }
 
-/**
- * Direct vs gateway (direct-vs-gateway.ts): `measureRounds` over the two, compared per
- * concurrency. `loops[path](n, c)` must run (and check) n requests at concurrency c.
- */
-export async function interleavedRounds(options: {
-  plan: RoundsPlan;
-  loops: Record<Path, (count: number, concurrency: number) => Promise<TimedLoop>>;
-  cpu: CpuRoles | ((path: Path) => CpuRoles);
-  log: (message: string) => void;
-  beforeRound?: (path: Path) => Promise<void>;
-  afterRound?: (run: ReadRun, issued: number) => Promise<void>;
-}): Promise<ReadLevel[]> {
-  const paths: Path[] = ['direct', 'gateway'];
-  const byLevel = await measureRounds({
-    plan: options.plan,
-    log: options.log,
-    variants: paths.map((path) => ({
-      name: path,
-      loop: options.loops[path],
-      cpu: typeof options.cpu === 'function' ? options.cpu(path) : options.cpu,
-    })),
-    before: async (variant) => options.beforeRound?.(variant.name as Path),
-    after: async (run, _state, issued) => {
-      await options.afterRound?.(run as ReadRun, issued);
-      return {};
-    },
-  });
-  return byLevel.map((runs, i) => {
-    const m = mediansOf(runs as ReadRun[]);
-    const direct = m.direct!;
-    const gateway = m.gateway!;
-    return {
-      concurrency: options.plan.concurrencies[i]!,
-      direct,
-      gateway,
-      ...compared(gateway, direct),
-      rounds: runs as ReadRun[],
-    };
-  });
+/** One concurrency level of compared paths: the median round (by req/s) of each, the pairs compared, every round. */
+export interface ComparedLevel<R extends Run = Run> {
+  concurrency: number;
+  medians: Record<string, R>;
+  comparisons: Comparison[];
+  rounds: R[];
+}
+
+/** `[path, baseline]`: a pair of variants to compare. */
+export type Pair = readonly [path: string, baseline: string];
+
+/** The median round of each path at one level, and each `[path, baseline]` pair compared (when both ran). */
+export function comparedLevel<R extends Run>(
+  concurrency: number,
+  runs: R[],
+  pairs: readonly Pair[],
+): ComparedLevel<R> {
+  const medians = mediansOf(runs);
+  const comparisons = pairs
+    .filter(([path, baseline]) => medians[path] && medians[baseline])
+    .map(([path, baseline]): Comparison => {
+      const paired = runs.flatMap((r) => {
+        const b = r.path === path && runs.find((x) => x.path === baseline && x.round === r.round);
+        return b ? [[r, b] as const] : [];
+      });
+      const cpu = paired.flatMap(([r, b]) =>
+        r.cpuUsPerRead.gateway === undefined || b.cpuUsPerRead.gateway === undefined
+          ? []
+          : [r.cpuUsPerRead.gateway - b.cpuUsPerRead.gateway],
+      );
+      return {
+        path,
+        baseline,
+        ...compared(medians[path]!, medians[baseline]!),
+        pairedThroughputRatio: median(paired.map(([r, b]) => r.rps / b.rps)),
+        addedGatewayCpuUs: cpu.length > 0 && cpu.length === paired.length ? median(cpu) : undefined,
+      };
+    });
+  return { concurrency, medians, comparisons, rounds: runs };
+}
+
+/** `measureRounds`, then each concurrency's median rounds with the `pairs` compared. */
+export async function measureCompared<S = undefined, X extends object = object, T = undefined>(
+  options: RoundsOptions<S, X, T> & { pairs: readonly Pair[] },
+): Promise<ComparedLevel<Run & X>[]> {
+  const byLevel = await measureRounds(options);
+  return byLevel.map((runs, i) => comparedLevel(options.plan.concurrencies[i]!, runs, options.pairs));
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { compareLevel, type ReadPathRun } from '../src/read-paths.js';
+import type { ReadPathRun } from '../src/read-paths.js';
 import { Teardown } from '../src/replicas/deployment.js';
+import { comparedLevel } from '../src/rounds.js';
 
 function run(path: string, round: number, rps: number, p50: number, p99: number): ReadPathRun {
   return {
@@ -23,8 +24,8 @@ function run(path: string, round: number, rps: number, p50: number, p99: number)
   };
 }
 
-describe('compareLevel', () => {
-  it("keeps each path's median round by req/s and compares the named pairs with it", () => {
+describe('comparedLevel', () => {
+  it("keeps each path's median round by req/s and compares the named pairs with it, and round by round", () => {
     const runs = [
       run('one', 0, 100, 1, 5),
       run('one', 1, 300, 3, 9),
@@ -33,12 +34,20 @@ describe('compareLevel', () => {
       run('two', 1, 50, 4, 20),
       run('two', 2, 400, 0.5, 2),
     ];
-    const level = compareLevel(16, runs, [['two', 'one']]);
+    const level = comparedLevel(16, runs, [['two', 'one']]);
     expect(level.concurrency).toBe(16);
     expect(level.medians.one?.round).toBe(2);
     expect(level.medians.two?.round).toBe(0);
     expect(level.comparisons).toEqual([
-      { path: 'two', baseline: 'one', throughputRatio: 0.75, addedP50Ms: -0.5, addedP99Ms: -1 },
+      {
+        path: 'two',
+        baseline: 'one',
+        throughputRatio: 0.75,
+        addedP50Ms: -0.5,
+        addedP99Ms: -1,
+        // per round 1.5, 0.17, 2: the median
+        pairedThroughputRatio: 1.5,
+      },
     ]);
     expect(level.rounds).toBe(runs);
   });

@@ -19,9 +19,8 @@ import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import type { ManagedProcess, RedisServer } from '@switchyard/testkit/process';
 import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
 import { callLoop, filler, type Targets, targetsOf } from '../requests.js';
-import { type CpuPerRead, compared, measureRounds, mediansOf, type Run } from '../rounds.js';
+import { type ComparedLevel, measureCompared, type Run } from '../rounds.js';
 import { children, startGateway } from '../services.js';
-import { median } from '../stats.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, type StoredGrant } from './internals.js';
 import { CREDENTIALS_KEY, IDENTITY, PERSONAL_UPSTREAM, type StoreKind } from './keeper.js';
@@ -39,40 +38,18 @@ export interface E2eConfig {
 /** (a) the static header, (b) the vault. */
 export type E2ePath = 'static' | 'vault';
 
-/** CPU per call (µs) of the bench client, the upstream, the gateway and, with Redis, redis-server. */
-export type E2eCpu = CpuPerRead & { redis?: number };
-
-export interface E2eRun extends Omit<Run, 'path' | 'cpuUsPerRead'> {
-  path: E2ePath;
-  cpuUsPerCall: E2eCpu;
+/** A measured round (`cpuUsPerRead`: per call, with redis-server's CPU when there is one). */
+export interface E2eRun extends Run {
   /** Redis commands per call over the round (warm-up included), Redis only. */
   redisCommandsPerCall?: number;
-}
-
-export interface E2eLevel {
-  concurrency: number;
-  /** The median round (by req/s) of each path. */
-  static: E2eRun;
-  vault: E2eRun;
-  /** vault req/s ÷ static req/s. */
-  throughputRatio: number;
-  /** vault p50 ÷ static p50. */
-  p50Ratio: number;
-  /** The same two ratios paired round by round (each round's vault run ÷ its static run), median over rounds. */
-  pairedThroughputRatio: number;
-  pairedP50Ratio: number;
-  addedP50Ms: number;
-  addedP99Ms: number;
-  /** The gateway's CPU per call, vault − static (µs), of the median rounds. */
-  addedGatewayCpuUs?: number;
-  rounds: E2eRun[];
 }
 
 export interface E2eGateway {
   store: StoreKind;
   /** How the gateway ran: the CLI, or runGateway in a child that seeds its memory store. */
   runner: string;
-  levels: E2eLevel[];
+  /** Per concurrency, the median round of each path and vault compared with static. */
+  levels: ComparedLevel<E2eRun>[];
   /** Calls issued over every round (warm-ups included) and the upstream's `tools/call` count over them. */
   upstreamCalls: { issued: number; served: number };
   /** Warning kinds the gateway logged while measuring (digits masked) → count. */
@@ -217,9 +194,9 @@ async function measureGateway(
     const upstreamCalls = { issued: 0, served: 0 };
     const commands = async () => (redis ? (await redisCounters(redis.url)).commands : 0);
     for (const path of ['static', 'vault'] as const) await loop(path)(config.prewarm, 4);
-    const levels: E2eLevel[] = [];
+    const levels: ComparedLevel<E2eRun>[] = [];
     for (const level of config.levels) {
-      const [runs] = await measureRounds({
+      const [compared] = await measureCompared({
         plan: {
           what: `credentials: e2e ${kind} tools/call`,
           warmup: level.warmup,
@@ -233,6 +210,7 @@ async function measureGateway(
           cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
         })),
         log,
+        pairs: [['vault', 'static']],
         before: async () => ({ served: await served(), commands: await commands() }),
         after: async (run, before, issued) => {
           const calls = (await served()) - before.served;
@@ -244,11 +222,11 @@ async function measureGateway(
                 `tools/call for ${issued} calls issued; expected exactly one each`,
             );
           }
-          if (!redis) return {};
-          return { redisCommandsPerCall: ((await commands()) - before.commands - PROBE_COMMANDS) / issued };
+          const commandsPerCall = ((await commands()) - before.commands - PROBE_COMMANDS) / issued;
+          return { redisCommandsPerCall: redis ? commandsPerCall : undefined };
         },
       });
-      levels.push(e2eLevel(level.concurrency, runs!));
+      levels.push(compared!);
     }
     return {
       store: kind,
@@ -260,33 +238,4 @@ async function measureGateway(
   } finally {
     await session.close();
   }
-}
-
-/** The rounds of one level (`cpuUsPerRead` named `cpuUsPerCall`), vault compared with static. */
-function e2eLevel(concurrency: number, runs: (Run & { redisCommandsPerCall?: number })[]): E2eLevel {
-  const rounds = runs.map(
-    ({ path, cpuUsPerRead, ...rest }): E2eRun => ({
-      ...rest,
-      path: path as E2ePath,
-      cpuUsPerCall: cpuUsPerRead,
-    }),
-  );
-  const { static: a, vault: b } = mediansOf(rounds) as Record<E2ePath, E2eRun>;
-  const pairs = rounds
-    .filter((r) => r.path === 'static')
-    .map((r) => [r, rounds.find((v) => v.path === 'vault' && v.round === r.round)] as const)
-    .filter((pair): pair is readonly [E2eRun, E2eRun] => pair[1] !== undefined);
-  const gwA = a.cpuUsPerCall.gateway;
-  const gwB = b.cpuUsPerCall.gateway;
-  return {
-    concurrency,
-    static: a,
-    vault: b,
-    ...compared(b, a),
-    p50Ratio: b.p50 / a.p50,
-    pairedThroughputRatio: median(pairs.map(([s, v]) => v.rps / s.rps)),
-    pairedP50Ratio: median(pairs.map(([s, v]) => v.p50 / s.p50)),
-    ...(gwA === undefined || gwB === undefined ? {} : { addedGatewayCpuUs: gwB - gwA }),
-    rounds,
-  };
 }

@@ -1,6 +1,6 @@
 /** The credentials section of the table (10a in process, 10b end to end). */
-import { int, intOrNa, signed, table } from '../report/format.js';
-import type { E2eGateway, E2eRun } from './e2e.js';
+import { comparedTable, int, intOrNa, signed, table } from '../report/format.js';
+import type { E2eGateway } from './e2e.js';
 import type { CredentialsResult } from './index.js';
 import type { KeeperLevel } from './keeper.js';
 
@@ -36,54 +36,26 @@ function vaultOverStore(levels: readonly KeeperLevel[]): string[] {
   return out;
 }
 
-function e2eRow(store: string, concurrency: string, run: E2eRun): string[] {
+/** 10b's table of one gateway: the static and vault paths per concurrency, vault compared with static. */
+function e2eTable(gw: E2eGateway): string[] {
   return [
-    store,
-    concurrency,
-    run.path === 'static' ? '(a) static header' : '(b) auth.user, vault',
-    int.format(run.rps),
-    run.p50.toFixed(3),
-    run.p99.toFixed(3),
-    intOrNa(run.cpuUsPerCall.gateway),
-    intOrNa(run.cpuUsPerCall.upstream),
-    run.cpuUsPerCall.redis === undefined ? '-' : intOrNa(run.cpuUsPerCall.redis),
-    run.redisCommandsPerCall === undefined ? '-' : run.redisCommandsPerCall.toFixed(2),
+    `   ${gw.store}: ${gw.runner}`,
+    ...comparedTable(gw.levels, {
+      paths: [
+        { path: 'static', label: '(a) static header' },
+        { path: 'vault', label: '(b) auth.user, vault' },
+      ],
+      pairLabel: () => '(b)/(a)',
+      columns: [
+        {
+          header: 'cpu redis',
+          cell: (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
+        },
+        { header: 'redis cmd/call', cell: (run) => run.redisCommandsPerCall?.toFixed(2) ?? '-' },
+      ],
+      unit: 'call',
+    }),
   ];
-}
-
-function e2eRows(gateways: readonly E2eGateway[]): string[][] {
-  const rows: string[][] = [];
-  for (const gw of gateways) {
-    for (const level of gw.levels) {
-      rows.push(e2eRow(gw.store, String(level.concurrency), level.static));
-      rows.push(e2eRow('', '', level.vault));
-      rows.push([
-        '',
-        '',
-        '(b)/(a)',
-        `${level.throughputRatio.toFixed(2)}x`,
-        `${level.p50Ratio.toFixed(2)}x`,
-        signed(level.addedP99Ms),
-        level.addedGatewayCpuUs === undefined ? '' : signed(level.addedGatewayCpuUs, 0),
-        '',
-        '',
-        '',
-      ]);
-      rows.push([
-        '',
-        '',
-        'paired by round',
-        `${level.pairedThroughputRatio.toFixed(2)}x`,
-        `${level.pairedP50Ratio.toFixed(2)}x`,
-        '',
-        '',
-        '',
-        '',
-        '',
-      ]);
-    }
-  }
-  return rows;
 }
 
 /** The gateways' WARN/ERROR lines while measuring (digits masked), most frequent first. */
@@ -133,27 +105,9 @@ export function renderCredentials(result: CredentialsResult): string[] {
     "   (a) server with a static headers.Authorization; (b) the same upstream as auth.user, the caller's token from the vault",
     `   ${int.format(e.prewarm)} calls of each path first, then per round ${levels}; ${e.rounds} alternated ` +
       'round(s) per path, median round (by req/s) shown',
-    `   gateways: ${result.e2e.map((gw) => `${gw.store} = ${gw.runner}`).join('; ')}; client: one legacy ` +
-      "session of plain POSTs (testkit/mcp LegacyHttpClient) with the caller's bearer token",
-    table(
-      [
-        'store',
-        'conc',
-        'path',
-        'req/s',
-        'p50 ms',
-        'p99 ms',
-        'cpu gw',
-        'cpu up',
-        'cpu redis',
-        'redis cmd/call',
-      ],
-      e2eRows(result.e2e),
-      'llrrrrrrrr',
-    ),
-    '   (b)/(a) row: req/s ratio, p50 ratio, added p99 (ms), added gateway CPU per call (µs), of the median rounds;',
-    "   paired row: the req/s and p50 ratios of each round's two runs, median over the rounds (steadier on a busy box).",
-    '   cpu columns: CPU time (user + system) per call, in µs; redis cmd/call counts warm-up calls too.',
+    "   client: one legacy session of plain POSTs (testkit/mcp LegacyHttpClient) with the caller's bearer token",
+    ...result.e2e.flatMap(e2eTable),
+    '   redis cmd/call counts warm-up calls too.',
     `   checked: every answer echoed its tool and arguments; the upstream (which answers 401 to any other token) ` +
       `served one tools/call per call issued (${calledUpstream}).`,
     ...warningLines(result.e2e),

@@ -27,9 +27,9 @@ import {
   REQUEST_OPTIONS,
   type RunOptions,
 } from '../client.js';
-import { type Comparison, profiledAs, statsOf, upstreamCounters } from '../read-paths.js';
+import { profiledAs, statsOf, upstreamCounters } from '../read-paths.js';
 import { callLoop, filler } from '../requests.js';
-import { compared, measureRounds, mediansOf, type Run } from '../rounds.js';
+import { type ComparedLevel, measureCompared, type Run } from '../rounds.js';
 import {
   allStarted,
   children,
@@ -39,7 +39,6 @@ import {
   startUpstream,
   type Upstream,
 } from '../services.js';
-import { median } from '../stats.js';
 
 export interface GovernanceSizeConfig {
   /** The size of the echo's result to aim for, in bytes (the argument text is about half of it). */
@@ -68,26 +67,11 @@ export interface GovernanceRun extends Run {
   streamedCalls?: number;
 }
 
-/**
- * A plugin's median round against the bare gateway's, and the same two paths paired round by round: a
- * plugin's round and the bare round of the same round ran seconds apart, so the pairs cancel the load that
- * other processes on a shared box add and take away between rounds.
- */
-export interface GovernanceComparison extends Comparison {
-  /** The median over rounds of (plugin calls/s ÷ bare calls/s in the same round). */
-  pairedThroughputRatio: number;
-  /** The median over rounds of the gateway CPU per call (µs), plugin − bare in the same round; absent without /proc. */
-  addedGatewayCpuUs?: number;
-}
-
-export interface GovernanceSize {
+/** One result size: the median round of each path, each plugin compared with the bare gateway, every round. */
+export interface GovernanceSize extends ComparedLevel<GovernanceRun> {
   resultBytes: number;
   /** The encoded size of one result as the client received it. */
   measuredResultBytes: number;
-  medians: Record<GovernancePath, GovernanceRun>;
-  /** One per plugin, in `GOVERNANCE_PLUGINS` order. */
-  comparisons: GovernanceComparison[];
-  rounds: GovernanceRun[];
 }
 
 export interface GovernanceResult {
@@ -158,32 +142,6 @@ async function pinnedTools(lockFile: string): Promise<string[]> {
   }
 }
 
-/** A plugin's comparison with the bare gateway from one size's medians and rounds. */
-export function compareWithBare(
-  path: GovernancePlugin,
-  medians: Record<GovernancePath, GovernanceRun>,
-  rounds: GovernanceRun[],
-): GovernanceComparison {
-  const m = medians[path];
-  const bare = medians.bare;
-  const pairs = rounds
-    .filter((r) => r.path === path)
-    .map((r) => [r, rounds.find((b) => b.path === 'bare' && b.round === r.round)!] as const);
-  const cpuDiffs: number[] = [];
-  for (const [r, b] of pairs) {
-    if (r.cpuUsPerRead.gateway !== undefined && b.cpuUsPerRead.gateway !== undefined) {
-      cpuDiffs.push(r.cpuUsPerRead.gateway - b.cpuUsPerRead.gateway);
-    }
-  }
-  return {
-    path,
-    baseline: 'bare',
-    ...compared(m, bare),
-    pairedThroughputRatio: median(pairs.map(([r, b]) => r.rps / b.rps)),
-    addedGatewayCpuUs: cpuDiffs.length === pairs.length ? median(cpuDiffs) : undefined,
-  };
-}
-
 export async function runGovernanceBenchmark(
   config: GovernanceConfig,
   log: (message: string) => void,
@@ -235,7 +193,7 @@ export async function runGovernanceBenchmark(
       });
       const measuredResultBytes = Buffer.byteLength(JSON.stringify(sample));
       upstreamCalls.issued += 1;
-      const [runs] = await measureRounds({
+      const [level] = await measureCompared({
         plan: {
           what: `governance ${size.resultBytes} B`,
           warmup: size.warmup,
@@ -244,6 +202,7 @@ export async function runGovernanceBenchmark(
           rounds: config.rounds,
         },
         log,
+        pairs: GOVERNANCE_PLUGINS.map((path) => [path, 'bare'] as const),
         variants: PATHS.map((path) => ({
           name: path,
           loop: (count) =>
@@ -267,14 +226,10 @@ export async function runGovernanceBenchmark(
         },
         note: (run) => (run.streamedCalls ? `, ${run.streamedCalls} answered as streams` : ''),
       });
-      const rounds = runs! as GovernanceRun[];
-      const medians = mediansOf(rounds) as Record<GovernancePath, GovernanceRun>;
       sizes.push({
+        ...(level as ComparedLevel<GovernanceRun>),
         resultBytes: size.resultBytes,
         measuredResultBytes,
-        medians,
-        comparisons: GOVERNANCE_PLUGINS.map((path) => compareWithBare(path, medians, rounds)),
-        rounds,
       });
     }
     upstreamCalls.served = await served();

@@ -1,5 +1,5 @@
 /** Text formatting shared by every section of the table: numbers, aligned tables, per-run rows. */
-import type { LatencySummary } from '../stats.js';
+import type { ComparedLevel, Comparison } from '../rounds.js';
 
 export function signed(n: number, digits = 3): string {
   return `${n >= 0 ? '+' : ''}${n.toFixed(digits)}`;
@@ -36,9 +36,26 @@ export function levelsLine(levels: { concurrency: number; warmup: number; reads:
     .join('; ');
 }
 
-/** The columns of every per-run table: the path, then what `runCells` fills. */
-export const RUN_HEADER = [
-  'conc',
+/** An extra column of a compared-paths table: its header and the cell of a path's median round. */
+export interface Column<R> {
+  header: string;
+  cell: (run: R) => string;
+}
+
+/** How to show compared levels (rounds.ts `ComparedLevel`): which paths, in which order, with which labels. */
+export interface ComparedView<L extends ComparedLevel> {
+  /** The rows of each level in order (a path that did not run is left out). */
+  paths: readonly { path: string; label: string }[];
+  /** The first column (default: `conc`, the level's concurrency). */
+  first?: { header: string; cell: (level: L) => string };
+  /** A comparison row's label (default `path/baseline`). */
+  pairLabel?: (vs: Comparison) => string;
+  columns?: readonly Column<L['rounds'][number]>[];
+  /** What a request is, in the CPU legend (`read`, `call`). */
+  unit?: string;
+}
+
+const RUN_HEADER = [
   'path',
   'req/s',
   'p50 ms',
@@ -50,45 +67,60 @@ export const RUN_HEADER = [
   'cpu gw',
 ];
 
-/** The row under a level's runs comparing two paths: throughput ratio, then added p50 / p99, padded to `width` cells. */
-export function comparisonRow(
-  label: string,
-  vs: { throughputRatio: number; addedP50Ms: number; addedP99Ms: number },
-  width: number,
-): string[] {
-  const cells = [
-    '',
-    label,
-    `${vs.throughputRatio.toFixed(2)}x`,
-    signed(vs.addedP50Ms),
-    signed(vs.addedP99Ms),
-  ];
-  return [...cells, ...Array<string>(width - cells.length).fill('')];
-}
-
 /**
- * One table row of a measured run: req/s, latencies, the spread of its path's rounds and the CPU per
- * read (the gateway's only where `showGatewayCpu`: by default, when it was measured).
+ * The table of every section that compares paths: per level, the median round of each path (req/s,
+ * latencies, the spread of its rounds, CPU per request of the client, the upstream and the gateway, then
+ * the view's columns), then one row per compared pair; with the legend of the comparison rows.
  */
-export function runCells(
-  run: LatencySummary & {
-    path: string;
-    rps: number;
-    cpuUsPerRead: { client: number; upstream?: number; gateway?: number };
-  },
-  label: string,
-  rounds: { path: string; rps: number }[],
-  showGatewayCpu = run.cpuUsPerRead.gateway !== undefined,
+export function comparedTable<L extends ComparedLevel>(
+  levels: readonly L[],
+  view: ComparedView<L>,
 ): string[] {
+  const first = view.first ?? { header: 'conc', cell: (level: L) => String(level.concurrency) };
+  const columns = view.columns ?? [];
+  const cpu = (n: number | undefined): string => (n === undefined ? '-' : int.format(n));
+  const rows: string[][] = [];
+  for (const level of levels) {
+    const shown = view.paths.filter(({ path }) => level.medians[path]);
+    for (const [i, { path, label }] of shown.entries()) {
+      const run = level.medians[path]!;
+      rows.push([
+        i === 0 ? first.cell(level) : '',
+        label,
+        int.format(run.rps),
+        run.p50.toFixed(3),
+        run.p99.toFixed(3),
+        run.max.toFixed(2),
+        range(level.rounds.filter((r) => r.path === path)),
+        cpu(run.cpuUsPerRead.client),
+        cpu(run.cpuUsPerRead.upstream),
+        cpu(run.cpuUsPerRead.gateway),
+        ...columns.map((c) => c.cell(run)),
+      ]);
+    }
+    for (const vs of level.comparisons) {
+      rows.push([
+        '',
+        view.pairLabel?.(vs) ?? `${vs.path}/${vs.baseline}`,
+        `${vs.throughputRatio.toFixed(2)}x`,
+        signed(vs.addedP50Ms),
+        signed(vs.addedP99Ms),
+        '',
+        `${vs.pairedThroughputRatio.toFixed(2)}x paired`,
+        '',
+        '',
+        vs.addedGatewayCpuUs === undefined ? '' : signed(vs.addedGatewayCpuUs, 0),
+        ...columns.map(() => ''),
+      ]);
+    }
+  }
+  const header = [first.header, ...RUN_HEADER, ...columns.map((c) => c.header)];
   return [
-    label,
-    int.format(run.rps),
-    run.p50.toFixed(3),
-    run.p99.toFixed(3),
-    run.max.toFixed(2),
-    range(rounds.filter((r) => r.path === run.path)),
-    intOrNa(run.cpuUsPerRead.client),
-    intOrNa(run.cpuUsPerRead.upstream),
-    showGatewayCpu ? intOrNa(run.cpuUsPerRead.gateway) : '-',
+    table(header, rows, `${first.header === 'conc' ? 'r' : 'l'}l${'r'.repeat(header.length - 2)}`),
+    '   …/… rows: throughput ratio and added p50 / p99 (ms) of the median rounds; then paired round by round ' +
+      '(load that comes and goes between rounds cancels): the median req/s ratio, and in cpu gw the gateway ' +
+      'CPU per request the path adds (µs).',
+    `   cpu columns: CPU time (user + system) per ${view.unit ?? 'read'}, in µs, of the bench client, the ` +
+      'upstream and the gateway(s).',
   ];
 }

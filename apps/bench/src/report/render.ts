@@ -4,8 +4,7 @@ import type { ToolCallResult } from '../direct-vs-gateway.js';
 import type { BenchResults } from '../results.js';
 import { renderSessionMemory } from '../session-memory/render.js';
 import { renderEnumeration } from './enumerate.js';
-import { int, table } from './format.js';
-import { renderGatewayVsDirect } from './levels.js';
+import { comparedTable, int, table } from './format.js';
 import { renderPaths } from './paths.js';
 import { renderCacheHit, renderGovernance, renderStack } from './plugins.js';
 import { renderReplicas } from './replicas.js';
@@ -47,6 +46,12 @@ function header(options: {
   return [...out, ''];
 }
 
+/** The two rows of sections 1 and 4a. */
+const DIRECT_AND_GATEWAY = [
+  { path: 'direct', label: 'direct' },
+  { path: 'gateway', label: 'gateway' },
+];
+
 function renderToolCall(call: ToolCallResult): string[] {
   const c = call.config;
   return [
@@ -55,7 +60,7 @@ function renderToolCall(call: ToolCallResult): string[] {
     `   ${int.format(c.calls)} calls per round after ${int.format(c.warmup)} warm-up calls; ` +
       `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
     '',
-    ...renderGatewayVsDirect(call.levels, 'call'),
+    ...comparedTable(call.levels, { paths: DIRECT_AND_GATEWAY, pairLabel: () => 'gw/direct', unit: 'call' }),
     `   checked: every answer (warm-up and timed) echoed its own tool name and arguments as structuredContent ` +
       `and text; the upstream served ${int.format(call.upstreamCalls.served)} tools/call for ` +
       `${int.format(call.upstreamCalls.issued)} calls issued (one each, every round).`,
@@ -119,7 +124,7 @@ export function renderTable(options: {
       `   ${int.format(c.reads)} reads per round after ${int.format(c.warmup)} warm-up reads; ` +
         `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
       '',
-      ...renderGatewayVsDirect(read.levels, 'read'),
+      ...comparedTable(read.levels, { paths: DIRECT_AND_GATEWAY, pairLabel: () => 'gw/direct' }),
       '',
     );
   }

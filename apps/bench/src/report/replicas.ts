@@ -1,5 +1,5 @@
 /** Section 5: replicas behind HAProxy sharing one Redis (5a + 5c, 5b, 5d). */
-import type { ReadPathLevel, ReadPathRun } from '../read-paths.js';
+import type { ReadPathLevel } from '../read-paths.js';
 import type {
   RateLimitResult,
   ReplicasResult,
@@ -8,13 +8,7 @@ import type {
 } from '../replicas/index.js';
 import type { PathInfo } from '../replicas/model.js';
 import type { RedisSnapshot } from '../replicas/redis-probe.js';
-import { comparisonRow, int, intOrNa, levelsLine, RUN_HEADER, runCells, signed, table } from './format.js';
-
-/**
- * Every run's columns, then HAProxy's CPU per read (µs), the Redis commands per read (the store at work:
- * its CPU is below /proc's 10 ms resolution at these sizes; it is in the JSON) and the upstream reads.
- */
-const HEADER = [...RUN_HEADER, 'cpu lb', 'redis cmd/read', 'up reads'];
+import { comparedTable, int, intOrNa, levelsLine, signed, table } from './format.js';
 
 /** What each compared pair isolates (table label of `path/baseline`). */
 const PAIR_LABELS: Record<string, string> = {
@@ -29,30 +23,24 @@ const PAIR_LABELS: Record<string, string> = {
   'redis/bare': 'redis / none',
 };
 
-function runRow(first: boolean, level: ReadPathLevel, run: ReadPathRun, label: string): string[] {
-  return [
-    first ? String(level.concurrency) : '',
-    ...runCells(run, label, level.rounds),
-    run.cpuUsPerRead.balancer === undefined ? '-' : intOrNa(run.cpuUsPerRead.balancer),
-    run.redisCommandsPerRead === undefined ? '-' : run.redisCommandsPerRead.toFixed(2),
-    `${run.upstreamReads}/${run.readsIssued}`,
-  ];
-}
-
-/** The level tables of a part: each path's median round, then its comparison rows. */
-function levelsTable(levels: ReadPathLevel[], paths: PathInfo[]): string {
-  const rows: string[][] = [];
-  for (const level of levels) {
-    for (const [i, { path, label }] of paths.entries()) {
-      const run = level.medians[path];
-      if (run) rows.push(runRow(i === 0, level, run, label));
-    }
-    for (const vs of level.comparisons) {
-      const key = `${vs.path}/${vs.baseline}`;
-      rows.push(comparisonRow(PAIR_LABELS[key] ?? key, vs, HEADER.length));
-    }
-  }
-  return table(HEADER, rows, 'rlrrrrrrrrrrr');
+/**
+ * A part's table: the compared paths, then HAProxy's CPU per read (µs), the Redis commands per read (the
+ * store at work: its CPU is below /proc's 10 ms resolution at these sizes; it is in the JSON) and the
+ * upstream reads.
+ */
+function levelsTable(levels: ReadPathLevel[], paths: PathInfo[]): string[] {
+  return comparedTable(levels, {
+    paths,
+    pairLabel: (vs) => PAIR_LABELS[`${vs.path}/${vs.baseline}`] ?? `${vs.path}/${vs.baseline}`,
+    columns: [
+      {
+        header: 'cpu lb',
+        cell: (run) => (run.cpuUsPerRead.balancer === undefined ? '-' : intOrNa(run.cpuUsPerRead.balancer)),
+      },
+      { header: 'redis cmd/read', cell: (run) => run.redisCommandsPerRead?.toFixed(2) ?? '-' },
+      { header: 'up reads', cell: (run) => `${run.upstreamReads}/${run.readsIssued}` },
+    ],
+  });
 }
 
 function renderSharedCache(r: SharedCacheResult, c: ReplicasResult['config']): string[] {
@@ -70,7 +58,7 @@ function renderSharedCache(r: SharedCacheResult, c: ReplicasResult['config']): s
     '   client: sessionless 2026-07-28 resources/read POSTs (no session, so any replica can answer any request)',
     `   reads per round: ${levelsLine(c.levels)}; ${c.rounds} interleaved rounds per path; median round shown`,
     '',
-    levelsTable(r.levels, r.paths),
+    ...levelsTable(r.levels, r.paths),
     '   two/one: 5a, the ratio of two replicas to one behind the same HAProxy. lb+store ×2 / solo: 5c, what the ' +
       'balancer and the store add over one gateway without them (ms); store / no store and HAProxy / direct ' +
       "split it. cpu gw sums the replicas behind the path; redis cmd/read counts every store path's commands " +
@@ -92,7 +80,7 @@ function renderRateLimit(r: RateLimitResult, c: ReplicasResult['config']): strin
       'never refuses); sessionless 2026-07-28 resources/read',
     `   reads per round: ${levelsLine(c.levels)}; ${c.rounds} interleaved rounds per path; median round shown`,
     '',
-    levelsTable(r.levels, r.paths),
+    ...levelsTable(r.levels, r.paths),
     '   redis / in-memory: what keeping the buckets in Redis adds per request (throughput ratio, added p50 / p99 ' +
       `ms); redis cmd/read: Redis commands per request (${r.redisClients} client connection(s) from the store gateway).`,
     '',

@@ -8,7 +8,7 @@ import type { CatalogResult } from '../catalog/index.js';
 import type { EnumerateResult } from '../enumerate-result.js';
 import type { CacheHitResult } from '../plugins/index.js';
 import type { BenchResults } from '../results.js';
-import type { ReadLevel } from '../rounds.js';
+import type { ComparedLevel } from '../rounds.js';
 import { int, signed } from './format.js';
 
 /** Gateway-vs-direct throughput goal of reads (every level) and tool calls (c=16). */
@@ -73,12 +73,13 @@ export function evaluateTargets(results: BenchResults): Target[] {
   const targets: Target[] = [];
   for (const level of read?.levels ?? []) {
     const name = `read throughput, c=${level.concurrency}`;
-    const r = level.throughputRatio;
+    const r = level.comparisons[0]!.throughputRatio;
     targets.push(goal(name, '>=', THROUGHPUT_TARGET, throughputGoal, r, ratio(r)));
   }
   for (const level of read?.levels ?? []) {
     const name = `read added p99, c=${level.concurrency}`;
-    targets.push(goal(name, '<=', 1, '1 ms', level.addedP99Ms, `${signed(level.addedP99Ms)} ms`));
+    const added = level.comparisons[0]!.addedP99Ms;
+    targets.push(goal(name, '<=', 1, '1 ms', added, `${signed(added)} ms`));
   }
   targets.push(...enumerate.map(enumerationTarget));
   targets.push(...enumerate.map(sequentialTarget));
@@ -102,7 +103,8 @@ export function evaluateTargets(results: BenchResults): Target[] {
   for (const level of tools?.call?.levels ?? []) {
     // The c=16 level carries the goal; the others report their ratio and added latency.
     const name = `tools/call throughput, c=${level.concurrency}`;
-    const r = level.throughputRatio;
+    const vs = level.comparisons[0]!;
+    const r = vs.throughputRatio;
     targets.push(
       level.concurrency === 16
         ? goal(name, '>=', THROUGHPUT_TARGET, throughputGoal, r, ratio(r), (met) =>
@@ -111,7 +113,7 @@ export function evaluateTargets(results: BenchResults): Target[] {
         : informational(
             name,
             r,
-            `${ratio(r)}, p50 ${signed(level.addedP50Ms)} / p99 ${signed(level.addedP99Ms)} ms`,
+            `${ratio(r)}, p50 ${signed(vs.addedP50Ms)} / p99 ${signed(vs.addedP99Ms)} ms`,
           ),
     );
   }
@@ -238,10 +240,10 @@ function cpuFloorNote(e: EnumerateResult): string {
  * so below the target the gateway's CPU per call decides it. The cores the direct path actually kept busy
  * (req/s × its CPU per call) say whether the cores were the limit at all in that round.
  */
-function toolCallCpuNote(level: ReadLevel): string {
+function toolCallCpuNote(level: ComparedLevel): string {
   const label = `tools/call row, c=${level.concurrency}`;
-  const g = level.gateway.cpuUsPerRead;
-  const d = level.direct.cpuUsPerRead;
+  const g = level.medians.gateway!.cpuUsPerRead;
+  const d = level.medians.direct!.cpuUsPerRead;
   if (g.gateway === undefined || g.upstream === undefined || d.upstream === undefined) {
     return `${label}: CPU times unavailable (no /proc), no CPU bound computed.`;
   }
@@ -249,7 +251,7 @@ function toolCallCpuNote(level: ReadLevel): string {
   const direct = d.client + d.upstream;
   const via = g.client + g.upstream + g.gateway;
   const bound = direct / via;
-  const busy = (level.direct.rps * direct) / 1e6;
+  const busy = (level.medians.direct!.rps * direct) / 1e6;
   return (
     `${label}: a call costs ${int.format(direct)} µs of CPU directly (client ${int.format(d.client)} + ` +
     `upstream ${int.format(d.upstream)}) and ${int.format(via)} µs through the gateway (client ` +
