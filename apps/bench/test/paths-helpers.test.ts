@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { liveHeapBytes } from '../src/paths/heap-snapshot.js';
 import { cellKey, compareCell, noDirectReason, pathCells, slowestCells } from '../src/paths/matrix.js';
 import type { PathCell, PathResult, PathRun } from '../src/paths/model.js';
 import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
@@ -186,17 +185,6 @@ describe('upstream config', () => {
     expect(servers.modern).toEqual({ url: 'http://m/mcp' });
     expect(servers.ws).toEqual({ url: 'ws://w/mcp' });
     expect(() => gatewayServers(['ws'], {}, catalog, '/tk/cli.js')).toThrow(/no ws upstream/);
-  });
-});
-
-describe('liveHeapBytes', () => {
-  it('sums the self sizes of a heap snapshot', () => {
-    const snapshot = {
-      snapshot: { meta: { node_fields: ['type', 'name', 'id', 'self_size', 'edge_count'] } },
-      nodes: [0, 1, 1, 100, 0, 0, 2, 3, 250, 1],
-    };
-    expect(liveHeapBytes(snapshot)).toBe(350);
-    expect(() => liveHeapBytes({ snapshot: { meta: { node_fields: ['type'] } }, nodes: [] })).toThrow();
   });
 });
 

@@ -10,14 +10,13 @@ import { haproxyMissing, type ManagedProcess, startBalancer } from '@switchyard/
 import type { RunOptions } from '../client.js';
 import { filler, targetsOf } from '../requests.js';
 import { children, type Gateway, startGateway, testkitCli } from '../services.js';
+import { INSPECT_ARGS, measureIdleSessions } from '../session-memory/index.js';
 import { PathClients } from './clients.js';
-import { heapSnapshotFlags } from './heap-snapshot.js';
 import { cellKey, noDirectReason, pathCells, slowestCells } from './matrix.js';
 import { measureCell } from './measure.js';
 import type { PathsConfig, PathsResult, UpstreamKind } from './model.js';
 import { UPSTREAM_NAMES } from './model.js';
 import { profileCell } from './profiles.js';
-import { measureSessionMemory } from './session-memory.js';
 import {
   type Floor,
   gatewayServers,
@@ -30,6 +29,8 @@ export type { PathsConfig, PathsResult } from './model.js';
 
 /** Paths profiled under `--cpu-prof`. */
 const PROFILED_PATHS = 2;
+/** Sessions opened and deleted on the memory gateway before its baseline (code loaded, caches filled). */
+const MEMORY_WARMUP_SESSIONS = 16;
 
 /** Runs the matrix into `result.cells` (filled as cells finish), then memory and profiles. */
 export async function runPathsBenchmark(
@@ -123,14 +124,14 @@ async function runWith(
   }
 
   if (config.sessions > 0) {
-    const dir = await children.scratchDir('switchyard-bench-heap-');
     const fresh = await startGateway([], {
       name: 'gateway (idle sessions)',
-      nodeArgs: heapSnapshotFlags(dir),
+      nodeArgs: INSPECT_ARGS,
       config: { mcpServers, limits: { sessionsPerClient: config.sessions + 100 } },
     });
     try {
-      result.memory = await measureSessionMemory(fresh, config.sessions, dir, log);
+      const sessions = { sessions: config.sessions, warmup: MEMORY_WARMUP_SESSIONS };
+      result.memory = await measureIdleSessions(fresh, sessions, 'paths memory', log);
     } finally {
       await fresh.proc.stop();
     }

@@ -2,6 +2,7 @@
  * Section 6 (paths): the request path through the gateway on every upstream transport and client era,
  * for `resources/read` and `tools/call`, compared with the same upstream served directly in the same run.
  */
+import type { IdleSessionMemory } from '../session-memory/index.js';
 import type { LatencySummary } from '../stats.js';
 
 /** How the gateway (and the direct client) reaches the upstream. */
@@ -104,24 +105,6 @@ export interface PathResult extends PathCell {
   rounds: PathRun[];
 }
 
-/** Memory per idle legacy session on one gateway, measured from outside the process. */
-export interface SessionMemoryResult {
-  sessions: number;
-  /** How the figures were taken (see memory.ts). */
-  method: string;
-  rssBeforeBytes: number;
-  rssAfterBytes: number;
-  rssPerSessionBytes: number;
-  /** Live V8 heap (after the full GC a heap snapshot forces) with the sessions open, when measured. */
-  heapWithSessionsBytes?: number;
-  /** The same after every session's `DELETE`. */
-  heapAfterDeleteBytes?: number;
-  /** (with − after DELETE) ÷ sessions. */
-  heapPerSessionBytes?: number;
-  /** HTTP status of the `DELETE`s → count. */
-  deleteStatuses: Record<string, number>;
-}
-
 /** The top self-time frames of the gateway under one profiled path. */
 export interface PathProfile {
   cell: PathCell;
@@ -135,7 +118,8 @@ export interface PathProfile {
 export interface PathsResult {
   config: PathsConfig;
   cells: PathResult[];
-  memory?: SessionMemoryResult;
+  /** 6b: idle legacy sessions on a fresh gateway (session-memory/, as section 7). */
+  memory?: IdleSessionMemory;
   profiles?: PathProfile[];
   /** Warning kinds the gateway logged while measuring (digits masked) → count. */
   gatewayWarnings: Record<string, number>;

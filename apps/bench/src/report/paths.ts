@@ -1,5 +1,7 @@
 /** Section 6: the path matrix (every upstream transport × client era × method × concurrency), memory, profiles. */
 import { PATH_METHODS, type PathResult, type PathsResult, UPSTREAM_LABELS } from '../paths/model.js';
+import type { IdleSessionMemory } from '../session-memory/index.js';
+import { perSessionLines } from '../session-memory/render.js';
 import { int, range, signed, table } from './format.js';
 
 /** Issue 18's goals for every path, printed under the matrix. */
@@ -8,7 +10,6 @@ export const PATH_GOALS = {
   ratioC16: 0.95,
   gatewayCpuMs: 0.15,
   addedP99MsC1: 1,
-  sessionBytes: 10 * 1024,
 } as const;
 
 /** Issue 29's goals, held to the floor measured in the same rounds rather than to the upstream served directly. */
@@ -87,20 +88,11 @@ export function orderedRows(cells: readonly PathResult[]): PathResult[] {
     .map(({ r }) => r);
 }
 
-function renderMemory(m: NonNullable<PathsResult['memory']>): string[] {
-  const kb = (b: number | undefined) => (b === undefined ? 'n/a' : `${(b / 1024).toFixed(1)} KB`);
-  const mib = (b: number | undefined) => (b === undefined ? 'n/a' : `${(b / 1024 / 1024).toFixed(1)} MiB`);
-  const deletes = Object.entries(m.deleteStatuses)
-    .map(([status, n]) => `${n} × ${status}`)
-    .join(', ');
+function renderMemory(m: IdleSessionMemory): string[] {
   return [
-    `6b. Memory per idle legacy session (${int.format(m.sessions)} sessions by plain POSTs, fresh gateway; ` +
-      `goal ≤ ${PATH_GOALS.sessionBytes / 1024} KB)`,
-    `   RSS (settled, no forced GC): ${mib(m.rssBeforeBytes)} → ${mib(m.rssAfterBytes)}: ` +
-      `${kb(m.rssPerSessionBytes)} per session`,
-    `   live V8 heap (heap snapshot, full GC): ${mib(m.heapWithSessionsBytes)} with the sessions, ` +
-      `${mib(m.heapAfterDeleteBytes)} after their DELETEs: ${kb(m.heapPerSessionBytes)} per session`,
-    `   DELETEs: ${deletes || 'none'}`,
+    `6b. Memory per idle legacy session (${int.format(m.sessions)} sessions by plain POSTs, fresh gateway ` +
+      'fronting the four upstreams; memoryUsage() after a full GC through the inspector, as section 7)',
+    ...perSessionLines(m, '   '),
     '',
   ];
 }

@@ -14,7 +14,7 @@ import { Agent } from 'node:http';
 import { closeSessions, type LegacyHttpClient, openSessions } from '@switchyard/testkit/mcp';
 import { redisMissing } from '@switchyard/testkit/process';
 import { ownRedis, ownUpstream, replicaConfig, Teardown } from '../replicas/deployment.js';
-import { startGateway } from '../services.js';
+import { type Gateway, startGateway } from '../services.js';
 import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
 import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
 
@@ -30,10 +30,12 @@ const CONCURRENCY = 8;
 /** Census groups shown in the table. */
 const TOP = 15;
 
-/** One gateway's measurement. */
-export interface SessionMemoryRun {
-  /** `plain`: a gateway on its own; `replicas`: with `store.redis` (sealed ids, recorded state). */
-  variant: 'plain' | 'replicas';
+/** The node flag that lets `measureIdleSessions` drive a gateway's V8 inspector. */
+export const INSPECT_ARGS = ['--inspect=127.0.0.1:0'];
+
+/** What N idle legacy sessions cost one gateway (also section 6b's figures). */
+export interface IdleSessionMemory {
+  sessions: number;
   /** `process.memoryUsage()` after a full GC: baseline, with the N sessions open, after they were deleted. */
   memory: { baseline: MemoryUsage; open: MemoryUsage; deleted: MemoryUsage };
   /** (open − baseline) / N, in bytes. */
@@ -45,6 +47,11 @@ export interface SessionMemoryRun {
    * kind of object, `owners` the objects only the first snapshot has, by the class instance holding them.
    */
   census: { totalBytes: number; totalObjects: number; top: CensusDelta[]; owners: CensusDelta[] };
+}
+
+/** One gateway's measurement: `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
+export interface SessionMemoryRun extends IdleSessionMemory {
+  variant: 'plain' | 'replicas';
 }
 
 export interface SessionMemoryResult {
@@ -66,33 +73,27 @@ async function settledMemory(inspector: Inspector): Promise<MemoryUsage> {
   return inspector.memoryUsage();
 }
 
-async function measureOne(
+/**
+ * Opens `config.sessions` idle legacy sessions on `gateway` (started with `INSPECT_ARGS`) after
+ * `config.warmup` opened and deleted, reads its memory through the inspector with them and after their
+ * `DELETE`s, and counts the heap snapshots' difference.
+ */
+export async function measureIdleSessions(
+  gateway: Gateway,
   config: SessionMemoryConfig,
-  variant: SessionMemoryRun['variant'],
+  what: string,
   log: (message: string) => void,
-): Promise<SessionMemoryRun> {
-  const teardown = new Teardown();
+): Promise<IdleSessionMemory> {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  teardown.add(() => agent.destroy());
   const opening = { agent, parallel: CONCURRENCY, clientName: (i: number) => `bench-idle-${i}` };
+  const inspectorUrl = (await gateway.proc.waitForLine(INSPECTOR_LINE, { what: 'the inspector URL' }))[1]!;
+  const inspector = await Inspector.connect(inspectorUrl);
   try {
-    const upstream = await ownUpstream({ name: 'mem', resources: 10 }, teardown);
-    const redis = variant === 'replicas' ? await ownRedis(teardown) : undefined;
-    const gateway = await startGateway([upstream], {
-      name: `gateway (session memory, ${variant})`,
-      nodeArgs: ['--inspect=127.0.0.1:0'],
-      config: redis ? replicaConfig(redis, 'bench-mem:') : undefined,
-    });
-    teardown.add(() => gateway.proc.stop());
-    const inspectorUrl = (await gateway.proc.waitForLine(INSPECTOR_LINE, { what: 'the inspector URL' }))[1]!;
-    const inspector = await Inspector.connect(inspectorUrl);
-    teardown.add(() => inspector.close());
-
-    log(`session memory (${variant}): ${config.warmup} warm-up sessions`);
+    log(`${what}: ${config.warmup} warm-up sessions`);
     await deleteSessions(await openSessions(gateway.url, config.warmup, opening));
     const baseline = await settledMemory(inspector);
 
-    log(`session memory (${variant}): opening ${config.sessions} idle legacy sessions`);
+    log(`${what}: opening ${config.sessions} idle legacy sessions`);
     const sessions = await openSessions(gateway.url, config.sessions, opening);
     const open = await settledMemory(inspector);
     const withSessions = parseSnapshot(await inspector.heapSnapshot());
@@ -105,7 +106,7 @@ async function measureOne(
     const delta = censusDelta(census(without), census(withSessions), n);
     const owners = censusDelta(new Map(), ownership(withSessions, nodeIds(without)), n);
     return {
-      variant,
+      sessions: n,
       memory: { baseline, open, deleted },
       perSession: {
         heapUsed: (open.heapUsed - baseline.heapUsed) / n,
@@ -120,6 +121,28 @@ async function measureOne(
         owners: owners.slice(0, TOP),
       },
     };
+  } finally {
+    inspector.close();
+    agent.destroy();
+  }
+}
+
+async function measureOne(
+  config: SessionMemoryConfig,
+  variant: SessionMemoryRun['variant'],
+  log: (message: string) => void,
+): Promise<SessionMemoryRun> {
+  const teardown = new Teardown();
+  try {
+    const upstream = await ownUpstream({ name: 'mem', resources: 10 }, teardown);
+    const redis = variant === 'replicas' ? await ownRedis(teardown) : undefined;
+    const gateway = await startGateway([upstream], {
+      name: `gateway (session memory, ${variant})`,
+      nodeArgs: INSPECT_ARGS,
+      config: redis ? replicaConfig(redis, 'bench-mem:') : undefined,
+    });
+    teardown.add(() => gateway.proc.stop());
+    return { variant, ...(await measureIdleSessions(gateway, config, `session memory (${variant})`, log)) };
   } finally {
     await teardown.run();
   }
