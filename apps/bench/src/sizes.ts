@@ -5,6 +5,7 @@ import type { ReadConfig, ToolCallConfig } from './direct-vs-gateway.js';
 import type { EnumerateConfig } from './enumerate.js';
 import type { PathsConfig } from './paths/index.js';
 import type { PluginsConfig } from './plugins/index.js';
+import type { LevelConfig } from './read-paths.js';
 import type { ReplicasConfig } from './replicas/index.js';
 import type { SessionMemoryConfig } from './session-memory/index.js';
 
@@ -33,6 +34,14 @@ const PATHS_MATRIX = {
   argumentBytes: 64,
 } as const;
 
+/** Warm-up and timed reads per round at c=1 and at c=16. */
+function readLevels(c1: [number, number], c16: [number, number]): LevelConfig[] {
+  return [
+    { concurrency: 1, warmup: c1[0], reads: c1[1] },
+    { concurrency: 16, warmup: c16[0], reads: c16[1] },
+  ];
+}
+
 export const FULL: Sizes = {
   read: { resources: 100, payloadBytes: 1024, warmup: 500, reads: 5000, concurrencies: [1, 16], rounds: 3 },
   enumerate: [
@@ -44,20 +53,14 @@ export const FULL: Sizes = {
       resources: 100,
       payloadBytes: 1024,
       latencyMs: 5,
-      levels: [
-        { concurrency: 1, warmup: 50, reads: 600 },
-        { concurrency: 16, warmup: 200, reads: 3000 },
-      ],
+      levels: readLevels([50, 600], [200, 3000]),
       rounds: 3,
     },
     stack: {
       resources: 200,
       payloadBytes: 1024,
       cacheMaxBytes: 50 * 1024,
-      levels: [
-        { concurrency: 1, warmup: 100, reads: 1000 },
-        { concurrency: 16, warmup: 200, reads: 2000 },
-      ],
+      levels: readLevels([100, 1000], [200, 2000]),
       rounds: 3,
     },
     // Five paths, five rounds: with the order rotated each round, every path goes first once.
@@ -80,10 +83,7 @@ export const FULL: Sizes = {
     resources: 100,
     payloadBytes: 1024,
     cacheUpstreamLatencyMs: 5,
-    levels: [
-      { concurrency: 1, warmup: 100, reads: 1000 },
-      { concurrency: 16, warmup: 200, reads: 3000 },
-    ],
+    levels: readLevels([100, 1000], [200, 3000]),
     rounds: 3,
     sessions: 200,
   },
@@ -116,33 +116,18 @@ export const FULL: Sizes = {
   },
 };
 
+/** The CI smoke run: the full run's shape with small counts (every section, every path, every check). */
 export const QUICK: Sizes = {
-  read: { resources: 100, payloadBytes: 1024, warmup: 50, reads: 300, concurrencies: [1, 16], rounds: 3 },
-  enumerate: [
-    { list: 'resources', upstreams: 2, itemsPerUpstream: 1000, pageSize: 100, latencyMs: 0, runs: 3 },
-    { list: 'resources', upstreams: 2, itemsPerUpstream: 1000, pageSize: 100, latencyMs: 3, runs: 3 },
-  ],
+  read: { ...FULL.read, warmup: 50, reads: 300 },
+  enumerate: FULL.enumerate.map((e) => ({
+    ...e,
+    upstreams: 2,
+    itemsPerUpstream: 1000,
+    latencyMs: e.latencyMs && 3,
+  })),
   plugins: {
-    hit: {
-      resources: 100,
-      payloadBytes: 1024,
-      latencyMs: 5,
-      levels: [
-        { concurrency: 1, warmup: 5, reads: 40 },
-        { concurrency: 16, warmup: 32, reads: 192 },
-      ],
-      rounds: 3,
-    },
-    stack: {
-      resources: 200,
-      payloadBytes: 1024,
-      cacheMaxBytes: 50 * 1024,
-      levels: [
-        { concurrency: 1, warmup: 10, reads: 100 },
-        { concurrency: 16, warmup: 32, reads: 192 },
-      ],
-      rounds: 3,
-    },
+    hit: { ...FULL.plugins.hit, levels: readLevels([5, 40], [32, 192]) },
+    stack: { ...FULL.plugins.stack, levels: readLevels([10, 100], [32, 192]) },
     governance: {
       sizes: [
         { resultBytes: 1024, warmup: 10, calls: 100 },
@@ -152,43 +137,34 @@ export const QUICK: Sizes = {
     },
   },
   tools: {
-    call: { tools: 5, argumentBytes: 64, warmup: 30, calls: 200, concurrencies: [1, 16], rounds: 3 },
-    list: [
-      { list: 'tools', upstreams: 2, itemsPerUpstream: 200, pageSize: 50, latencyMs: 0, runs: 3 },
-      { list: 'tools', upstreams: 2, itemsPerUpstream: 200, pageSize: 50, latencyMs: 3, runs: 3 },
-    ],
+    call: { ...FULL.tools.call, warmup: 30, calls: 200 },
+    list: FULL.tools.list.map((e) => ({
+      ...e,
+      upstreams: 2,
+      itemsPerUpstream: 200,
+      latencyMs: e.latencyMs && 3,
+      runs: 3,
+    })),
   },
   replicas: {
+    ...FULL.replicas,
     resources: 20,
-    payloadBytes: 1024,
-    cacheUpstreamLatencyMs: 5,
-    levels: [
-      { concurrency: 1, warmup: 5, reads: 40 },
-      { concurrency: 16, warmup: 32, reads: 128 },
-    ],
+    levels: readLevels([5, 40], [32, 128]),
     rounds: 2,
     sessions: 20,
   },
-  paths: { ...PATHS_MATRIX, warmup: 10, count: 50, rounds: 1, sessions: 30, profileRequests: 300 },
+  paths: { ...FULL.paths, warmup: 10, count: 50, rounds: 1, sessions: 30, profileRequests: 300 },
   sessionMemory: { sessions: 200, warmup: 20 },
   // Every part of the catalog once, at 3,000 tools only.
-  catalog: {
-    tokenSizes: [50, 300, 3000],
-    scaleSizes: [3000],
-    buildRuns: 1,
-    warmup: 50,
-    searches: 300,
-    limit: 5,
-  },
+  catalog: { ...FULL.catalog, scaleSizes: [3000], buildRuns: 1, warmup: 50, searches: 300 },
   credentials: {
     keeper: {
+      ...FULL.credentials.keeper,
       rounds: 1,
-      concurrencies: [1, 16],
       calls: { memory: { warmup: 200, calls: 2000 }, redis: { warmup: 100, calls: 500 } },
     },
     e2e: {
-      tools: 5,
-      argumentBytes: 64,
+      ...FULL.credentials.e2e,
       prewarm: 50,
       rounds: 1,
       levels: [
