@@ -1,58 +1,10 @@
 /**
  * Switchyard benchmark harness (`pnpm bench`): what the gateway costs compared with talking to the
- * upstream directly, on the same box, over the same transport (MCP Streamable HTTP, loopback).
- *
- * 1. Read: one testkit upstream in its own process (100 resources, ~1 KiB each) and the gateway CLI in its
- *    own process fronting it. From this process, one client session per path issues `resources/read`
- *    (warm-up, then N timed reads with hrtime) at concurrency 1 (pure per-request latency) and 16
- *    (throughput: 16 workers over one client session). Direct and gateway rounds are interleaved (ABBA…)
- *    and the median round is reported, because on a 2-core box the client, gateway and upstream share the
- *    CPUs and a single round is noisy. Reported: req/s, p50, p99, gateway/direct throughput ratio and the
- *    added p50/p99 (gateway − direct). This is the per-request tax of the extra hop.
- * 2. Enumeration: K upstreams × N resources with page size P. The slowest single upstream enumerated alone
- *    (explicit cursors, raw requests) is the lower bound a perfectly parallel merge could reach; the
- *    gateway's merged listing fetches the next page of every upstream per downstream page, so it should
- *    take N/P round trips and stay close to that bound. Every gateway walk is checked: exactly K×N
- *    resources, all URIs unique (the bench fails loudly otherwise). A reference row walks all K upstreams
- *    directly and concurrently from the client, i.e. the same total work without the gateway.
- *    It runs twice: (a) CPU-bound upstreams (no latency), where K local upstreams on a small box are
- *    bounded by their summed CPU, not by the gateway; (b) I/O-bound upstreams (every page answered after a
- *    fixed latency, like remote servers), which measures the design property (round trips = the longest
- *    upstream's pages, fan-out concurrent).
- * 3. Plugins (plugins.ts): (a) cache hits through a gateway running `@switchyard/plugin-cache` vs reads
- *    straight from an upstream that takes 5 ms per read (the upstream's own read counter must not move
- *    during a gateway round, or the bench fails); (b) the cost of the full stack (audit → rate-limit →
- *    access → cache) on cache misses vs a bare gateway, with the cache coherent (default) and not, every
- *    read checked to be a miss (upstream counter and audit log); (c) the governance plugins' cost per tool
- *    call (secrets, pin, approve, access, each alone on its own gateway vs a bare gateway) on ~1 KiB and
- *    ~1 MiB results, every answer and the upstream's call count checked (`--only governance`).
- * 4. Tools (direct-vs-gateway.ts, enumerate.ts): (a) `tools/call` of a handful of echo tools with a small argument
- *    payload, direct vs through the gateway, with the read benchmark's method (rounds.ts), every answer
- *    checked; (b, c) the `tools/list` enumeration of K upstreams × N tools through the gateway vs the slowest
- *    upstream alone, with the enumeration engine of section 2, CPU-bound and I/O-bound.
- * 5. Replicas (replicas/, needs redis-server and haproxy, skipped with a message otherwise): sessionless
- *    2026-07-28 reads through HAProxy to one vs two replicas sharing a cache through one Redis (and whether
- *    the second replica's reads hit the cache the first filled), plugin-rate-limit in memory vs on Redis,
- *    the latency the balancer and the store add over one gateway, and Redis memory per legacy session.
- * 6. Paths (paths/, `--only paths`): issue 18's matrix. Four upstreams (stdio, Streamable HTTP legacy-only,
- *    Streamable HTTP also speaking 2026-07-28, WebSocket) behind one gateway; both client eras (raw JSON-RPC),
- *    `resources/read` and `tools/call`, c=1 and c=16: direct vs the floor (a pass-through proxy with no MCP
- *    logic, floor-proxy.ts) vs the gateway, with each middle process's own CPU per request; memory per idle legacy session (RSS, and the live heap from heap snapshots); under
- *    `--cpu-prof` the two slowest paths profiled on fresh gateways (top 15 self-time frames).
- * 7. Session memory (session-memory/, `--only session-memory`): the gateway's own heap and RSS per idle
- *    legacy session, through its V8 inspector, and what holds it (heap snapshots by constructor and by owner).
- * 8. Catalog (catalog/, `--only catalog`): tool search (DESIGN §13) in process: a catalog of the published
- *    servers' real tools plus generated services (3,000 and 30,000 tools), the tokens of `tools/list` full vs
- *    search mode, recall@1/@5 and MRR on hand-labelled task phrasings, search latency, index build time and heap.
- * 9. Targets (read throughput ≥ 0.9× direct, added p99 ≤ 1 ms, enumeration ≤ 1.2× slowest single, on both
- *    enumeration scenarios, cache hit ≥ 5× direct, tools/call ≥ 0.9× direct at c=16; search mode ≥ 90 % fewer tokens at 300 tools,
- *    recall@5 ≥ 0.9, recall@1 ≥ 0.7, search p50 ≤ 1 ms at 3,000 tools) are printed next to
- *    the results, with the CPU floor that explains a CPU-bound miss; timing never changes the exit code
- *    (only errors and wrong counts do).
- * 10. Credentials (credentials/, `--only credentials`): the personal-credentials vault (DESIGN §14) per call:
- *    `TokenKeeper.token` in process, and `tools/call` through a gateway, static header vs `auth.user`, on
- *    the memory store and a real Redis (skipped with a message without redis-server). Printed after the
- *    table.
+ * upstream directly, on the same box, and what its plugins, replicas, transports, tool search and
+ * credentials vault cost. Sections (README.md describes each, its table and its JSON): 1 read, 2 enumerate,
+ * 3 plugins (3c governance), 4 tools, 5 replicas, 6 paths, 7 session memory, 8 catalog, 10 credentials;
+ * the targets (9) are printed under the table and never change the exit code: only errors, wrong answers
+ * and wrong upstream counters do.
  *
  * Output: a table on stdout, progress on stderr, JSON in apps/bench/results/latest.json (or --json PATH).
  * Every child process is registered and killed on exit, error or SIGINT (`children`, services.ts).
