@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { cellKey, compareCell, noDirectReason, pathCells, slowestCells } from '../src/paths/matrix.js';
-import type { PathCell, PathResult, PathRun } from '../src/paths/model.js';
+import {
+  cellKey,
+  compareCell,
+  noDirectReason,
+  pathCells,
+  slowestCells,
+  versus,
+} from '../src/paths/matrix.js';
+import type { PathCell, PathResult, PathSide } from '../src/paths/model.js';
 import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
 import {
   floorGoalsLine,
@@ -11,18 +18,19 @@ import {
   renderPaths,
 } from '../src/report/paths.js';
 import { checkCall, checkRead, targetsOf } from '../src/requests.js';
-import { cpuSampler, roundOrder } from '../src/rounds.js';
+import { cpuSampler, type Run, roundOrder } from '../src/rounds.js';
 import { QUICK } from '../src/sizes.js';
 
-function run(side: PathRun['side'], round: number, rps: number, p50: number, p99: number): PathRun {
+/** A round of `side`: the gateway uses 0.3 ms of CPU per request, the floor 0.2 ms. */
+function run(side: PathSide, round: number, rps: number, p50: number, p99: number, middleMs?: number): Run {
+  const ms = middleMs ?? { gateway: 0.3, floor: 0.2 }[side as string];
   return {
-    side,
+    path: side,
     round,
+    concurrency: 1,
     wallMs: 1000,
     rps,
-    clientCpuMs: 0.1,
-    ...(side === 'gateway' ? { gatewayCpuMs: 0.3 } : {}),
-    ...(side === 'floor' ? { floorCpuMs: 0.2 } : {}),
+    cpuUsPerRead: { client: 100, ...(ms === undefined ? {} : { [side]: ms * 1000 }) },
     count: 10,
     mean: p50,
     p50,
@@ -68,18 +76,18 @@ describe('the matrix', () => {
       run('direct', 1, 300, 0.5, 2), // of two rounds, the median is the lower middle: 100
       run('gateway', 2, 80, 1.5, 7),
     ]);
-    expect(result.direct?.rps).toBe(100);
-    expect(result.gateway.rps).toBe(60);
-    expect(result.throughputRatio).toBeCloseTo(0.6);
-    expect(result.addedP50Ms).toBeCloseTo(1);
-    expect(result.addedP99Ms).toBeCloseTo(4);
+    expect(result.medians.direct?.rps).toBe(100);
+    expect(result.medians.gateway?.rps).toBe(60);
+    expect(versus(result, 'direct')?.throughputRatio).toBeCloseTo(0.6);
+    expect(versus(result, 'direct')?.addedP50Ms).toBeCloseTo(1);
+    expect(versus(result, 'direct')?.addedP99Ms).toBeCloseTo(4);
     expect(result.rounds).toHaveLength(5);
   });
 
   it('leaves the comparison out when there is no direct side, and says why', () => {
     const result = compareCell({ ...CELL, upstream: 'ws' }, [run('gateway', 0, 50, 2, 5)], 'legacy-only');
-    expect(result.direct).toBeUndefined();
-    expect(result.throughputRatio).toBeUndefined();
+    expect(result.medians.direct).toBeUndefined();
+    expect(versus(result, 'direct')).toBeUndefined();
     expect(result.noDirect).toBe('legacy-only');
     expect(pathRow(result)[6]).toBe('no direct');
     expect(() => compareCell(CELL, [run('direct', 0, 50, 2, 5)])).toThrow(/no gateway round/);
@@ -102,7 +110,7 @@ describe('the matrix', () => {
       compareCell({ ...CELL, upstream: 'stdio' }, [run('gateway', 0, 3, 1, 1)]),
       compareCell({ ...CELL, upstream: 'ws' }, [run('gateway', 0, 4, 1, 1)]),
     ];
-    expect(orderedRows(cells).map((r) => r.gateway.rps)).toEqual([3, 4, 2, 1]);
+    expect(orderedRows(cells).map((r) => r.medians.gateway?.rps)).toEqual([3, 4, 2, 1]);
   });
 
   it('marks a ratio below its goal', () => {
@@ -112,7 +120,7 @@ describe('the matrix', () => {
       )[6];
     expect(at(1, 90)).toBe('0.90x');
     const withHaproxy = compareCell(CELL, [run('haproxy', 0, 200, 1, 2), run('gateway', 0, 100, 1, 2)]);
-    expect(withHaproxy.haproxyRatio).toBe(0.5);
+    expect(versus(withHaproxy, 'haproxy')?.throughputRatio).toBe(0.5);
     expect(pathRow(withHaproxy).slice(9, 11)).toEqual(['200', '0.50x']);
     expect(at(1, 80)).toBe('0.80x *');
     expect(at(16, 90)).toBe('0.90x *');
@@ -212,8 +220,8 @@ describe('the floor', () => {
         run('gateway', 0, gw, 1, 1),
       ]);
     const slow = cell(1, 60, 45);
-    expect(slow.floor?.rps).toBe(60);
-    expect(slow.floorRatio).toBeCloseTo(0.75);
+    expect(slow.medians.floor?.rps).toBe(60);
+    expect(versus(slow, 'floor')?.throughputRatio).toBeCloseTo(0.75);
     const row = pathRow(slow);
     expect(row[7]).toBe('60');
     expect(row[8]).toBe('0.75x');
@@ -228,7 +236,7 @@ describe('the floor', () => {
 
   it("counts the cells meeting issue 29's goals against the floor (req/s ratio, CPU over the floor's)", () => {
     const cell = (concurrency: number, floor: number, gw: number, gwCpu: number): PathResult => {
-      const gateway = { ...run('gateway', 0, gw, 1, 1), gatewayCpuMs: gwCpu };
+      const gateway = run('gateway', 0, gw, 1, 1, gwCpu);
       return compareCell({ ...CELL, concurrency }, [run('floor', 0, floor, 1, 1), gateway]);
     };
     // 0.75x misses c=1's 0.85, 0.93x meets c=16's 0.9, 0.89x meets c=1's 0.85, 0.88x misses c=16's 0.9;

@@ -1,6 +1,6 @@
 /** The path matrix as data: which cells run, which have a direct baseline, medians, and the slowest paths. */
-import { medianBy } from '../stats.js';
-import type { ClientEra, PathCell, PathResult, PathRun, PathsConfig, UpstreamKind } from './model.js';
+import { type Comparison, comparedLevel, type Pair, type Run } from '../rounds.js';
+import type { ClientEra, PathCell, PathResult, PathSide, PathsConfig, UpstreamKind } from './model.js';
 
 /**
  * Why `upstream` has no direct path for a client of `era`, or undefined when it has one. Only the
@@ -30,30 +30,32 @@ export function cellKey(cell: PathCell): string {
   return `${cell.upstream}/${cell.era}/${cell.method}/c${cell.concurrency}`;
 }
 
-/** The median round (by req/s) of each side, and the gateway's compared with the direct one. */
-export function compareCell(cell: PathCell, rounds: PathRun[], noDirect?: string): PathResult {
-  const median = (side: PathRun['side']): PathRun | undefined => {
-    const runs = rounds.filter((r) => r.side === side);
-    return runs.length === 0 ? undefined : medianBy(runs, (r) => r.rps);
-  };
-  const gateway = median('gateway');
-  if (!gateway) throw new Error(`no gateway round for ${cellKey(cell)}`);
-  const direct = median('direct');
-  const floor = median('floor');
-  const haproxy = median('haproxy');
+/** The gateway compared with every other side of a cell. */
+const PAIRS: readonly Pair[] = [
+  ['gateway', 'direct'],
+  ['gateway', 'floor'],
+  ['gateway', 'haproxy'],
+];
+
+/** The median round (by req/s) of each side, and the gateway's compared with each other side that ran. */
+export function compareCell(cell: PathCell, rounds: Run[], noDirect?: string): PathResult {
+  if (!rounds.some((r) => r.path === 'gateway')) throw new Error(`no gateway round for ${cellKey(cell)}`);
   return {
     ...cell,
     ...(noDirect === undefined ? {} : { noDirect }),
-    direct,
-    floor,
-    gateway,
-    throughputRatio: direct && gateway.rps / direct.rps,
-    floorRatio: floor && gateway.rps / floor.rps,
-    ...(haproxy ? { haproxy, haproxyRatio: gateway.rps / haproxy.rps } : {}),
-    addedP50Ms: direct && gateway.p50 - direct.p50,
-    addedP99Ms: direct && gateway.p99 - direct.p99,
-    rounds,
+    ...comparedLevel(cell.concurrency, rounds, PAIRS),
   };
+}
+
+/** The gateway compared with `side` in a cell, when that side ran. */
+export function versus(result: PathResult, side: PathSide): Comparison | undefined {
+  return result.comparisons.find((c) => c.baseline === side);
+}
+
+/** CPU per request (ms) of `side`'s own middle process (the gateway, the floor, HAProxy) in its median round. */
+export function middleCpuMs(result: PathResult, side: PathSide): number | undefined {
+  const us = result.medians[side]?.cpuUsPerRead[side];
+  return us === undefined ? undefined : us / 1000;
 }
 
 /**
@@ -66,6 +68,6 @@ export function slowestCells(results: readonly PathResult[], n: number): PathRes
   const lowest = Math.min(...results.map((r) => r.concurrency));
   return results
     .filter((r) => r.concurrency === lowest)
-    .sort((a, b) => a.gateway.rps - b.gateway.rps)
+    .sort((a, b) => a.medians.gateway!.rps - b.medians.gateway!.rps)
     .slice(0, n);
 }

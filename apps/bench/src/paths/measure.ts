@@ -9,7 +9,7 @@ import type { ManagedProcess } from '@switchyard/testkit/process';
 import { methodLoop, type Targets } from '../requests.js';
 import { measureRounds } from '../rounds.js';
 import { cellKey, compareCell } from './matrix.js';
-import type { PathCell, PathResult, PathRun, PathSide, PathsConfig } from './model.js';
+import type { PathCell, PathResult, PathSide, PathsConfig } from './model.js';
 
 /** A side of a cell: the client that drives it and what it addresses. */
 export interface Side {
@@ -54,22 +54,12 @@ export async function measureCell(options: {
           minChars: config.payloadBytes,
           text: options.text,
         });
-      return [{ name, loop, cpu: { middle: 'proc' in side ? side.proc : undefined } }];
+      return [{ name, loop, cpu: 'proc' in side ? { [name]: side.proc } : {} }];
     }),
-    note: (run) =>
-      run.cpuUsPerRead.middle === undefined
-        ? ''
-        : ` ${run.path} cpu ${(run.cpuUsPerRead.middle / 1000).toFixed(3)} ms/req`,
+    note: (run) => {
+      const us = run.cpuUsPerRead[run.path];
+      return us === undefined ? '' : ` ${run.path} cpu ${(us / 1000).toFixed(3)} ms/req`;
+    },
   });
-  const rounds = runs!.map(({ path, cpuUsPerRead, ...run }): PathRun => {
-    const side = path as PathSide;
-    const middle = cpuUsPerRead.middle === undefined ? undefined : cpuUsPerRead.middle / 1000;
-    return {
-      side,
-      ...run,
-      clientCpuMs: cpuUsPerRead.client / 1000,
-      ...(side === 'direct' ? {} : { [`${side}CpuMs`]: middle }),
-    };
-  });
-  return compareCell(cell, rounds, options.noDirect);
+  return compareCell(cell, runs!, options.noDirect);
 }

@@ -2,8 +2,9 @@
  * Section 6 (paths): the request path through the gateway on every upstream transport and client era,
  * for `resources/read` and `tools/call`, compared with the same upstream served directly in the same run.
  */
+
+import type { ComparedLevel } from '../rounds.js';
 import type { IdleSessionMemory } from '../session-memory/index.js';
-import type { LatencySummary } from '../stats.js';
 
 /** How the gateway (and the direct client) reaches the upstream. */
 export const UPSTREAM_KINDS = ['stdio', 'http-legacy', 'http-modern', 'ws'] as const;
@@ -68,41 +69,14 @@ export interface PathCell {
  */
 export type PathSide = 'direct' | 'floor' | 'haproxy' | 'gateway';
 
-/** A measured round of one side of a cell. */
-export interface PathRun extends LatencySummary {
-  side: PathSide;
-  round: number;
-  wallMs: number;
-  rps: number;
-  /** CPU per request (ms) of the bench process (the client) during the timed loop. */
-  clientCpuMs: number;
-  /** CPU per request (ms) of the gateway process alone (gateway rounds; /proc, 10 ms resolution). */
-  gatewayCpuMs?: number;
-  /** CPU per request (ms) of the floor proxy process alone (floor rounds). */
-  floorCpuMs?: number;
-  /** CPU per request (ms) of the HAProxy process alone (haproxy rounds). */
-  haproxyCpuMs?: number;
-}
-
-/** A cell's result: the median round of each side, and the comparison when there is a direct side. */
-export interface PathResult extends PathCell {
-  /** Why there is no direct baseline (the upstream does not serve this era that way), or undefined. */
+/**
+ * A cell's result (rounds.ts `ComparedLevel`): the median round of each side (`cpuUsPerRead`: µs per request
+ * of the client and of the side's middle process, by side name), the gateway compared with each other side
+ * that ran, every round.
+ */
+export interface PathResult extends PathCell, ComparedLevel {
+  /** Why there is no direct side (the upstream does not serve this era that way), or undefined. */
   noDirect?: string;
-  direct?: PathRun;
-  /** The floor proxy's median round: what any process in the middle costs on this machine. */
-  floor?: PathRun;
-  gateway: PathRun;
-  /** gateway req/s ÷ direct req/s. */
-  throughputRatio?: number;
-  /** gateway req/s ÷ floor req/s: how close the gateway comes to a proxy that does nothing. */
-  floorRatio?: number;
-  /** HAProxy's median round (HTTP upstreams): the practical cost of one more hop. */
-  haproxy?: PathRun;
-  /** gateway req/s ÷ HAProxy req/s. */
-  haproxyRatio?: number;
-  addedP50Ms?: number;
-  addedP99Ms?: number;
-  rounds: PathRun[];
 }
 
 /** The top self-time frames of the gateway under one profiled path. */

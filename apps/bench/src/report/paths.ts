@@ -1,7 +1,16 @@
 /** Section 6: the path matrix (every upstream transport × client era × method × concurrency), memory, profiles. */
-import { PATH_METHODS, type PathResult, type PathsResult, UPSTREAM_LABELS } from '../paths/model.js';
+import { middleCpuMs, versus } from '../paths/matrix.js';
+import {
+  PATH_METHODS,
+  type PathResult,
+  type PathSide,
+  type PathsResult,
+  UPSTREAM_LABELS,
+} from '../paths/model.js';
+import type { Run } from '../rounds.js';
 import type { IdleSessionMemory } from '../session-memory/index.js';
 import { perSessionLines } from '../session-memory/render.js';
+import { median } from '../stats.js';
 import { int, range, signed, table } from './format.js';
 
 /** Issue 18's goals for every path, printed under the matrix. */
@@ -50,32 +59,35 @@ export function ratioGoal(r: Pick<PathResult, 'concurrency'>): number {
 
 /** One row of the matrix; a path without a direct baseline says so in the ratio column. */
 export function pathRow(r: PathResult): string[] {
-  const g = r.gateway;
-  const d = r.direct;
-  const ratio =
-    r.throughputRatio === undefined
-      ? 'no direct'
-      : `${r.throughputRatio.toFixed(2)}x${r.throughputRatio >= ratioGoal(r) ? '' : ' *'}`;
+  const { direct: d, floor, haproxy, gateway: g } = r.medians as Record<string, Run | undefined>;
+  const vs = (side: PathSide) => versus(r, side);
+  const ratio = (side: PathSide) => {
+    const x = vs(side)?.throughputRatio;
+    return x === undefined ? '-' : `${x.toFixed(2)}x`;
+  };
+  const direct = vs('direct');
   return [
     METHOD_LABELS[r.method],
     String(r.concurrency),
     UPSTREAM_LABELS[r.upstream],
     r.era === 'legacy' ? '2025-11-25' : '2026-07-28',
     d ? int.format(d.rps) : 'n/a',
-    int.format(g.rps),
-    ratio,
-    r.floor ? int.format(r.floor.rps) : 'n/a',
-    r.floorRatio === undefined ? '-' : `${r.floorRatio.toFixed(2)}x`,
-    r.haproxy ? int.format(r.haproxy.rps) : 'n/a',
-    r.haproxyRatio === undefined ? '-' : `${r.haproxyRatio.toFixed(2)}x`,
-    `${d ? d.p50.toFixed(2) : '-'} / ${g.p50.toFixed(2)}`,
-    r.addedP50Ms === undefined ? '-' : signed(r.addedP50Ms),
-    `${d ? d.p99.toFixed(2) : '-'} / ${g.p99.toFixed(2)}`,
-    r.addedP99Ms === undefined ? '-' : signed(r.addedP99Ms),
-    ms(g.gatewayCpuMs),
-    ms(r.floor?.floorCpuMs),
-    r.haproxy ? ms(r.haproxy.haproxyCpuMs) : 'n/a',
-    range(r.rounds.filter((x) => x.side === 'gateway')),
+    int.format(g!.rps),
+    direct === undefined
+      ? 'no direct'
+      : `${ratio('direct')}${direct.throughputRatio >= ratioGoal(r) ? '' : ' *'}`,
+    floor ? int.format(floor.rps) : 'n/a',
+    ratio('floor'),
+    haproxy ? int.format(haproxy.rps) : 'n/a',
+    ratio('haproxy'),
+    `${d ? d.p50.toFixed(2) : '-'} / ${g!.p50.toFixed(2)}`,
+    direct ? signed(direct.addedP50Ms) : '-',
+    `${d ? d.p99.toFixed(2) : '-'} / ${g!.p99.toFixed(2)}`,
+    direct ? signed(direct.addedP99Ms) : '-',
+    ms(middleCpuMs(r, 'gateway')),
+    ms(middleCpuMs(r, 'floor')),
+    haproxy ? ms(middleCpuMs(r, 'haproxy')) : 'n/a',
+    range(r.rounds.filter((x) => x.path === 'gateway')),
   ];
 }
 
@@ -124,12 +136,12 @@ function renderProfiles(profiles: NonNullable<PathsResult['profiles']>): string[
 
 /** How many cells meet each of issue 18's per-path goals, e.g. `ratio 3/20 (12 without direct)`. */
 export function goalsLine(cells: readonly PathResult[]): string {
-  const ratioed = cells.filter((r) => r.throughputRatio !== undefined);
-  const ratioMet = ratioed.filter((r) => r.throughputRatio! >= ratioGoal(r)).length;
-  const cpu = cells.filter((r) => r.gateway.gatewayCpuMs !== undefined);
-  const cpuMet = cpu.filter((r) => r.gateway.gatewayCpuMs! <= PATH_GOALS.gatewayCpuMs).length;
+  const ratioed = cells.filter((r) => versus(r, 'direct'));
+  const ratioMet = ratioed.filter((r) => versus(r, 'direct')!.throughputRatio >= ratioGoal(r)).length;
+  const cpu = cells.filter((r) => middleCpuMs(r, 'gateway') !== undefined);
+  const cpuMet = cpu.filter((r) => middleCpuMs(r, 'gateway')! <= PATH_GOALS.gatewayCpuMs).length;
   const p99 = ratioed.filter((r) => r.concurrency === 1);
-  const p99Met = p99.filter((r) => r.addedP99Ms! <= PATH_GOALS.addedP99MsC1).length;
+  const p99Met = p99.filter((r) => versus(r, 'direct')!.addedP99Ms <= PATH_GOALS.addedP99MsC1).length;
   return (
     `   goals met: ratio ${ratioMet}/${ratioed.length} (${cells.length - ratioed.length} without direct), ` +
     `gw cpu ≤ ${PATH_GOALS.gatewayCpuMs} ms ${cpuMet}/${cpu.length}, ` +
@@ -139,15 +151,15 @@ export function goalsLine(cells: readonly PathResult[]): string {
 
 /** Where the floor itself stands against the goals: a goal the floor misses, no gateway can meet here. */
 export function floorLine(cells: readonly PathResult[]): string {
-  const floored = cells.filter((r) => r.floor !== undefined && r.direct !== undefined);
+  const floored = cells.filter((r) => r.medians.floor && r.medians.direct);
   if (floored.length === 0) return '   floor: not measured';
-  const ratioMet = floored.filter((r) => r.floor!.rps / r.direct!.rps >= ratioGoal(r)).length;
-  const cpu = floored.filter((r) => r.floor!.floorCpuMs !== undefined);
-  const cpuMet = cpu.filter((r) => r.floor!.floorCpuMs! <= PATH_GOALS.gatewayCpuMs).length;
-  const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+  const ratioMet = floored.filter((r) => r.medians.floor!.rps / r.medians.direct!.rps >= ratioGoal(r)).length;
+  const cpu = floored.filter((r) => middleCpuMs(r, 'floor') !== undefined);
+  const cpuMet = cpu.filter((r) => middleCpuMs(r, 'floor')! <= PATH_GOALS.gatewayCpuMs).length;
+  const gwOverFloor = median(floored.map((r) => versus(r, 'floor')!.throughputRatio));
   return (
     `   the floor itself meets: ratio ${ratioMet}/${floored.length}, cpu ≤ ${PATH_GOALS.gatewayCpuMs} ms ` +
-    `${cpuMet}/${cpu.length}; median gw/floor ${median(floored.map((r) => r.floorRatio!)).toFixed(2)}x`
+    `${cpuMet}/${cpu.length}; median gw/floor ${gwOverFloor.toFixed(2)}x`
   );
 }
 
@@ -156,15 +168,17 @@ export function floorLine(cells: readonly PathResult[]): string {
  * and gateway CPU per request ≤ the floor's + 0.1 ms.
  */
 export function floorGoalsLine(cells: readonly PathResult[]): string {
-  const floored = cells.filter((r) => r.floorRatio !== undefined);
+  const floored = cells.filter((r) => versus(r, 'floor'));
   const ratioMet = floored.filter(
-    (r) => r.floorRatio! >= (r.concurrency === 1 ? FLOOR_GOALS.ratioC1 : FLOOR_GOALS.ratioC16),
+    (r) =>
+      versus(r, 'floor')!.throughputRatio >=
+      (r.concurrency === 1 ? FLOOR_GOALS.ratioC1 : FLOOR_GOALS.ratioC16),
   ).length;
   const cpu = floored.filter(
-    (r) => r.gateway.gatewayCpuMs !== undefined && r.floor?.floorCpuMs !== undefined,
+    (r) => middleCpuMs(r, 'gateway') !== undefined && middleCpuMs(r, 'floor') !== undefined,
   );
   const cpuMet = cpu.filter(
-    (r) => r.gateway.gatewayCpuMs! <= r.floor!.floorCpuMs! + FLOOR_GOALS.cpuOverFloorMs,
+    (r) => middleCpuMs(r, 'gateway')! <= middleCpuMs(r, 'floor')! + FLOOR_GOALS.cpuOverFloorMs,
   ).length;
   return (
     `   goals against the floor: gw/floor ≥ ${FLOOR_GOALS.ratioC1}x at c=1, ≥ ${FLOOR_GOALS.ratioC16}x at c=16 ` +
