@@ -14,7 +14,7 @@ import { type RedisServer, redisMissing, startRedis } from '@switchyard/testkit/
 import { children } from '../services.js';
 import { type E2eConfig, type E2eGateway, runE2e } from './e2e.js';
 import { benchGrant } from './grant.js';
-import { IDENTITY, type KeeperConfig, type KeeperLevel, measureKeeper } from './keeper.js';
+import { IDENTITY, type KeeperConfig, type KeeperStore, measureKeeper } from './keeper.js';
 
 export { renderCredentials } from './render.js';
 
@@ -29,8 +29,8 @@ export interface CredentialsResult {
   accessTokenChars: number;
   /** Why the Redis rows are missing (redis-server not installed); absent when they ran. */
   redisSkipped?: string;
-  /** 10a: per store × op × concurrency, the median round and every round. */
-  keeper: KeeperLevel[];
+  /** 10a: per store, per concurrency, `store.get` and `token` (compared with it). */
+  keeper: KeeperStore[];
   /** 10b: per gateway (Redis, then memory), per concurrency, the static and vault paths compared. */
   e2e: E2eGateway[];
   /** Load average at the start, after each part and at the end of the section. */
@@ -47,8 +47,8 @@ export async function runCredentialsBenchmark(
   let redis: RedisServer | undefined;
   try {
     if (!redisSkipped) redis = children.own(await startRedis());
-    const keeper = await measureKeeper(config.keeper, 'memory', undefined, log);
-    if (redis) keeper.push(...(await measureKeeper(config.keeper, 'redis', redis, log)));
+    const keeper = [await measureKeeper(config.keeper, 'memory', undefined, log)];
+    if (redis) keeper.push(await measureKeeper(config.keeper, 'redis', redis, log));
     const afterKeeper = loadavg();
     const e2e = await runE2e(config.e2e, redis, log);
     return {

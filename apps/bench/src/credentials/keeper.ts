@@ -7,8 +7,7 @@
  */
 import { createLogger, type Identity, openStore, type Store } from '@switchyard/core';
 import type { RedisServer } from '@switchyard/testkit/process';
-import { measureRounds, requestLoop } from '../rounds.js';
-import { type LatencySummary, medianBy } from '../stats.js';
+import { type ComparedLevel, measureCompared, requestLoop } from '../rounds.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, readingKeeper } from './internals.js';
 
@@ -23,28 +22,10 @@ export interface KeeperConfig {
   calls: Record<StoreKind, { warmup: number; calls: number }>;
 }
 
-/** One timed loop (latencies in ms, like every LatencySummary of the bench; the table shows µs). */
-export interface KeeperRun extends LatencySummary {
+/** One store's rounds (latencies in ms; CPU: this process's, and redis-server's with Redis), token compared with store.get. */
+export interface KeeperStore {
   store: StoreKind;
-  op: KeeperOp;
-  concurrency: number;
-  round: number;
-  wallMs: number;
-  /** Calls per second. */
-  rps: number;
-  /** This process's CPU (user + system) per call, µs. */
-  cpuUsPerCall: number;
-  /** redis-server's CPU per call, µs (Redis only). */
-  redisCpuUsPerCall?: number;
-}
-
-/** The median round (by calls/s) of one store × op × concurrency, and every round. */
-export interface KeeperLevel {
-  store: StoreKind;
-  op: KeeperOp;
-  concurrency: number;
-  median: KeeperRun;
-  rounds: KeeperRun[];
+  levels: ComparedLevel[];
 }
 
 export const IDENTITY: Identity = Object.freeze({ id: 'alice', groups: [], anonymous: false });
@@ -58,7 +39,7 @@ export async function measureKeeper(
   kind: StoreKind,
   redis: RedisServer | undefined,
   log: (message: string) => void,
-): Promise<KeeperLevel[]> {
+): Promise<KeeperStore> {
   const logger = createLogger({ level: 'warn', scope: 'bench-credentials' });
   const store: Store = await openStore(
     kind === 'redis' && redis ? { redis: { url: redis.url, keyPrefix: 'bench-keeper:' } } : undefined,
@@ -101,7 +82,7 @@ export async function measureKeeper(
         ),
     };
     const { warmup, calls } = config.calls[kind];
-    const byLevel = await measureRounds({
+    const levels = await measureCompared({
       plan: {
         what: `credentials: ${kind}`,
         warmup,
@@ -110,6 +91,7 @@ export async function measureKeeper(
         rounds: config.rounds,
       },
       log,
+      pairs: [['token', 'store.get']],
       variants: (['store.get', 'token'] as const).map((op) => ({
         name: op,
         loop: ops[op],
@@ -117,21 +99,7 @@ export async function measureKeeper(
       })),
       note: (run) => ` (p50 ${(run.p50 * 1000).toFixed(1)} µs p99 ${(run.p99 * 1000).toFixed(1)} µs)`,
     });
-    const runs: KeeperRun[] = byLevel.flat().map(({ path, cpuUsPerRead, ...run }) => ({
-      ...run,
-      store: kind,
-      op: path as KeeperOp,
-      cpuUsPerCall: cpuUsPerRead.client,
-      ...(cpuUsPerRead.redis === undefined ? {} : { redisCpuUsPerCall: cpuUsPerRead.redis }),
-    }));
-    const levels: KeeperLevel[] = [];
-    for (const op of ['store.get', 'token'] as const) {
-      for (const concurrency of config.concurrencies) {
-        const rounds = runs.filter((r) => r.op === op && r.concurrency === concurrency);
-        levels.push({ store: kind, op, concurrency, median: medianBy(rounds, (r) => r.rps), rounds });
-      }
-    }
-    return levels;
+    return { store: kind, levels };
   } finally {
     await vault.close();
     await store.dispose();

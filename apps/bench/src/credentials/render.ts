@@ -1,39 +1,35 @@
 /** The credentials section of the table (10a in process, 10b end to end). */
-import { comparedTable, int, intOrNa, signed, table } from '../report/format.js';
+import { comparedLegend, comparedTable, int, intOrNa, signed } from '../report/format.js';
 import type { E2eGateway } from './e2e.js';
 import type { CredentialsResult } from './index.js';
-import type { KeeperLevel } from './keeper.js';
+import type { KeeperStore } from './keeper.js';
 
-const us = (ms: number): string => (ms * 1000).toFixed(1);
 const load = (l: number[]): string => l.map((v) => v.toFixed(2)).join(' ');
 
-function keeperRows(levels: readonly KeeperLevel[]): string[][] {
-  return levels.map(({ store, op, concurrency, median: m }) => [
-    store,
-    op,
-    String(concurrency),
-    int.format(m.rps),
-    us(m.p50),
-    us(m.p99),
-    m.cpuUsPerCall.toFixed(1),
-    m.redisCpuUsPerCall === undefined ? '-' : m.redisCpuUsPerCall.toFixed(1),
-  ]);
-}
-
-/** What the vault adds over the store's own read, per store and concurrency (token − store.get). */
-function vaultOverStore(levels: readonly KeeperLevel[]): string[] {
-  const out: string[] = [];
-  for (const token of levels.filter((l) => l.op === 'token')) {
-    const get = levels.find(
-      (l) => l.op === 'store.get' && l.store === token.store && l.concurrency === token.concurrency,
-    );
-    if (!get) continue;
-    out.push(
-      `   ${token.store} c=${token.concurrency}: token() − store.get = ${signed((token.median.p50 - get.median.p50) * 1000, 1)} µs p50, ` +
-        `${signed(token.median.cpuUsPerCall - get.median.cpuUsPerCall, 1)} µs CPU per call`,
-    );
-  }
-  return out;
+/** 10a's table of one store: the raw read and the keeper's answer per concurrency, token compared with store.get. */
+function keeperTable({ store, levels }: KeeperStore): string[] {
+  const vaultAdds = levels.map((level) => {
+    const { token, 'store.get': get } = level.medians;
+    const cpu = token && get ? signed(token.cpuUsPerRead.client - get.cpuUsPerRead.client, 1) : 'n/a';
+    return `c=${level.concurrency} ${cpu} µs`;
+  });
+  return [
+    `   ${store} store:`,
+    ...comparedTable(levels, {
+      paths: [
+        { path: 'store.get', label: 'store.get' },
+        { path: 'token', label: 'token()' },
+      ],
+      columns: [
+        {
+          header: 'cpu redis',
+          cell: (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
+        },
+      ],
+      legend: false,
+    }),
+    `   CPU per call the vault adds over the store (token() − store.get, this process): ${vaultAdds.join(', ')}`,
+  ];
 }
 
 /** 10b's table of one gateway: the static and vault paths per concurrency, vault compared with static. */
@@ -53,7 +49,7 @@ function e2eTable(gw: E2eGateway): string[] {
         },
         { header: 'redis cmd/call', cell: (run) => run.redisCommandsPerCall?.toFixed(2) ?? '-' },
       ],
-      unit: 'call',
+      legend: false,
     }),
   ];
 }
@@ -94,12 +90,8 @@ export function renderCredentials(result: CredentialsResult): string[] {
     '',
     `10a. in process: TokenKeeper.token(identity, upstream) vs the store's raw get of the sealed grant`,
     `   calls per round: ${calls}; ${k.rounds} round(s), median round (by calls/s) shown`,
-    table(
-      ['store', 'op', 'conc', 'calls/s', 'p50 µs', 'p99 µs', 'cpu µs/call', 'redis cpu µs'],
-      keeperRows(result.keeper),
-      'llrrrrrr',
-    ),
-    ...vaultOverStore(result.keeper),
+    ...result.keeper.flatMap(keeperTable),
+    ...comparedLegend('call'),
     '',
     `10b. tools/call through a gateway to an upstream checking bearer tokens (${e.tools} echo tools, ${e.argumentBytes} B argument)`,
     "   (a) server with a static headers.Authorization; (b) the same upstream as auth.user, the caller's token from the vault",
@@ -107,6 +99,7 @@ export function renderCredentials(result: CredentialsResult): string[] {
       'round(s) per path, median round (by req/s) shown',
     "   client: one legacy session of plain POSTs (testkit/mcp LegacyHttpClient) with the caller's bearer token",
     ...result.e2e.flatMap(e2eTable),
+    ...comparedLegend('call'),
     '   redis cmd/call counts warm-up calls too.',
     `   checked: every answer echoed its tool and arguments; the upstream (which answers 401 to any other token) ` +
       `served one tools/call per call issued (${calledUpstream}).`,

@@ -51,8 +51,9 @@ export interface ComparedView<L extends ComparedLevel> {
   /** A comparison row's label (default `path/baseline`). */
   pairLabel?: (vs: Comparison) => string;
   columns?: readonly Column<L['rounds'][number]>[];
-  /** What a request is, in the CPU legend (`read`, `call`). */
+  /** What a request is, in the CPU legend (`read`, `call`); `legend: false` leaves the legend out. */
   unit?: string;
+  legend?: boolean;
 }
 
 const RUN_HEADER = [
@@ -115,12 +116,21 @@ export function comparedTable<L extends ComparedLevel>(
     }
   }
   const header = [first.header, ...RUN_HEADER, ...columns.map((c) => c.header)];
+  const lines = table(
+    header,
+    rows,
+    `${first.header === 'conc' ? 'r' : 'l'}l${'r'.repeat(header.length - 2)}`,
+  );
+  return view.legend === false ? [lines] : [lines, ...comparedLegend(view.unit)];
+}
+
+/** What the comparison rows and the CPU columns of `comparedTable` hold. */
+export function comparedLegend(unit = 'read'): string[] {
   return [
-    table(header, rows, `${first.header === 'conc' ? 'r' : 'l'}l${'r'.repeat(header.length - 2)}`),
     '   …/… rows: throughput ratio and added p50 / p99 (ms) of the median rounds; then paired round by round ' +
       '(load that comes and goes between rounds cancels): the median req/s ratio, and in cpu gw the gateway ' +
       'CPU per request the path adds (µs).',
-    `   cpu columns: CPU time (user + system) per ${view.unit ?? 'read'}, in µs, of the bench client, the ` +
+    `   cpu columns: CPU time (user + system) per ${unit}, in µs, of the bench client, the ` +
       'upstream and the gateway(s).',
   ];
 }
