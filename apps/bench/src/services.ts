@@ -126,3 +126,52 @@ export async function startGateway(upstreams: Upstream[], options: GatewayOption
   children.own(gateway);
   return gateway;
 }
+
+/**
+ * What a part started, stopped together: `add` a stop function per process or resource as it starts;
+ * `run()` calls them all (each once, failures ignored) and resolves when every one settled.
+ */
+export class Teardown {
+  readonly #steps: (() => unknown)[] = [];
+
+  add(step: () => unknown): void {
+    this.#steps.push(step);
+  }
+
+  async run(): Promise<void> {
+    const steps = this.#steps.splice(0);
+    await Promise.allSettled(steps.map(async (step) => step()));
+  }
+
+  /** Runs `start`; if it throws, stops what it had started before rethrowing. */
+  async guard<T>(start: (teardown: Teardown) => Promise<T>): Promise<T> {
+    try {
+      return await start(this);
+    } catch (error) {
+      await this.run();
+      throw error;
+    }
+  }
+}
+
+/** A testkit upstream, added to `teardown`. */
+export async function ownUpstream(spec: UpstreamSpec, teardown: Teardown): Promise<Upstream> {
+  const upstream = await startUpstream(spec);
+  teardown.add(() => upstream.proc.stop());
+  return upstream;
+}
+
+/**
+ * Starts one gateway per entry of `specs`, all at once, in front of `upstream`, each added to `teardown`;
+ * fails (after they all settled, the started ones stopped) if any did not start.
+ */
+export async function startGateways<K extends string>(
+  upstream: Upstream,
+  specs: Record<K, GatewayOptions>,
+  teardown: Teardown,
+): Promise<Record<K, Gateway>> {
+  const names = Object.keys(specs) as K[];
+  const started = await allStarted(names.map((n) => startGateway([upstream], specs[n])));
+  for (const gateway of started) teardown.add(() => gateway.proc.stop());
+  return Object.fromEntries(names.map((n, i) => [n, started[i]!])) as Record<K, Gateway>;
+}

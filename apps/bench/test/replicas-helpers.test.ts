@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ReadPathRun } from '../src/read-paths.js';
-import { Teardown } from '../src/replicas/deployment.js';
 import { comparedLevel } from '../src/rounds.js';
+import { Teardown } from '../src/services.js';
 
 function run(path: string, round: number, rps: number, p50: number, p99: number): ReadPathRun {
   return {

@@ -31,13 +31,12 @@ import { profiledAs, statsOf, upstreamCounters } from '../read-paths.js';
 import { callLoop, filler } from '../requests.js';
 import { type ComparedLevel, measureCompared, type Run } from '../rounds.js';
 import {
-  allStarted,
   children,
-  type Gateway,
+  type GatewayOptions,
+  ownUpstream,
   type PluginEntry,
-  startGateway,
-  startUpstream,
-  type Upstream,
+  startGateways,
+  Teardown,
 } from '../services.js';
 
 export interface GovernanceSizeConfig {
@@ -148,30 +147,33 @@ export async function runGovernanceBenchmark(
   options: RunOptions = {},
 ): Promise<GovernanceResult> {
   const start = loadavg();
-  let upstream: Upstream | undefined;
-  let lockDir: string | undefined;
-  const gateways: Partial<Record<GovernancePath, Gateway>> = {};
+  const teardown = new Teardown();
   const clients: BenchClient[] = [];
+  teardown.add(() => closeAll(clients));
   try {
-    lockDir = await children.scratchDir('switchyard-bench-pin-');
+    const lockDir = await children.scratchDir('switchyard-bench-pin-');
+    teardown.add(() => rm(lockDir, { recursive: true, force: true }));
     const lockFile = join(lockDir, 'switchyard.lock.json');
     const plugins = governancePlugins(lockFile);
-    upstream = await startUpstream({ name: SERVER, resources: 0, tools: 1 });
-    const stats = statsOf(upstream);
+    const up = await ownUpstream({ name: SERVER, resources: 0, tools: 1 }, teardown);
+    const stats = statsOf(up);
     const served = async () => (await upstreamCounters(stats)).calls;
-    const up = upstream;
-    const started = await allStarted(
-      PATHS.map((path) =>
-        startGateway([up], profiledAs(options, `governance-${path}`, path === 'bare' ? [] : plugins[path])),
-      ),
+    const gateways = await startGateways(
+      up,
+      Object.fromEntries(
+        PATHS.map((path) => [
+          path,
+          profiledAs(options, `governance-${path}`, path === 'bare' ? [] : plugins[path]),
+        ]),
+      ) as Record<GovernancePath, GatewayOptions>,
+      teardown,
     );
-    for (const [i, gateway] of started.entries()) gateways[PATHS[i]!] = gateway;
 
     const client = {} as Record<GovernancePath, Client>;
     const posts = {} as Record<GovernancePath, PostCounter>;
     for (const path of PATHS) {
       posts[path] = { posts: 0, streamed: 0 };
-      const bench = await connectClient(gateways[path]!.url, `bench-${path}`, {
+      const bench = await connectClient(gateways[path].url, `bench-${path}`, {
         ...options,
         postCounter: posts[path],
       });
@@ -209,7 +211,7 @@ export async function runGovernanceBenchmark(
             callLoop(client[path], CALLED, text, count, 1).catch((error: Error) => {
               throw new Error(`governance bench: ${path}: ${error.message}`);
             }),
-          cpu: { upstream: up.proc, gateway: gateways[path]!.proc },
+          cpu: { upstream: up.proc, gateway: gateways[path].proc },
         })),
         before: served,
         beforeTimed: (variant) => posts[variant.name as GovernancePath].streamed,
@@ -241,13 +243,10 @@ export async function runGovernanceBenchmark(
       pinnedTools: pinned,
       loadavg: { start, end: loadavg() },
       gatewayWarnings: Object.fromEntries(
-        PATHS.map((p) => [p, Object.fromEntries(gateways[p]!.proc.warnings)]),
+        PATHS.map((p) => [p, Object.fromEntries(gateways[p].proc.warnings)]),
       ) as Record<GovernancePath, Record<string, number>>,
     };
   } finally {
-    await closeAll(clients);
-    await Promise.allSettled(Object.values(gateways).map((g) => g.proc.stop()));
-    await upstream?.proc.stop();
-    if (lockDir) await rm(lockDir, { recursive: true, force: true });
+    await teardown.run();
   }
 }

@@ -3,14 +3,7 @@ import { join } from 'node:path';
 import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from '../client.js';
 import { checkedListing, RESOURCES } from '../lists.js';
 import { measureReadPaths, profiledAs, type ReadPath, statsOf, upstreamCounters } from '../read-paths.js';
-import {
-  allStarted,
-  type Gateway,
-  type PluginEntry,
-  startGateway,
-  startUpstream,
-  type Upstream,
-} from '../services.js';
+import { type GatewayOptions, ownUpstream, type PluginEntry, startGateways, Teardown } from '../services.js';
 import type { AuditCheck, StackConfig, StackPath, StackResult } from './model.js';
 
 const AUDIT_FILE = 'audit.jsonl';
@@ -82,42 +75,44 @@ export async function runStackBenchmark(
   log: (message: string) => void,
   options: RunOptions = {},
 ): Promise<StackResult> {
-  let upstream: Upstream | undefined;
-  const gateways: Partial<Record<StackPath, Gateway>> = {};
+  const teardown = new Teardown();
   const clients: BenchClient[] = [];
+  teardown.add(() => closeAll(clients));
   try {
-    upstream = await startUpstream({
-      name: 'a',
-      resources: config.resources,
-      payloadBytes: config.payloadBytes,
-    });
-    const up = upstream;
+    const up = await ownUpstream(
+      { name: 'a', resources: config.resources, payloadBytes: config.payloadBytes },
+      teardown,
+    );
     const plugins: Record<StackPath, PluginEntry[]> = {
       bare: [],
       stack: stackPlugins(up.name, config.cacheMaxBytes, true),
       'stack-incoherent': stackPlugins(up.name, config.cacheMaxBytes, false),
     };
     const paths = Object.keys(plugins) as StackPath[];
-    const started = await allStarted(
-      paths.map((path) => startGateway([up], profiledAs(options, path, plugins[path]))),
+    const gateways = await startGateways(
+      up,
+      Object.fromEntries(paths.map((path) => [path, profiledAs(options, path, plugins[path])])) as Record<
+        StackPath,
+        GatewayOptions
+      >,
+      teardown,
     );
-    for (const [i, gateway] of started.entries()) gateways[paths[i]!] = gateway;
     log(
-      `plugins/stack: upstream ${up.url}, gateways ${paths.map((p) => `${p} ${gateways[p]!.url}`).join(', ')}`,
+      `plugins/stack: upstream ${up.url}, gateways ${paths.map((p) => `${p} ${gateways[p].url}`).join(', ')}`,
     );
 
     const direct = await connectClient(up.url, 'bench-direct', options);
     clients.push(direct);
     const targets: ReadPath[] = [];
     for (const path of paths) {
-      const client = await connectClient(gateways[path]!.url, `bench-${path}`, options);
+      const client = await connectClient(gateways[path].url, `bench-${path}`, options);
       clients.push(client);
       const listed = await checkedListing(RESOURCES, direct.client, client.client, up.name, config.resources);
       targets.push({
         path,
         client: client.client,
         uris: listed.exposed,
-        gateways: [gateways[path]!.proc],
+        gateways: [gateways[path].proc],
         upstreamReadsPerRead: 1,
         next: 0,
       });
@@ -161,7 +156,7 @@ export async function runStackBenchmark(
       const readsIssued = levels
         .flatMap((l) => l.rounds)
         .reduce((n, r) => (r.path === path ? n + r.readsIssued : n), 0);
-      const check = await checkAudit(path, join(gateways[path]!.dir, AUDIT_FILE), readsIssued);
+      const check = await checkAudit(path, join(gateways[path].dir, AUDIT_FILE), readsIssued);
       audit.push(check);
       if (check.readRecords !== readsIssued || check.cacheStatus.miss !== readsIssued || check.errors > 0) {
         throw new Error(
@@ -181,12 +176,10 @@ export async function runStackBenchmark(
       audit,
       upstreamSubscriptionsHeld: held,
       gatewayWarnings: Object.fromEntries(
-        paths.map((p) => [p, Object.fromEntries(gateways[p]!.proc.warnings)]),
+        paths.map((p) => [p, Object.fromEntries(gateways[p].proc.warnings)]),
       ) as Record<StackPath, Record<string, number>>,
     };
   } finally {
-    await closeAll(clients);
-    await Promise.allSettled(Object.values(gateways).map((g) => g.proc.stop()));
-    await upstream?.proc.stop();
+    await teardown.run();
   }
 }

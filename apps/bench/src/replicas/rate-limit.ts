@@ -12,8 +12,15 @@
 import { ModernHttpClient } from '@switchyard/testkit/mcp';
 import type { RedisServer } from '@switchyard/testkit/process';
 import { measureReadPaths, type ReadPath } from '../read-paths.js';
-import type { Gateway, PluginEntry, Upstream } from '../services.js';
-import { listedUris, ownRedis, ownUpstream, replicaConfig, startGateways, Teardown } from './deployment.js';
+import {
+  type Gateway,
+  ownUpstream,
+  type PluginEntry,
+  startGateways,
+  Teardown,
+  type Upstream,
+} from '../services.js';
+import { listedUris, ownRedis, replicaConfig } from './deployment.js';
 import type { PathInfo, RateLimitResult, ReplicasConfig } from './model.js';
 import { redisCounters } from './redis-probe.js';
 

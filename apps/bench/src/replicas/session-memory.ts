@@ -8,8 +8,8 @@
 import { Agent } from 'node:http';
 import { eachLimited, LegacyHttpClient, ModernHttpClient } from '@switchyard/testkit/mcp';
 import type { RedisServer } from '@switchyard/testkit/process';
-import { type Gateway, startGateway, type Upstream } from '../services.js';
-import { listedUris, ownRedis, ownUpstream, replicaConfig, Teardown } from './deployment.js';
+import { type Gateway, ownUpstream, startGateway, Teardown, type Upstream } from '../services.js';
+import { listedUris, ownRedis, replicaConfig } from './deployment.js';
 import type { ReplicasConfig, SessionMemoryResult } from './model.js';
 import { settledSnapshot } from './redis-probe.js';
 

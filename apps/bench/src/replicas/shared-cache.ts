@@ -17,16 +17,15 @@ import { Agent } from 'node:http';
 import { LegacyHttpClient, ModernHttpClient, type RequestClient } from '@switchyard/testkit/mcp';
 import type { Balancer, RedisServer } from '@switchyard/testkit/process';
 import { measureReadPaths, type ReadPath, readPath, statsOf, upstreamCounters } from '../read-paths.js';
-import type { Gateway, PluginEntry, Upstream } from '../services.js';
 import {
-  listedUris,
-  ownBalancer,
-  ownRedis,
+  type Gateway,
   ownUpstream,
-  replicaConfig,
+  type PluginEntry,
   startGateways,
   Teardown,
-} from './deployment.js';
+  type Upstream,
+} from '../services.js';
+import { listedUris, ownBalancer, ownRedis, replicaConfig } from './deployment.js';
 import type { LegacyProbe, PathInfo, ReplicasConfig, SharedCacheResult } from './model.js';
 import { redisCounters } from './redis-probe.js';
 

@@ -13,8 +13,8 @@
 import { Agent } from 'node:http';
 import { closeSessions, type LegacyHttpClient, openSessions } from '@switchyard/testkit/mcp';
 import { redisMissing } from '@switchyard/testkit/process';
-import { ownRedis, ownUpstream, replicaConfig, Teardown } from '../replicas/deployment.js';
-import { type Gateway, startGateway } from '../services.js';
+import { ownRedis, replicaConfig } from '../replicas/deployment.js';
+import { type Gateway, ownUpstream, startGateway, Teardown } from '../services.js';
 import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
 import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
 
