@@ -15,7 +15,7 @@ function keeperTable({ store, levels }: KeeperStore): string[] {
   });
   return [
     `   ${store} store:`,
-    ...comparedTable(levels, {
+    comparedTable(levels, {
       paths: [
         { path: 'store.get', label: 'store.get' },
         { path: 'token', label: 'token()' },
@@ -26,7 +26,6 @@ function keeperTable({ store, levels }: KeeperStore): string[] {
           cell: (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
         },
       ],
-      legend: false,
     }),
     `   CPU per call the vault adds over the store (token() − store.get, this process): ${vaultAdds.join(', ')}`,
   ];
@@ -36,7 +35,7 @@ function keeperTable({ store, levels }: KeeperStore): string[] {
 function e2eTable(gw: E2eGateway): string[] {
   return [
     `   ${gw.store}: ${gw.runner}`,
-    ...comparedTable(gw.levels, {
+    comparedTable(gw.levels, {
       paths: [
         { path: 'static', label: '(a) static header' },
         { path: 'vault', label: '(b) auth.user, vault' },
@@ -49,7 +48,6 @@ function e2eTable(gw: E2eGateway): string[] {
         },
         { header: 'redis cmd/call', cell: (run) => run.redisCommandsPerCall?.toFixed(2) ?? '-' },
       ],
-      legend: false,
     }),
   ];
 }
@@ -91,7 +89,7 @@ export function renderCredentials(result: CredentialsResult): string[] {
     `10a. in process: TokenKeeper.token(identity, upstream) vs the store's raw get of the sealed grant`,
     `   calls per round: ${calls}; ${k.rounds} round(s), median round (by calls/s) shown`,
     ...result.keeper.flatMap(keeperTable),
-    ...comparedLegend('call'),
+    ...comparedLegend(),
     '',
     `10b. tools/call through a gateway to an upstream checking bearer tokens (${e.tools} echo tools, ${e.argumentBytes} B argument)`,
     "   (a) server with a static headers.Authorization; (b) the same upstream as auth.user, the caller's token from the vault",
@@ -99,7 +97,7 @@ export function renderCredentials(result: CredentialsResult): string[] {
       'round(s) per path, median round (by req/s) shown',
     "   client: one legacy session of plain POSTs (testkit/mcp LegacyHttpClient) with the caller's bearer token",
     ...result.e2e.flatMap(e2eTable),
-    ...comparedLegend('call'),
+    ...comparedLegend(),
     '   redis cmd/call counts warm-up calls too.',
     `   checked: every answer echoed its tool and arguments; the upstream (which answers 401 to any other token) ` +
       `served one tools/call per call issued (${calledUpstream}).`,

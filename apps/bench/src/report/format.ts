@@ -51,9 +51,6 @@ export interface ComparedView<L extends ComparedLevel> {
   /** A comparison row's label (default `path/baseline`). */
   pairLabel?: (vs: Comparison) => string;
   columns?: readonly Column<L['rounds'][number]>[];
-  /** What a request is, in the CPU legend (`read`, `call`); `legend: false` leaves the legend out. */
-  unit?: string;
-  legend?: boolean;
 }
 
 const RUN_HEADER = [
@@ -71,12 +68,9 @@ const RUN_HEADER = [
 /**
  * The table of every section that compares paths: per level, the median round of each path (req/s,
  * latencies, the spread of its rounds, CPU per request of the client, the upstream and the gateway, then
- * the view's columns), then one row per compared pair; with the legend of the comparison rows.
+ * the view's columns), then one row per compared pair (`comparedLegend` says what they hold).
  */
-export function comparedTable<L extends ComparedLevel>(
-  levels: readonly L[],
-  view: ComparedView<L>,
-): string[] {
+export function comparedTable<L extends ComparedLevel>(levels: readonly L[], view: ComparedView<L>): string {
   const first = view.first ?? { header: 'conc', cell: (level: L) => String(level.concurrency) };
   const columns = view.columns ?? [];
   const cpu = (n: number | undefined): string => (n === undefined ? '-' : int.format(n));
@@ -116,21 +110,16 @@ export function comparedTable<L extends ComparedLevel>(
     }
   }
   const header = [first.header, ...RUN_HEADER, ...columns.map((c) => c.header)];
-  const lines = table(
-    header,
-    rows,
-    `${first.header === 'conc' ? 'r' : 'l'}l${'r'.repeat(header.length - 2)}`,
-  );
-  return view.legend === false ? [lines] : [lines, ...comparedLegend(view.unit)];
+  return table(header, rows, `${first.header === 'conc' ? 'r' : 'l'}l${'r'.repeat(header.length - 2)}`);
 }
 
 /** What the comparison rows and the CPU columns of `comparedTable` hold. */
-export function comparedLegend(unit = 'read'): string[] {
+export function comparedLegend(): string[] {
   return [
     '   …/… rows: throughput ratio and added p50 / p99 (ms) of the median rounds; then paired round by round ' +
       '(load that comes and goes between rounds cancels): the median req/s ratio, and in cpu gw the gateway ' +
       'CPU per request the path adds (µs).',
-    `   cpu columns: CPU time (user + system) per ${unit}, in µs, of the bench client, the ` +
+    '   cpu columns: CPU time (user + system) per request (read or call), in µs, of the bench client, the ' +
       'upstream and the gateway(s).',
   ];
 }

@@ -24,7 +24,7 @@ export function renderCacheHit(hit: CacheHitResult): string[] {
     `   reads per round: ${levelsLine(c.levels)}; ${c.rounds} interleaved rounds per path; median round ` +
       '(by req/s) shown',
     '',
-    ...comparedTable(hit.levels, { paths }),
+    comparedTable(hit.levels, { paths }),
     `   checked: warming read each of the ${c.resources} URIs once upstream (${hit.warmUpstreamReads} upstream ` +
       'reads, then a second pass with none); the upstream served 0 reads during every gateway round ' +
       '(testkit control API counter), i.e. every timed gateway read was a hit.',
@@ -50,7 +50,7 @@ export function renderStack(stack: StackResult): string[] {
     `   reads per round: ${levelsLine(c.levels)}; ${c.rounds} interleaved rounds per path; median round ` +
       '(by req/s) shown',
     '',
-    ...comparedTable(stack.levels, {
+    comparedTable(stack.levels, {
       paths,
       pairLabel: (vs) => `${STACK_LABELS[vs.path as StackPath].replace('stack, ', '')}/bare`,
       columns: [
@@ -93,7 +93,7 @@ export function renderGovernance(gov: GovernanceResult): string[] {
       `${gov.config.rounds} rounds, paths interleaved (order rotated each round); median round (by calls/s) ` +
       `shown; results of ${measured} (the echo holds the argument twice)`,
     '',
-    ...comparedTable(gov.sizes, {
+    comparedTable(gov.sizes, {
       paths,
       first: { header: 'result', cell: (size) => sizeLabel(size.resultBytes) },
       columns: [
@@ -102,7 +102,6 @@ export function renderGovernance(gov: GovernanceResult): string[] {
           cell: (run) => (run.streamedCalls === undefined ? 'n/a' : `${run.streamedCalls}/${run.count}`),
         },
       ],
-      unit: 'call',
     }),
     "   streamed: timed calls the gateway answered as an SSE stream (a 2025-11-25 session's tools/call still " +
       'running after 50 ms becomes a resumable stream, which costs more than a JSON answer): a path whose ' +

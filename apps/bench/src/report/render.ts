@@ -4,7 +4,7 @@ import type { ToolCallResult } from '../direct-vs-gateway.js';
 import type { BenchResults } from '../results.js';
 import { renderSessionMemory } from '../session-memory/render.js';
 import { renderEnumeration } from './enumerate.js';
-import { comparedTable, int, table } from './format.js';
+import { comparedLegend, comparedTable, int, table } from './format.js';
 import { renderPaths } from './paths.js';
 import { renderCacheHit, renderGovernance, renderStack } from './plugins.js';
 import { renderReplicas } from './replicas.js';
@@ -60,7 +60,7 @@ function renderToolCall(call: ToolCallResult): string[] {
     `   ${int.format(c.calls)} calls per round after ${int.format(c.warmup)} warm-up calls; ` +
       `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
     '',
-    ...comparedTable(call.levels, { paths: DIRECT_AND_GATEWAY, pairLabel: () => 'gw/direct', unit: 'call' }),
+    comparedTable(call.levels, { paths: DIRECT_AND_GATEWAY, pairLabel: () => 'gw/direct' }),
     `   checked: every answer (warm-up and timed) echoed its own tool name and arguments as structuredContent ` +
       `and text; the upstream served ${int.format(call.upstreamCalls.served)} tools/call for ` +
       `${int.format(call.upstreamCalls.issued)} calls issued (one each, every round).`,
@@ -124,7 +124,7 @@ export function renderTable(options: {
       `   ${int.format(c.reads)} reads per round after ${int.format(c.warmup)} warm-up reads; ` +
         `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
       '',
-      ...comparedTable(read.levels, { paths: DIRECT_AND_GATEWAY, pairLabel: () => 'gw/direct' }),
+      comparedTable(read.levels, { paths: DIRECT_AND_GATEWAY, pairLabel: () => 'gw/direct' }),
       '',
     );
   }
@@ -138,6 +138,9 @@ export function renderTable(options: {
   if (results.paths) out.push(...renderPaths(results.paths));
   if (results.sessionMemory) out.push(...renderSessionMemory(results.sessionMemory));
   if (results.catalog) out.push(...renderCatalog(results.catalog));
+  const compared = [read, plugins, tools?.call, replicas?.sharedCache, replicas?.rateLimit];
+  if (compared.some((part) => part !== undefined))
+    out.push('Compared paths (1, 3, 4a, 5):', ...comparedLegend(), '');
 
   // A run of sections without targets (e.g. --only replicas) prints no empty targets table.
   if (targets.length > 0) {

@@ -28,7 +28,7 @@ const PAIR_LABELS: Record<string, string> = {
  * store at work: its CPU is below /proc's 10 ms resolution at these sizes; it is in the JSON) and the
  * upstream reads.
  */
-function levelsTable(levels: ReadPathLevel[], paths: PathInfo[]): string[] {
+function levelsTable(levels: ReadPathLevel[], paths: PathInfo[]): string {
   return comparedTable(levels, {
     paths,
     pairLabel: (vs) => PAIR_LABELS[`${vs.path}/${vs.baseline}`] ?? `${vs.path}/${vs.baseline}`,
@@ -58,7 +58,7 @@ function renderSharedCache(r: SharedCacheResult, c: ReplicasResult['config']): s
     '   client: sessionless 2026-07-28 resources/read POSTs (no session, so any replica can answer any request)',
     `   reads per round: ${levelsLine(c.levels)}; ${c.rounds} interleaved rounds per path; median round shown`,
     '',
-    ...levelsTable(r.levels, r.paths),
+    levelsTable(r.levels, r.paths),
     '   two/one: 5a, the ratio of two replicas to one behind the same HAProxy. lb+store ×2 / solo: 5c, what the ' +
       'balancer and the store add over one gateway without them (ms); store / no store and HAProxy / direct ' +
       "split it. cpu gw sums the replicas behind the path; redis cmd/read counts every store path's commands " +
@@ -80,7 +80,7 @@ function renderRateLimit(r: RateLimitResult, c: ReplicasResult['config']): strin
       'never refuses); sessionless 2026-07-28 resources/read',
     `   reads per round: ${levelsLine(c.levels)}; ${c.rounds} interleaved rounds per path; median round shown`,
     '',
-    ...levelsTable(r.levels, r.paths),
+    levelsTable(r.levels, r.paths),
     '   redis / in-memory: what keeping the buckets in Redis adds per request (throughput ratio, added p50 / p99 ' +
       `ms); redis cmd/read: Redis commands per request (${r.redisClients} client connection(s) from the store gateway).`,
     '',
