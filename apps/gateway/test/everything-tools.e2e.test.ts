@@ -22,6 +22,9 @@ beforeAll(async () => {
       everything: { command: process.execPath, args: [EVERYTHING_CLI, 'stdio'], timeoutMs: 1500 },
     },
   });
+  // The gateway listens before its upstreams are up: wait for server-everything's handshake, or the first
+  // test lists no tools of it on a loaded machine.
+  await gw.waitForLine(/\[switchyard:upstream:everything\] connected/, { timeoutMs: 20_000 });
   url = gw.url;
 });
 
