@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import type { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { controlClient, type TestServerOptions } from '@switchyard/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   Cleanup,
   collectNotifications,
@@ -24,15 +24,19 @@ afterEach(() => cleanup.run());
 
 const upstream = (options: TestServerOptions) => httpUpstream(cleanup, options);
 
+/** For the fixtures a describe's read-only tests share (one gateway process for all of them). */
+const shared = new Cleanup();
+afterAll(() => shared.run());
+
 /**
  * A stdio-only gateway config (no "listen") in front of an in-process HTTP testkit ("web": 12 resources in
  * pages of 5) and a stdio testkit child ("local": 4 resources in pages of 2) with a control file.
  */
-async function stdioSetup() {
-  const web = await upstream({ name: 'web', resources: 12, pageSize: 5 });
-  const dir = await tempDir(cleanup);
+async function stdioSetup(owner = cleanup) {
+  const web = await httpUpstream(owner, { name: 'web', resources: 12, pageSize: 5 });
+  const dir = await tempDir(owner);
   const controlFile = join(dir, 'local.control');
-  const config = await writeConfig(cleanup, {
+  const config = await writeConfig(owner, {
     mcpServers: {
       web: { url: web.url },
       local: {
@@ -92,15 +96,21 @@ const EXPECTED_URIS = [
 ].sort();
 
 describe('gateway as a stdio server, v2 client', () => {
+  // One gateway (and its upstreams) for the tests that only read through it; the tests that subscribe,
+  // disconnect or change an upstream start their own.
+  let readOnly: { client: Client; web: Awaited<ReturnType<typeof stdioSetup>>['web'] };
+  beforeAll(async () => {
+    const { config, web } = await stdioSetup(shared);
+    const { client } = await connectStdio(shared, config);
+    readOnly = { client, web };
+  });
+
   it('initializes as switchyard with resource subscribe/listChanged and completions', async () => {
-    const { config } = await stdioSetup();
-    const { client } = await connectStdio(cleanup, config);
-    await expectSwitchyardHandshake(client);
+    await expectSwitchyardHandshake(readOnly.client);
   });
 
   it('lists a merged, paged catalogue and its templates', async () => {
-    const { config } = await stdioSetup();
-    const { client } = await connectStdio(cleanup, config);
+    const { client } = readOnly;
     const { items, pages } = await listAll(client);
     expect(pages).toBe(3); // web: 3 pages of 5, local: 2 pages of 2
     const uris = items.map((r) => r.uri as string);
@@ -114,8 +124,7 @@ describe('gateway as a stdio server, v2 client', () => {
   });
 
   it('reads static and templated resources from both upstreams, rewriting only the URI', async () => {
-    const { config, web } = await stdioSetup();
-    const { client } = await connectStdio(cleanup, config);
+    const { client, web } = readOnly;
     const direct = await connectHttp(cleanup, web.url);
     for (const uri of ['test://web/r/3', 'test://web/items/42']) {
       const viaGateway = await client.request({ method: 'resources/read', params: { uri: `web+${uri}` } });
@@ -144,8 +153,7 @@ describe('gateway as a stdio server, v2 client', () => {
   });
 
   it('routes completion/complete to the template owner', async () => {
-    const { config } = await stdioSetup();
-    const { client } = await connectStdio(cleanup, config);
+    const { client } = readOnly;
     for (const name of ['web', 'local']) {
       const result = await client.request({
         method: 'completion/complete',
@@ -401,24 +409,37 @@ describe('stdio wire hygiene and lifecycle', () => {
 describe('"prefix": false servers', () => {
   /** Two unprefixed servers sharing a URI space (collisions on r/0..r/2) and one prefixed server. */
   async function unprefixedSetup() {
-    const first = await upstream({ name: 'first', uriBase: 'shared://x/', resources: 3 });
-    const second = await upstream({ name: 'second', uriBase: 'shared://x/', resources: 5, templates: 2 });
-    const web = await upstream({ name: 'web', resources: 2 });
+    const first = await httpUpstream(shared, { name: 'first', uriBase: 'shared://x/', resources: 3 });
+    const second = await httpUpstream(shared, {
+      name: 'second',
+      uriBase: 'shared://x/',
+      resources: 5,
+      templates: 2,
+    });
+    const web = await httpUpstream(shared, { name: 'web', resources: 2 });
     for (const [name, u] of [
       ['first', first],
       ['second', second],
     ] as const) {
       for (let i = 0; i < 5; i++) u.server.setText(`shared://x/r/${i}`, `${name} r${i}`);
     }
-    const config = await writeConfig(cleanup, {
+    const config = await writeConfig(shared, {
       mcpServers: {
         first: { url: first.url, prefix: false },
         second: { url: second.url, prefix: false },
         web: { url: web.url },
       },
     });
-    return { first, second, web, config };
+    const { client, logs } = await connectStdio(shared, config);
+    return { first, second, client, logs };
   }
+
+  // One gateway for the three tests: only the first reads resources (it counts the upstreams' reads) or
+  // subscribes; the other two complete and list templates, which neither changes.
+  let setup: Awaited<ReturnType<typeof unprefixedSetup>>;
+  beforeAll(async () => {
+    setup = await unprefixedSetup();
+  });
 
   const read = async (client: Client, uri: string) =>
     (await client.request({ method: 'resources/read', params: { uri } })).contents as Record<
@@ -427,8 +448,7 @@ describe('"prefix": false servers', () => {
     >[];
 
   it('lists unprefixed URIs unchanged, colliding ones once, and routes reads exactly then by template', async () => {
-    const { config, first, second } = await unprefixedSetup();
-    const { client, logs } = await connectStdio(cleanup, config);
+    const { client, logs, first, second } = setup;
     const { items } = await listAll(client);
     const uris = items.map((r) => r.uri as string);
     expect(new Set(uris).size).toBe(uris.length);
@@ -481,8 +501,7 @@ describe('"prefix": false servers', () => {
   });
 
   it('routes completion for an unprefixed template', async () => {
-    const { config } = await unprefixedSetup();
-    const { client } = await connectStdio(cleanup, config);
+    const { client } = setup;
     const result = await client.request({
       method: 'completion/complete',
       params: {
@@ -495,8 +514,7 @@ describe('"prefix": false servers', () => {
 
   // Colliding unprefixed templates are listed once (served by the first in config order) and logged.
   it('lists a resource template that two unprefixed servers share only once', async () => {
-    const { config } = await unprefixedSetup();
-    const { client } = await connectStdio(cleanup, config);
+    const { client } = setup;
     const { items } = await listAll(client, 'resources/templates/list');
     expect(items.map((t) => t.uriTemplate).sort()).toEqual([
       'shared://x/items/{id}',
