@@ -7,7 +7,7 @@ import {
   WebSocketSessionTransport,
 } from '@switchyard/core/listener';
 import { TestServer, type TestServerOptions } from '@switchyard/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import {
   Cleanup,
@@ -24,6 +24,9 @@ import {
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
+/** For the one gateway the upgrade checks and the protocol-error tests share (see plainGateway). */
+const shared = new Cleanup();
+afterAll(() => shared.run());
 
 const wsListen = { host: '127.0.0.1', port: 0, path: '/mcp' };
 
@@ -44,12 +47,13 @@ function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
  */
 async function startWsGateway(
   mcpServers: Record<string, unknown>,
-  options: { http?: boolean; startupMs?: number } = {},
+  options: { http?: boolean; startupMs?: number; owner?: Cleanup } = {},
 ) {
+  const owner = options.owner ?? cleanup;
   const listen: Record<string, unknown> = { ws: wsListen };
   if (options.http) listen.http = { host: '127.0.0.1', port: 0, path: '/mcp' };
-  const file = await writeConfig(cleanup, { listen, mcpServers });
-  const gw = spawnGateway(cleanup, ['--config', file]);
+  const file = await writeConfig(owner, { listen, mcpServers });
+  const gw = spawnGateway(owner, ['--config', file]);
   const timeoutMs = options.startupMs ?? 15_000;
   const wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/, { timeoutMs }))[1]!;
   const httpUrl = options.http
@@ -343,12 +347,26 @@ describe('WebSocket upstream (mcpServers entry with a ws:// url)', () => {
   });
 });
 
+/**
+ * One WebSocket gateway in front of alpha (2 resources) for the upgrade checks and the protocol-error
+ * tests: each opens its own connections, and what one connection gets (an error answer, a close) leaves the
+ * gateway and the other connections as they were (the tests that close a connection check that too).
+ */
+let plain: ReturnType<typeof startPlainGateway> | undefined;
+async function startPlainGateway() {
+  const alpha = await httpUpstream(shared, { name: 'alpha', resources: 2 });
+  return startWsGateway({ alpha: { url: alpha.url } }, { owner: shared });
+}
+const plainGateway = () => {
+  plain ??= startPlainGateway();
+  return plain;
+};
+
 // ---- refusals at the upgrade ------------------------------------------------------------------------
 
 describe('WebSocket upgrade checks', () => {
   it('refuses a missing subprotocol (400), a foreign Origin or Host (403) and a wrong path (404)', async () => {
-    const alpha = await httpUpstream(cleanup, { name: 'alpha', resources: 1 });
-    const gw = await startWsGateway({ alpha: { url: alpha.url } });
+    const gw = await plainGateway();
     const port = new URL(gw.wsUrl).port;
 
     expect(await upgrade(gw.wsUrl, [])).toEqual({ status: 400 });
@@ -385,9 +403,8 @@ describe('WebSocket upgrade checks', () => {
 
 describe('WebSocket protocol errors', () => {
   async function openSession() {
-    const alpha = await httpUpstream(cleanup, { name: 'alpha', resources: 2 });
-    const gw = await startWsGateway({ alpha: { url: alpha.url } });
-    return { alpha, gw, raw: await RawClient.open(gw.wsUrl) };
+    const gw = await plainGateway();
+    return { gw, raw: await RawClient.open(gw.wsUrl) };
   }
 
   it('answers a non-JSON text frame with -32700 and keeps the connection open', async () => {
