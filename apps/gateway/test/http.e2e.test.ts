@@ -62,6 +62,18 @@ const unchangedThree = () => {
   sharedThree ??= threeUpstreams({}, undefined, shared);
   return sharedThree;
 };
+/**
+ * A second shared threeUpstreams() gateway for the tests that make one upstream misbehave once
+ * (`failNext`, consumed by the test's own next request to it) or announce a list change, and check
+ * nothing that another of them changes: each looks at a statistic no other test on it touches (its own
+ * URI's subscription count, the one cancellation, beta's completions). Tests that crash or restart an
+ * upstream, or count subscribe calls, still start their own.
+ */
+let sharedFaulted: ReturnType<typeof threeUpstreams> | undefined;
+const oneShotFaultThree = () => {
+  sharedFaulted ??= threeUpstreams({}, undefined, shared);
+  return sharedFaulted;
+};
 
 describe('gateway over Streamable HTTP (legacy era)', () => {
   it('initializes with switchyard serverInfo, resource capabilities and completions, and answers ping', async () => {
@@ -198,7 +210,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('rolls back a subscription the upstream refuses', async () => {
-    const { gw, alpha } = await threeUpstreams();
+    const { gw, alpha } = await oneShotFaultThree();
     const client = await connectHttp(cleanup, gw.url);
     alpha.server.failNext({ method: 'resources/subscribe', mode: 'error', code: -32603, message: 'nope' });
     await expect(client.subscribeResource({ uri: 'alpha+test://alpha/r/5' })).rejects.toMatchObject({
@@ -210,7 +222,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('re-emits upstream list_changed to every session', async () => {
-    const { gw, beta } = await threeUpstreams();
+    const { gw, beta } = await oneShotFaultThree();
     const a = await connectHttp(cleanup, gw.url, 'a');
     const b = await connectHttp(cleanup, gw.url, 'b');
     const gotA = nextNotification(a, 'notifications/resources/list_changed');
@@ -306,8 +318,9 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('forwards a downstream cancellation upstream', async () => {
-    const { gw, alpha } = await threeUpstreams();
+    const { gw, alpha } = await oneShotFaultThree();
     const client = await connectHttp(cleanup, gw.url);
+    const readsBefore = alpha.server.stats.requests['resources/read'] ?? 0;
     alpha.server.failNext({ method: 'resources/read', mode: 'hang' });
     const controller = new AbortController();
     const pending = client.request(
@@ -315,7 +328,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
       { signal: controller.signal },
     );
     await eventually(
-      () => (alpha.server.stats.requests['resources/read'] ?? 0) >= 1,
+      () => (alpha.server.stats.requests['resources/read'] ?? 0) > readsBefore,
       'the read to reach upstream',
     );
     controller.abort('user gave up');
@@ -324,7 +337,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('passes an upstream JSON-RPC error through and reports unknown resources as not found', async () => {
-    const { gw, alpha } = await threeUpstreams();
+    const { gw, alpha } = await oneShotFaultThree();
     const client = await connectHttp(cleanup, gw.url);
     alpha.server.failNext({ method: 'resources/read', mode: 'error', code: -32603, message: 'disk on fire' });
     await expect(
@@ -351,7 +364,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('answers malformed input with the right JSON-RPC errors and keeps serving', async () => {
-    const { gw, beta } = await threeUpstreams();
+    const { gw, beta } = await oneShotFaultThree();
     const { sessionId, protocolVersion } = await rawInitialize(gw.url);
     const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': protocolVersion };
     const parse = await rawPost(gw.url, '{"jsonrpc": "2.0", "id": 1, "method": ', headers);
@@ -454,7 +467,7 @@ describe('gateway over Streamable HTTP (legacy era)', () => {
   });
 
   it('reports an upstream that fails mid-listing in _meta and keeps the page', async () => {
-    const { gw, alpha } = await threeUpstreams();
+    const { gw, alpha } = await oneShotFaultThree();
     const client = await connectHttp(cleanup, gw.url);
     const first = await client.request({ method: 'resources/list', params: {} });
     alpha.server.failNext({ method: 'resources/list', mode: 'error', code: -32603 });
