@@ -7,7 +7,7 @@ import {
 } from '@modelcontextprotocol/client';
 import { redisMissing, startRedis } from '@switchyard/testkit/process';
 import { decodeJwt } from 'jose';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminGateway } from './support/admin.js';
 import { CHROMIUM, launchBrowser } from './support/browser.js';
 import { Cleanup, eventually, type GatewayProcess, reservePort } from './support/harness.js';
@@ -30,10 +30,17 @@ import { type ProtectedUpstream, startProtectedUpstream } from './support/user-o
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
+/** For the gateway (and backends) that the two tests of each client era share. */
+const shared = new Cleanup();
+afterAll(() => shared.run());
 
 const KEY = 'personal-credentials-e2e-key-7c1f0a93b5d2e486';
 const CURSOR_SECRET = 'personal-credentials-cursor-secret-0123456789';
-const TOKENS = { alice: 'alice-client-token-4b1e', bob: 'bob-client-token-9d7a' } as const;
+const TOKENS = {
+  alice: 'alice-client-token-4b1e',
+  bob: 'bob-client-token-9d7a',
+  carol: 'carol-client-token-e25c',
+} as const;
 type Person = keyof typeof TOKENS;
 type Era = 'legacy' | 'modern';
 
@@ -58,15 +65,18 @@ interface Setup {
   /** An authorization server and upstream already running (replicas share them). */
   shared?: Pick<Gateway, 'as' | 'upstream' | 'issued' | 'links'>;
   store?: Record<string, unknown>;
+  /** Who stops it all: the test's cleanup unless tests share it. */
+  owner?: Cleanup;
 }
 
 async function backends(
   accessTokenTtlSec?: number,
+  owner = cleanup,
 ): Promise<Pick<Gateway, 'as' | 'upstream' | 'issued' | 'links'>> {
   const as = await startAuthorizationServer({ accessTokenTtlSec });
-  cleanup.add(() => as.close());
+  owner.add(() => as.close());
   const upstream = await startProtectedUpstream({ issuer: as.url });
-  cleanup.add(() => upstream.close());
+  owner.add(() => upstream.close());
   // Opaque values (refresh tokens, codes) are their jti: collect them to look for them in logs later.
   const issued = new Set<string>();
   as.provider.on('refresh_token.saved', (token) => issued.add(token.jti));
@@ -74,21 +84,26 @@ async function backends(
   return { as, upstream, issued, links: [] };
 }
 
-/** The gateway CLI with a personal upstream `tracker`, clients alice and bob, an admin listener and an audit file. */
+/**
+ * The gateway CLI with a personal upstream `tracker`, clients alice, bob and carol, an admin listener and
+ * an audit file.
+ */
 async function setup(options: Setup = {}): Promise<Gateway> {
-  const shared = options.shared ?? (await backends(options.accessTokenTtlSec));
+  const owner = options.owner ?? cleanup;
+  const shared = options.shared ?? (await backends(options.accessTokenTtlSec, owner));
   // publicUrl is the HTTP listener's own origin: hold a port, release it right before the gateway starts.
-  const reserved = await reservePort(cleanup);
+  const reserved = await reservePort(owner);
   const origin = `http://127.0.0.1:${reserved.port}`;
   await reserved.release();
   const { gw, admin } = await startAdminGateway(
-    cleanup,
+    owner,
     {
       listen: { http: { host: '127.0.0.1', port: reserved.port, path: '/mcp' } },
       mcpServers: { tracker: { url: shared.upstream.url, auth: { user: {} } } },
       clients: {
         alice: { token: '${ALICE_TOKEN}', groups: ['admins'] },
         bob: { token: '${BOB_TOKEN}' },
+        carol: { token: '${CAROL_TOKEN}' },
       },
       anonymous: 'guest',
       credentials: { key: '${CREDENTIALS_KEY}', publicUrl: origin },
@@ -96,7 +111,14 @@ async function setup(options: Setup = {}): Promise<Gateway> {
       plugins: [['@switchyard/plugin-audit', { file: './audit.jsonl', fsync: 'always', arguments: true }]],
       ...(options.store ? { store: options.store } : {}),
     },
-    { env: { ALICE_TOKEN: TOKENS.alice, BOB_TOKEN: TOKENS.bob, CREDENTIALS_KEY: KEY } },
+    {
+      env: {
+        ALICE_TOKEN: TOKENS.alice,
+        BOB_TOKEN: TOKENS.bob,
+        CAROL_TOKEN: TOKENS.carol,
+        CREDENTIALS_KEY: KEY,
+      },
+    },
   );
   return { ...shared, gw, url: gw.url, origin, admin, audit: join(dirname(gw.file), 'audit.jsonl') };
 }
@@ -243,8 +265,14 @@ async function expectNoSecrets(gw: Gateway, gateways: GatewayProcess[] = [gw.gw]
 }
 
 describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
+  // One gateway for both tests of an era: the second is carol's, who has connected nothing when it runs
+  // (the first connects alice and bob only).
+  let gw: Gateway;
+  beforeAll(async () => {
+    gw = await setup({ owner: shared });
+  });
+
   it('is asked to connect, consents, and then calls the upstream as itself; bob stays bob', async () => {
-    const gw = await setup();
     const alice = await connect(gw.url, 'alice', era);
     expect(await trackerTools(alice.client)).toEqual([]);
 
@@ -282,17 +310,16 @@ describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
   });
 
   it('declaring URL elicitation, gets URLElicitationRequired (-32042) with a usable link', async () => {
-    const gw = await setup();
-    const alice = await connect(gw.url, 'alice', era, { elicitation: { url: {} } });
-    const error = await refusalOf(whoami(alice.client));
+    const carol = await connect(gw.url, 'carol', era, { elicitation: { url: {} } });
+    const error = await refusalOf(whoami(carol.client));
     expect(error).toBeInstanceOf(UrlElicitationRequiredError);
     expect(error.code).toBe(-32042);
     const [elicitation] = (error as unknown as UrlElicitationRequiredError).elicitations;
     expect(elicitation).toMatchObject({ mode: 'url', elicitationId: expect.any(String) });
     expect(elicitation!.message).toContain('tracker');
     expect(elicitation!.url).toMatch(new RegExp(`^${gw.origin}/oauth/connect/[^/]+$`));
-    await consent(elicitation!.url, 'alice');
-    expect(await subOf(alice.client)).toBe('alice');
+    await consent(elicitation!.url, 'carol');
+    expect(await subOf(carol.client)).toBe('carol');
   });
 });
 
