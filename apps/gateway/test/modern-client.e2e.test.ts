@@ -1,7 +1,7 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import type { TestServerOptions } from '@switchyard/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
   connectHttp,
@@ -19,22 +19,32 @@ import {
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
+/**
+ * For the two gateways the tests share: a stdio one with its one modern client, and an HTTP one that each
+ * test connects its own clients to. Each test subscribes, listens to or counts only what no other test
+ * on that gateway touches (its own URI, the upstream's listen count relative to what it saw first).
+ */
+const shared = new Cleanup();
+afterAll(() => shared.run());
 
 /** Probes in place instead of on a sibling process (the SDK does that for the base class only). */
 class InPlaceStdio extends StdioClientTransport {}
 
-const upstream = (options: TestServerOptions) => httpUpstream(cleanup, options);
+const upstream = (options: TestServerOptions, owner = cleanup) => httpUpstream(owner, options);
 
-async function modernClientOverStdio() {
-  const old = await upstream({ name: 'old', resources: 6, pageSize: 3 });
-  const mod = await upstream({
-    name: 'mod',
-    modern: true,
-    resources: 2,
-    cacheTtlMs: 60_000,
-    cacheScope: 'public',
-  });
-  const config = await writeConfig(cleanup, { mcpServers: { old: { url: old.url }, mod: { url: mod.url } } });
+async function startModernClientOverStdio(owner: Cleanup) {
+  const old = await upstream({ name: 'old', resources: 6, pageSize: 3 }, owner);
+  const mod = await upstream(
+    {
+      name: 'mod',
+      modern: true,
+      resources: 2,
+      cacheTtlMs: 60_000,
+      cacheScope: 'public',
+    },
+    owner,
+  );
+  const config = await writeConfig(owner, { mcpServers: { old: { url: old.url }, mod: { url: mod.url } } });
   const client = new Client(
     { name: 'modern-client', version: '1' },
     { versionNegotiation: { mode: { pin: '2026-07-28' } } },
@@ -46,8 +56,15 @@ async function modernClientOverStdio() {
       stderr: 'ignore',
     }),
   );
-  cleanup.add(() => client.close());
+  owner.add(() => client.close());
   return { client, old, mod };
+}
+
+let stdioShared: ReturnType<typeof startModernClientOverStdio> | undefined;
+/** The shared stdio gateway's modern client (the stdio gateway is the client's own child). */
+function modernClientOverStdio() {
+  stdioShared ??= startModernClientOverStdio(shared);
+  return stdioShared;
 }
 
 describe('modern clients over stdio', () => {
@@ -91,19 +108,30 @@ describe('modern clients over stdio', () => {
   });
 });
 
-async function modernClientOverHttp() {
-  const old = await upstream({ name: 'old', resources: 6, pageSize: 3 });
-  const mod = await upstream({
-    name: 'mod',
-    modern: true,
-    resources: 2,
-    cacheTtlMs: 60_000,
-    cacheScope: 'public',
-  });
-  const gw = await startGateway(cleanup, {
+async function startHttpGateway(owner: Cleanup) {
+  const old = await upstream({ name: 'old', resources: 6, pageSize: 3 }, owner);
+  const mod = await upstream(
+    {
+      name: 'mod',
+      modern: true,
+      resources: 2,
+      cacheTtlMs: 60_000,
+      cacheScope: 'public',
+    },
+    owner,
+  );
+  const gw = await startGateway(owner, {
     listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
     mcpServers: { old: { url: old.url }, mod: { url: mod.url } },
   });
+  return { old, mod, gw };
+}
+
+let httpShared: ReturnType<typeof startHttpGateway> | undefined;
+/** The shared HTTP gateway and a modern client of the test's own (closed after the test). */
+async function modernClientOverHttp() {
+  httpShared ??= startHttpGateway(shared);
+  const { old, mod, gw } = await httpShared;
   const client = new Client(
     { name: 'modern-client', version: '1' },
     { versionNegotiation: { mode: 'auto' } },
