@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { controlClient, type TestServerOptions } from '@switchyard/testkit';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
   connectHttp,
@@ -22,10 +22,10 @@ import {
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
-const upstream = (options: TestServerOptions) => httpUpstream(cleanup, options);
 const httpListen = { http: { host: '127.0.0.1', port: 0, path: '/mcp' } };
 
-async function bridged() {
+async function bridged(owner = cleanup) {
+  const upstream = (options: TestServerOptions) => httpUpstream(owner, options);
   const mod = await upstream({
     name: 'mod',
     modern: true,
@@ -35,9 +35,9 @@ async function bridged() {
     cacheScope: 'public',
   });
   const old = await upstream({ name: 'old', resources: 3 });
-  const dir = await tempDir(cleanup);
+  const dir = await tempDir(owner);
   const controlFile = join(dir, 'stdio.control');
-  const gw = await startGateway(cleanup, {
+  const gw = await startGateway(owner, {
     listen: httpListen,
     mcpServers: {
       mod: { url: mod.url },
@@ -51,9 +51,22 @@ async function bridged() {
   return { mod, old, gw, local: () => readControlUrl(controlFile).then(controlClient) };
 }
 
+/**
+ * One bridged() gateway for the tests that leave its upstreams as they were: each connects its own
+ * client, and only one of them subscribes to the modern HTTP upstream (its listen count is read relative
+ * to what that test saw first). The test that resets the upstream's connections starts its own.
+ */
+const shared = new Cleanup();
+afterAll(() => shared.run());
+let sharedBridged: ReturnType<typeof bridged> | undefined;
+const sharedGateway = () => {
+  sharedBridged ??= bridged(shared);
+  return sharedBridged;
+};
+
 describe('legacy clients in front of modern upstreams', () => {
   it('detects each upstream era and serves them all to a legacy client', async () => {
-    const { gw } = await bridged();
+    const { gw } = await sharedGateway();
     await gw.waitForLine(/\[switchyard:upstream:mod\] connected .*era="modern"/);
     await gw.waitForLine(/\[switchyard:upstream:local\] connected .*era="modern"/);
     await gw.waitForLine(/\[switchyard:upstream:old\] connected .*era="legacy"/);
@@ -75,7 +88,7 @@ describe('legacy clients in front of modern upstreams', () => {
   });
 
   it('never passes the modern-only fields on to a legacy client', async () => {
-    const { gw, mod } = await bridged();
+    const { gw, mod } = await sharedGateway();
     // Direct, in the modern era, the upstream's results carry its freshness hints...
     const direct = new Client({ name: 'direct', version: '1' }, { versionNegotiation: { mode: 'auto' } });
     cleanup.add(() => direct.close());
@@ -101,7 +114,7 @@ describe('legacy clients in front of modern upstreams', () => {
   });
 
   it("maps a legacy client's resources/subscribe onto a listen stream of the modern upstream", async () => {
-    const { gw, mod } = await bridged();
+    const { gw, mod } = await sharedGateway();
     const client = await connectHttp(cleanup, gw.url);
     const base = await eventually(
       () => (mod.server.stats.listens !== undefined ? mod.server.stats.listens : undefined),
@@ -134,7 +147,7 @@ describe('legacy clients in front of modern upstreams', () => {
   });
 
   it('re-emits a modern upstream list change to legacy sessions', async () => {
-    const { gw, mod } = await bridged();
+    const { gw, mod } = await sharedGateway();
     const client = await connectHttp(cleanup, gw.url);
     await eventually(() => (mod.server.stats.listens ?? 0) >= 1, 'the gateway list-change stream');
     const changed = nextNotification(client, 'notifications/resources/list_changed');
@@ -143,7 +156,7 @@ describe('legacy clients in front of modern upstreams', () => {
   });
 
   it('subscribes through a modern stdio upstream too', async () => {
-    const { gw, local } = await bridged();
+    const { gw, local } = await sharedGateway();
     const client = await connectHttp(cleanup, gw.url);
     await client.subscribeResource({ uri: 'local+test://local/r/0' });
     const control = await local();
