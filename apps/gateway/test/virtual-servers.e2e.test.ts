@@ -189,11 +189,15 @@ describe('notifications', () => {
     const devHeard = nextNotification(dev, 'notifications/tools/list_changed' as never);
     const rootHeard = nextNotification(whole, 'notifications/tools/list_changed' as never);
     await ci.setToolCount(3);
-    await Promise.all([devHeard, rootHeard]);
-    // The ev endpoint exposes nothing of ci. (Its own server changing would reach it: the next test's root
-    // and dev sessions heard theirs within the same coalescing window.)
-    expect(evHeard).toEqual([]);
-    await ci.setToolCount(2);
+    try {
+      await Promise.all([devHeard, rootHeard]);
+      // The ev endpoint exposes nothing of ci. (Its own server changing would reach it: the next test's root
+      // and dev sessions heard theirs within the same coalescing window.)
+      expect(evHeard).toEqual([]);
+    } finally {
+      // Restored even when this test fails, so the later tests' tool lists are not wrong because of it.
+      await ci.setToolCount(2);
+    }
   });
 
   it('delivers resources/updated for a resource the endpoint exposes', async () => {
