@@ -32,18 +32,21 @@ class InPlaceStdio extends StdioClientTransport {}
 
 const upstream = (options: TestServerOptions, owner = cleanup) => httpUpstream(owner, options);
 
-async function startModernClientOverStdio(owner: Cleanup) {
+/**
+ * The two upstreams both shared gateways front: a legacy one with paged resources, and a modern one whose
+ * reads carry their own freshness hints.
+ */
+async function oldAndModernUpstreams(owner: Cleanup) {
   const old = await upstream({ name: 'old', resources: 6, pageSize: 3 }, owner);
   const mod = await upstream(
-    {
-      name: 'mod',
-      modern: true,
-      resources: 2,
-      cacheTtlMs: 60_000,
-      cacheScope: 'public',
-    },
+    { name: 'mod', modern: true, resources: 2, cacheTtlMs: 60_000, cacheScope: 'public' },
     owner,
   );
+  return { old, mod };
+}
+
+async function startModernClientOverStdio(owner: Cleanup) {
+  const { old, mod } = await oldAndModernUpstreams(owner);
   const config = await writeConfig(owner, { mcpServers: { old: { url: old.url }, mod: { url: mod.url } } });
   const client = new Client(
     { name: 'modern-client', version: '1' },
@@ -109,17 +112,7 @@ describe('modern clients over stdio', () => {
 });
 
 async function startHttpGateway(owner: Cleanup) {
-  const old = await upstream({ name: 'old', resources: 6, pageSize: 3 }, owner);
-  const mod = await upstream(
-    {
-      name: 'mod',
-      modern: true,
-      resources: 2,
-      cacheTtlMs: 60_000,
-      cacheScope: 'public',
-    },
-    owner,
-  );
+  const { old, mod } = await oldAndModernUpstreams(owner);
   const gw = await startGateway(owner, {
     listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
     mcpServers: { old: { url: old.url }, mod: { url: mod.url } },
