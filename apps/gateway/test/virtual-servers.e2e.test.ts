@@ -9,6 +9,7 @@ import {
   collectNotifications,
   connectHttp,
   EVERYTHING_CLI,
+  eventually,
   type GatewayProcess,
   httpUpstream,
   listAll,
@@ -68,6 +69,13 @@ beforeAll(async () => {
   admin = started.admin;
   root = gw.url;
   wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/))[1]!;
+  // server-everything registers more tools once initialized and says so (tools/list_changed): wait until
+  // the gateway lists one of them, so that notification cannot reach the `ev` session of a later test.
+  const probe = await connectHttp(shared, root);
+  await eventually(
+    async () => (await toolsOf(probe)).includes('everything__simulate-research-query'),
+    "server-everything's post-initialize tools on the root endpoint",
+  );
 }, 60_000);
 
 const names = (items: unknown[]) => (items as { name: string }[]).map((t) => t.name).sort();
