@@ -1,16 +1,9 @@
 #!/usr/bin/env node
+// The command line and its dispatch. What a command needs is imported once it is chosen, so `--help`,
+// `--version`, `init` and `import` do not load the gateway (core and the SDKs take most of a second).
 import { parseArgs } from 'node:util';
-import { createLogger, type LogLevel, PluginError } from '@switchyard/core';
-import { exiting, killChildren, terminateChildren } from '@switchyard/core/listener';
-import { bannerColor, bannerSkipped, formatBanner } from './banner.js';
-import { collectBannerFacts } from './banner-facts.js';
-import { runCheck } from './check/command.js';
-import { ConfigError, type GatewayConfig, loadConfigFile } from './config/load.js';
-import { defaultConfig } from './default-config.js';
-import { runImport } from './import/command.js';
-import { runInit } from './init/command.js';
-import { runPin } from './pin/command.js';
-import { type RunningGateway, runGateway, StartAborted } from './run.js';
+import type { LogLevel } from '@switchyard/core';
+import type { GatewayConfig } from './config/load.js';
 import { SWITCHYARD_VERSION } from './version.js';
 
 const HELP = `switchyard — one MCP endpoint in front of many upstream MCP servers
@@ -112,6 +105,7 @@ async function main(): Promise<number> {
     return 0;
   }
   if (command === 'import') {
+    const { runImport } = await import('./import/command.js');
     return runImport(
       { files: extra, out: args.out, writeBack: args['write-back'], force: args.force },
       (text) => void process.stdout.write(text),
@@ -119,6 +113,7 @@ async function main(): Promise<number> {
     );
   }
   if (command === 'init') {
+    const { runInit } = await import('./init/command.js');
     return runInit(
       args.out,
       (text) => void process.stdout.write(text),
@@ -132,9 +127,12 @@ async function main(): Promise<number> {
     );
     return 2;
   }
+  const { ConfigError, loadConfigFile } = await import('./config/load.js');
   let config: GatewayConfig;
   try {
-    config = args.config ? await loadConfigFile(args.config) : defaultConfig();
+    config = args.config
+      ? await loadConfigFile(args.config)
+      : (await import('./default-config.js')).defaultConfig();
   } catch (error) {
     process.stderr.write(`switchyard: ${error instanceof ConfigError ? error.message : String(error)}\n`);
     return 2;
@@ -155,98 +153,25 @@ async function main(): Promise<number> {
       return 2;
     }
   }
-  if (command === 'check') {
+  if (command === 'check' || command === 'pin') {
+    const { createLogger } = await import('@switchyard/core');
     const logger = createLogger({ level: (level as LogLevel | undefined) ?? 'warn' });
-    return runCheck(config, (text) => process.stdout.write(text), logger);
-  }
-  if (command === 'pin') {
-    const logger = createLogger({ level: (level as LogLevel | undefined) ?? 'warn' });
+    if (command === 'check') {
+      const { runCheck } = await import('./check/command.js');
+      return runCheck(config, (text) => process.stdout.write(text), logger);
+    }
+    const { runPin } = await import('./pin/command.js');
     const write = (stream: NodeJS.WriteStream) => (text: string) => void stream.write(text);
     return runPin(config, args.approve, write(process.stdout), write(process.stderr), logger);
   }
-  // The signals are ours from before the upstreams start: a stop while they connect (which may last up to
-  // their timeoutMs) closes what was started instead of dying with the upstream processes left running.
-  const startup = new AbortController();
-  let running: RunningGateway | undefined;
-  let stopping = false;
-  let signals = 0;
-  let finish!: (code: number) => void;
-  const finished = new Promise<number>((resolve) => {
-    finish = resolve;
+  const { serve } = await import('./serve.js');
+  return serve(config, {
+    logLevel: level as LogLevel | undefined,
+    watch: args.config !== undefined,
+    virtualServer: endpoint,
+    quiet: args.quiet,
+    banner: args.banner,
   });
-  /** Set by a second signal: the forced exit is under way and exits itself (a drain ending meanwhile waits). */
-  let forced = false;
-  const drain = (gateway: RunningGateway) =>
-    void gateway.drain().then(() => {
-      if (!forced) finish(0);
-    });
-  const stop = (reason: string) => {
-    if (stopping) return;
-    stopping = true;
-    // The whole process is going: its upstream processes get short stop steps (its client may kill it soon).
-    exiting();
-    process.stderr.write(`switchyard: ${reason}, shutting down (draining; a second signal forces exit)\n`);
-    if (running) drain(running);
-    else startup.abort(); // runGateway closes what it started and rejects with StartAborted
-  };
-  // Only signals count towards forcing: stdin closing is how a stdio client ends the session, and the
-  // SIGTERM it sends next (the MCP Inspector sends both at once) must not cut the orderly close short.
-  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
-    signals += 1;
-    if (signals === 1) {
-      if (stopping) process.stderr.write(`switchyard: ${signal}: already shutting down\n`);
-      return stop(signal);
-    }
-    const code = signal === 'SIGINT' ? 130 : 143;
-    forced = true;
-    if (signals > 2) {
-      killChildren(); // the stop sequence still running would outlive us
-      process.exit(code);
-    }
-    process.stderr.write(
-      `switchyard: ${signal} again, exiting without waiting (upstream processes stopped first)\n`,
-    );
-    // No upstream process outlives the gateway, even a forced exit (DESIGN §11).
-    void terminateChildren().finally(() => process.exit(code));
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  try {
-    running = await runGateway(config, {
-      logLevel: level as LogLevel | undefined,
-      watch: args.config !== undefined,
-      stop: startup.signal,
-      virtualServer: endpoint,
-    });
-  } catch (error) {
-    if (error instanceof StartAborted) return 0;
-    if (error instanceof PluginError) {
-      process.stderr.write(
-        `switchyard: plugin error (${error.code}): ${error.message}\nNothing was started.\n`,
-      );
-      return 2;
-    }
-    const e = error as NodeJS.ErrnoException;
-    const hint = e.code === 'EADDRINUSE' ? ' (the port is in use: pick another "port" in listen.http)' : '';
-    process.stderr.write(`switchyard: cannot start: ${e.message}${hint}\n`);
-    return 1;
-  }
-  if (stopping) drain(running);
-  else if (
-    !bannerSkipped({
-      quiet: args.quiet,
-      banner: args.banner,
-      logLevel: level ?? config.logLevel,
-      tty: process.stderr.isTTY,
-    })
-  ) {
-    const ready = running;
-    void collectBannerFacts(ready, performance.now())
-      .then((facts) => process.stderr.write(formatBanner(facts, { color: bannerColor(process.stderr) })))
-      .catch(() => {}); // the banner is a courtesy: never a reason to fail
-  }
-  running.stdioClosed?.then(() => stop('stdin closed'));
-  return finished;
 }
 
 function parse() {
