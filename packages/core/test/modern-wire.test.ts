@@ -116,4 +116,17 @@ describe('the 2026-07-28 wire, as the SDK frames it', () => {
     expect(Object.keys(lifted.client.inputResponses ?? {})).toEqual(['__proto__']);
     expect(Object.getPrototypeOf(lifted.client.inputResponses)).toBeNull();
   });
+
+  it('drops an envelope-only _meta, keeps a params key named __proto__ as a key, and carries the headers', () => {
+    const params = JSON.parse(`{"uri":"a://b","__proto__":{"x":1},"_meta":${JSON.stringify(ENVELOPE)}}`);
+    const header = (name: string) => (name === 'mcp-name' ? 'a://b' : undefined);
+    const lifted = liftModernRequest(params, header);
+    expect(Object.keys(lifted.params)).toEqual(['uri', '__proto__']);
+    expect(Object.getPrototypeOf(lifted.params)).toBe(Object.prototype);
+    expect(lifted.client.header).toBe(header);
+    expect(liftModernRequest({ uri: 'a://b', _meta: 'not an object' }).params).toEqual({
+      uri: 'a://b',
+      _meta: 'not an object',
+    });
+  });
 });

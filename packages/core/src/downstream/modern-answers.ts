@@ -78,14 +78,14 @@ export async function answerModern(
 ): Promise<ModernResponse> {
   const { id, method } = request;
   if (method === 'server/discover') return { jsonrpc: '2.0', id, result: discover(gateway) };
-  const lifted = liftModernRequest(request.params);
+  const lifted = liftModernRequest(request.params, channel.header);
   const context = requestContext({
     method,
     params: lifted.params,
     session: sink,
     signal: channel.signal,
     notifyRelated: channel.notify,
-    client: channel.header === undefined ? lifted.client : { ...lifted.client, header: channel.header },
+    client: lifted.client,
   });
   try {
     const outcome = await gateway.handle(context);

@@ -56,14 +56,12 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
       client?.request && canBeAsked(client.capabilities)
         ? new Deadline(upstream.config.timeoutMs)
         : undefined;
-    const origin: RequestOrigin = {
-      ...originOf(ctx),
-      ask: (method, p, signal) => askClient(client, method, p, signal, deadline),
-    };
-    return upstream.request(ctx.method, withoutProgressToken(params), {
-      ...callOptions(ctx, origin, deadline),
-      path,
-    });
+    const origin = originOf(ctx, (method, p, signal) => askClient(client, method, p, signal, deadline));
+    return upstream.request(
+      ctx.method,
+      withoutProgressToken(params),
+      callOptions(ctx, origin, { deadline, path }),
+    );
   };
 
   /** Modern upstream: each input-required result is answered (legacy client) or handed on (modern client). */
@@ -75,11 +73,11 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
     const base = withoutProgressToken(params);
     let next = base;
     for (let round = 1; ; round++) {
-      const result = await upstream.request(ctx.method, next, {
-        ...callOptions(ctx, originOf(ctx)),
-        envelope: envelopeOf(ctx.client),
-        allowInputRequired: true,
-      });
+      const result = await upstream.request(
+        ctx.method,
+        next,
+        callOptions(ctx, originOf(ctx), { envelope: envelopeOf(ctx.client), allowInputRequired: true }),
+      );
       if (result.resultType !== 'input_required') return result;
       const inputRequests = (result.inputRequests ?? {}) as InputRequests;
       const state = typeof result.requestState === 'string' ? result.requestState : undefined;
@@ -154,7 +152,7 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
     };
     call.start(
       upstream.request(ctx.method, withoutProgressToken(params), {
-        ...callOptions(ctx, origin, deadline),
+        ...callOptions(ctx, origin, { deadline }),
         signal: call.signal,
         onProgress: (update) => current.onProgress?.(update),
       }),
@@ -209,17 +207,24 @@ function affine(ctx: RequestContext): boolean {
   return canBeAsked(client.capabilities) && !(extensions && TASKS_EXTENSION_ID in extensions);
 }
 
+/**
+ * One literal: on Node 20's V8 every object spread that then gains a key (`{ ...a, key }`) makes a new
+ * hidden class, which costs microseconds and old-space garbage per request (docs/architecture.md, speed).
+ */
 function callOptions(
   ctx: RequestContext,
   origin: RequestOrigin,
-  deadline?: Deadline,
+  more: Pick<UpstreamRequestOptions, 'deadline' | 'path' | 'envelope' | 'allowInputRequired'> = {},
 ): UpstreamRequestOptions {
   return {
     signal: ctx.signal,
     origin,
     onProgress: ctx.onProgress,
     keepAliveOnProgress: ctx.method === 'tools/call',
-    deadline,
+    deadline: more.deadline,
+    path: more.path,
+    envelope: more.envelope,
+    allowInputRequired: more.allowInputRequired,
   };
 }
 

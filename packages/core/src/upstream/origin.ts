@@ -38,7 +38,7 @@ export interface UpstreamRequestOptions {
   path?: 'legacy';
 }
 
-/** The origin of a downstream request's upstream calls. */
-export function originOf(ctx: RequestContext): RequestOrigin {
-  return { sessionId: ctx.session.id, notify: ctx.notifyRelated, context: ctx };
+/** The origin of a downstream request's upstream calls (`ask`: who answers what the upstream asks meanwhile). */
+export function originOf(ctx: RequestContext, ask?: RequestOrigin['ask']): RequestOrigin {
+  return { sessionId: ctx.session.id, notify: ctx.notifyRelated, context: ctx, ask };
 }
