@@ -33,7 +33,7 @@ import { evaluateTargets } from './report/targets.js';
 import type { BenchResults } from './results.js';
 import { children } from './services.js';
 import { runSessionMemoryBenchmark } from './session-memory/index.js';
-import { FULL, QUICK } from './sizes.js';
+import { sizes as sizesOf } from './sizes.js';
 import { msSince } from './stats.js';
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
@@ -97,7 +97,7 @@ async function runSections(
   results: BenchResults,
   profiled: (what: string, subdirs?: readonly string[]) => RunOptions,
 ): Promise<void> {
-  const sizes = args.quick ? QUICK : FULL;
+  const sizes = sizesOf(args.quick);
   const runs = (section: Section): boolean => args.only === undefined || args.only === section;
   if (runs('read')) results.read = await guarded(runReadBenchmark(sizes.read, log, profiled('read')));
   if (runs('enumerate')) {

@@ -1,4 +1,7 @@
-/** The sizes of every benchmark: the full run, and the small `--quick` run of the CI smoke test. */
+/**
+ * The sizes of every benchmark, written once: each count as `n(full, quick)`, the full run's and the small
+ * `--quick` run's (the CI smoke test: the full run's shape, every section, path and check, small counts).
+ */
 import type { CatalogConfig } from './catalog/index.js';
 import type { CredentialsConfig } from './credentials/index.js';
 import type { ReadConfig, ToolCallConfig } from './direct-vs-gateway.js';
@@ -22,155 +25,120 @@ export interface Sizes {
   credentials: CredentialsConfig;
 }
 
-/** The matrix of section 6 without its sizes: every transport, both eras, both methods, c=1 and c=16. */
-const PATHS_MATRIX = {
-  upstreams: ['stdio', 'http-legacy', 'http-modern', 'ws'],
-  eras: ['legacy', 'modern'],
-  methods: ['read', 'call'],
-  concurrencies: [1, 16],
-  resources: 100,
-  payloadBytes: 1024,
-  tools: 5,
-  argumentBytes: 64,
-} as const;
-
-/** Warm-up and timed reads per round at c=1 and at c=16. */
-function readLevels(c1: [number, number], c16: [number, number]): LevelConfig[] {
-  return [
+export function sizes(quick: boolean): Sizes {
+  const n = (full: number, small: number): number => (quick ? small : full);
+  /** Warm-up and timed reads per round at c=1 and at c=16. */
+  const levels = (c1: [number, number], c16: [number, number]): LevelConfig[] => [
     { concurrency: 1, warmup: c1[0], reads: c1[1] },
     { concurrency: 16, warmup: c16[0], reads: c16[1] },
   ];
-}
-
-export const FULL: Sizes = {
-  read: { resources: 100, payloadBytes: 1024, warmup: 500, reads: 5000, concurrencies: [1, 16], rounds: 3 },
-  enumerate: [
-    { list: 'resources', upstreams: 10, itemsPerUpstream: 5000, pageSize: 100, latencyMs: 0, runs: 3 },
-    { list: 'resources', upstreams: 10, itemsPerUpstream: 5000, pageSize: 100, latencyMs: 5, runs: 3 },
-  ],
-  plugins: {
-    hit: {
+  /** The CPU-bound (0 ms) then the I/O-bound scenario of one list. */
+  const enumeration = (list: EnumerateConfig['list'], items: number, pageSize: number, runs: number) =>
+    [0, n(5, 3)].map((latencyMs) => ({
+      list,
+      upstreams: n(10, 2),
+      itemsPerUpstream: items,
+      pageSize,
+      latencyMs,
+      runs,
+    }));
+  return {
+    read: {
       resources: 100,
       payloadBytes: 1024,
-      latencyMs: 5,
-      levels: readLevels([50, 600], [200, 3000]),
-      rounds: 3,
-    },
-    stack: {
-      resources: 200,
-      payloadBytes: 1024,
-      cacheMaxBytes: 50 * 1024,
-      levels: readLevels([100, 1000], [200, 2000]),
-      rounds: 3,
-    },
-    // Five paths, five rounds: with the order rotated each round, every path goes first once.
-    governance: {
-      sizes: [
-        { resultBytes: 1024, warmup: 100, calls: 600 },
-        { resultBytes: 1024 * 1024, warmup: 5, calls: 24 },
-      ],
-      rounds: 5,
-    },
-  },
-  tools: {
-    call: { tools: 5, argumentBytes: 64, warmup: 500, calls: 5000, concurrencies: [1, 16], rounds: 3 },
-    list: [
-      { list: 'tools', upstreams: 10, itemsPerUpstream: 500, pageSize: 50, latencyMs: 0, runs: 5 },
-      { list: 'tools', upstreams: 10, itemsPerUpstream: 500, pageSize: 50, latencyMs: 5, runs: 5 },
-    ],
-  },
-  replicas: {
-    resources: 100,
-    payloadBytes: 1024,
-    cacheUpstreamLatencyMs: 5,
-    levels: readLevels([100, 1000], [200, 3000]),
-    rounds: 3,
-    sessions: 200,
-  },
-  paths: { ...PATHS_MATRIX, warmup: 1000, count: 1000, rounds: 3, sessions: 1000, profileRequests: 5000 },
-  sessionMemory: { sessions: 1000, warmup: 100 },
-  catalog: {
-    tokenSizes: [50, 300, 3000],
-    scaleSizes: [3000, 30000],
-    buildRuns: 5,
-    warmup: 200,
-    searches: 2000,
-    limit: 5,
-  },
-  credentials: {
-    keeper: {
-      rounds: 3,
+      warmup: n(500, 50),
+      reads: n(5000, 300),
       concurrencies: [1, 16],
-      calls: { memory: { warmup: 2000, calls: 10000 }, redis: { warmup: 500, calls: 3000 } },
+      rounds: 3,
     },
-    e2e: {
+    enumerate: enumeration('resources', n(5000, 1000), 100, 3),
+    plugins: {
+      hit: {
+        resources: 100,
+        payloadBytes: 1024,
+        latencyMs: 5,
+        levels: quick ? levels([5, 40], [32, 192]) : levels([50, 600], [200, 3000]),
+        rounds: 3,
+      },
+      stack: {
+        resources: 200,
+        payloadBytes: 1024,
+        cacheMaxBytes: 50 * 1024,
+        levels: quick ? levels([10, 100], [32, 192]) : levels([100, 1000], [200, 2000]),
+        rounds: 3,
+      },
+      // Five paths, five rounds: with the order rotated each round, every path goes first once.
+      governance: {
+        sizes: [
+          { resultBytes: 1024, warmup: n(100, 10), calls: n(600, 100) },
+          { resultBytes: 1024 * 1024, warmup: n(5, 1), calls: n(24, 5) },
+        ],
+        rounds: n(5, 2),
+      },
+    },
+    tools: {
+      call: {
+        tools: 5,
+        argumentBytes: 64,
+        warmup: n(500, 30),
+        calls: n(5000, 200),
+        concurrencies: [1, 16],
+        rounds: 3,
+      },
+      list: enumeration('tools', n(500, 200), 50, n(5, 3)),
+    },
+    replicas: {
+      resources: n(100, 20),
+      payloadBytes: 1024,
+      cacheUpstreamLatencyMs: 5,
+      levels: quick ? levels([5, 40], [32, 128]) : levels([100, 1000], [200, 3000]),
+      rounds: n(3, 2),
+      sessions: n(200, 20),
+    },
+    paths: {
+      upstreams: ['stdio', 'http-legacy', 'http-modern', 'ws'],
+      eras: ['legacy', 'modern'],
+      methods: ['read', 'call'],
+      concurrencies: [1, 16],
+      resources: 100,
+      payloadBytes: 1024,
       tools: 5,
       argumentBytes: 64,
-      prewarm: 300,
-      rounds: 5,
-      levels: [
-        { concurrency: 1, warmup: 30, calls: 200 },
-        { concurrency: 16, warmup: 64, calls: 500 },
-      ],
+      warmup: n(1000, 10),
+      count: n(1000, 50),
+      rounds: n(3, 1),
+      sessions: n(1000, 30),
+      profileRequests: n(5000, 300),
     },
-  },
-};
-
-/** The CI smoke run: the full run's shape with small counts (every section, every path, every check). */
-export const QUICK: Sizes = {
-  read: { ...FULL.read, warmup: 50, reads: 300 },
-  enumerate: FULL.enumerate.map((e) => ({
-    ...e,
-    upstreams: 2,
-    itemsPerUpstream: 1000,
-    latencyMs: e.latencyMs && 3,
-  })),
-  plugins: {
-    hit: { ...FULL.plugins.hit, levels: readLevels([5, 40], [32, 192]) },
-    stack: { ...FULL.plugins.stack, levels: readLevels([10, 100], [32, 192]) },
-    governance: {
-      sizes: [
-        { resultBytes: 1024, warmup: 10, calls: 100 },
-        { resultBytes: 1024 * 1024, warmup: 1, calls: 5 },
-      ],
-      rounds: 2,
+    sessionMemory: { sessions: n(1000, 200), warmup: n(100, 20) },
+    // Every part of the catalog once in the quick run, at 3,000 tools only.
+    catalog: {
+      tokenSizes: [50, 300, 3000],
+      scaleSizes: quick ? [3000] : [3000, 30000],
+      buildRuns: n(5, 1),
+      warmup: n(200, 50),
+      searches: n(2000, 300),
+      limit: 5,
     },
-  },
-  tools: {
-    call: { ...FULL.tools.call, warmup: 30, calls: 200 },
-    list: FULL.tools.list.map((e) => ({
-      ...e,
-      upstreams: 2,
-      itemsPerUpstream: 200,
-      latencyMs: e.latencyMs && 3,
-      runs: 3,
-    })),
-  },
-  replicas: {
-    ...FULL.replicas,
-    resources: 20,
-    levels: readLevels([5, 40], [32, 128]),
-    rounds: 2,
-    sessions: 20,
-  },
-  paths: { ...FULL.paths, warmup: 10, count: 50, rounds: 1, sessions: 30, profileRequests: 300 },
-  sessionMemory: { sessions: 200, warmup: 20 },
-  // Every part of the catalog once, at 3,000 tools only.
-  catalog: { ...FULL.catalog, scaleSizes: [3000], buildRuns: 1, warmup: 50, searches: 300 },
-  credentials: {
-    keeper: {
-      ...FULL.credentials.keeper,
-      rounds: 1,
-      calls: { memory: { warmup: 200, calls: 2000 }, redis: { warmup: 100, calls: 500 } },
+    credentials: {
+      keeper: {
+        rounds: n(3, 1),
+        concurrencies: [1, 16],
+        calls: {
+          memory: { warmup: n(2000, 200), calls: n(10000, 2000) },
+          redis: { warmup: n(500, 100), calls: n(3000, 500) },
+        },
+      },
+      e2e: {
+        tools: 5,
+        argumentBytes: 64,
+        prewarm: n(300, 50),
+        rounds: n(5, 1),
+        levels: [
+          { concurrency: 1, warmup: n(30, 20), calls: n(200, 100) },
+          { concurrency: 16, warmup: n(64, 32), calls: n(500, 300) },
+        ],
+      },
     },
-    e2e: {
-      ...FULL.credentials.e2e,
-      prewarm: 50,
-      rounds: 1,
-      levels: [
-        { concurrency: 1, warmup: 20, calls: 100 },
-        { concurrency: 16, warmup: 32, calls: 300 },
-      ],
-    },
-  },
-};
+  };
+}
