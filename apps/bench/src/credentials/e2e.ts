@@ -18,7 +18,7 @@ import { controlClient } from '@switchyard/testkit';
 import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import type { ManagedProcess, RedisServer } from '@switchyard/testkit/process';
 import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
-import { callLoop, filler, type Targets, targetsOf } from '../requests.js';
+import { callCounter, callLoop, filler, type Targets, targetsOf } from '../requests.js';
 import { type ComparedLevel, measureCompared, type Run } from '../rounds.js';
 import { children, startGateway } from '../services.js';
 import { benchGrant } from './grant.js';
@@ -190,8 +190,10 @@ async function measureGateway(
     const loop = (path: E2ePath) => (count: number, concurrency: number) =>
       callLoop(session, targets[path], text, count, concurrency);
     const control = controlClient(upstream.controlUrl);
-    const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
-    const upstreamCalls = { issued: 0, served: 0 };
+    const calls = callCounter(
+      `credentials e2e ${kind}`,
+      async () => (await control.stats()).requests['tools/call'] ?? 0,
+    );
     const commands = async () => (redis ? (await redisCounters(redis.url)).commands : 0);
     for (const path of ['static', 'vault'] as const) await loop(path)(config.prewarm, 4);
     const levels: ComparedLevel<E2eRun>[] = [];
@@ -211,17 +213,9 @@ async function measureGateway(
         })),
         log,
         pairs: [['vault', 'static']],
-        before: async () => ({ served: await served(), commands: await commands() }),
+        before: async () => ({ served: await calls.before(), commands: await commands() }),
         after: async (run, before, issued) => {
-          const calls = (await served()) - before.served;
-          upstreamCalls.issued += issued;
-          upstreamCalls.served += calls;
-          if (calls !== issued) {
-            throw new Error(
-              `credentials e2e ${kind} ${run.path} c=${run.concurrency}: the upstream served ${calls} ` +
-                `tools/call for ${issued} calls issued; expected exactly one each`,
-            );
-          }
+          await calls.check(run, before.served, issued);
           const commandsPerCall = ((await commands()) - before.commands - PROBE_COMMANDS) / issued;
           return { redisCommandsPerCall: redis ? commandsPerCall : undefined };
         },
@@ -232,7 +226,7 @@ async function measureGateway(
       store: kind,
       runner: gateway.runner,
       levels,
-      upstreamCalls,
+      upstreamCalls: calls.totals,
       gatewayWarnings: Object.fromEntries(gateway.proc.warnings),
     };
   } finally {

@@ -28,7 +28,7 @@ import {
   type RunOptions,
 } from '../client.js';
 import { profiledAs, statsOf, upstreamCounters } from '../read-paths.js';
-import { callLoop, filler } from '../requests.js';
+import { callCounter, callLoop, filler } from '../requests.js';
 import { type ComparedLevel, measureCompared, type Run } from '../rounds.js';
 import {
   children,
@@ -158,6 +158,8 @@ export async function runGovernanceBenchmark(
     const up = await ownUpstream({ name: SERVER, resources: 0, tools: 1 }, teardown);
     const stats = statsOf(up);
     const served = async () => (await upstreamCounters(stats)).calls;
+    const calls = callCounter('governance bench:', served);
+    const upstreamCalls = calls.totals;
     const gateways = await startGateways(
       up,
       Object.fromEntries(
@@ -185,7 +187,6 @@ export async function runGovernanceBenchmark(
     const pinned = await pinnedTools(lockFile);
     log(`governance: pin wrote ${lockFile} pinning ${SERVER}: ${pinned.join(', ')}`);
 
-    const upstreamCalls = { issued: 0, served: 0 };
     const sizes: GovernanceSize[] = [];
     for (const size of config.sizes) {
       const text = filler(Math.floor(size.resultBytes / 2) - 64);
@@ -213,16 +214,10 @@ export async function runGovernanceBenchmark(
             }),
           cpu: { upstream: up.proc, gateway: gateways[path].proc },
         })),
-        before: served,
+        before: calls.before,
         beforeTimed: (variant) => posts[variant.name as GovernancePath].streamed,
         after: async (run, before, issued, streamedBefore) => {
-          const calls = (await served()) - before;
-          upstreamCalls.issued += issued;
-          if (calls !== issued) {
-            throw new Error(
-              `governance bench: ${run.path} round ${run.round + 1}: the upstream served ${calls} calls for ${issued}`,
-            );
-          }
+          await calls.check(run, before, issued);
           const streamed = posts[run.path as GovernancePath].streamed - streamedBefore;
           return { streamedCalls: options.rawClient ? undefined : streamed };
         },
