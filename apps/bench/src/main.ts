@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
 import { runCatalogBenchmark } from './catalog/index.js';
 import type { RunOptions } from './client.js';
-import { renderCredentials, runCredentialsBenchmark } from './credentials/index.js';
+import { runCredentialsBenchmark } from './credentials/index.js';
 import { runReadBenchmark, runToolCallBenchmark } from './direct-vs-gateway.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
 import { runPathsBenchmark } from './paths/index.js';
@@ -225,7 +225,6 @@ async function main(): Promise<number> {
   process.stdout.write(
     `${renderTable({ mode, env, startedAt, durationMs, results, targets, jsonPath, clientFetch })}\n`,
   );
-  if (results.credentials) process.stdout.write(`\n${renderCredentials(results.credentials).join('\n')}\n`);
   for (const [what, summaries] of Object.entries(profiles)) {
     for (const summary of summaries) {
       process.stdout.write(`\n${renderProfile(`Gateway CPU profile (${what} benchmark)`, summary)}\n`);

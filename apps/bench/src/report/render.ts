@@ -1,5 +1,6 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
 import { renderCatalog } from '../catalog/render.js';
+import { renderCredentials } from '../credentials/render.js';
 import type { ToolCallResult } from '../direct-vs-gateway.js';
 import type { BenchResults } from '../results.js';
 import { renderSessionMemory } from '../session-memory/render.js';
@@ -68,37 +69,33 @@ function renderToolCall(call: ToolCallResult): string[] {
   ];
 }
 
-/** Gateway WARN/ERROR lines per benchmark, most frequent first. */
+/**
+ * Gateway WARN/ERROR lines (digits masked) of every benchmark, most frequent first: every `gatewayWarnings`
+ * in the results (counts by kind, or by gateway then kind), named by where it sits.
+ */
 function warnings(results: BenchResults): string[] {
-  const { read, enumerate, plugins, tools, replicas } = results;
-  const sections: [string, Record<string, number> | undefined][] = [];
-  const add = (what: string, counts: Record<string, number> | undefined) => sections.push([what, counts]);
-  const addEach = (what: (name: string) => string, byName: Record<string, Record<string, number>> = {}) => {
-    for (const [name, counts] of Object.entries(byName)) add(what(name), counts);
-  };
-  add('read', read?.gatewayWarnings);
-  for (const e of enumerate) add(`enumeration (${e.scenario})`, e.gatewayWarnings);
-  add('plugins (cache hit)', plugins?.hit?.gatewayWarnings);
-  addEach((path) => `plugins (${path})`, plugins?.stack?.gatewayWarnings);
-  addEach((path) => `plugins (governance ${path})`, plugins?.governance?.gatewayWarnings);
-  add('tools/call', tools?.call?.gatewayWarnings);
-  for (const e of tools?.list ?? []) add(`tools/list enumeration (${e.scenario})`, e.gatewayWarnings);
-  addEach((name) => `replicas (${name})`, replicas?.sharedCache?.gatewayWarnings);
-  addEach((name) => `replicas (rate-limit ${name})`, replicas?.rateLimit?.gatewayWarnings);
-  if (replicas?.sessionMemory) add('replicas (sessions)', replicas.sessionMemory.gatewayWarnings);
-  add('paths', results.paths?.gatewayWarnings);
   const out: string[] = [];
-  for (const [what, counts] of sections) {
-    const kinds = Object.entries(counts ?? {}).sort((a, b) => b[1] - a[1]);
-    if (kinds.length === 0) continue;
+  const print = (what: string, counts: Record<string, number>) => {
+    const kinds = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+    if (kinds.length === 0) return;
     const total = kinds.reduce((sum, [, n]) => sum + n, 0);
-    out.push(
-      '',
-      `Gateway stderr during the ${what} benchmark: ${int.format(total)} warning line(s) (digits masked):`,
-    );
+    out.push('', `Gateway stderr during ${what}: ${int.format(total)} warning line(s) (digits masked):`);
     for (const [kind, n] of kinds.slice(0, 8))
       out.push(`  ${int.format(n).padStart(7)} × ${kind.slice(0, 160)}`);
-  }
+  };
+  const visit = (value: unknown, where: string): void => {
+    if (value === null || typeof value !== 'object') return;
+    const named = value as Record<string, unknown>;
+    const name = named.scenario ?? named.store ?? named.variant;
+    const here = typeof name === 'string' ? `${where} (${name})` : where;
+    for (const [key, child] of Object.entries(named)) {
+      if (key !== 'gatewayWarnings') visit(child, Array.isArray(value) ? here : `${here} ${key}`.trim());
+      else if (Object.values(child as object).every((n) => typeof n === 'number'))
+        print(here, child as Record<string, number>);
+      else for (const [gw, counts] of Object.entries(child as object)) print(`${here} [${gw}]`, counts);
+    }
+  };
+  visit(results, '');
   return out;
 }
 
@@ -154,6 +151,7 @@ export function renderTable(options: {
     );
   }
   for (const t of targets) if (t.note) out.push(`   ${t.note}`);
+  if (results.credentials) out.push('', ...renderCredentials(results.credentials));
   out.push(...warnings(results));
   out.push('', `total runtime ${(options.durationMs / 1000).toFixed(1)} s; JSON: ${options.jsonPath}`);
   return out.join('\n');
