@@ -16,7 +16,7 @@ import { type RunOptions, withGatewayPair } from './client.js';
 import { checkedListing, RESOURCES, TOOLS } from './lists.js';
 import { statsOf, upstreamCounters } from './read-paths.js';
 import { callCounter, callLoop, filler, type Requester, readLoop } from './requests.js';
-import { type ComparedLevel, measureCompared, type TimedLoop } from './rounds.js';
+import { atEach, type ComparedLevel, measureCompared, type TimedLoop } from './rounds.js';
 
 /** The upstream's name: the gateway exposes `a+<uri>` and `a__tool_<k>`. */
 const UPSTREAM = 'a';
@@ -102,9 +102,7 @@ async function directVsGateway<C extends ReadConfig | ToolCallConfig>(
     const levels = await measureCompared({
       plan: {
         what,
-        warmup: config.warmup,
-        count,
-        concurrencies: config.concurrencies,
+        levels: atEach(config.concurrencies, config.warmup, count),
         rounds: config.rounds,
       },
       variants: [

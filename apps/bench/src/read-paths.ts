@@ -114,69 +114,63 @@ export async function measureReadPaths(options: {
   const { paths, redis, what } = options;
   const stats = statsOf(options.upstream);
   const commands = async () => redis && (await redisCounters(redis.url)).commands;
-  const levels: ReadPathLevel[] = [];
-  for (const level of options.levels) {
-    const [compared] = await measureCompared({
-      plan: {
-        what,
-        warmup: level.warmup,
-        count: level.reads,
-        concurrencies: [level.concurrency],
-        rounds: options.rounds,
+  const levels = await measureCompared({
+    plan: {
+      what,
+      levels: options.levels.map((l) => ({ concurrency: l.concurrency, warmup: l.warmup, count: l.reads })),
+      rounds: options.rounds,
+    },
+    log: options.log,
+    pairs: options.pairs,
+    variants: paths.map((path) => ({
+      name: path.path,
+      loop: (count, concurrency) => readPath(path, count, concurrency, options.payloadBytes),
+      cpu: {
+        upstream: options.upstream.proc,
+        gateway: path.gateways,
+        balancer: path.balancer,
+        redis: redis?.proc,
       },
-      log: options.log,
-      pairs: options.pairs,
-      variants: paths.map((path) => ({
-        name: path.path,
-        loop: (count, concurrency) => readPath(path, count, concurrency, options.payloadBytes),
-        cpu: {
-          upstream: options.upstream.proc,
-          gateway: path.gateways,
-          balancer: path.balancer,
-          redis: redis?.proc,
-        },
-      })),
-      before: () => upstreamCounters(stats),
-      beforeTimed: commands,
-      after: async (run, before, readsIssued, commandsBefore) => {
-        const path = paths.find((p) => p.path === run.path)!;
-        const commandsAfter = await commands();
-        const after = await upstreamCounters(stats);
-        const upstreamReads = after.reads - before.reads;
-        const expected = path.upstreamReadsPerRead;
-        if (expected !== undefined && upstreamReads !== expected * readsIssued) {
-          throw new Error(
-            expected === 0
-              ? `${what}: the cache is not hitting: the upstream served ${upstreamReads} resources/read during ` +
-                  `${readsIssued} reads through the ${path.path} gateway (c=${run.concurrency}, round ` +
-                  `${run.round + 1}); expected 0 after warming`
-              : `${what}: ${path.path} c=${run.concurrency} round ${run.round + 1}: the upstream served ` +
-                  `${upstreamReads} resources/read for ${readsIssued} reads issued; expected exactly ` +
-                  `${readsIssued} (every read a miss)`,
-          );
-        }
-        const gateway = path.gateways?.length === 1 ? path.gateways[0] : undefined;
-        return {
-          readsIssued,
-          upstreamReads,
-          upstreamSubscribes: after.subscribes - before.subscribes,
-          upstreamUnsubscribes: after.unsubscribes - before.unsubscribes,
-          gatewayRssMiB: gateway && rssMiB(gateway.pid),
-          redisCommandsPerRead:
-            commandsBefore === undefined || commandsAfter === undefined
-              ? undefined
-              : (commandsAfter - commandsBefore - PROBE_COMMANDS) / level.reads,
-        };
-      },
-      note: (run) =>
-        `, upstream reads ${run.upstreamReads}/${run.readsIssued}` +
-        (run.redisCommandsPerRead === undefined
-          ? ''
-          : `, redis ${run.redisCommandsPerRead.toFixed(2)} cmd/read`),
-    });
-    levels.push(compared as ReadPathLevel);
-  }
-  return levels;
+    })),
+    before: () => upstreamCounters(stats),
+    beforeTimed: commands,
+    after: async (run, before, readsIssued, commandsBefore) => {
+      const path = paths.find((p) => p.path === run.path)!;
+      const commandsAfter = await commands();
+      const after = await upstreamCounters(stats);
+      const upstreamReads = after.reads - before.reads;
+      const expected = path.upstreamReadsPerRead;
+      if (expected !== undefined && upstreamReads !== expected * readsIssued) {
+        throw new Error(
+          expected === 0
+            ? `${what}: the cache is not hitting: the upstream served ${upstreamReads} resources/read during ` +
+                `${readsIssued} reads through the ${path.path} gateway (c=${run.concurrency}, round ` +
+                `${run.round + 1}); expected 0 after warming`
+            : `${what}: ${path.path} c=${run.concurrency} round ${run.round + 1}: the upstream served ` +
+                `${upstreamReads} resources/read for ${readsIssued} reads issued; expected exactly ` +
+                `${readsIssued} (every read a miss)`,
+        );
+      }
+      const gateway = path.gateways?.length === 1 ? path.gateways[0] : undefined;
+      return {
+        readsIssued,
+        upstreamReads,
+        upstreamSubscribes: after.subscribes - before.subscribes,
+        upstreamUnsubscribes: after.unsubscribes - before.unsubscribes,
+        gatewayRssMiB: gateway && rssMiB(gateway.pid),
+        redisCommandsPerRead:
+          commandsBefore === undefined || commandsAfter === undefined
+            ? undefined
+            : (commandsAfter - commandsBefore - PROBE_COMMANDS) / run.count,
+      };
+    },
+    note: (run) =>
+      `, upstream reads ${run.upstreamReads}/${run.readsIssued}` +
+      (run.redisCommandsPerRead === undefined
+        ? ''
+        : `, redis ${run.redisCommandsPerRead.toFixed(2)} cmd/read`),
+  });
+  return levels as ReadPathLevel[];
 }
 
 /**

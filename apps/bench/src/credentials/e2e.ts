@@ -196,32 +196,26 @@ async function measureGateway(
     );
     const commands = async () => (redis ? (await redisCounters(redis.url)).commands : 0);
     for (const path of ['static', 'vault'] as const) await loop(path)(config.prewarm, 4);
-    const levels: ComparedLevel<E2eRun>[] = [];
-    for (const level of config.levels) {
-      const [compared] = await measureCompared({
-        plan: {
-          what: `credentials: e2e ${kind} tools/call`,
-          warmup: level.warmup,
-          count: level.calls,
-          concurrencies: [level.concurrency],
-          rounds: config.rounds,
-        },
-        variants: (['static', 'vault'] as const).map((path) => ({
-          name: path,
-          loop: loop(path),
-          cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
-        })),
-        log,
-        pairs: [['vault', 'static']],
-        before: async () => ({ served: await calls.before(), commands: await commands() }),
-        after: async (run, before, issued) => {
-          await calls.check(run, before.served, issued);
-          const commandsPerCall = ((await commands()) - before.commands - PROBE_COMMANDS) / issued;
-          return { redisCommandsPerCall: redis ? commandsPerCall : undefined };
-        },
-      });
-      levels.push(compared!);
-    }
+    const levels = await measureCompared({
+      plan: {
+        what: `credentials: e2e ${kind} tools/call`,
+        levels: config.levels.map((l) => ({ concurrency: l.concurrency, warmup: l.warmup, count: l.calls })),
+        rounds: config.rounds,
+      },
+      variants: (['static', 'vault'] as const).map((path) => ({
+        name: path,
+        loop: loop(path),
+        cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
+      })),
+      log,
+      pairs: [['vault', 'static']],
+      before: async () => ({ served: await calls.before(), commands: await commands() }),
+      after: async (run, before, issued) => {
+        await calls.check(run, before.served, issued);
+        const commandsPerCall = ((await commands()) - before.commands - PROBE_COMMANDS) / issued;
+        return { redisCommandsPerCall: redis ? commandsPerCall : undefined };
+      },
+    });
     return {
       store: kind,
       runner: gateway.runner,

@@ -7,7 +7,7 @@
  */
 import { createLogger, type Identity, openStore, type Store } from '@switchyard/core';
 import type { RedisServer } from '@switchyard/testkit/process';
-import { type ComparedLevel, measureCompared, requestLoop } from '../rounds.js';
+import { atEach, type ComparedLevel, measureCompared, requestLoop } from '../rounds.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, readingKeeper } from './internals.js';
 
@@ -85,9 +85,7 @@ export async function measureKeeper(
     const levels = await measureCompared({
       plan: {
         what: `credentials: ${kind}`,
-        warmup,
-        count: calls,
-        concurrencies: config.concurrencies,
+        levels: atEach(config.concurrencies, warmup, calls),
         rounds: config.rounds,
       },
       log,

@@ -199,9 +199,7 @@ export async function runGovernanceBenchmark(
       const [level] = await measureCompared({
         plan: {
           what: `governance ${size.resultBytes} B`,
-          warmup: size.warmup,
-          count: size.calls,
-          concurrencies: [1],
+          levels: [{ concurrency: 1, warmup: size.warmup, count: size.calls }],
           rounds: config.rounds,
         },
         log,
