@@ -37,6 +37,7 @@ import {
   type PluginEntry,
   startGateways,
   Teardown,
+  warningsOf,
 } from '../services.js';
 
 export interface GovernanceSizeConfig {
@@ -235,9 +236,7 @@ export async function runGovernanceBenchmark(
       upstreamCalls,
       pinnedTools: pinned,
       loadavg: { start, end: loadavg() },
-      gatewayWarnings: Object.fromEntries(
-        PATHS.map((p) => [p, Object.fromEntries(gateways[p].proc.warnings)]),
-      ) as Record<GovernancePath, Record<string, number>>,
+      gatewayWarnings: warningsOf(gateways),
     };
   } finally {
     await teardown.run();

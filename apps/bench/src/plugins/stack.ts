@@ -3,7 +3,14 @@ import { join } from 'node:path';
 import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from '../client.js';
 import { checkedListing, RESOURCES } from '../lists.js';
 import { measureReadPaths, profiledAs, type ReadPath, statsOf, upstreamCounters } from '../read-paths.js';
-import { type GatewayOptions, ownUpstream, type PluginEntry, startGateways, Teardown } from '../services.js';
+import {
+  type GatewayOptions,
+  ownUpstream,
+  type PluginEntry,
+  startGateways,
+  Teardown,
+  warningsOf,
+} from '../services.js';
 import type { AuditCheck, StackConfig, StackPath, StackResult } from './model.js';
 
 const AUDIT_FILE = 'audit.jsonl';
@@ -175,9 +182,7 @@ export async function runStackBenchmark(
       levels,
       audit,
       upstreamSubscriptionsHeld: held,
-      gatewayWarnings: Object.fromEntries(
-        paths.map((p) => [p, Object.fromEntries(gateways[p].proc.warnings)]),
-      ) as Record<StackPath, Record<string, number>>,
+      gatewayWarnings: warningsOf(gateways),
     };
   } finally {
     await teardown.run();

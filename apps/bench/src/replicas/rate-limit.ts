@@ -19,6 +19,7 @@ import {
   startGateways,
   Teardown,
   type Upstream,
+  warningsOf,
 } from '../services.js';
 import { listedUris, ownRedis, replicaConfig } from './deployment.js';
 import type { PathInfo, RateLimitResult, ReplicasConfig } from './model.js';
@@ -109,9 +110,7 @@ export async function runRateLimitBenchmark(
       paths: RATE_LIMIT_PATHS,
       redisClients,
       levels,
-      gatewayWarnings: Object.fromEntries(
-        Object.entries(gateways).map(([name, g]) => [name, Object.fromEntries((g as Gateway).proc.warnings)]),
-      ),
+      gatewayWarnings: warningsOf(gateways),
     };
   } finally {
     for (const c of clients) c.close();

@@ -24,6 +24,7 @@ import {
   startGateways,
   Teardown,
   type Upstream,
+  warningsOf,
 } from '../services.js';
 import { listedUris, ownBalancer, ownRedis, replicaConfig } from './deployment.js';
 import type { LegacyProbe, PathInfo, ReplicasConfig, SharedCacheResult } from './model.js';
@@ -227,11 +228,7 @@ export async function runSharedCacheBenchmark(
       legacy,
       redisClients,
       levels,
-      gatewayWarnings: {
-        solo: Object.fromEntries(solo.proc.warnings),
-        A: Object.fromEntries(a.proc.warnings),
-        B: Object.fromEntries(b.proc.warnings),
-      },
+      gatewayWarnings: warningsOf({ solo, A: a, B: b }),
     };
   } finally {
     await Promise.allSettled(sessions.map((s) => s.close()));
