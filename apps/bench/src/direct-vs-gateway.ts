@@ -17,29 +17,14 @@ import { checkedListing, RESOURCES, TOOLS } from './lists.js';
 import { statsOf, upstreamCounters } from './read-paths.js';
 import { callCounter, callLoop, filler, type Requester, readLoop } from './requests.js';
 import { atEach, type ComparedLevel, measureCompared, type TimedLoop } from './rounds.js';
+import type { Sizes } from './sizes.js';
 
 /** The upstream's name: the gateway exposes `a+<uri>` and `a__tool_<k>`. */
 const UPSTREAM = 'a';
 
-interface Plan {
-  warmup: number;
-  concurrencies: number[];
-  rounds: number;
-}
+export type ReadConfig = Sizes['read'];
 
-export interface ReadConfig extends Plan {
-  resources: number;
-  payloadBytes: number;
-  reads: number;
-}
-
-export interface ToolCallConfig extends Plan {
-  /** Echo tools on the upstream (`tool_0 … tool_{N-1}`), called round-robin. */
-  tools: number;
-  /** Length of the `text` argument of every call (plus a small `seq` number). */
-  argumentBytes: number;
-  calls: number;
-}
+export type ToolCallConfig = Sizes['tools']['call'];
 
 export interface ReadResult {
   config: ReadConfig;

@@ -23,24 +23,15 @@ import {
   type ExpectedEnumeration,
   expectedEnumeration,
   LIST_KINDS,
-  type ListName,
   type Walk,
   walk,
 } from './lists.js';
 import { cpuSampler, roundOrder } from './rounds.js';
 import { allStarted, type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
+import type { Sizes } from './sizes.js';
 import { msSince } from './stats.js';
 
-export interface EnumerateConfig {
-  /** What is enumerated: the upstreams' resources or their (generated echo) tools. */
-  list: ListName;
-  upstreams: number;
-  itemsPerUpstream: number;
-  pageSize: number;
-  /** Delay of every upstream before answering each page (testkit `--latency-ms`); 0 = CPU-bound. */
-  latencyMs: number;
-  runs: number;
-}
+export type EnumerateConfig = Sizes['enumerate'][number];
 
 export type EnumerateScenario = 'cpu-bound' | 'io-bound';
 

@@ -15,13 +15,9 @@ import { PROBE_COMMANDS, redisCounters } from './replicas/redis-probe.js';
 import { type Requester, readLoop } from './requests.js';
 import { type ComparedLevel, type CpuPerRead, measureCompared, type Pair, type Run } from './rounds.js';
 import type { GatewayOptions, PluginEntry, Upstream } from './services.js';
+import type { Sizes } from './sizes.js';
 
-/** One concurrency level: warm-up reads, then timed reads, per round and path. */
-export interface LevelConfig {
-  concurrency: number;
-  warmup: number;
-  reads: number;
-}
+export type LevelConfig = Sizes['replicas']['levels'][number];
 
 /** A measured path: its client, the URIs it reads and the processes that serve it. */
 export interface ReadPath {

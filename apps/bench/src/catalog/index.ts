@@ -5,6 +5,7 @@
  * hand-labelled task phrasings; search latency, build time and heap at 3,000 and 30,000 tools.
  */
 import { ToolSearchIndex } from '@switchyard/core';
+import type { Sizes } from '../sizes.js';
 import { median } from '../stats.js';
 import { catalogOf, generatedTools, SERVICES } from './catalog.js';
 import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from './data.js';
@@ -14,17 +15,7 @@ import { halves, measureQuality, type Quality } from './quality.js';
 import { realTools } from './real.js';
 import { searchAnswerTokens, type TokenRow, tokenRow } from './tokens.js';
 
-export interface CatalogConfig {
-  /** Catalog sizes of the token comparison. */
-  tokenSizes: number[];
-  /** Catalog sizes of the build and latency measurement. */
-  scaleSizes: number[];
-  buildRuns: number;
-  warmup: number;
-  searches: number;
-  /** `limit` of every measured search (DESIGN §13's default). */
-  limit: number;
-}
+export type CatalogConfig = Sizes['catalog'];
 
 export interface ScaleRow {
   tools: number;

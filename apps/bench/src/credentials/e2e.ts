@@ -21,19 +21,12 @@ import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
 import { callCounter, callLoop, filler, type Targets, targetsOf } from '../requests.js';
 import { type ComparedLevel, measureCompared, type Run } from '../rounds.js';
 import { children, startGateway } from '../services.js';
+import type { Sizes } from '../sizes.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, type StoredGrant } from './internals.js';
 import { CREDENTIALS_KEY, IDENTITY, PERSONAL_UPSTREAM, type StoreKind } from './keeper.js';
 
-export interface E2eConfig {
-  /** Echo tools on the upstream, called round-robin. */
-  tools: number;
-  argumentBytes: number;
-  /** Calls of each path (4 at a time) before the first round: JIT, connections, the person's upstream session. */
-  prewarm: number;
-  rounds: number;
-  levels: { concurrency: number; warmup: number; calls: number }[];
-}
+export type E2eConfig = Sizes['credentials']['e2e'];
 
 /** (a) the static header, (b) the vault. */
 export type E2ePath = 'static' | 'vault';

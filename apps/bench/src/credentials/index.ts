@@ -12,16 +12,14 @@
 import { loadavg } from 'node:os';
 import { type RedisServer, redisMissing, startRedis } from '@switchyard/testkit/process';
 import { children } from '../services.js';
-import { type E2eConfig, type E2eGateway, runE2e } from './e2e.js';
+import type { Sizes } from '../sizes.js';
+import { type E2eGateway, runE2e } from './e2e.js';
 import { benchGrant } from './grant.js';
-import { IDENTITY, type KeeperConfig, type KeeperStore, measureKeeper } from './keeper.js';
+import { IDENTITY, type KeeperStore, measureKeeper } from './keeper.js';
 
 export { renderCredentials } from './render.js';
 
-export interface CredentialsConfig {
-  keeper: KeeperConfig;
-  e2e: E2eConfig;
-}
+export type CredentialsConfig = Sizes['credentials'];
 
 export interface CredentialsResult {
   config: CredentialsConfig;

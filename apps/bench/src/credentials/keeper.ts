@@ -8,6 +8,7 @@
 import { createLogger, type Identity, openStore, type Store } from '@switchyard/core';
 import type { RedisServer } from '@switchyard/testkit/process';
 import { atEach, type ComparedLevel, measureCompared, requestLoop } from '../rounds.js';
+import type { Sizes } from '../sizes.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, readingKeeper } from './internals.js';
 
@@ -15,12 +16,7 @@ export type StoreKind = 'memory' | 'redis';
 /** `store.get`: the raw read of the sealed grant; `token`: the keeper's whole answer. */
 export type KeeperOp = 'store.get' | 'token';
 
-export interface KeeperConfig {
-  rounds: number;
-  concurrencies: number[];
-  /** Warm-up and timed calls per round, per store (a Redis round trip costs ~10× a memory read). */
-  calls: Record<StoreKind, { warmup: number; calls: number }>;
-}
+export type KeeperConfig = Sizes['credentials']['keeper'];
 
 /** One store's rounds (latencies in ms; CPU: this process's, and redis-server's with Redis), token compared with store.get. */
 export interface KeeperStore {

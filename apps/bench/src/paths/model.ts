@@ -5,6 +5,7 @@
 
 import type { ComparedLevel } from '../rounds.js';
 import type { IdleSessionMemory } from '../session-memory/index.js';
+import type { Sizes } from '../sizes.js';
 
 /** How the gateway (and the direct client) reaches the upstream. */
 export const UPSTREAM_KINDS = ['stdio', 'http-legacy', 'http-modern', 'ws'] as const;
@@ -34,26 +35,7 @@ export const UPSTREAM_LABELS: Record<UpstreamKind, string> = {
   ws: 'WebSocket',
 };
 
-export interface PathsConfig {
-  upstreams: readonly UpstreamKind[];
-  eras: readonly ClientEra[];
-  methods: readonly PathMethod[];
-  concurrencies: readonly number[];
-  /** Resources per upstream (read round-robin) and their size. */
-  resources: number;
-  payloadBytes: number;
-  /** Echo tools per upstream (called round-robin) and the size of the text argument. */
-  tools: number;
-  argumentBytes: number;
-  warmup: number;
-  /** Timed requests per round. */
-  count: number;
-  rounds: number;
-  /** Idle legacy sessions opened for the memory measurement (0: skipped). */
-  sessions: number;
-  /** Requests issued per profiled path under `--cpu-prof` (after `warmup`). */
-  profileRequests: number;
-}
+export type PathsConfig = Sizes['paths'];
 
 /** One cell of the matrix: an upstream transport, a client era, a method, a concurrency. */
 export interface PathCell {

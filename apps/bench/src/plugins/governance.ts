@@ -39,18 +39,9 @@ import {
   Teardown,
   warningsOf,
 } from '../services.js';
+import type { Sizes } from '../sizes.js';
 
-export interface GovernanceSizeConfig {
-  /** The size of the echo's result to aim for, in bytes (the argument text is about half of it). */
-  resultBytes: number;
-  warmup: number;
-  calls: number;
-}
-
-export interface GovernanceConfig {
-  sizes: GovernanceSizeConfig[];
-  rounds: number;
-}
+export type GovernanceConfig = Sizes['plugins']['governance'];
 
 /** The governance plugins measured, each alone on its own gateway, in the order of the table. */
 export const GOVERNANCE_PLUGINS = ['secrets', 'pin', 'approve', 'access'] as const;

@@ -1,31 +1,13 @@
-import type { HitCeiling, LevelConfig, ReadPathLevel } from '../read-paths.js';
+import type { HitCeiling, ReadPathLevel } from '../read-paths.js';
 import type { PluginEntry } from '../services.js';
-import type { GovernanceConfig, GovernanceResult } from './governance.js';
+import type { Sizes } from '../sizes.js';
+import type { GovernanceResult } from './governance.js';
 
-export interface CacheHitConfig {
-  resources: number;
-  payloadBytes: number;
-  /** Upstream delay before answering each read (testkit `--latency-ms`). */
-  latencyMs: number;
-  levels: LevelConfig[];
-  rounds: number;
-}
+export type CacheHitConfig = Sizes['plugins']['hit'];
 
-export interface StackConfig {
-  /** More resources than the cache can hold, read round-robin: every read is an LRU miss. */
-  resources: number;
-  payloadBytes: number;
-  /** The stack's cache `maxBytes` (a small fraction of resources × payload). */
-  cacheMaxBytes: number;
-  levels: LevelConfig[];
-  rounds: number;
-}
+export type StackConfig = Sizes['plugins']['stack'];
 
-export interface PluginsConfig {
-  hit: CacheHitConfig;
-  stack: StackConfig;
-  governance: GovernanceConfig;
-}
+export type PluginsConfig = Sizes['plugins'];
 
 export type StackPath = 'bare' | 'stack' | 'stack-incoherent';
 

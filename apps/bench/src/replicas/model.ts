@@ -1,19 +1,10 @@
 /** The replicas benchmark's sizes and results (section 5; the JSON's `replicas`). */
-import type { LevelConfig, ReadPathLevel } from '../read-paths.js';
+import type { ReadPathLevel } from '../read-paths.js';
 import type { PluginEntry } from '../services.js';
+import type { Sizes } from '../sizes.js';
 import type { RedisSnapshot } from './redis-probe.js';
 
-export interface ReplicasConfig {
-  resources: number;
-  payloadBytes: number;
-  /** 5a/5c: the upstream answers each read after this long (misses are visible; hits never wait). */
-  cacheUpstreamLatencyMs: number;
-  /** Warm-up and timed reads per round and path, per concurrency. */
-  levels: LevelConfig[];
-  rounds: number;
-  /** 5d: legacy sessions opened against one gateway with `store.redis`. */
-  sessions: number;
-}
+export type ReplicasConfig = Sizes['replicas'];
 
 /** One measured path as the report shows it. */
 export interface PathInfo {

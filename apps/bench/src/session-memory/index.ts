@@ -15,15 +15,11 @@ import { closeSessions, type LegacyHttpClient, openSessions } from '@switchyard/
 import { redisMissing } from '@switchyard/testkit/process';
 import { ownRedis, replicaConfig } from '../replicas/deployment.js';
 import { type Gateway, ownUpstream, startGateway, Teardown } from '../services.js';
+import type { Sizes } from '../sizes.js';
 import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
 import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
 
-export interface SessionMemoryConfig {
-  /** Idle sessions measured. */
-  sessions: number;
-  /** Sessions opened and deleted before the baseline. */
-  warmup: number;
-}
+export type SessionMemoryConfig = Sizes['sessionMemory'];
 
 /** Sessions opened (or deleted) at once. */
 const CONCURRENCY = 8;
