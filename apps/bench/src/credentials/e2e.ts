@@ -19,7 +19,7 @@ import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import type { ManagedProcess, RedisServer } from '@switchyard/testkit/process';
 import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
 import { callCounter, callLoop, filler, type Targets, targetsOf } from '../requests.js';
-import { type ComparedLevel, measureCompared, type Run } from '../rounds.js';
+import { measureCompared, type Run } from '../rounds.js';
 import { children, startGateway } from '../services.js';
 import type { Sizes } from '../sizes.js';
 import { benchGrant } from './grant.js';
@@ -37,17 +37,7 @@ export interface E2eRun extends Run {
   redisCommandsPerCall?: number;
 }
 
-export interface E2eGateway {
-  store: StoreKind;
-  /** How the gateway ran: the CLI, or runGateway in a child that seeds its memory store. */
-  runner: string;
-  /** Per concurrency, the median round of each path and vault compared with static. */
-  levels: ComparedLevel<E2eRun>[];
-  /** Calls issued over every round (warm-ups included) and the upstream's `tools/call` count over them. */
-  upstreamCalls: { issued: number; served: number };
-  /** Warning kinds the gateway logged while measuring (digits masked) → count. */
-  gatewayWarnings: Record<string, number>;
-}
+export type E2eGateway = Awaited<ReturnType<typeof measureGateway>>;
 
 /** The shared upstream (static header) and the personal one (`auth.user`), by their names at the gateway. */
 const SHARED = 'team';
@@ -169,7 +159,7 @@ async function measureGateway(
   upstream: BearerUpstream,
   redis: RedisServer | undefined,
   log: (message: string) => void,
-): Promise<E2eGateway> {
+) {
   const session = await LegacyHttpClient.open(gateway.url, {
     clientName: 'bench-credentials',
     headers: { authorization: `Bearer ${CLIENT_TOKEN}` },

@@ -7,7 +7,7 @@
  */
 import { createLogger, type Identity, openStore, type Store } from '@switchyard/core';
 import type { RedisServer } from '@switchyard/testkit/process';
-import { atEach, type ComparedLevel, measureCompared, requestLoop } from '../rounds.js';
+import { atEach, measureCompared, requestLoop } from '../rounds.js';
 import type { Sizes } from '../sizes.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, readingKeeper } from './internals.js';
@@ -18,11 +18,7 @@ export type KeeperOp = 'store.get' | 'token';
 
 export type KeeperConfig = Sizes['credentials']['keeper'];
 
-/** One store's rounds (latencies in ms; CPU: this process's, and redis-server's with Redis), token compared with store.get. */
-export interface KeeperStore {
-  store: StoreKind;
-  levels: ComparedLevel[];
-}
+export type KeeperStore = Awaited<ReturnType<typeof measureKeeper>>;
 
 export const IDENTITY: Identity = Object.freeze({ id: 'alice', groups: [], anonymous: false });
 export const PERSONAL_UPSTREAM = 'tracker';
@@ -35,7 +31,7 @@ export async function measureKeeper(
   kind: StoreKind,
   redis: RedisServer | undefined,
   log: (message: string) => void,
-): Promise<KeeperStore> {
+) {
   const logger = createLogger({ level: 'warn', scope: 'bench-credentials' });
   const store: Store = await openStore(
     kind === 'redis' && redis ? { redis: { url: redis.url, keyPrefix: 'bench-keeper:' } } : undefined,

@@ -65,17 +65,7 @@ export interface GovernanceSize extends ComparedLevel<GovernanceRun> {
   measuredResultBytes: number;
 }
 
-export interface GovernanceResult {
-  config: GovernanceConfig;
-  plugins: Record<GovernancePlugin, PluginEntry[]>;
-  sizes: GovernanceSize[];
-  upstreamCalls: { issued: number; served: number };
-  /** What the pin gateway's trust on first use wrote before timing: the pinned tools of server `a`. */
-  pinnedTools: string[];
-  /** The box's 1/5/15-minute load average when the section started and when it ended. */
-  loadavg: { start: number[]; end: number[] };
-  gatewayWarnings: Record<GovernancePath, Record<string, number>>;
-}
+export type GovernanceResult = Awaited<ReturnType<typeof runGovernanceBenchmark>>;
 
 const SERVER = 'a';
 const TOOL = `${SERVER}__tool_0`;
@@ -137,7 +127,7 @@ export async function runGovernanceBenchmark(
   config: GovernanceConfig,
   log: (message: string) => void,
   options: RunOptions = {},
-): Promise<GovernanceResult> {
+) {
   const start = loadavg();
   const teardown = new Teardown();
   const clients: BenchClient[] = [];

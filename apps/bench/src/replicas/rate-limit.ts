@@ -22,7 +22,7 @@ import {
   warningsOf,
 } from '../services.js';
 import { listedUris, ownRedis, replicaConfig } from './deployment.js';
-import type { PathInfo, RateLimitResult, ReplicasConfig } from './model.js';
+import type { PathInfo, ReplicasConfig } from './model.js';
 import { redisCounters } from './redis-probe.js';
 
 type RateLimitPath = 'bare' | 'memory' | 'redis';
@@ -77,7 +77,7 @@ export async function runRateLimitBenchmark(
   config: ReplicasConfig,
   d: RateLimitDeployment,
   log: (message: string) => void,
-): Promise<RateLimitResult> {
+) {
   const { redis, upstream, gateways } = d;
   log(
     `replicas/rate-limit: redis ${redis.url}, upstream ${upstream.url}, ` +

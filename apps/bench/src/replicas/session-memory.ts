@@ -16,7 +16,7 @@ import {
 import type { RedisServer } from '@switchyard/testkit/process';
 import { type Gateway, ownUpstream, startGateway, Teardown, type Upstream } from '../services.js';
 import { listedUris, ownRedis, replicaConfig } from './deployment.js';
-import type { ReplicasConfig, SessionMemoryResult } from './model.js';
+import type { ReplicasConfig } from './model.js';
 import { settledSnapshot } from './redis-probe.js';
 
 /** Sessions opened (and requests sent) at once. */
@@ -50,7 +50,7 @@ export async function runSessionMemoryBenchmark(
   config: ReplicasConfig,
   d: SessionMemoryDeployment,
   log: (message: string) => void,
-): Promise<SessionMemoryResult> {
+) {
   const { redis, upstream, gateway } = d;
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   let sessions: LegacyHttpClient[] = [];
@@ -86,7 +86,7 @@ export async function runSessionMemoryBenchmark(
     const closeStatuses = await closeSessions(sessions.splice(0), CONCURRENCY);
     const closed = await settledSnapshot(redis.url);
 
-    const result: SessionMemoryResult = {
+    const result = {
       sessions: k,
       before,
       opened,

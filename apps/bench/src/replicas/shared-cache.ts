@@ -27,7 +27,7 @@ import {
   warningsOf,
 } from '../services.js';
 import { listedUris, ownBalancer, ownRedis, replicaConfig } from './deployment.js';
-import type { LegacyProbe, PathInfo, ReplicasConfig, SharedCacheResult } from './model.js';
+import type { LegacyProbe, PathInfo, ReplicasConfig } from './model.js';
 import { redisCounters } from './redis-probe.js';
 
 /** The paths in their (rotated) round order, with their table labels. */
@@ -135,7 +135,7 @@ export async function runSharedCacheBenchmark(
   config: ReplicasConfig,
   d: SharedCacheDeployment,
   log: (message: string) => void,
-): Promise<SharedCacheResult> {
+) {
   const { redis, upstream, solo, a, b, one, two } = d;
   log(
     `replicas/shared-cache: redis ${redis.url}, upstream ${upstream.url} (${config.cacheUpstreamLatencyMs} ms ` +

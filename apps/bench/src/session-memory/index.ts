@@ -16,7 +16,7 @@ import { redisMissing } from '@switchyard/testkit/process';
 import { ownRedis, replicaConfig } from '../replicas/deployment.js';
 import { type Gateway, ownUpstream, startGateway, Teardown } from '../services.js';
 import type { Sizes } from '../sizes.js';
-import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
+import { census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
 import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
 
 export type SessionMemoryConfig = Sizes['sessionMemory'];
@@ -30,20 +30,7 @@ const TOP = 15;
 export const INSPECT_ARGS = ['--inspect=127.0.0.1:0'];
 
 /** What N idle legacy sessions cost one gateway (also section 6b's figures). */
-export interface IdleSessionMemory {
-  sessions: number;
-  /** `process.memoryUsage()` after a full GC: baseline, with the N sessions open, after they were deleted. */
-  memory: { baseline: MemoryUsage; open: MemoryUsage; deleted: MemoryUsage };
-  /** (open − baseline) / N, in bytes. */
-  perSession: { heapUsed: number; rss: number; external: number };
-  /** (deleted − baseline) / N for the heap: what deleted sessions leave behind (≈ 0 unless something leaks). */
-  leftPerDeletedSession: number;
-  /**
-   * Heap snapshot with the sessions minus heap snapshot after they were deleted, per session: `top` by
-   * kind of object, `owners` the objects only the first snapshot has, by the class instance holding them.
-   */
-  census: { totalBytes: number; totalObjects: number; top: CensusDelta[]; owners: CensusDelta[] };
-}
+export type IdleSessionMemory = Awaited<ReturnType<typeof measureIdleSessions>>;
 
 /** One gateway's measurement: `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
 export interface SessionMemoryRun extends IdleSessionMemory {
@@ -79,7 +66,7 @@ export async function measureIdleSessions(
   config: SessionMemoryConfig,
   what: string,
   log: (message: string) => void,
-): Promise<IdleSessionMemory> {
+) {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const opening = { agent, parallel: CONCURRENCY, clientName: (i: number) => `bench-idle-${i}` };
   const inspectorUrl = (await gateway.proc.waitForLine(INSPECTOR_LINE, { what: 'the inspector URL' }))[1]!;
