@@ -21,10 +21,11 @@ function keeperTable({ store, levels }: KeeperStore): string[] {
         { path: 'token', label: 'token()' },
       ],
       columns: [
-        {
-          header: 'cpu redis',
-          cell: (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
-        },
+        [
+          'cpu redis',
+          'r',
+          (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
+        ],
       ],
     }),
     `   CPU per call the vault adds over the store (token() − store.get, this process): ${vaultAdds.join(', ')}`,
@@ -42,11 +43,12 @@ function e2eTable(gw: E2eGateway): string[] {
       ],
       pairLabel: () => '(b)/(a)',
       columns: [
-        {
-          header: 'cpu redis',
-          cell: (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
-        },
-        { header: 'redis cmd/call', cell: (run) => run.redisCommandsPerCall?.toFixed(2) ?? '-' },
+        [
+          'cpu redis',
+          'r',
+          (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
+        ],
+        ['redis cmd/call', 'r', (run) => run.redisCommandsPerCall?.toFixed(2) ?? '-'],
       ],
     }),
   ];
