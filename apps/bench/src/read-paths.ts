@@ -13,7 +13,7 @@ import { type ManagedProcess, type RedisServer, rssMiB } from '@switchyard/testk
 import type { RunOptions } from './client.js';
 import { PROBE_COMMANDS, redisCounters } from './replicas/redis-probe.js';
 import { type Requester, readLoop } from './requests.js';
-import { type ComparedLevel, type CpuPerRead, measureCompared, type Pair, type Run } from './rounds.js';
+import { measureCompared, type Pair } from './rounds.js';
 import type { GatewayOptions, PluginEntry, Upstream } from './services.js';
 import type { Sizes } from './sizes.js';
 
@@ -34,31 +34,14 @@ export interface ReadPath {
   next: number;
 }
 
-/** CPU per request (µs) of every process a path involves. */
-export interface ReadPathCpu extends CpuPerRead {
-  /** HAProxy, on the paths through it. */
-  balancer?: number;
-  /** redis-server (one per part, used by every store path of that part). */
-  redis?: number;
-}
-
-/** One path's measured round at one concurrency. */
-export interface ReadPathRun extends Run {
-  cpuUsPerRead: ReadPathCpu;
-  /** Reads issued in the round (warm-up + timed) and the upstream's `resources/read` count over it. */
-  readsIssued: number;
-  upstreamReads: number;
-  /** Upstream `resources/subscribe` / `unsubscribe` calls over the round. */
-  upstreamSubscribes: number;
-  upstreamUnsubscribes: number;
-  /** Resident set size of the path's gateway after the round (MiB; Linux only, one-gateway paths). */
-  gatewayRssMiB?: number;
-  /** Redis commands processed per timed read (the bench's own probes excluded); absent without Redis. */
-  redisCommandsPerRead?: number;
-}
-
-/** One level of the read paths: the median round of each, the pairs compared, every round. */
-export type ReadPathLevel = ComparedLevel<ReadPathRun>;
+/**
+ * One level of the read paths: the median round of each, the pairs compared, every round. A round adds
+ * to `Run` the reads issued (warm-up + timed) and the upstream's `resources/read`, subscribe and unsubscribe
+ * counts over it, the RSS of a one-gateway path after it (MiB, Linux) and, with Redis, the commands per
+ * timed read (the probes excluded); `cpuUsPerRead` also has `balancer` (HAProxy) and `redis`.
+ */
+export type ReadPathLevel = Awaited<ReturnType<typeof measureReadPaths>>[number];
+export type ReadPathRun = ReadPathLevel['rounds'][number];
 
 export async function upstreamCounters(
   stats: () => Promise<TestServerStats>,
@@ -106,7 +89,7 @@ export async function measureReadPaths(options: {
   /** The part's redis-server: its CPU and commands per read are recorded. */
   redis?: RedisServer;
   log: (message: string) => void;
-}): Promise<ReadPathLevel[]> {
+}) {
   const { paths, redis, what } = options;
   const stats = statsOf(options.upstream);
   const commands = async () => redis && (await redisCounters(redis.url)).commands;
@@ -166,7 +149,7 @@ export async function measureReadPaths(options: {
         ? ''
         : `, redis ${run.redisCommandsPerRead.toFixed(2)} cmd/read`),
   });
-  return levels as ReadPathLevel[];
+  return levels;
 }
 
 /**

@@ -16,6 +16,8 @@ function run(path: string, round: number, rps: number, p50: number, p99: number)
     upstreamReads: 0,
     upstreamSubscribes: 0,
     upstreamUnsubscribes: 0,
+    gatewayRssMiB: undefined,
+    redisCommandsPerRead: undefined,
     count: 10,
     mean: p50,
     p50,

@@ -19,7 +19,7 @@ import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import type { ManagedProcess, RedisServer } from '@switchyard/testkit/process';
 import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
 import { callCounter, callLoop, filler, type Targets, targetsOf } from '../requests.js';
-import { measureCompared, type Run } from '../rounds.js';
+import { measureCompared } from '../rounds.js';
 import { children, startGateway } from '../services.js';
 import type { Sizes } from '../sizes.js';
 import { benchGrant } from './grant.js';
@@ -30,12 +30,6 @@ export type E2eConfig = Sizes['credentials']['e2e'];
 
 /** (a) the static header, (b) the vault. */
 export type E2ePath = 'static' | 'vault';
-
-/** A measured round (`cpuUsPerRead`: per call, with redis-server's CPU when there is one). */
-export interface E2eRun extends Run {
-  /** Redis commands per call over the round (warm-up included), Redis only. */
-  redisCommandsPerCall?: number;
-}
 
 export type E2eGateway = Awaited<ReturnType<typeof measureGateway>>;
 

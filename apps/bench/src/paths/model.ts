@@ -6,6 +6,7 @@
 import type { ComparedLevel } from '../rounds.js';
 import type { IdleSessionMemory } from '../session-memory/index.js';
 import type { Sizes } from '../sizes.js';
+import type { profileCell } from './profiles.js';
 
 /** How the gateway (and the direct client) reaches the upstream. */
 export const UPSTREAM_KINDS = ['stdio', 'http-legacy', 'http-modern', 'ws'] as const;
@@ -61,22 +62,12 @@ export interface PathResult extends PathCell, ComparedLevel {
   noDirect?: string;
 }
 
-/** The top self-time frames of the gateway under one profiled path. */
-export interface PathProfile {
-  cell: PathCell;
-  file: string;
-  busyMs: number;
-  requests: number;
-  frames: { frame: string; percent: number }[];
-  owners: { owner: string; percent: number }[];
-}
-
 export interface PathsResult {
   config: PathsConfig;
   cells: PathResult[];
   /** 6b: idle legacy sessions on a fresh gateway (session-memory/, as section 7). */
   memory?: IdleSessionMemory;
-  profiles?: PathProfile[];
+  profiles?: Awaited<ReturnType<typeof profileCell>>[];
   /** Warning kinds the gateway logged while measuring (digits masked) → count. */
   gatewayWarnings: Record<string, number>;
   /** Why there are no HAProxy rounds (not installed), or undefined when the HTTP cells have them. */

@@ -29,7 +29,7 @@ import {
 } from '../client.js';
 import { profiledAs, statsOf, upstreamCounters } from '../read-paths.js';
 import { callCounter, callLoop, filler } from '../requests.js';
-import { type ComparedLevel, measureCompared, type Run } from '../rounds.js';
+import { measureCompared } from '../rounds.js';
 import {
   children,
   type GatewayOptions,
@@ -48,22 +48,6 @@ export const GOVERNANCE_PLUGINS = ['secrets', 'pin', 'approve', 'access'] as con
 export type GovernancePlugin = (typeof GOVERNANCE_PLUGINS)[number];
 export type GovernancePath = 'bare' | GovernancePlugin;
 const PATHS: readonly GovernancePath[] = ['bare', ...GOVERNANCE_PLUGINS];
-
-export interface GovernanceRun extends Run {
-  path: GovernancePath;
-  /**
-   * Timed calls the gateway answered as an SSE stream (a 2025-11-25 session's `tools/call` still running
-   * after 50 ms becomes a resumable stream); absent with `--client raw`.
-   */
-  streamedCalls?: number;
-}
-
-/** One result size: the median round of each path, each plugin compared with the bare gateway, every round. */
-export interface GovernanceSize extends ComparedLevel<GovernanceRun> {
-  resultBytes: number;
-  /** The encoded size of one result as the client received it. */
-  measuredResultBytes: number;
-}
 
 export type GovernanceResult = Awaited<ReturnType<typeof runGovernanceBenchmark>>;
 
@@ -169,7 +153,7 @@ export async function runGovernanceBenchmark(
     const pinned = await pinnedTools(lockFile);
     log(`governance: pin wrote ${lockFile} pinning ${SERVER}: ${pinned.join(', ')}`);
 
-    const sizes: GovernanceSize[] = [];
+    const sizes = [];
     for (const size of config.sizes) {
       const text = filler(Math.floor(size.resultBytes / 2) - 64);
       const sample = await client.bare.request({
@@ -204,7 +188,7 @@ export async function runGovernanceBenchmark(
         note: (run) => (run.streamedCalls ? `, ${run.streamedCalls} answered as streams` : ''),
       });
       sizes.push({
-        ...(level as ComparedLevel<GovernanceRun>),
+        ...level!,
         resultBytes: size.resultBytes,
         measuredResultBytes,
       });

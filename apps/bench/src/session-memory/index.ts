@@ -32,17 +32,8 @@ export const INSPECT_ARGS = ['--inspect=127.0.0.1:0'];
 /** What N idle legacy sessions cost one gateway (also section 6b's figures). */
 export type IdleSessionMemory = Awaited<ReturnType<typeof measureIdleSessions>>;
 
-/** One gateway's measurement: `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
-export interface SessionMemoryRun extends IdleSessionMemory {
-  variant: 'plain' | 'replicas';
-}
-
-export interface SessionMemoryResult {
-  config: SessionMemoryConfig;
-  runs: SessionMemoryRun[];
-  /** Why the replicas run was skipped (no redis-server), if it was. */
-  replicasSkipped?: string;
-}
+export type SessionMemoryResult = Awaited<ReturnType<typeof runSessionMemoryBenchmark>>;
+export type SessionMemoryRun = SessionMemoryResult['runs'][number];
 
 /** Ends the sessions; throws unless every `DELETE` answered 200 or 204. */
 async function deleteSessions(sessions: readonly LegacyHttpClient[]): Promise<void> {
@@ -112,9 +103,10 @@ export async function measureIdleSessions(
 
 async function measureOne(
   config: SessionMemoryConfig,
-  variant: SessionMemoryRun['variant'],
+  /** `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
+  variant: 'plain' | 'replicas',
   log: (message: string) => void,
-): Promise<SessionMemoryRun> {
+) {
   const teardown = new Teardown();
   try {
     const upstream = await ownUpstream({ name: 'mem', resources: 10 }, teardown);
@@ -131,14 +123,10 @@ async function measureOne(
   }
 }
 
-export async function runSessionMemoryBenchmark(
-  config: SessionMemoryConfig,
-  log: (message: string) => void,
-): Promise<SessionMemoryResult> {
-  const result: SessionMemoryResult = { config, runs: [] };
-  result.runs.push(await measureOne(config, 'plain', log));
-  const missing = redisMissing();
-  if (missing) result.replicasSkipped = missing;
-  else result.runs.push(await measureOne(config, 'replicas', log));
-  return result;
+export async function runSessionMemoryBenchmark(config: SessionMemoryConfig, log: (message: string) => void) {
+  const runs = [await measureOne(config, 'plain', log)];
+  // Why the replicas run was skipped (no redis-server), if it was.
+  const replicasSkipped = redisMissing();
+  if (!replicasSkipped) runs.push(await measureOne(config, 'replicas', log));
+  return { config, runs, replicasSkipped };
 }
