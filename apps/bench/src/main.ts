@@ -227,7 +227,9 @@ async function main(): Promise<number> {
   );
   for (const [what, summaries] of Object.entries(profiles)) {
     for (const summary of summaries) {
-      process.stdout.write(`\n${renderProfile(`Gateway CPU profile (${what} benchmark)`, summary)}\n`);
+      process.stdout.write(
+        `\n${renderProfile(`Gateway CPU profile (${what} benchmark)`, summary).join('\n')}`,
+      );
     }
   }
   return 0;

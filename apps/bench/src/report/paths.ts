@@ -7,10 +7,11 @@ import {
   type PathsResult,
   UPSTREAM_LABELS,
 } from '../paths/model.js';
+import { renderProfile } from '../profile.js';
 import type { IdleSessionMemory } from '../session-memory/index.js';
 import { perSessionLines } from '../session-memory/render.js';
 import { median } from '../stats.js';
-import { type Column, columnTable, int, range, signed, table } from './format.js';
+import { type Column, columnTable, int, range, signed } from './format.js';
 
 /** Issue 18's goals for every path, printed under the matrix. */
 export const PATH_GOALS = {
@@ -107,28 +108,15 @@ function renderMemory(m: IdleSessionMemory): string[] {
 }
 
 function renderProfiles(profiles: NonNullable<PathsResult['profiles']>): string[] {
-  const out: string[] = [];
-  for (const [i, p] of profiles.entries()) {
+  return profiles.flatMap((p, i) => {
     const c = p.cell;
-    out.push(
+    return renderProfile(
       `6${String.fromCharCode(99 + i)}. Gateway CPU profile, slowest path #${i + 1} (fewest gw req/s at c=1): ${METHOD_LABELS[c.method]}, ` +
         `${UPSTREAM_LABELS[c.upstream]}, ${c.era} client, c=${c.concurrency} (${int.format(p.requests)} requests, ` +
-        `busy ${(p.busyMs / 1000).toFixed(2)} s = ${(p.busyMs / p.requests).toFixed(3)} ms/request under the profiler)`,
-      `   ${p.file}`,
-      `   by owner: ${p.owners
-        .filter((o) => o.percent >= 2)
-        .map((o) => `${o.owner} ${o.percent.toFixed(1)}%`)
-        .join('; ')}`,
-      table(
-        ['% busy', 'self-time frame (function file:line)'],
-        p.frames.map((f) => [f.percent.toFixed(1), f.frame]),
-        'rl',
-        '     ',
-      ),
-      '',
+        `${(p.busyMs / p.requests).toFixed(3)} ms/request under the profiler)`,
+      p,
     );
-  }
-  return out;
+  });
 }
 
 /** How many cells meet each of issue 18's per-path goals, e.g. `ratio 3/20 (12 without direct)`. */
