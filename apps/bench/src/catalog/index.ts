@@ -9,7 +9,7 @@ import type { Sizes } from '../sizes.js';
 import { median } from '../stats.js';
 import { catalogOf, generatedTools, SERVICES } from './catalog.js';
 import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from './data.js';
-import { type BuildCost, measureBuild, measureSearch, type SearchLatency } from './measure.js';
+import { measureBuild, measureSearch } from './measure.js';
 import type { CatalogTool } from './model.js';
 import { halves, measureQuality } from './quality.js';
 import { realTools } from './real.js';
@@ -46,7 +46,7 @@ export async function runCatalogBenchmark(config: CatalogConfig, log: (message: 
   );
 
   const queries = LABELLED.map(({ query }) => query);
-  const scale: { tools: number; build: BuildCost; latency: SearchLatency }[] = [];
+  const scale = [];
   for (const size of config.scaleSizes) {
     log(`catalog: build and search at ${size} tools`);
     const sized = catalogOf(real, size);

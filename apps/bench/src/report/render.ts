@@ -1,7 +1,7 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
 import { renderCatalog } from '../catalog/render.js';
 import { renderCredentials } from '../credentials/render.js';
-import type { ToolCallResult } from '../direct-vs-gateway.js';
+import type { ReadResult, ToolCallResult } from '../direct-vs-gateway.js';
 import type { BenchResults } from '../results.js';
 import { renderSessionMemory } from '../session-memory/render.js';
 import { renderEnumeration } from './enumerate.js';
@@ -47,26 +47,46 @@ function header(options: {
   return [...out, ''];
 }
 
-/** The two rows of sections 1 and 4a. */
-const DIRECT_AND_GATEWAY = [
-  { path: 'direct', label: 'direct' },
-  { path: 'gateway', label: 'gateway' },
-];
+/** Sections 1 and 4a: what was read or called, how many per round, the table, and `checked` lines. */
+function directVsGateway(
+  heading: string,
+  what: string,
+  count: number,
+  r: ReadResult | ToolCallResult,
+  checked: string[],
+) {
+  const c = r.config;
+  return [
+    heading,
+    `   ${int.format(count)} ${what} per round after ${int.format(c.warmup)} warm-up ${what}; ` +
+      `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
+    '',
+    comparedTable(r.levels, {
+      paths: [
+        { path: 'direct', label: 'direct' },
+        { path: 'gateway', label: 'gateway' },
+      ],
+      pairLabel: () => 'gw/direct',
+    }),
+    ...checked,
+    '',
+  ];
+}
 
 function renderToolCall(call: ToolCallResult): string[] {
   const c = call.config;
-  return [
+  return directVsGateway(
     `4a. tools/call over Streamable HTTP — 1 testkit upstream (${c.tools} echo tools, called round-robin, ` +
       `${c.argumentBytes} B text argument + seq)`,
-    `   ${int.format(c.calls)} calls per round after ${int.format(c.warmup)} warm-up calls; ` +
-      `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
-    '',
-    comparedTable(call.levels, { paths: DIRECT_AND_GATEWAY, pairLabel: () => 'gw/direct' }),
-    `   checked: every answer (warm-up and timed) echoed its own tool name and arguments as structuredContent ` +
-      `and text; the upstream served ${int.format(call.upstreamCalls.served)} tools/call for ` +
-      `${int.format(call.upstreamCalls.issued)} calls issued (one each, every round).`,
-    '',
-  ];
+    'calls',
+    c.calls,
+    call,
+    [
+      `   checked: every answer (warm-up and timed) echoed its own tool name and arguments as structuredContent ` +
+        `and text; the upstream served ${int.format(call.upstreamCalls.served)} tools/call for ` +
+        `${int.format(call.upstreamCalls.issued)} calls issued (one each, every round).`,
+    ],
+  );
 }
 
 /**
@@ -115,15 +135,8 @@ export function renderTable(options: {
 
   if (read) {
     const c = read.config;
-    out.push(
-      `1. resources/read over Streamable HTTP — 1 testkit upstream (${c.resources} resources, ` +
-        `${c.payloadBytes} B payload)`,
-      `   ${int.format(c.reads)} reads per round after ${int.format(c.warmup)} warm-up reads; ` +
-        `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
-      '',
-      comparedTable(read.levels, { paths: DIRECT_AND_GATEWAY, pairLabel: () => 'gw/direct' }),
-      '',
-    );
+    const heading = `1. resources/read over Streamable HTTP — 1 testkit upstream (${c.resources} resources, ${c.payloadBytes} B payload)`;
+    out.push(...directVsGateway(heading, 'reads', c.reads, read, []));
   }
   for (const [i, e] of enumerate.entries()) out.push(...renderEnumeration(e, `2${letter(i)}`));
   if (plugins?.hit) out.push(...renderCacheHit(plugins.hit));
