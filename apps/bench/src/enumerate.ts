@@ -9,73 +9,40 @@
  * I/O-bound upstreams (each page answered after a fixed delay, like a remote server), where the design
  * property shows: round trips = the longest upstream's pages, fan-out concurrent.
  */
+import { availableParallelism } from 'node:os';
 import type { Client } from '@modelcontextprotocol/client';
 import { type BenchClient, closeAll, connectClient, type RunOptions } from './client.js';
-import {
-  type CpuSplit,
-  type EnumerateResult,
-  type EnumerateRun,
-  summarizeEnumeration,
-} from './enumerate-result.js';
 import {
   checkDirect,
   checkGateway,
   type ExpectedEnumeration,
   expectedEnumeration,
   LIST_KINDS,
-  type ListName,
-  type Walk,
   walk,
 } from './lists.js';
 import { cpuSampler, roundOrder } from './rounds.js';
 import { allStarted, type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
-import { msSince } from './stats.js';
+import type { Sizes } from './sizes.js';
+import { median, msSince } from './stats.js';
 
-export interface EnumerateConfig {
-  /** What is enumerated: the upstreams' resources or their (generated echo) tools. */
-  list: ListName;
-  upstreams: number;
-  itemsPerUpstream: number;
-  pageSize: number;
-  /** Delay of every upstream before answering each page (testkit `--latency-ms`); 0 = CPU-bound. */
-  latencyMs: number;
-  runs: number;
-}
+export type EnumerateConfig = Sizes['enumerate'][number];
+export type EnumerateResult = Awaited<ReturnType<typeof runEnumerateBenchmark>>;
 
-export type EnumerateScenario = 'cpu-bound' | 'io-bound';
-
-/** The scenario a config measures: CPU-bound without upstream latency, I/O-bound with it. */
-export function scenarioOf(config: EnumerateConfig): EnumerateScenario {
-  return config.latencyMs > 0 ? 'io-bound' : 'cpu-bound';
-}
-
-/** Human label of a config's scenario (table headings, targets, progress lines). */
-export function scenarioLabel(config: EnumerateConfig): string {
-  return config.latencyMs > 0
-    ? `I/O-bound upstreams (${config.latencyMs} ms per page)`
-    : 'CPU-bound upstreams (0 ms latency)';
-}
+/** CPU time (ms, user + system) during a walk: the gateway (absent on direct walks), all upstreams, this client. */
+type CpuSplit = { client: number; gateway?: number; upstreams?: number };
 
 /** The `--cpu-prof` subdirectory of a config's gateway: `enumerate-<scenario>` or `tools-list-<scenario>`. */
 export function profileDirOf(config: EnumerateConfig): string {
-  return `${config.list === 'resources' ? 'enumerate' : `${config.list}-list`}-${scenarioOf(config)}`;
-}
-
-/** CPU time (ms) used by the gateway, the upstreams and this process between the sample and the call. */
-function cpuSplitSampler(gateway: Gateway, upstreams: Upstream[]): () => () => CpuSplit {
-  const sample = cpuSampler({ gateway: gateway.proc, upstreams: upstreams.map((u) => u.proc) });
-  const ms = (us: number | undefined) => (us === undefined ? undefined : us / 1000);
-  return () => {
-    const since = sample();
-    return () => {
-      const us = since(1);
-      return { gateway: ms(us.gateway), upstreams: ms(us.upstreams), client: us.client / 1000 };
-    };
-  };
+  const scenario = config.latencyMs > 0 ? 'io-bound' : 'cpu-bound';
+  return `${config.list === 'resources' ? 'enumerate' : `${config.list}-list`}-${scenario}`;
 }
 
 /** Checks a gateway walk; a failure carries the gateway's last WARN/ERROR lines (why an upstream was left out). */
-function checkGatewayWalk(w: Walk, expected: ExpectedEnumeration, gateway: Gateway): void {
+function checkGatewayWalk(
+  w: Awaited<ReturnType<typeof walk>>,
+  expected: ExpectedEnumeration,
+  gateway: Gateway,
+) {
   try {
     checkGateway(w, expected);
   } catch (error) {
@@ -89,10 +56,14 @@ export async function runEnumerateBenchmark(
   config: EnumerateConfig,
   log: (message: string) => void,
   options: RunOptions = {},
-): Promise<EnumerateResult> {
+) {
   const kind = LIST_KINDS[config.list];
-  const label = scenarioLabel(config);
-  const tag = `${kind.method}, ${scenarioOf(config)}`;
+  const scenario = config.latencyMs > 0 ? ('io-bound' as const) : ('cpu-bound' as const);
+  const label =
+    config.latencyMs > 0
+      ? `I/O-bound upstreams (${config.latencyMs} ms per page)`
+      : 'CPU-bound upstreams (0 ms latency)';
+  const tag = `${kind.method}, ${scenario}`;
   const names = Array.from({ length: config.upstreams }, (_, i) => `u${i}`);
   const expected = expectedEnumeration(kind, names, config.itemsPerUpstream, config.pageSize);
   let upstreams: Upstream[] = [];
@@ -104,55 +75,67 @@ export async function runEnumerateBenchmark(
         startUpstream(kind.upstream(name, config.itemsPerUpstream, config.pageSize, config.latencyMs)),
       ),
     );
-    gateway = await startGateway(upstreams, options);
-    log(`${tag}: ${upstreams.length} upstreams (${label}), gateway ${gateway.url}`);
-    const direct: Client[] = [];
-    for (const u of upstreams) {
-      const c = await connectClient(u.url, `bench-direct-${u.name}`, options);
-      clients.push(c);
-      direct.push(c.client);
-    }
-    const viaGatewayConn = await connectClient(gateway.url, 'bench-gateway', options);
-    clients.push(viaGatewayConn);
-    const viaGateway = viaGatewayConn.client;
+    const gw = await startGateway(upstreams, options);
+    gateway = gw;
+    log(`${tag}: ${upstreams.length} upstreams (${label}), gateway ${gw.url}`);
+    for (const u of upstreams) clients.push(await connectClient(u.url, `bench-direct-${u.name}`, options));
+    const direct: Client[] = clients.map((c) => c.client);
+    clients.push(await connectClient(gw.url, 'bench-gateway', options));
+    const viaGateway = clients.at(-1)!.client;
+    const walkDirect = async (c: Client, i: number) => {
+      const w = await walk(c, kind);
+      checkDirect(w, names[i]!, expected);
+      return w;
+    };
 
     // Warm-up: one full, checked pass each way (JIT, connection pools, upstream sessions).
-    for (const [i, c] of direct.entries()) checkDirect(await walk(c, kind), names[i]!, expected);
-    checkGatewayWalk(await walk(viaGateway, kind), expected, gateway);
+    for (const [i, c] of direct.entries()) await walkDirect(c, i);
+    checkGatewayWalk(await walk(viaGateway, kind), expected, gw);
 
-    const sampleCpu = cpuSplitSampler(gateway, upstreams);
-    const runs: EnumerateRun[] = [];
+    // CPU (ms) of the gateway, the upstreams and this process between a sample and its reading: µs per
+    // 1,000 "requests" is ms in all.
+    const sampleCpu = cpuSampler({ gateway: gw.proc, upstreams: upstreams.map((u) => u.proc) });
+    const cpuMs = () => {
+      const since = sampleCpu();
+      return (): CpuSplit => since(1000) as CpuSplit;
+    };
+    const measureDirect = async () => {
+      const directMs: number[] = [];
+      for (const [i, c] of direct.entries()) directMs.push((await walkDirect(c, i)).ms);
+      const slowest = directMs.indexOf(Math.max(...directMs));
+      const cpu = cpuMs();
+      const start = process.hrtime.bigint();
+      const all = await Promise.all(direct.map((c) => walk(c, kind)));
+      const directConcurrentMs = msSince(start);
+      const directConcurrentCpuMs = cpu();
+      for (const [i, w] of all.entries()) checkDirect(w, names[i]!, expected);
+      return {
+        /** Each upstream enumerated alone, one after the other (ms, index = upstream). */
+        directMs,
+        slowestDirectMs: directMs[slowest]!,
+        slowestUpstream: names[slowest]!,
+        directConcurrentMs,
+        directConcurrentCpuMs,
+      };
+    };
+    const measureGateway = async () => {
+      const cpu = cpuMs();
+      const w = await walk(viaGateway, kind);
+      const gatewayWalkCpuMs = cpu();
+      checkGatewayWalk(w, expected, gw);
+      return { gatewayMs: w.ms, gatewayPages: w.pages, gatewayWalkCpuMs };
+    };
+    const runs: ({ run: number } & Awaited<ReturnType<typeof measureDirect>> &
+      Awaited<ReturnType<typeof measureGateway>>)[] = [];
     for (let run = 0; run < config.runs; run++) {
-      const entry: Partial<EnumerateRun> = { run };
-      const measureDirect = async (): Promise<void> => {
-        const directMs: number[] = [];
-        for (const [i, c] of direct.entries()) {
-          const w = await walk(c, kind);
-          checkDirect(w, names[i]!, expected);
-          directMs.push(w.ms);
-        }
-        const slowest = directMs.indexOf(Math.max(...directMs));
-        entry.directMs = directMs;
-        entry.slowestDirectMs = directMs[slowest]!;
-        entry.slowestUpstream = names[slowest]!;
-        const cpu = sampleCpu();
-        const start = process.hrtime.bigint();
-        const all = await Promise.all(direct.map((c) => walk(c, kind)));
-        entry.directConcurrentMs = msSince(start);
-        entry.directConcurrentCpuMs = cpu();
-        for (const [i, w] of all.entries()) checkDirect(w, names[i]!, expected);
-      };
-      const measureGateway = async (): Promise<void> => {
-        const cpu = sampleCpu();
-        const w = await walk(viaGateway, kind);
-        entry.gatewayWalkCpuMs = cpu();
-        checkGatewayWalk(w, expected, gateway!);
-        entry.gatewayMs = w.ms;
-        entry.gatewayPages = w.pages;
-      };
+      let d: Awaited<ReturnType<typeof measureDirect>> | undefined;
+      let g: Awaited<ReturnType<typeof measureGateway>> | undefined;
       // Alternate which side goes first.
-      for (const measure of roundOrder([measureDirect, measureGateway], run, 'mirror')) await measure();
-      const done = entry as EnumerateRun;
+      for (const side of roundOrder(['direct', 'gateway'], run, 'mirror')) {
+        if (side === 'direct') d = await measureDirect();
+        else g = await measureGateway();
+      }
+      const done = { run, ...d!, ...g! };
       runs.push(done);
       log(
         `${tag} run ${run + 1}/${config.runs}: slowest single ${done.slowestDirectMs.toFixed(1)} ms ` +
@@ -160,16 +143,65 @@ export async function runEnumerateBenchmark(
           `gateway ${done.gatewayMs.toFixed(1)} ms (${done.gatewayPages} pages)`,
       );
     }
-    return summarizeEnumeration({
-      config,
+
+    const med = (of: (run: (typeof runs)[number]) => number) => median(runs.map(of));
+    const medianSplit = (of: (run: (typeof runs)[number]) => CpuSplit): CpuSplit => {
+      const field = (key: keyof CpuSplit) => {
+        const values = runs.map((r) => of(r)[key]);
+        return values.every((v) => v !== undefined) ? median(values as number[]) : undefined;
+      };
+      return {
+        gateway: field('gateway'),
+        upstreams: field('upstreams'),
+        client: field('client') ?? Number.NaN,
+      };
+    };
+    const slowestSingleMs = med((r) => r.slowestDirectMs);
+    const gatewayMs = med((r) => r.gatewayMs);
+    const directConcurrentMs = med((r) => r.directConcurrentMs);
+    const directSequentialMs = med((r) => r.directMs.reduce((sum, ms) => sum + ms, 0));
+    const gatewayWalk = medianSplit((r) => r.gatewayWalkCpuMs);
+    // The floors: lower bounds (and one estimate) of the gateway walk's wall time on this box, whatever the
+    // gateway does, to read the ratio against (a ratio target below `cpu.ratio` is out of reach here).
+    // cpu: the upstreams' own summed CPU during the gateway walk spread over every core (ignores the
+    // gateway's and the client's, so the real floor is higher; absent without /proc). latency: sequential
+    // round trips × upstream latency. lockStep (an estimate, with latency): latency + cpu, since every round
+    // all K upstreams get their request at once, wait, then build their pages at the same time.
+    const cores = availableParallelism();
+    const latencyMs = expected.directPages * config.latencyMs;
+    const upstreamsCpuMs = gatewayWalk.upstreams;
+    const cpuFloorMs = upstreamsCpuMs === undefined ? undefined : upstreamsCpuMs / cores;
+    const floor = (ms: number) => ({ ms, ratio: ms / slowestSingleMs });
+    return {
+      list: config.list,
       method: kind.method,
-      scenario: scenarioOf(config),
+      scenario,
       label,
+      config,
       expectedTotal: expected.exposed.size,
       expectedPages: expected.directPages,
+      slowestSingleMs,
+      gatewayMs,
+      directConcurrentMs,
+      directSequentialMs,
+      ratio: gatewayMs / slowestSingleMs,
+      ratioVsSequential: gatewayMs / directSequentialMs,
+      ratioVsConcurrent: gatewayMs / directConcurrentMs,
+      gatewayPages: runs[0]?.gatewayPages ?? 0,
+      directPages: expected.directPages,
+      cpuMs: { gatewayWalk, directConcurrent: medianSplit((r) => r.directConcurrentCpuMs) },
+      floors: {
+        cpu:
+          upstreamsCpuMs === undefined || cpuFloorMs === undefined
+            ? undefined
+            : { upstreamsCpuMs, cores, ...floor(cpuFloorMs) },
+        latency: floor(latencyMs),
+        lockStep:
+          cpuFloorMs === undefined || config.latencyMs === 0 ? undefined : floor(latencyMs + cpuFloorMs),
+      },
       runs,
-      gatewayWarnings: Object.fromEntries(gateway.proc.warnings),
-    });
+      gatewayWarnings: Object.fromEntries(gw.proc.warnings),
+    };
   } finally {
     await closeAll(clients);
     await gateway?.proc.stop();

@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
 import { runCatalogBenchmark } from './catalog/index.js';
 import type { RunOptions } from './client.js';
-import { renderCredentials, runCredentialsBenchmark } from './credentials/index.js';
+import { runCredentialsBenchmark } from './credentials/index.js';
 import { runReadBenchmark, runToolCallBenchmark } from './direct-vs-gateway.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
 import { runPathsBenchmark } from './paths/index.js';
@@ -33,7 +33,7 @@ import { evaluateTargets } from './report/targets.js';
 import type { BenchResults } from './results.js';
 import { children } from './services.js';
 import { runSessionMemoryBenchmark } from './session-memory/index.js';
-import { FULL, QUICK } from './sizes.js';
+import { sizes as sizesOf } from './sizes.js';
 import { msSince } from './stats.js';
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
@@ -97,7 +97,7 @@ async function runSections(
   results: BenchResults,
   profiled: (what: string, subdirs?: readonly string[]) => RunOptions,
 ): Promise<void> {
-  const sizes = args.quick ? QUICK : FULL;
+  const sizes = sizesOf(args.quick);
   const runs = (section: Section): boolean => args.only === undefined || args.only === section;
   if (runs('read')) results.read = await guarded(runReadBenchmark(sizes.read, log, profiled('read')));
   if (runs('enumerate')) {
@@ -225,10 +225,11 @@ async function main(): Promise<number> {
   process.stdout.write(
     `${renderTable({ mode, env, startedAt, durationMs, results, targets, jsonPath, clientFetch })}\n`,
   );
-  if (results.credentials) process.stdout.write(`\n${renderCredentials(results.credentials).join('\n')}\n`);
   for (const [what, summaries] of Object.entries(profiles)) {
     for (const summary of summaries) {
-      process.stdout.write(`\n${renderProfile(`Gateway CPU profile (${what} benchmark)`, summary)}\n`);
+      process.stdout.write(
+        `\n${renderProfile(`Gateway CPU profile (${what} benchmark)`, summary).join('\n')}`,
+      );
     }
   }
   return 0;

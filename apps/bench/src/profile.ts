@@ -5,6 +5,7 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { table } from './report/format.js';
 
 interface CallFrame {
   functionName: string;
@@ -113,12 +114,20 @@ export async function summarizeProfiles(dir: string, top?: number): Promise<Prof
   return out;
 }
 
-export function renderProfile(title: string, s: ProfileSummary): string {
-  const lines = [`${title}: ${s.file}`, `  busy (non-idle) CPU ${(s.busyMs / 1000).toFixed(1)} s; by owner:`];
-  for (const o of s.owners.filter((o) => o.percent >= 0.5)) {
-    lines.push(`    ${o.percent.toFixed(1).padStart(5)}%  ${o.owner}`);
-  }
-  lines.push('  top self-time frames:');
-  for (const f of s.frames) lines.push(`    ${f.percent.toFixed(1).padStart(5)}%  ${f.frame}`);
-  return lines.join('\n');
+/** A profile's lines under `title`: its file, busy time by owner (≥ 0.5 %), and the top self-time frames. */
+export function renderProfile(title: string, s: ProfileSummary): string[] {
+  const owners = s.owners.filter((o) => o.percent >= 0.5);
+  return [
+    title,
+    `   ${s.file}`,
+    `   busy (non-idle) CPU ${(s.busyMs / 1000).toFixed(2)} s; by owner: ` +
+      owners.map((o) => `${o.owner} ${o.percent.toFixed(1)}%`).join('; '),
+    table(
+      ['% busy', 'self-time frame (function file:line)'],
+      s.frames.map((f) => [f.percent.toFixed(1), f.frame]),
+      'rl',
+      '     ',
+    ),
+    '',
+  ];
 }

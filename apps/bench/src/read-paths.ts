@@ -13,15 +13,11 @@ import { type ManagedProcess, type RedisServer, rssMiB } from '@switchyard/testk
 import type { RunOptions } from './client.js';
 import { PROBE_COMMANDS, redisCounters } from './replicas/redis-probe.js';
 import { type Requester, readLoop } from './requests.js';
-import { type ComparedLevel, type CpuPerRead, measureCompared, type Pair, type Run } from './rounds.js';
+import { measureCompared, type Pair } from './rounds.js';
 import type { GatewayOptions, PluginEntry, Upstream } from './services.js';
+import type { Sizes } from './sizes.js';
 
-/** One concurrency level: warm-up reads, then timed reads, per round and path. */
-export interface LevelConfig {
-  concurrency: number;
-  warmup: number;
-  reads: number;
-}
+export type LevelConfig = Sizes['replicas']['levels'][number];
 
 /** A measured path: its client, the URIs it reads and the processes that serve it. */
 export interface ReadPath {
@@ -38,31 +34,14 @@ export interface ReadPath {
   next: number;
 }
 
-/** CPU per request (µs) of every process a path involves. */
-export interface ReadPathCpu extends CpuPerRead {
-  /** HAProxy, on the paths through it. */
-  balancer?: number;
-  /** redis-server (one per part, used by every store path of that part). */
-  redis?: number;
-}
-
-/** One path's measured round at one concurrency. */
-export interface ReadPathRun extends Run {
-  cpuUsPerRead: ReadPathCpu;
-  /** Reads issued in the round (warm-up + timed) and the upstream's `resources/read` count over it. */
-  readsIssued: number;
-  upstreamReads: number;
-  /** Upstream `resources/subscribe` / `unsubscribe` calls over the round. */
-  upstreamSubscribes: number;
-  upstreamUnsubscribes: number;
-  /** Resident set size of the path's gateway after the round (MiB; Linux only, one-gateway paths). */
-  gatewayRssMiB?: number;
-  /** Redis commands processed per timed read (the bench's own probes excluded); absent without Redis. */
-  redisCommandsPerRead?: number;
-}
-
-/** One level of the read paths: the median round of each, the pairs compared, every round. */
-export type ReadPathLevel = ComparedLevel<ReadPathRun>;
+/**
+ * One level of the read paths: the median round of each, the pairs compared, every round. A round adds
+ * to `Run` the reads issued (warm-up + timed) and the upstream's `resources/read`, subscribe and unsubscribe
+ * counts over it, the RSS of a one-gateway path after it (MiB, Linux) and, with Redis, the commands per
+ * timed read (the probes excluded); `cpuUsPerRead` also has `balancer` (HAProxy) and `redis`.
+ */
+export type ReadPathLevel = Awaited<ReturnType<typeof measureReadPaths>>[number];
+export type ReadPathRun = ReadPathLevel['rounds'][number];
 
 export async function upstreamCounters(
   stats: () => Promise<TestServerStats>,
@@ -110,72 +89,66 @@ export async function measureReadPaths(options: {
   /** The part's redis-server: its CPU and commands per read are recorded. */
   redis?: RedisServer;
   log: (message: string) => void;
-}): Promise<ReadPathLevel[]> {
+}) {
   const { paths, redis, what } = options;
   const stats = statsOf(options.upstream);
   const commands = async () => redis && (await redisCounters(redis.url)).commands;
-  const levels: ReadPathLevel[] = [];
-  for (const level of options.levels) {
-    const [compared] = await measureCompared({
-      plan: {
-        what,
-        warmup: level.warmup,
-        count: level.reads,
-        concurrencies: [level.concurrency],
-        rounds: options.rounds,
+  const levels = await measureCompared({
+    plan: {
+      what,
+      levels: options.levels.map((l) => ({ concurrency: l.concurrency, warmup: l.warmup, count: l.reads })),
+      rounds: options.rounds,
+    },
+    log: options.log,
+    pairs: options.pairs,
+    variants: paths.map((path) => ({
+      name: path.path,
+      loop: (count, concurrency) => readPath(path, count, concurrency, options.payloadBytes),
+      cpu: {
+        upstream: options.upstream.proc,
+        gateway: path.gateways,
+        balancer: path.balancer,
+        redis: redis?.proc,
       },
-      log: options.log,
-      pairs: options.pairs,
-      variants: paths.map((path) => ({
-        name: path.path,
-        loop: (count, concurrency) => readPath(path, count, concurrency, options.payloadBytes),
-        cpu: {
-          upstream: options.upstream.proc,
-          gateway: path.gateways,
-          balancer: path.balancer,
-          redis: redis?.proc,
-        },
-      })),
-      before: () => upstreamCounters(stats),
-      beforeTimed: commands,
-      after: async (run, before, readsIssued, commandsBefore) => {
-        const path = paths.find((p) => p.path === run.path)!;
-        const commandsAfter = await commands();
-        const after = await upstreamCounters(stats);
-        const upstreamReads = after.reads - before.reads;
-        const expected = path.upstreamReadsPerRead;
-        if (expected !== undefined && upstreamReads !== expected * readsIssued) {
-          throw new Error(
-            expected === 0
-              ? `${what}: the cache is not hitting: the upstream served ${upstreamReads} resources/read during ` +
-                  `${readsIssued} reads through the ${path.path} gateway (c=${run.concurrency}, round ` +
-                  `${run.round + 1}); expected 0 after warming`
-              : `${what}: ${path.path} c=${run.concurrency} round ${run.round + 1}: the upstream served ` +
-                  `${upstreamReads} resources/read for ${readsIssued} reads issued; expected exactly ` +
-                  `${readsIssued} (every read a miss)`,
-          );
-        }
-        const gateway = path.gateways?.length === 1 ? path.gateways[0] : undefined;
-        return {
-          readsIssued,
-          upstreamReads,
-          upstreamSubscribes: after.subscribes - before.subscribes,
-          upstreamUnsubscribes: after.unsubscribes - before.unsubscribes,
-          gatewayRssMiB: gateway && rssMiB(gateway.pid),
-          redisCommandsPerRead:
-            commandsBefore === undefined || commandsAfter === undefined
-              ? undefined
-              : (commandsAfter - commandsBefore - PROBE_COMMANDS) / level.reads,
-        };
-      },
-      note: (run) =>
-        `, upstream reads ${run.upstreamReads}/${run.readsIssued}` +
-        (run.redisCommandsPerRead === undefined
-          ? ''
-          : `, redis ${run.redisCommandsPerRead.toFixed(2)} cmd/read`),
-    });
-    levels.push(compared as ReadPathLevel);
-  }
+    })),
+    before: () => upstreamCounters(stats),
+    beforeTimed: commands,
+    after: async (run, before, readsIssued, commandsBefore) => {
+      const path = paths.find((p) => p.path === run.path)!;
+      const commandsAfter = await commands();
+      const after = await upstreamCounters(stats);
+      const upstreamReads = after.reads - before.reads;
+      const expected = path.upstreamReadsPerRead;
+      if (expected !== undefined && upstreamReads !== expected * readsIssued) {
+        throw new Error(
+          expected === 0
+            ? `${what}: the cache is not hitting: the upstream served ${upstreamReads} resources/read during ` +
+                `${readsIssued} reads through the ${path.path} gateway (c=${run.concurrency}, round ` +
+                `${run.round + 1}); expected 0 after warming`
+            : `${what}: ${path.path} c=${run.concurrency} round ${run.round + 1}: the upstream served ` +
+                `${upstreamReads} resources/read for ${readsIssued} reads issued; expected exactly ` +
+                `${readsIssued} (every read a miss)`,
+        );
+      }
+      const gateway = path.gateways?.length === 1 ? path.gateways[0] : undefined;
+      return {
+        readsIssued,
+        upstreamReads,
+        upstreamSubscribes: after.subscribes - before.subscribes,
+        upstreamUnsubscribes: after.unsubscribes - before.unsubscribes,
+        gatewayRssMiB: gateway && rssMiB(gateway.pid),
+        redisCommandsPerRead:
+          commandsBefore === undefined || commandsAfter === undefined
+            ? undefined
+            : (commandsAfter - commandsBefore - PROBE_COMMANDS) / run.count,
+      };
+    },
+    note: (run) =>
+      `, upstream reads ${run.upstreamReads}/${run.readsIssued}` +
+      (run.redisCommandsPerRead === undefined
+        ? ''
+        : `, redis ${run.redisCommandsPerRead.toFixed(2)} cmd/read`),
+  });
   return levels;
 }
 

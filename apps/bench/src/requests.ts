@@ -7,7 +7,7 @@
 import type { RequestClient } from '@switchyard/testkit/mcp';
 import { REQUEST_OPTIONS } from './client.js';
 import { type ListKind, RESOURCES, TOOLS } from './lists.js';
-import { requestLoop, type TimedLoop } from './rounds.js';
+import { type Run, requestLoop, type TimedLoop } from './rounds.js';
 
 /** What a client sends its requests with: the SDK client or one of the testkit's raw clients. */
 export type Requester = Pick<RequestClient, 'request'>;
@@ -131,4 +131,28 @@ export function methodLoop(
   return method === 'read'
     ? readLoop(client, targets.uris, count, concurrency, options.minChars)
     : callLoop(client, targets, options.text, count, concurrency);
+}
+
+/**
+ * The upstream's `tools/call` counter (`served`) held to the calls issued, round by round: `before` reads it
+ * ahead of a round (rounds.ts `before`), `check` after it (in `after`) adds the round to `totals` and throws,
+ * failing the bench, unless the upstream served exactly one call per call issued.
+ */
+export function callCounter(what: string, served: () => Promise<number>) {
+  const totals = { issued: 0, served: 0 };
+  return {
+    totals,
+    before: served,
+    async check(run: Run, before: number, issued: number): Promise<void> {
+      const calls = (await served()) - before;
+      totals.issued += issued;
+      totals.served += calls;
+      if (calls !== issued) {
+        throw new Error(
+          `${what} ${run.path} c=${run.concurrency} round ${run.round + 1}: the upstream served ${calls} ` +
+            `tools/call for ${issued} calls issued; expected exactly one each`,
+        );
+      }
+    },
+  };
 }

@@ -2,7 +2,7 @@
 import type { CatalogResult } from './catalog/index.js';
 import type { CredentialsResult } from './credentials/index.js';
 import type { ReadResult, ToolCallResult } from './direct-vs-gateway.js';
-import type { EnumerateResult } from './enumerate-result.js';
+import type { EnumerateResult } from './enumerate.js';
 import type { PathsResult } from './paths/index.js';
 import type { PluginsResult } from './plugins/index.js';
 import type { ReplicasResult } from './replicas/index.js';

@@ -104,13 +104,22 @@ export function roundOrder<T>(items: readonly T[], round: number, order: 'rotate
   return [...items.slice(k), ...items.slice(0, k)];
 }
 
+/** One concurrency level of a plan: warm-up requests, then `count` timed requests, per round and variant. */
+export interface Level {
+  concurrency: number;
+  warmup: number;
+  count: number;
+}
+
+/** The same warm-up and count at each concurrency. */
+export function atEach(concurrencies: readonly number[], warmup: number, count: number): Level[] {
+  return concurrencies.map((concurrency) => ({ concurrency, warmup, count }));
+}
+
 export interface RoundsPlan {
   /** Progress label, e.g. `read` or `tools/call`. */
   what: string;
-  warmup: number;
-  /** Timed requests per round. */
-  count: number;
-  concurrencies: readonly number[];
+  levels: readonly Level[];
   rounds: number;
   /** Default rotate (the same as mirror for two variants). */
   order?: 'rotate' | 'mirror';
@@ -141,28 +150,28 @@ export async function measureRounds<S = undefined, X extends object = object, T 
   const { plan, log } = options;
   const width = Math.max(7, ...options.variants.map((v) => v.name.length));
   const byLevel: (Run & X)[][] = [];
-  for (const concurrency of plan.concurrencies) {
+  for (const { concurrency, warmup, count } of plan.levels) {
     const runs: (Run & X)[] = [];
     for (let round = 0; round < plan.rounds; round++) {
       for (const variant of roundOrder(options.variants, round, plan.order ?? 'rotate')) {
         const state = (await options.before?.(variant, concurrency)) as S;
-        await variant.loop(plan.warmup, concurrency);
+        await variant.loop(warmup, concurrency);
         const timed = (await options.beforeTimed?.(variant)) as T;
         const cpu = cpuSampler(variant.cpu)();
-        const { latencies, wallMs } = await variant.loop(plan.count, concurrency);
-        const cpuUsPerRead = cpu(plan.count);
+        const { latencies, wallMs } = await variant.loop(count, concurrency);
+        const cpuUsPerRead = cpu(count);
         const base: Run = {
           path: variant.name,
           round,
           concurrency,
           wallMs,
-          rps: (plan.count / wallMs) * 1000,
+          rps: (count / wallMs) * 1000,
           cpuUsPerRead,
           ...summarize(latencies),
         };
         const run = {
           ...base,
-          ...((await options.after?.(base, state, plan.warmup + plan.count, timed)) as X),
+          ...((await options.after?.(base, state, warmup + count, timed)) as X),
         };
         runs.push(run);
         log(
@@ -260,5 +269,5 @@ export async function measureCompared<S = undefined, X extends object = object, 
   options: RoundsOptions<S, X, T> & { pairs: readonly Pair[] },
 ): Promise<ComparedLevel<Run & X>[]> {
   const byLevel = await measureRounds(options);
-  return byLevel.map((runs, i) => comparedLevel(options.plan.concurrencies[i]!, runs, options.pairs));
+  return byLevel.map((runs, i) => comparedLevel(options.plan.levels[i]!.concurrency, runs, options.pairs));
 }

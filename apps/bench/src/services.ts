@@ -175,3 +175,11 @@ export async function startGateways<K extends string>(
   for (const gateway of started) teardown.add(() => gateway.proc.stop());
   return Object.fromEntries(names.map((n, i) => [n, started[i]!])) as Record<K, Gateway>;
 }
+
+/** Each gateway's warning kinds (digits masked) → count, by its name. */
+export function warningsOf<K extends string>(
+  gateways: Record<K, Gateway>,
+): Record<K, Record<string, number>> {
+  const entries = Object.entries<Gateway>(gateways).map(([k, g]) => [k, Object.fromEntries(g.proc.warnings)]);
+  return Object.fromEntries(entries) as Record<K, Record<string, number>>;
+}

@@ -19,7 +19,7 @@ import {
 } from '../src/report/paths.js';
 import { checkCall, checkRead, targetsOf } from '../src/requests.js';
 import { cpuSampler, type Run, roundOrder } from '../src/rounds.js';
-import { QUICK } from '../src/sizes.js';
+import { sizes } from '../src/sizes.js';
 
 /** A round of `side`: the gateway uses 0.3 ms of CPU per request, the floor 0.2 ms. */
 function run(side: PathSide, round: number, rps: number, p50: number, p99: number, middleMs?: number): Run {
@@ -255,10 +255,10 @@ describe('the floor', () => {
 describe('HAProxy', () => {
   it('is compared with the gateway when measured, and said to be skipped when not installed', () => {
     const cells = [compareCell(CELL, [run('haproxy', 0, 200, 1, 2), run('gateway', 0, 100, 1, 2)])];
-    const measured = renderPaths({ config: QUICK.paths, cells, gatewayWarnings: {} }).join('\n');
+    const measured = renderPaths({ config: sizes(true).paths, cells, gatewayWarnings: {} }).join('\n');
     expect(measured).toContain('gw/haproxy = gateway req/s ÷ haproxy req/s');
     const skipped = renderPaths({
-      config: QUICK.paths,
+      config: sizes(true).paths,
       cells: [compareCell(CELL, [run('gateway', 0, 100, 1, 2)])],
       gatewayWarnings: {},
       haproxySkipped: 'haproxy: not installed, row skipped',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReadPathRun } from '../src/read-paths.js';
+import { keyShape, parseInfo } from '../src/replicas/redis-probe.js';
 import { comparedLevel } from '../src/rounds.js';
 import { Teardown } from '../src/services.js';
 
@@ -15,6 +16,8 @@ function run(path: string, round: number, rps: number, p50: number, p99: number)
     upstreamReads: 0,
     upstreamSubscribes: 0,
     upstreamUnsubscribes: 0,
+    gatewayRssMiB: undefined,
+    redisCommandsPerRead: undefined,
     count: 10,
     mean: p50,
     p50,
@@ -80,5 +83,37 @@ describe('Teardown', () => {
     });
     await expect(started).resolves.toBe(42);
     expect(stopped).toEqual(['redis']); // a start that succeeded keeps its steps for later
+  });
+});
+
+describe('parseInfo', () => {
+  it('reads the field:value lines of an INFO reply, skipping headers and blank lines', () => {
+    const info =
+      '# Memory\r\nused_memory:1034888\r\nused_memory_human:1010.63K\r\n\r\n# Server\r\nredis_version:7.0.15\r\n';
+    expect(parseInfo(info)).toEqual({
+      used_memory: '1034888',
+      used_memory_human: '1010.63K',
+      redis_version: '7.0.15',
+    });
+  });
+
+  it('keeps colons inside values', () => {
+    expect(parseInfo('executable:/usr/bin/redis-server\nconfig_file:\nmaster_host:a:b\n')).toMatchObject({
+      config_file: '',
+      master_host: 'a:b',
+    });
+  });
+});
+
+describe('keyShape', () => {
+  it('masks ids and numbers so keys of one kind count together', () => {
+    expect(keyShape('switchyard:session:3f9a2b4c-1d2e-4f50-9a8b-0c1d2e3f4a5b')).toBe('switchyard:session:*');
+    expect(keyShape('switchyard:rl:client:deadbeefcafe')).toBe('switchyard:rl:client:*');
+    expect(keyShape('bench:cache:a+test://a/r/17')).toBe('bench:cache:a+test://a/r/*');
+    expect(keyShape('bench:plain')).toBe('bench:plain');
+    expect(keyShape('bench:sessions:session:uClGJtLku3wNjUIwIIKmg')).toBe('bench:sessions:session:*');
+    expect(keyShape('bench:sessions:session:En2ltEYz-ktB_TwltvA-qg:subs')).toBe(
+      'bench:sessions:session:*:subs',
+    );
   });
 });

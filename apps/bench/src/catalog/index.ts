@@ -5,57 +5,21 @@
  * hand-labelled task phrasings; search latency, build time and heap at 3,000 and 30,000 tools.
  */
 import { ToolSearchIndex } from '@switchyard/core';
+import type { Sizes } from '../sizes.js';
 import { median } from '../stats.js';
 import { catalogOf, generatedTools, SERVICES } from './catalog.js';
 import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from './data.js';
-import { type BuildCost, measureBuild, measureSearch, type SearchLatency } from './measure.js';
+import { measureBuild, measureSearch } from './measure.js';
 import type { CatalogTool } from './model.js';
-import { halves, measureQuality, type Quality } from './quality.js';
+import { halves, measureQuality } from './quality.js';
 import { realTools } from './real.js';
-import { searchAnswerTokens, type TokenRow, tokenRow } from './tokens.js';
+import { searchAnswerTokens, tokenRow } from './tokens.js';
 
-export interface CatalogConfig {
-  /** Catalog sizes of the token comparison. */
-  tokenSizes: number[];
-  /** Catalog sizes of the build and latency measurement. */
-  scaleSizes: number[];
-  buildRuns: number;
-  warmup: number;
-  searches: number;
-  /** `limit` of every measured search (DESIGN §13's default). */
-  limit: number;
-}
+export type CatalogConfig = Sizes['catalog'];
 
-export interface ScaleRow {
-  tools: number;
-  build: BuildCost;
-  latency: SearchLatency;
-}
+export type CatalogResult = Awaited<ReturnType<typeof runCatalogBenchmark>>;
 
-export interface CatalogResult {
-  config: CatalogConfig;
-  catalog: {
-    realTools: number;
-    realServers: Record<string, number>;
-    services: number;
-    generatedTools: number;
-    total: number;
-  };
-  tokens: TokenRow[];
-  /** Median tokens of one `search_tools` answer with `limit` tools, over the labelled queries. */
-  searchAnswerTokens: number;
-  /**
-   * `blind`: the second set, written after the options were frozen; `blind2`: the third, written before
-   * the search-recall changes were measured on it (data/labelled.json).
-   */
-  quality: { all: Quality; tune: Quality; heldOut: Quality; blind: Quality; blind2: Quality };
-  scale: ScaleRow[];
-}
-
-export async function runCatalogBenchmark(
-  config: CatalogConfig,
-  log: (message: string) => void,
-): Promise<CatalogResult> {
+export async function runCatalogBenchmark(config: CatalogConfig, log: (message: string) => void) {
   log('catalog: listing the tools of server-filesystem, server-memory and server-everything over stdio');
   const real = await realTools();
   const generated = generatedTools(1);
@@ -82,7 +46,7 @@ export async function runCatalogBenchmark(
   );
 
   const queries = LABELLED.map(({ query }) => query);
-  const scale: ScaleRow[] = [];
+  const scale = [];
   for (const size of config.scaleSizes) {
     log(`catalog: build and search at ${size} tools`);
     const sized = catalogOf(real, size);

@@ -2,7 +2,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { ToolSearchIndex } from '@switchyard/core';
-import { type LatencySummary, median, msSince, summarize } from '../stats.js';
+import { median, msSince, summarize } from '../stats.js';
 import type { CatalogTool } from './model.js';
 
 /** `gc()` without starting node with --expose-gc: heap deltas need a collection before each reading. */
@@ -12,19 +12,8 @@ function collector(): () => void {
   return () => gc?.();
 }
 
-export interface BuildCost {
-  tools: number;
-  /** Median build time over the runs (ms). */
-  buildMs: number;
-  buildRunsMs: number[];
-  /** Heap retained by one index after a full collection (MiB). */
-  heapMiB: number;
-}
-
-export function measureBuild(
-  catalog: readonly CatalogTool[],
-  runs: number,
-): { cost: BuildCost; index: ToolSearchIndex } {
+/** Median build time over the runs (ms), every run's, and the heap one index retains after a full GC (MiB). */
+export function measureBuild(catalog: readonly CatalogTool[], runs: number) {
   const gc = collector();
   const times: number[] = [];
   let index: ToolSearchIndex | undefined;
@@ -45,22 +34,16 @@ export function measureBuild(
   };
 }
 
-export interface SearchLatency extends LatencySummary {
-  tools: number;
-  limit: number;
-  /**
-   * This process's CPU time per search, averaged over the timed searches (ms): what a search costs
-   * whatever else the box runs, where wall-clock percentiles also count time spent waiting for a core.
-   */
-  cpuMsPerSearch: number;
-}
-
-/** `count` searches of `queries` round-robin (after `warmup`), each timed on its own (ms). */
+/**
+ * `count` searches of `queries` round-robin (after `warmup`), each timed on its own (ms), and this process's
+ * CPU per search (ms): what a search costs whatever else the box runs, where wall-clock percentiles also
+ * count time spent waiting for a core.
+ */
 export function measureSearch(
   index: ToolSearchIndex,
   queries: readonly string[],
   { warmup, count, limit }: { warmup: number; count: number; limit: number },
-): SearchLatency {
+) {
   for (let i = 0; i < warmup; i++) index.search(queries[i % queries.length]!, { limit });
   const samples = new Float64Array(count);
   const cpu = process.cpuUsage();

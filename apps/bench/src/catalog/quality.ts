@@ -2,33 +2,18 @@
 import type { ToolSearchIndex } from '@switchyard/core';
 import type { LabelledQuery } from './data.js';
 
-export interface Miss {
-  query: string;
-  expected: string;
-  /** Rank of the expected tool (1-based) within the first `depth` hits, or undefined past them. */
-  rank?: number;
-  /** What ranked first instead. */
-  first?: string;
-}
-
-export interface Quality {
-  queries: number;
-  recallAt1: number;
-  recallAt5: number;
-  /** Mean reciprocal rank over the first `depth` hits (0 for a tool ranked past them). */
-  mrr: number;
-  /** Queries whose tool was not ranked first. */
-  misses: Miss[];
-}
+/** recall@1, recall@5, MRR over the first `DEPTH` hits (0 past them), and each query not ranked first. */
+export type Quality = ReturnType<typeof measureQuality>;
 
 /** How deep MRR looks. */
 const DEPTH = 20;
 
-export function measureQuality(index: ToolSearchIndex, labelled: readonly LabelledQuery[]): Quality {
+export function measureQuality(index: ToolSearchIndex, labelled: readonly LabelledQuery[]) {
   let at1 = 0;
   let at5 = 0;
   let reciprocal = 0;
-  const misses: Miss[] = [];
+  // rank: of the expected tool within the first DEPTH hits (1-based), undefined past them.
+  const misses: { query: string; expected: string; rank?: number; first?: string }[] = [];
   for (const { query, expected } of labelled) {
     const hits = index.search(query, { limit: DEPTH });
     const at = hits.findIndex((hit) => hit.name === expected);

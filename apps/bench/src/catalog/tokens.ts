@@ -36,17 +36,10 @@ export function fullListing(catalog: readonly CatalogTool[]): { tools: ListedToo
   return { tools: catalog.map(listed) };
 }
 
-export interface TokenRow {
-  tools: number;
-  full: number;
-  search: number;
-  /** 1 − search / full, as a percentage. */
-  savedPercent: number;
-}
-
 export const tokensOf = (value: unknown): number => countTokens(JSON.stringify(value));
 
-export function tokenRow(catalog: readonly CatalogTool[]): TokenRow {
+/** Tokens of the full and the search-mode tools/list, and 1 − search / full as a percentage. */
+export function tokenRow(catalog: readonly CatalogTool[]) {
   const full = tokensOf(fullListing(catalog));
   const search = tokensOf(searchModeListing(catalog));
   return { tools: catalog.length, full, search, savedPercent: (1 - search / full) * 100 };

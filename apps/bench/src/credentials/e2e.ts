@@ -18,43 +18,20 @@ import { controlClient } from '@switchyard/testkit';
 import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import type { ManagedProcess, RedisServer } from '@switchyard/testkit/process';
 import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
-import { callLoop, filler, type Targets, targetsOf } from '../requests.js';
-import { type ComparedLevel, measureCompared, type Run } from '../rounds.js';
+import { callCounter, callLoop, filler, type Targets, targetsOf } from '../requests.js';
+import { measureCompared } from '../rounds.js';
 import { children, startGateway } from '../services.js';
+import type { Sizes } from '../sizes.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, type StoredGrant } from './internals.js';
 import { CREDENTIALS_KEY, IDENTITY, PERSONAL_UPSTREAM, type StoreKind } from './keeper.js';
 
-export interface E2eConfig {
-  /** Echo tools on the upstream, called round-robin. */
-  tools: number;
-  argumentBytes: number;
-  /** Calls of each path (4 at a time) before the first round: JIT, connections, the person's upstream session. */
-  prewarm: number;
-  rounds: number;
-  levels: { concurrency: number; warmup: number; calls: number }[];
-}
+export type E2eConfig = Sizes['credentials']['e2e'];
 
 /** (a) the static header, (b) the vault. */
 export type E2ePath = 'static' | 'vault';
 
-/** A measured round (`cpuUsPerRead`: per call, with redis-server's CPU when there is one). */
-export interface E2eRun extends Run {
-  /** Redis commands per call over the round (warm-up included), Redis only. */
-  redisCommandsPerCall?: number;
-}
-
-export interface E2eGateway {
-  store: StoreKind;
-  /** How the gateway ran: the CLI, or runGateway in a child that seeds its memory store. */
-  runner: string;
-  /** Per concurrency, the median round of each path and vault compared with static. */
-  levels: ComparedLevel<E2eRun>[];
-  /** Calls issued over every round (warm-ups included) and the upstream's `tools/call` count over them. */
-  upstreamCalls: { issued: number; served: number };
-  /** Warning kinds the gateway logged while measuring (digits masked) → count. */
-  gatewayWarnings: Record<string, number>;
-}
+export type E2eGateway = Awaited<ReturnType<typeof measureGateway>>;
 
 /** The shared upstream (static header) and the personal one (`auth.user`), by their names at the gateway. */
 const SHARED = 'team';
@@ -176,7 +153,7 @@ async function measureGateway(
   upstream: BearerUpstream,
   redis: RedisServer | undefined,
   log: (message: string) => void,
-): Promise<E2eGateway> {
+) {
   const session = await LegacyHttpClient.open(gateway.url, {
     clientName: 'bench-credentials',
     headers: { authorization: `Bearer ${CLIENT_TOKEN}` },
@@ -190,49 +167,37 @@ async function measureGateway(
     const loop = (path: E2ePath) => (count: number, concurrency: number) =>
       callLoop(session, targets[path], text, count, concurrency);
     const control = controlClient(upstream.controlUrl);
-    const served = async () => (await control.stats()).requests['tools/call'] ?? 0;
-    const upstreamCalls = { issued: 0, served: 0 };
+    const calls = callCounter(
+      `credentials e2e ${kind}`,
+      async () => (await control.stats()).requests['tools/call'] ?? 0,
+    );
     const commands = async () => (redis ? (await redisCounters(redis.url)).commands : 0);
     for (const path of ['static', 'vault'] as const) await loop(path)(config.prewarm, 4);
-    const levels: ComparedLevel<E2eRun>[] = [];
-    for (const level of config.levels) {
-      const [compared] = await measureCompared({
-        plan: {
-          what: `credentials: e2e ${kind} tools/call`,
-          warmup: level.warmup,
-          count: level.calls,
-          concurrencies: [level.concurrency],
-          rounds: config.rounds,
-        },
-        variants: (['static', 'vault'] as const).map((path) => ({
-          name: path,
-          loop: loop(path),
-          cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
-        })),
-        log,
-        pairs: [['vault', 'static']],
-        before: async () => ({ served: await served(), commands: await commands() }),
-        after: async (run, before, issued) => {
-          const calls = (await served()) - before.served;
-          upstreamCalls.issued += issued;
-          upstreamCalls.served += calls;
-          if (calls !== issued) {
-            throw new Error(
-              `credentials e2e ${kind} ${run.path} c=${run.concurrency}: the upstream served ${calls} ` +
-                `tools/call for ${issued} calls issued; expected exactly one each`,
-            );
-          }
-          const commandsPerCall = ((await commands()) - before.commands - PROBE_COMMANDS) / issued;
-          return { redisCommandsPerCall: redis ? commandsPerCall : undefined };
-        },
-      });
-      levels.push(compared!);
-    }
+    const levels = await measureCompared({
+      plan: {
+        what: `credentials: e2e ${kind} tools/call`,
+        levels: config.levels.map((l) => ({ concurrency: l.concurrency, warmup: l.warmup, count: l.calls })),
+        rounds: config.rounds,
+      },
+      variants: (['static', 'vault'] as const).map((path) => ({
+        name: path,
+        loop: loop(path),
+        cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
+      })),
+      log,
+      pairs: [['vault', 'static']],
+      before: async () => ({ served: await calls.before(), commands: await commands() }),
+      after: async (run, before, issued) => {
+        await calls.check(run, before.served, issued);
+        const commandsPerCall = ((await commands()) - before.commands - PROBE_COMMANDS) / issued;
+        return { redisCommandsPerCall: redis ? commandsPerCall : undefined };
+      },
+    });
     return {
       store: kind,
       runner: gateway.runner,
       levels,
-      upstreamCalls,
+      upstreamCalls: calls.totals,
       gatewayWarnings: Object.fromEntries(gateway.proc.warnings),
     };
   } finally {

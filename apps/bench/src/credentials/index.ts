@@ -12,35 +12,18 @@
 import { loadavg } from 'node:os';
 import { type RedisServer, redisMissing, startRedis } from '@switchyard/testkit/process';
 import { children } from '../services.js';
-import { type E2eConfig, type E2eGateway, runE2e } from './e2e.js';
+import type { Sizes } from '../sizes.js';
+import { runE2e } from './e2e.js';
 import { benchGrant } from './grant.js';
-import { IDENTITY, type KeeperConfig, type KeeperStore, measureKeeper } from './keeper.js';
+import { IDENTITY, measureKeeper } from './keeper.js';
 
 export { renderCredentials } from './render.js';
 
-export interface CredentialsConfig {
-  keeper: KeeperConfig;
-  e2e: E2eConfig;
-}
+export type CredentialsConfig = Sizes['credentials'];
 
-export interface CredentialsResult {
-  config: CredentialsConfig;
-  /** Characters of the seeded access token (a JWT-sized one). */
-  accessTokenChars: number;
-  /** Why the Redis rows are missing (redis-server not installed); absent when they ran. */
-  redisSkipped?: string;
-  /** 10a: per store, per concurrency, `store.get` and `token` (compared with it). */
-  keeper: KeeperStore[];
-  /** 10b: per gateway (Redis, then memory), per concurrency, the static and vault paths compared. */
-  e2e: E2eGateway[];
-  /** Load average at the start, after each part and at the end of the section. */
-  loadavg: { start: number[]; keeper: number[]; end: number[] };
-}
+export type CredentialsResult = Awaited<ReturnType<typeof runCredentialsBenchmark>>;
 
-export async function runCredentialsBenchmark(
-  config: CredentialsConfig,
-  log: (message: string) => void,
-): Promise<CredentialsResult> {
+export async function runCredentialsBenchmark(config: CredentialsConfig, log: (message: string) => void) {
   const start = loadavg();
   const redisSkipped = redisMissing();
   if (redisSkipped) log(`credentials: Redis rows skipped: ${redisSkipped}`);

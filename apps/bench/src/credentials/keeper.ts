@@ -7,7 +7,8 @@
  */
 import { createLogger, type Identity, openStore, type Store } from '@switchyard/core';
 import type { RedisServer } from '@switchyard/testkit/process';
-import { type ComparedLevel, measureCompared, requestLoop } from '../rounds.js';
+import { atEach, measureCompared, requestLoop } from '../rounds.js';
+import type { Sizes } from '../sizes.js';
 import { benchGrant } from './grant.js';
 import { credentialsModules, readingKeeper } from './internals.js';
 
@@ -15,18 +16,9 @@ export type StoreKind = 'memory' | 'redis';
 /** `store.get`: the raw read of the sealed grant; `token`: the keeper's whole answer. */
 export type KeeperOp = 'store.get' | 'token';
 
-export interface KeeperConfig {
-  rounds: number;
-  concurrencies: number[];
-  /** Warm-up and timed calls per round, per store (a Redis round trip costs ~10× a memory read). */
-  calls: Record<StoreKind, { warmup: number; calls: number }>;
-}
+export type KeeperConfig = Sizes['credentials']['keeper'];
 
-/** One store's rounds (latencies in ms; CPU: this process's, and redis-server's with Redis), token compared with store.get. */
-export interface KeeperStore {
-  store: StoreKind;
-  levels: ComparedLevel[];
-}
+export type KeeperStore = Awaited<ReturnType<typeof measureKeeper>>;
 
 export const IDENTITY: Identity = Object.freeze({ id: 'alice', groups: [], anonymous: false });
 export const PERSONAL_UPSTREAM = 'tracker';
@@ -39,7 +31,7 @@ export async function measureKeeper(
   kind: StoreKind,
   redis: RedisServer | undefined,
   log: (message: string) => void,
-): Promise<KeeperStore> {
+) {
   const logger = createLogger({ level: 'warn', scope: 'bench-credentials' });
   const store: Store = await openStore(
     kind === 'redis' && redis ? { redis: { url: redis.url, keyPrefix: 'bench-keeper:' } } : undefined,
@@ -85,9 +77,7 @@ export async function measureKeeper(
     const levels = await measureCompared({
       plan: {
         what: `credentials: ${kind}`,
-        warmup,
-        count: calls,
-        concurrencies: config.concurrencies,
+        levels: atEach(config.concurrencies, warmup, calls),
         rounds: config.rounds,
       },
       log,

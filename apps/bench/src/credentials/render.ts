@@ -21,10 +21,11 @@ function keeperTable({ store, levels }: KeeperStore): string[] {
         { path: 'token', label: 'token()' },
       ],
       columns: [
-        {
-          header: 'cpu redis',
-          cell: (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
-        },
+        [
+          'cpu redis',
+          'r',
+          (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
+        ],
       ],
     }),
     `   CPU per call the vault adds over the store (token() − store.get, this process): ${vaultAdds.join(', ')}`,
@@ -42,27 +43,15 @@ function e2eTable(gw: E2eGateway): string[] {
       ],
       pairLabel: () => '(b)/(a)',
       columns: [
-        {
-          header: 'cpu redis',
-          cell: (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
-        },
-        { header: 'redis cmd/call', cell: (run) => run.redisCommandsPerCall?.toFixed(2) ?? '-' },
+        [
+          'cpu redis',
+          'r',
+          (run) => (run.cpuUsPerRead.redis === undefined ? '-' : intOrNa(run.cpuUsPerRead.redis)),
+        ],
+        ['redis cmd/call', 'r', (run) => run.redisCommandsPerCall?.toFixed(2) ?? '-'],
       ],
     }),
   ];
-}
-
-/** The gateways' WARN/ERROR lines while measuring (digits masked), most frequent first. */
-function warningLines(gateways: readonly E2eGateway[]): string[] {
-  const out: string[] = [];
-  for (const gw of gateways) {
-    const kinds = Object.entries(gw.gatewayWarnings).sort((a, b) => b[1] - a[1]);
-    if (kinds.length === 0) continue;
-    out.push(`   gateway (${gw.store}) stderr: ${kinds.reduce((n, [, k]) => n + k, 0)} warning line(s):`);
-    for (const [kind, n] of kinds.slice(0, 5))
-      out.push(`     ${int.format(n).padStart(6)} × ${kind.slice(0, 140)}`);
-  }
-  return out;
 }
 
 export function renderCredentials(result: CredentialsResult): string[] {
@@ -101,7 +90,6 @@ export function renderCredentials(result: CredentialsResult): string[] {
     '   redis cmd/call counts warm-up calls too.',
     `   checked: every answer echoed its tool and arguments; the upstream (which answers 401 to any other token) ` +
       `served one tools/call per call issued (${calledUpstream}).`,
-    ...warningLines(result.e2e),
     `   load average: start ${load(result.loadavg.start)}, after 10a ${load(result.loadavg.keeper)}, end ${load(result.loadavg.end)}`,
     '',
   ];

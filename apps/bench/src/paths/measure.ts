@@ -37,9 +37,7 @@ export async function measureCell(options: {
   const [runs] = await measureRounds({
     plan: {
       what: `paths ${cellKey(cell)}`,
-      warmup: config.warmup,
-      count: config.count,
-      concurrencies: [cell.concurrency],
+      levels: [{ concurrency: cell.concurrency, warmup: config.warmup, count: config.count }],
       rounds: config.rounds,
       order: 'mirror',
     },

@@ -5,6 +5,8 @@
 
 import type { ComparedLevel } from '../rounds.js';
 import type { IdleSessionMemory } from '../session-memory/index.js';
+import type { Sizes } from '../sizes.js';
+import type { profileCell } from './profiles.js';
 
 /** How the gateway (and the direct client) reaches the upstream. */
 export const UPSTREAM_KINDS = ['stdio', 'http-legacy', 'http-modern', 'ws'] as const;
@@ -34,26 +36,7 @@ export const UPSTREAM_LABELS: Record<UpstreamKind, string> = {
   ws: 'WebSocket',
 };
 
-export interface PathsConfig {
-  upstreams: readonly UpstreamKind[];
-  eras: readonly ClientEra[];
-  methods: readonly PathMethod[];
-  concurrencies: readonly number[];
-  /** Resources per upstream (read round-robin) and their size. */
-  resources: number;
-  payloadBytes: number;
-  /** Echo tools per upstream (called round-robin) and the size of the text argument. */
-  tools: number;
-  argumentBytes: number;
-  warmup: number;
-  /** Timed requests per round. */
-  count: number;
-  rounds: number;
-  /** Idle legacy sessions opened for the memory measurement (0: skipped). */
-  sessions: number;
-  /** Requests issued per profiled path under `--cpu-prof` (after `warmup`). */
-  profileRequests: number;
-}
+export type PathsConfig = Sizes['paths'];
 
 /** One cell of the matrix: an upstream transport, a client era, a method, a concurrency. */
 export interface PathCell {
@@ -79,22 +62,12 @@ export interface PathResult extends PathCell, ComparedLevel {
   noDirect?: string;
 }
 
-/** The top self-time frames of the gateway under one profiled path. */
-export interface PathProfile {
-  cell: PathCell;
-  file: string;
-  busyMs: number;
-  requests: number;
-  frames: { frame: string; percent: number }[];
-  owners: { owner: string; percent: number }[];
-}
-
 export interface PathsResult {
   config: PathsConfig;
   cells: PathResult[];
   /** 6b: idle legacy sessions on a fresh gateway (session-memory/, as section 7). */
   memory?: IdleSessionMemory;
-  profiles?: PathProfile[];
+  profiles?: Awaited<ReturnType<typeof profileCell>>[];
   /** Warning kinds the gateway logged while measuring (digits masked) → count. */
   gatewayWarnings: Record<string, number>;
   /** Why there are no HAProxy rounds (not installed), or undefined when the HTTP cells have them. */

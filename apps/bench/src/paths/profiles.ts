@@ -7,7 +7,7 @@ import { summarizeProfiles } from '../profile.js';
 import { methodLoop, targetsOf } from '../requests.js';
 import { startGateway } from '../services.js';
 import { PathClients } from './clients.js';
-import type { PathCell, PathProfile, PathsConfig } from './model.js';
+import type { PathCell, PathsConfig } from './model.js';
 import { UPSTREAM_NAMES } from './model.js';
 
 /** Frames kept per profile. */
@@ -26,7 +26,7 @@ export async function profileCell(options: {
   root: string;
   text: string;
   log: (message: string) => void;
-}): Promise<PathProfile> {
+}) {
   const { cell, config } = options;
   const dir = profileDirOf(options.root, cell);
   const gateway = await startGateway([], {

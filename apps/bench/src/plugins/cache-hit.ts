@@ -10,14 +10,14 @@ import {
 } from '../read-paths.js';
 import { readLoop } from '../requests.js';
 import type { PluginEntry } from '../services.js';
-import type { CacheHitConfig, CacheHitResult } from './model.js';
+import type { CacheHitConfig } from './model.js';
 
 /** a. Cache hits through the gateway vs reads straight from a slow upstream. */
 export function runCacheHitBenchmark(
   config: CacheHitConfig,
   log: (message: string) => void,
   options: RunOptions = {},
-): Promise<CacheHitResult> {
+) {
   const plugins: PluginEntry[] = [['@switchyard/plugin-cache', {}]];
   const spec = {
     name: 'a',

@@ -28,8 +28,8 @@ import {
   type RunOptions,
 } from '../client.js';
 import { profiledAs, statsOf, upstreamCounters } from '../read-paths.js';
-import { callLoop, filler } from '../requests.js';
-import { type ComparedLevel, measureCompared, type Run } from '../rounds.js';
+import { callCounter, callLoop, filler } from '../requests.js';
+import { measureCompared } from '../rounds.js';
 import {
   children,
   type GatewayOptions,
@@ -37,19 +37,11 @@ import {
   type PluginEntry,
   startGateways,
   Teardown,
+  warningsOf,
 } from '../services.js';
+import type { Sizes } from '../sizes.js';
 
-export interface GovernanceSizeConfig {
-  /** The size of the echo's result to aim for, in bytes (the argument text is about half of it). */
-  resultBytes: number;
-  warmup: number;
-  calls: number;
-}
-
-export interface GovernanceConfig {
-  sizes: GovernanceSizeConfig[];
-  rounds: number;
-}
+export type GovernanceConfig = Sizes['plugins']['governance'];
 
 /** The governance plugins measured, each alone on its own gateway, in the order of the table. */
 export const GOVERNANCE_PLUGINS = ['secrets', 'pin', 'approve', 'access'] as const;
@@ -57,33 +49,7 @@ export type GovernancePlugin = (typeof GOVERNANCE_PLUGINS)[number];
 export type GovernancePath = 'bare' | GovernancePlugin;
 const PATHS: readonly GovernancePath[] = ['bare', ...GOVERNANCE_PLUGINS];
 
-export interface GovernanceRun extends Run {
-  path: GovernancePath;
-  /**
-   * Timed calls the gateway answered as an SSE stream (a 2025-11-25 session's `tools/call` still running
-   * after 50 ms becomes a resumable stream); absent with `--client raw`.
-   */
-  streamedCalls?: number;
-}
-
-/** One result size: the median round of each path, each plugin compared with the bare gateway, every round. */
-export interface GovernanceSize extends ComparedLevel<GovernanceRun> {
-  resultBytes: number;
-  /** The encoded size of one result as the client received it. */
-  measuredResultBytes: number;
-}
-
-export interface GovernanceResult {
-  config: GovernanceConfig;
-  plugins: Record<GovernancePlugin, PluginEntry[]>;
-  sizes: GovernanceSize[];
-  upstreamCalls: { issued: number; served: number };
-  /** What the pin gateway's trust on first use wrote before timing: the pinned tools of server `a`. */
-  pinnedTools: string[];
-  /** The box's 1/5/15-minute load average when the section started and when it ended. */
-  loadavg: { start: number[]; end: number[] };
-  gatewayWarnings: Record<GovernancePath, Record<string, number>>;
-}
+export type GovernanceResult = Awaited<ReturnType<typeof runGovernanceBenchmark>>;
 
 const SERVER = 'a';
 const TOOL = `${SERVER}__tool_0`;
@@ -145,7 +111,7 @@ export async function runGovernanceBenchmark(
   config: GovernanceConfig,
   log: (message: string) => void,
   options: RunOptions = {},
-): Promise<GovernanceResult> {
+) {
   const start = loadavg();
   const teardown = new Teardown();
   const clients: BenchClient[] = [];
@@ -158,6 +124,8 @@ export async function runGovernanceBenchmark(
     const up = await ownUpstream({ name: SERVER, resources: 0, tools: 1 }, teardown);
     const stats = statsOf(up);
     const served = async () => (await upstreamCounters(stats)).calls;
+    const calls = callCounter('governance bench:', served);
+    const upstreamCalls = calls.totals;
     const gateways = await startGateways(
       up,
       Object.fromEntries(
@@ -185,8 +153,7 @@ export async function runGovernanceBenchmark(
     const pinned = await pinnedTools(lockFile);
     log(`governance: pin wrote ${lockFile} pinning ${SERVER}: ${pinned.join(', ')}`);
 
-    const upstreamCalls = { issued: 0, served: 0 };
-    const sizes: GovernanceSize[] = [];
+    const sizes = [];
     for (const size of config.sizes) {
       const text = filler(Math.floor(size.resultBytes / 2) - 64);
       const sample = await client.bare.request({
@@ -198,9 +165,7 @@ export async function runGovernanceBenchmark(
       const [level] = await measureCompared({
         plan: {
           what: `governance ${size.resultBytes} B`,
-          warmup: size.warmup,
-          count: size.calls,
-          concurrencies: [1],
+          levels: [{ concurrency: 1, warmup: size.warmup, count: size.calls }],
           rounds: config.rounds,
         },
         log,
@@ -213,23 +178,17 @@ export async function runGovernanceBenchmark(
             }),
           cpu: { upstream: up.proc, gateway: gateways[path].proc },
         })),
-        before: served,
+        before: calls.before,
         beforeTimed: (variant) => posts[variant.name as GovernancePath].streamed,
         after: async (run, before, issued, streamedBefore) => {
-          const calls = (await served()) - before;
-          upstreamCalls.issued += issued;
-          if (calls !== issued) {
-            throw new Error(
-              `governance bench: ${run.path} round ${run.round + 1}: the upstream served ${calls} calls for ${issued}`,
-            );
-          }
+          await calls.check(run, before, issued);
           const streamed = posts[run.path as GovernancePath].streamed - streamedBefore;
           return { streamedCalls: options.rawClient ? undefined : streamed };
         },
         note: (run) => (run.streamedCalls ? `, ${run.streamedCalls} answered as streams` : ''),
       });
       sizes.push({
-        ...(level as ComparedLevel<GovernanceRun>),
+        ...level!,
         resultBytes: size.resultBytes,
         measuredResultBytes,
       });
@@ -242,9 +201,7 @@ export async function runGovernanceBenchmark(
       upstreamCalls,
       pinnedTools: pinned,
       loadavg: { start, end: loadavg() },
-      gatewayWarnings: Object.fromEntries(
-        PATHS.map((p) => [p, Object.fromEntries(gateways[p].proc.warnings)]),
-      ) as Record<GovernancePath, Record<string, number>>,
+      gatewayWarnings: warningsOf(gateways),
     };
   } finally {
     await teardown.run();

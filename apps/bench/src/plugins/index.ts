@@ -24,7 +24,6 @@ export {
   GOVERNANCE_PLUGINS,
   type GovernancePlugin,
   type GovernanceResult,
-  type GovernanceRun,
   runGovernanceBenchmark,
 } from './governance.js';
 export * from './model.js';

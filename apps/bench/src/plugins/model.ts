@@ -1,70 +1,21 @@
-import type { HitCeiling, LevelConfig, ReadPathLevel } from '../read-paths.js';
-import type { PluginEntry } from '../services.js';
-import type { GovernanceConfig, GovernanceResult } from './governance.js';
+import type { Sizes } from '../sizes.js';
+import type { runCacheHitBenchmark } from './cache-hit.js';
+import type { GovernanceResult } from './governance.js';
+import type { checkAudit, runStackBenchmark } from './stack.js';
 
-export interface CacheHitConfig {
-  resources: number;
-  payloadBytes: number;
-  /** Upstream delay before answering each read (testkit `--latency-ms`). */
-  latencyMs: number;
-  levels: LevelConfig[];
-  rounds: number;
-}
+export type CacheHitConfig = Sizes['plugins']['hit'];
 
-export interface StackConfig {
-  /** More resources than the cache can hold, read round-robin: every read is an LRU miss. */
-  resources: number;
-  payloadBytes: number;
-  /** The stack's cache `maxBytes` (a small fraction of resources × payload). */
-  cacheMaxBytes: number;
-  levels: LevelConfig[];
-  rounds: number;
-}
+export type StackConfig = Sizes['plugins']['stack'];
 
-export interface PluginsConfig {
-  hit: CacheHitConfig;
-  stack: StackConfig;
-  governance: GovernanceConfig;
-}
+export type PluginsConfig = Sizes['plugins'];
 
 export type StackPath = 'bare' | 'stack' | 'stack-incoherent';
 
-export interface CacheHitResult {
-  config: CacheHitConfig;
-  plugins: PluginEntry[];
-  /** Upstream reads while warming (one read of every URI through the gateway): must be `resources`. */
-  warmUpstreamReads: number;
-  levels: ReadPathLevel[];
-  /** Per level, when the CPU times are known (Linux). */
-  ceilings: HitCeiling[];
-  gatewayWarnings: Record<string, number>;
-}
+export type CacheHitResult = Awaited<ReturnType<typeof runCacheHitBenchmark>>;
 
-export interface AuditCheck {
-  path: StackPath;
-  file: string;
-  /** Reads issued through that gateway (all rounds, warm-ups included). */
-  readsIssued: number;
-  /** `resources/read` records in its audit file, and their cache status / outcome. */
-  readRecords: number;
-  cacheStatus: Record<string, number>;
-  errors: number;
-  /** Records of other methods (initialize-time listing etc.). */
-  otherRecords: number;
-}
+export type AuditCheck = Awaited<ReturnType<typeof checkAudit>>;
 
-export interface StackResult {
-  config: StackConfig;
-  /** Approximate size of one cache entry (JSON of a read result) and how many fit in `cacheMaxBytes`. */
-  entryBytes: number;
-  cacheCapacityEntries: number;
-  plugins: Record<StackPath, PluginEntry[]>;
-  levels: ReadPathLevel[];
-  audit: AuditCheck[];
-  /** Net upstream subscriptions still held after every round (only the coherent cache subscribes). */
-  upstreamSubscriptionsHeld: number;
-  gatewayWarnings: Record<StackPath, Record<string, number>>;
-}
+export type StackResult = Awaited<ReturnType<typeof runStackBenchmark>>;
 
 /** Every part (any may be missing from the JSON of a run that failed half-way or ran one section). */
 export interface PluginsResult {

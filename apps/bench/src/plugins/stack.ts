@@ -3,8 +3,15 @@ import { join } from 'node:path';
 import { type BenchClient, closeAll, connectClient, REQUEST_OPTIONS, type RunOptions } from '../client.js';
 import { checkedListing, RESOURCES } from '../lists.js';
 import { measureReadPaths, profiledAs, type ReadPath, statsOf, upstreamCounters } from '../read-paths.js';
-import { type GatewayOptions, ownUpstream, type PluginEntry, startGateways, Teardown } from '../services.js';
-import type { AuditCheck, StackConfig, StackPath, StackResult } from './model.js';
+import {
+  type GatewayOptions,
+  ownUpstream,
+  type PluginEntry,
+  startGateways,
+  Teardown,
+  warningsOf,
+} from '../services.js';
+import type { AuditCheck, StackConfig, StackPath } from './model.js';
 
 const AUDIT_FILE = 'audit.jsonl';
 
@@ -43,14 +50,14 @@ function stackPlugins(upstream: string, cacheMaxBytes: number, coherent: boolean
 }
 
 /** Counts the `resources/read` records of an audit file by cache status (JSON Lines, one per request). */
-async function checkAudit(path: StackPath, file: string, readsIssued: number): Promise<AuditCheck> {
+export async function checkAudit(path: StackPath, file: string, readsIssued: number) {
   const text = await readFile(file, 'utf8');
-  const check: AuditCheck = {
+  const check = {
     path,
     file,
     readsIssued,
     readRecords: 0,
-    cacheStatus: {},
+    cacheStatus: {} as Record<string, number>,
     errors: 0,
     otherRecords: 0,
   };
@@ -74,7 +81,7 @@ export async function runStackBenchmark(
   config: StackConfig,
   log: (message: string) => void,
   options: RunOptions = {},
-): Promise<StackResult> {
+) {
   const teardown = new Teardown();
   const clients: BenchClient[] = [];
   teardown.add(() => closeAll(clients));
@@ -175,9 +182,7 @@ export async function runStackBenchmark(
       levels,
       audit,
       upstreamSubscriptionsHeld: held,
-      gatewayWarnings: Object.fromEntries(
-        paths.map((p) => [p, Object.fromEntries(gateways[p].proc.warnings)]),
-      ) as Record<StackPath, Record<string, number>>,
+      gatewayWarnings: warningsOf(gateways),
     };
   } finally {
     await teardown.run();

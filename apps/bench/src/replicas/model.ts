@@ -1,19 +1,9 @@
-/** The replicas benchmark's sizes and results (section 5; the JSON's `replicas`). */
-import type { LevelConfig, ReadPathLevel } from '../read-paths.js';
-import type { PluginEntry } from '../services.js';
-import type { RedisSnapshot } from './redis-probe.js';
+import type { Sizes } from '../sizes.js';
+import type { runRateLimitBenchmark } from './rate-limit.js';
+import type { runSessionMemoryBenchmark } from './session-memory.js';
+import type { runSharedCacheBenchmark } from './shared-cache.js';
 
-export interface ReplicasConfig {
-  resources: number;
-  payloadBytes: number;
-  /** 5a/5c: the upstream answers each read after this long (misses are visible; hits never wait). */
-  cacheUpstreamLatencyMs: number;
-  /** Warm-up and timed reads per round and path, per concurrency. */
-  levels: LevelConfig[];
-  rounds: number;
-  /** 5d: legacy sessions opened against one gateway with `store.redis`. */
-  sessions: number;
-}
+export type ReplicasConfig = Sizes['replicas'];
 
 /** One measured path as the report shows it. */
 export interface PathInfo {
@@ -33,60 +23,13 @@ export interface LegacyProbe {
 }
 
 /** 5a + 5c: shared cache through one vs two replicas, and the cost of the balancer and the store. */
-export interface SharedCacheResult {
-  plugins: PluginEntry[];
-  paths: PathInfo[];
-  /** Upstream reads while reading every URI once directly on replica A (cold): `resources` expected. */
-  warmReadsA: number;
-  /**
-   * Upstream reads while then reading every URI once directly on replica B: 0 when B's reads were
-   * served from the cache A filled (shared through the store), `resources` when each replica has its own.
-   */
-  secondReplicaUpstreamReads: number;
-  /** Upstream reads while warming the no-store gateway (`resources` expected). */
-  warmReadsSolo: number;
-  /** Upstream reads of a second pass over every URI on every gateway (0 expected: all hits). */
-  rehitUpstreamReads: number;
-  legacy: LegacyProbe;
-  /** Clients connected to Redis once warmed, the bench's probe not counted: the replicas' store connections. */
-  redisClients: number;
-  levels: ReadPathLevel[];
-  gatewayWarnings: Record<string, Record<string, number>>;
-}
+export type SharedCacheResult = Awaited<ReturnType<typeof runSharedCacheBenchmark>>;
 
 /** 5b: the rate limiter's per-request cost, in memory vs on Redis, on cache-less reads. */
-export interface RateLimitResult {
-  plugins: PluginEntry[];
-  paths: PathInfo[];
-  /** Clients connected to Redis once the gateways listed their resources (the store gateway's connections). */
-  redisClients: number;
-  levels: ReadPathLevel[];
-  gatewayWarnings: Record<string, Record<string, number>>;
-}
+export type RateLimitResult = Awaited<ReturnType<typeof runRateLimitBenchmark>>;
 
 /** 5d: what legacy sessions (and one subscription each) leave in Redis. */
-export interface SessionMemoryResult {
-  sessions: number;
-  /** Redis before any session, after opening them all, after one subscription each, after closing them. */
-  before: RedisSnapshot;
-  opened: RedisSnapshot;
-  subscribed: RedisSnapshot;
-  closed: RedisSnapshot;
-  /** (opened − before) ÷ sessions: `MEMORY USAGE` bytes of the keys, `used_memory` bytes and keys per session. */
-  keyBytesPerSession: number;
-  bytesPerSession: number;
-  keysPerSession: number;
-  /** (subscribed − opened) ÷ sessions, the same three. */
-  keyBytesPerSubscription: number;
-  bytesPerSubscription: number;
-  keysPerSubscription: number;
-  /** Subscriptions that succeeded, and the first failure (the gateway may refuse). */
-  subscriptionsOk: number;
-  subscribeError?: string;
-  /** HTTP statuses of the `DELETE`s that closed the sessions. */
-  closeStatuses: Record<string, number>;
-  gatewayWarnings: Record<string, number>;
-}
+export type SessionMemoryResult = Awaited<ReturnType<typeof runSessionMemoryBenchmark>>;
 
 /** The section's result: skipped (with why) or the four parts (each missing if it failed half-way). */
 export interface ReplicasResult {

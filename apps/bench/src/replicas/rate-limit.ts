@@ -19,9 +19,10 @@ import {
   startGateways,
   Teardown,
   type Upstream,
+  warningsOf,
 } from '../services.js';
 import { listedUris, ownRedis, replicaConfig } from './deployment.js';
-import type { PathInfo, RateLimitResult, ReplicasConfig } from './model.js';
+import type { PathInfo, ReplicasConfig } from './model.js';
 import { redisCounters } from './redis-probe.js';
 
 type RateLimitPath = 'bare' | 'memory' | 'redis';
@@ -76,7 +77,7 @@ export async function runRateLimitBenchmark(
   config: ReplicasConfig,
   d: RateLimitDeployment,
   log: (message: string) => void,
-): Promise<RateLimitResult> {
+) {
   const { redis, upstream, gateways } = d;
   log(
     `replicas/rate-limit: redis ${redis.url}, upstream ${upstream.url}, ` +
@@ -109,9 +110,7 @@ export async function runRateLimitBenchmark(
       paths: RATE_LIMIT_PATHS,
       redisClients,
       levels,
-      gatewayWarnings: Object.fromEntries(
-        Object.entries(gateways).map(([name, g]) => [name, Object.fromEntries((g as Gateway).proc.warnings)]),
-      ),
+      gatewayWarnings: warningsOf(gateways),
     };
   } finally {
     for (const c of clients) c.close();

@@ -1,46 +1,51 @@
 /**
- * Reads Redis's own numbers over one short-lived TCP connection (RESP, see resp.ts): memory in use,
- * key count, and the shapes of the keys, so the bench needs no Redis client library.
+ * Reads Redis's own numbers (ioredis, on one short-lived connection per probe that sends nothing but the
+ * probe's commands): commands processed, clients, memory in use, key count and the shapes of the keys.
  */
-import { connect } from 'node:net';
-import { encodeCommand, keyShape, parseInfo, parseReply, type RespValue } from './resp.js';
+import { Redis } from 'ioredis';
 
-const TIMEOUT_MS = 5_000;
-
-/** Sends each command in turn on one connection to `url` (`redis://host:port`); resolves with the replies. */
-export function redisCommands(url: string, commands: readonly (readonly string[])[]): Promise<RespValue[]> {
-  const { hostname, port } = new URL(url);
-  return new Promise((resolve, reject) => {
-    const socket = connect({ host: hostname, port: Number(port) });
-    const replies: RespValue[] = [];
-    let pending = Buffer.alloc(0);
-    const fail = (error: Error): void => {
-      socket.destroy();
-      reject(error);
-    };
-    socket.setTimeout(TIMEOUT_MS, () => fail(new Error(`redis ${url}: no reply within ${TIMEOUT_MS} ms`)));
-    socket.once('error', fail);
-    socket.once('connect', () => {
-      for (const command of commands) socket.write(encodeCommand(command));
-    });
-    socket.on('data', (chunk: Buffer) => {
-      pending = Buffer.concat([pending, chunk]);
-      try {
-        for (;;) {
-          const reply = parseReply(pending);
-          if (!reply) break;
-          replies.push(reply.value);
-          pending = pending.subarray(reply.end);
-        }
-      } catch (error) {
-        return fail(error as Error);
-      }
-      if (replies.length === commands.length) {
-        socket.end();
-        resolve(replies);
-      }
-    });
+/** Runs `probe` on a fresh connection to `url`, then drops it (no ready check, client info or QUIT). */
+async function withRedis<T>(url: string, probe: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableReadyCheck: false,
+    disableClientInfo: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    commandTimeout: 5_000,
   });
+  try {
+    await redis.connect();
+    return await probe(redis);
+  } finally {
+    redis.disconnect();
+  }
+}
+
+/** The `field:value` lines of an `INFO` reply (section headers and blank lines skipped). */
+export function parseInfo(text: string): Record<string, string> {
+  const fields: Record<string, string> = {};
+  for (const line of text.split(/\r?\n/)) {
+    if (line === '' || line.startsWith('#')) continue;
+    const colon = line.indexOf(':');
+    if (colon > 0) fields[line.slice(0, colon)] = line.slice(colon + 1);
+  }
+  return fields;
+}
+
+/**
+ * A key's shape, for counting what kinds of keys a gateway wrote: a `:`-separated segment that looks
+ * like a token (16+ base64url characters: sealed ids) becomes `*`, and so do UUIDs, hex runs of 8+
+ * characters and digit runs anywhere, e.g. `switchyard:session:QPBfq…` → `switchyard:session:*`.
+ */
+export function keyShape(key: string): string {
+  return key
+    .split(':')
+    .map((segment) => (/^[A-Za-z0-9_-]{16,}$/.test(segment) ? '*' : segment))
+    .join(':')
+    .replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi, '*')
+    .replace(/[0-9a-f]{8,}/gi, '*')
+    .replace(/\d+/g, '*');
 }
 
 /** Redis's running counters: commands processed since it started, and clients connected now. */
@@ -55,13 +60,12 @@ export interface RedisCounters {
 export const PROBE_COMMANDS = 2;
 
 export async function redisCounters(url: string): Promise<RedisCounters> {
-  const [stats, clients] = await redisCommands(url, [
-    ['INFO', 'stats'],
-    ['INFO', 'clients'],
-  ]);
+  const [stats, clients] = await withRedis(url, (redis) =>
+    Promise.all([redis.info('stats'), redis.info('clients')]),
+  );
   return {
-    commands: Number(parseInfo(String(stats)).total_commands_processed),
-    clients: Number(parseInfo(String(clients)).connected_clients),
+    commands: Number(parseInfo(stats).total_commands_processed),
+    clients: Number(parseInfo(clients).connected_clients),
   };
 }
 
@@ -80,38 +84,30 @@ export interface RedisSnapshot {
 }
 
 /** `INFO memory`, `DBSIZE`, `INFO clients`, a `SCAN` of every key and the `MEMORY USAGE` of each. */
-export async function redisSnapshot(url: string): Promise<RedisSnapshot> {
-  const [info, keys, clients] = await redisCommands(url, [
-    ['INFO', 'memory'],
-    ['DBSIZE'],
-    ['INFO', 'clients'],
-  ]);
-  const usedMemory = Number(parseInfo(String(info)).used_memory);
-  if (!Number.isFinite(usedMemory)) throw new Error(`redis ${url}: INFO memory has no used_memory`);
-  const keyShapes: Record<string, number> = {};
-  const names: string[] = [];
-  let cursor = '0';
-  do {
-    const [reply] = await redisCommands(url, [['SCAN', cursor, 'COUNT', '1000']]);
-    const [next, batch] = reply as [string, string[]];
-    names.push(...batch);
-    cursor = next;
-  } while (cursor !== '0');
-  for (const key of names) {
-    const shape = keyShape(key);
-    keyShapes[shape] = (keyShapes[shape] ?? 0) + 1;
-  }
-  // SAMPLES 0: every element of a hash, set or list counted, not an estimate from 5 of them.
-  const usages =
-    names.length === 0
-      ? []
-      : await redisCommands(
-          url,
-          names.map((k) => ['MEMORY', 'USAGE', k, 'SAMPLES', '0']),
-        );
-  const keyBytes = usages.reduce<number>((sum, n) => sum + (typeof n === 'number' ? n : 0), 0);
-  const connected = Number(parseInfo(String(clients)).connected_clients) - 1;
-  return { usedMemory, keys: Number(keys), keyShapes, keyBytes, clients: connected };
+export function redisSnapshot(url: string): Promise<RedisSnapshot> {
+  return withRedis(url, async (redis) => {
+    const [info, keys, clients] = await Promise.all([
+      redis.info('memory'),
+      redis.dbsize(),
+      redis.info('clients'),
+    ]);
+    const usedMemory = Number(parseInfo(info).used_memory);
+    if (!Number.isFinite(usedMemory)) throw new Error(`redis ${url}: INFO memory has no used_memory`);
+    const names: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await redis.scan(cursor, 'COUNT', 1000);
+      names.push(...batch);
+      cursor = next;
+    } while (cursor !== '0');
+    const keyShapes: Record<string, number> = {};
+    for (const key of names) keyShapes[keyShape(key)] = (keyShapes[keyShape(key)] ?? 0) + 1;
+    // SAMPLES 0: every element of a hash, set or list counted, not an estimate from 5 of them.
+    const usages = await Promise.all(names.map((k) => redis.memory('USAGE', k, 'SAMPLES', 0)));
+    const keyBytes = usages.reduce<number>((sum, n) => sum + (typeof n === 'number' ? n : 0), 0);
+    const connected = Number(parseInfo(clients).connected_clients) - 1;
+    return { usedMemory, keys, keyShapes, keyBytes, clients: connected };
+  });
 }
 
 /**

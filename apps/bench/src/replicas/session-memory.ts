@@ -6,11 +6,17 @@
  * session state in the store yet, the deltas are ~0 by design, not an error.
  */
 import { Agent } from 'node:http';
-import { eachLimited, LegacyHttpClient, ModernHttpClient } from '@switchyard/testkit/mcp';
+import {
+  closeSessions,
+  eachLimited,
+  type LegacyHttpClient,
+  ModernHttpClient,
+  openSessions,
+} from '@switchyard/testkit/mcp';
 import type { RedisServer } from '@switchyard/testkit/process';
 import { type Gateway, ownUpstream, startGateway, Teardown, type Upstream } from '../services.js';
 import { listedUris, ownRedis, replicaConfig } from './deployment.js';
-import type { ReplicasConfig, SessionMemoryResult } from './model.js';
+import type { ReplicasConfig } from './model.js';
 import { settledSnapshot } from './redis-probe.js';
 
 /** Sessions opened (and requests sent) at once. */
@@ -44,10 +50,10 @@ export async function runSessionMemoryBenchmark(
   config: ReplicasConfig,
   d: SessionMemoryDeployment,
   log: (message: string) => void,
-): Promise<SessionMemoryResult> {
+) {
   const { redis, upstream, gateway } = d;
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-  const sessions: LegacyHttpClient[] = [];
+  let sessions: LegacyHttpClient[] = [];
   try {
     const lister = new ModernHttpClient(gateway.url);
     const uris = await listedUris(lister, upstream, config.resources).finally(() => lister.close());
@@ -55,11 +61,10 @@ export async function runSessionMemoryBenchmark(
     log(`replicas/sessions: redis ${redis.url}, gateway ${gateway.url}: opening ${k} legacy sessions`);
 
     const before = await settledSnapshot(redis.url);
-    await eachLimited(k, CONCURRENCY, async (i) => {
-      sessions[i] = await LegacyHttpClient.open(gateway.url, {
-        agent: agent,
-        clientName: `bench-session-${i}`,
-      });
+    sessions = await openSessions(gateway.url, k, {
+      agent,
+      parallel: CONCURRENCY,
+      clientName: (i) => `bench-session-${i}`,
     });
     const opened = await settledSnapshot(redis.url);
 
@@ -78,15 +83,10 @@ export async function runSessionMemoryBenchmark(
     });
     const subscribed = await settledSnapshot(redis.url);
 
-    const closeStatuses: Record<string, number> = {};
-    await eachLimited(k, CONCURRENCY, async (i) => {
-      const status = String(await sessions[i]!.close());
-      closeStatuses[status] = (closeStatuses[status] ?? 0) + 1;
-    });
-    sessions.length = 0;
+    const closeStatuses = await closeSessions(sessions.splice(0), CONCURRENCY);
     const closed = await settledSnapshot(redis.url);
 
-    const result: SessionMemoryResult = {
+    const result = {
       sessions: k,
       before,
       opened,

@@ -24,9 +24,10 @@ import {
   startGateways,
   Teardown,
   type Upstream,
+  warningsOf,
 } from '../services.js';
 import { listedUris, ownBalancer, ownRedis, replicaConfig } from './deployment.js';
-import type { LegacyProbe, PathInfo, ReplicasConfig, SharedCacheResult } from './model.js';
+import type { LegacyProbe, PathInfo, ReplicasConfig } from './model.js';
 import { redisCounters } from './redis-probe.js';
 
 /** The paths in their (rotated) round order, with their table labels. */
@@ -134,7 +135,7 @@ export async function runSharedCacheBenchmark(
   config: ReplicasConfig,
   d: SharedCacheDeployment,
   log: (message: string) => void,
-): Promise<SharedCacheResult> {
+) {
   const { redis, upstream, solo, a, b, one, two } = d;
   log(
     `replicas/shared-cache: redis ${redis.url}, upstream ${upstream.url} (${config.cacheUpstreamLatencyMs} ms ` +
@@ -227,11 +228,7 @@ export async function runSharedCacheBenchmark(
       legacy,
       redisClients,
       levels,
-      gatewayWarnings: {
-        solo: Object.fromEntries(solo.proc.warnings),
-        A: Object.fromEntries(a.proc.warnings),
-        B: Object.fromEntries(b.proc.warnings),
-      },
+      gatewayWarnings: warningsOf({ solo, A: a, B: b }),
     };
   } finally {
     await Promise.allSettled(sessions.map((s) => s.close()));

@@ -1,5 +1,5 @@
 /** One enumeration scenario's section (2a/2b for resources, 4b/4c for tools): the table, checks, CPU and floors. */
-import type { EnumerateResult } from '../enumerate-result.js';
+import type { EnumerateResult } from '../enumerate.js';
 import { int, intOrNa, table } from './format.js';
 
 /** The enumeration floors as one line: the upstreams' CPU over the cores, latency × round trips, both. */

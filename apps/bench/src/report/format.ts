@@ -20,6 +20,19 @@ export function table(header: string[], rows: string[][], align: string, indent 
   return [fmt(header), rule, ...rows.map(fmt)].join('\n');
 }
 
+/** A table described by its columns: header, alignment (`l`/`r`) and how to show a row's cell. */
+export type Column<T> = readonly [header: string, align: 'l' | 'r', cell: (row: T) => string];
+
+export function columnTable<T>(columns: readonly Column<T>[], rows: readonly T[], indent = '  '): string {
+  const cells = rows.map((row) => columns.map(([, , cell]) => cell(row)));
+  return table(
+    columns.map(([header]) => header),
+    cells,
+    columns.map(([, align]) => align).join(''),
+    indent,
+  );
+}
+
 /** A whole number (CPU µs or ms, a floor in ms), or `n/a` where it could not be measured. */
 export function intOrNa(n: number | undefined): string {
   return n === undefined ? 'n/a' : int.format(n);
@@ -34,12 +47,6 @@ export function levelsLine(levels: { concurrency: number; warmup: number; reads:
   return levels
     .map((l) => `c=${l.concurrency}: ${int.format(l.reads)} after ${int.format(l.warmup)} warm-up`)
     .join('; ');
-}
-
-/** An extra column of a compared-paths table: its header and the cell of a path's median round. */
-export interface Column<R> {
-  header: string;
-  cell: (run: R) => string;
 }
 
 /** How to show compared levels (rounds.ts `ComparedLevel`): which paths, in which order, with which labels. */
@@ -90,7 +97,7 @@ export function comparedTable<L extends ComparedLevel>(levels: readonly L[], vie
         cpu(run.cpuUsPerRead.client),
         cpu(run.cpuUsPerRead.upstream),
         cpu(run.cpuUsPerRead.gateway),
-        ...columns.map((c) => c.cell(run)),
+        ...columns.map(([, , cell]) => cell(run)),
       ]);
     }
     for (const vs of level.comparisons) {
@@ -109,8 +116,9 @@ export function comparedTable<L extends ComparedLevel>(levels: readonly L[], vie
       ]);
     }
   }
-  const header = [first.header, ...RUN_HEADER, ...columns.map((c) => c.header)];
-  return table(header, rows, `${first.header === 'conc' ? 'r' : 'l'}l${'r'.repeat(header.length - 2)}`);
+  const header = [first.header, ...RUN_HEADER, ...columns.map(([h]) => h)];
+  const align = `${first.header === 'conc' ? 'r' : 'l'}l${'r'.repeat(RUN_HEADER.length - 1)}`;
+  return table(header, rows, align + columns.map(([, a]) => a).join(''));
 }
 
 /** What the comparison rows and the CPU columns of `comparedTable` hold. */

@@ -7,11 +7,11 @@ import {
   type PathsResult,
   UPSTREAM_LABELS,
 } from '../paths/model.js';
-import type { Run } from '../rounds.js';
+import { renderProfile } from '../profile.js';
 import type { IdleSessionMemory } from '../session-memory/index.js';
 import { perSessionLines } from '../session-memory/render.js';
 import { median } from '../stats.js';
-import { int, range, signed, table } from './format.js';
+import { type Column, columnTable, int, range, signed } from './format.js';
 
 /** Issue 18's goals for every path, printed under the matrix. */
 export const PATH_GOALS = {
@@ -24,28 +24,6 @@ export const PATH_GOALS = {
 /** Issue 29's goals, held to the floor measured in the same rounds rather than to the upstream served directly. */
 export const FLOOR_GOALS = { ratioC1: 0.85, ratioC16: 0.9, cpuOverFloorMs: 0.1 } as const;
 
-const HEADER = [
-  'method',
-  'conc',
-  'upstream',
-  'client',
-  'direct req/s',
-  'gw req/s',
-  'gw/direct',
-  'floor req/s',
-  'gw/floor',
-  'haproxy req/s',
-  'gw/haproxy',
-  'p50 d/gw ms',
-  '+p50 ms',
-  'p99 d/gw ms',
-  '+p99 ms',
-  'gw cpu ms/req',
-  'floor cpu ms/req',
-  'haproxy cpu ms/req',
-  'gw req/s range',
-];
-
 const METHOD_LABELS = { read: 'read 1 KiB', call: 'tools/call' } as const;
 
 function ms(n: number | undefined): string {
@@ -57,38 +35,58 @@ export function ratioGoal(r: Pick<PathResult, 'concurrency'>): number {
   return r.concurrency === 1 ? PATH_GOALS.ratioC1 : PATH_GOALS.ratioC16;
 }
 
-/** One row of the matrix; a path without a direct baseline says so in the ratio column. */
+/** The matrix's columns: header, alignment and cell; a path without a direct baseline says so in its ratio. */
+const COLUMNS: Column<PathResult>[] = [
+  ['method', 'l', (r) => METHOD_LABELS[r.method]],
+  ['conc', 'r', (r) => String(r.concurrency)],
+  ['upstream', 'l', (r) => UPSTREAM_LABELS[r.upstream]],
+  ['client', 'l', (r) => (r.era === 'legacy' ? '2025-11-25' : '2026-07-28')],
+  ['direct req/s', 'r', (r) => rps(r, 'direct')],
+  ['gw req/s', 'r', (r) => rps(r, 'gateway')],
+  [
+    'gw/direct',
+    'r',
+    (r) => {
+      const direct = versus(r, 'direct');
+      if (direct === undefined) return 'no direct';
+      return `${ratio(r, 'direct')}${direct.throughputRatio >= ratioGoal(r) ? '' : ' *'}`;
+    },
+  ],
+  ['floor req/s', 'r', (r) => rps(r, 'floor')],
+  ['gw/floor', 'r', (r) => ratio(r, 'floor')],
+  ['haproxy req/s', 'r', (r) => rps(r, 'haproxy')],
+  ['gw/haproxy', 'r', (r) => ratio(r, 'haproxy')],
+  [
+    'p50 d/gw ms',
+    'r',
+    (r) => `${r.medians.direct?.p50.toFixed(2) ?? '-'} / ${r.medians.gateway!.p50.toFixed(2)}`,
+  ],
+  ['+p50 ms', 'r', (r) => (versus(r, 'direct') ? signed(versus(r, 'direct')!.addedP50Ms) : '-')],
+  [
+    'p99 d/gw ms',
+    'r',
+    (r) => `${r.medians.direct?.p99.toFixed(2) ?? '-'} / ${r.medians.gateway!.p99.toFixed(2)}`,
+  ],
+  ['+p99 ms', 'r', (r) => (versus(r, 'direct') ? signed(versus(r, 'direct')!.addedP99Ms) : '-')],
+  ['gw cpu ms/req', 'r', (r) => ms(middleCpuMs(r, 'gateway'))],
+  ['floor cpu ms/req', 'r', (r) => ms(middleCpuMs(r, 'floor'))],
+  ['haproxy cpu ms/req', 'r', (r) => (r.medians.haproxy ? ms(middleCpuMs(r, 'haproxy')) : 'n/a')],
+  ['gw req/s range', 'r', (r) => range(r.rounds.filter((x) => x.path === 'gateway'))],
+];
+
+function rps(r: PathResult, side: PathSide): string {
+  const run = r.medians[side];
+  return run ? int.format(run.rps) : 'n/a';
+}
+
+function ratio(r: PathResult, side: PathSide): string {
+  const x = versus(r, side)?.throughputRatio;
+  return x === undefined ? '-' : `${x.toFixed(2)}x`;
+}
+
+/** One row of the matrix. */
 export function pathRow(r: PathResult): string[] {
-  const { direct: d, floor, haproxy, gateway: g } = r.medians as Record<string, Run | undefined>;
-  const vs = (side: PathSide) => versus(r, side);
-  const ratio = (side: PathSide) => {
-    const x = vs(side)?.throughputRatio;
-    return x === undefined ? '-' : `${x.toFixed(2)}x`;
-  };
-  const direct = vs('direct');
-  return [
-    METHOD_LABELS[r.method],
-    String(r.concurrency),
-    UPSTREAM_LABELS[r.upstream],
-    r.era === 'legacy' ? '2025-11-25' : '2026-07-28',
-    d ? int.format(d.rps) : 'n/a',
-    int.format(g!.rps),
-    direct === undefined
-      ? 'no direct'
-      : `${ratio('direct')}${direct.throughputRatio >= ratioGoal(r) ? '' : ' *'}`,
-    floor ? int.format(floor.rps) : 'n/a',
-    ratio('floor'),
-    haproxy ? int.format(haproxy.rps) : 'n/a',
-    ratio('haproxy'),
-    `${d ? d.p50.toFixed(2) : '-'} / ${g!.p50.toFixed(2)}`,
-    direct ? signed(direct.addedP50Ms) : '-',
-    `${d ? d.p99.toFixed(2) : '-'} / ${g!.p99.toFixed(2)}`,
-    direct ? signed(direct.addedP99Ms) : '-',
-    ms(middleCpuMs(r, 'gateway')),
-    ms(middleCpuMs(r, 'floor')),
-    haproxy ? ms(middleCpuMs(r, 'haproxy')) : 'n/a',
-    range(r.rounds.filter((x) => x.path === 'gateway')),
-  ];
+  return COLUMNS.map(([, , cell]) => cell(r));
 }
 
 /** Matrix rows in reading order: by method, then concurrency, then upstream and era as run. */
@@ -110,28 +108,15 @@ function renderMemory(m: IdleSessionMemory): string[] {
 }
 
 function renderProfiles(profiles: NonNullable<PathsResult['profiles']>): string[] {
-  const out: string[] = [];
-  for (const [i, p] of profiles.entries()) {
+  return profiles.flatMap((p, i) => {
     const c = p.cell;
-    out.push(
+    return renderProfile(
       `6${String.fromCharCode(99 + i)}. Gateway CPU profile, slowest path #${i + 1} (fewest gw req/s at c=1): ${METHOD_LABELS[c.method]}, ` +
         `${UPSTREAM_LABELS[c.upstream]}, ${c.era} client, c=${c.concurrency} (${int.format(p.requests)} requests, ` +
-        `busy ${(p.busyMs / 1000).toFixed(2)} s = ${(p.busyMs / p.requests).toFixed(3)} ms/request under the profiler)`,
-      `   ${p.file}`,
-      `   by owner: ${p.owners
-        .filter((o) => o.percent >= 2)
-        .map((o) => `${o.owner} ${o.percent.toFixed(1)}%`)
-        .join('; ')}`,
-      table(
-        ['% busy', 'self-time frame (function file:line)'],
-        p.frames.map((f) => [f.percent.toFixed(1), f.frame]),
-        'rl',
-        '     ',
-      ),
-      '',
+        `${(p.busyMs / p.requests).toFixed(3)} ms/request under the profiler)`,
+      p,
     );
-  }
-  return out;
+  });
 }
 
 /** How many cells meet each of issue 18's per-path goals, e.g. `ratio 3/20 (12 without direct)`. */
@@ -194,7 +179,7 @@ export function renderPaths(p: PathsResult): string[] {
     `   ${int.format(c.count)} requests per round after ${int.format(c.warmup)} warm-up; ${c.rounds} interleaved ` +
       'round(s) per side; median round (by req/s) shown; gw cpu = the gateway process alone (/proc), per request',
     '',
-    table(HEADER, orderedRows(p.cells).map(pathRow), 'lrllrrrrrrrrrrrrrrr'),
+    columnTable(COLUMNS, orderedRows(p.cells)),
     `   * below the goal (c=1 ≥ ${PATH_GOALS.ratioC1}x, c=16 ≥ ${PATH_GOALS.ratioC16}x); other goals: gw cpu ≤ ` +
       `${PATH_GOALS.gatewayCpuMs} ms/req, +p99 ≤ ${PATH_GOALS.addedP99MsC1} ms at c=1.`,
     '   no direct: the upstream speaks 2025-11-25 only, so a 2026-07-28 client has no direct path to compare with.',

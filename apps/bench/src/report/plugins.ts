@@ -54,8 +54,8 @@ export function renderStack(stack: StackResult): string[] {
       paths,
       pairLabel: (vs) => `${STACK_LABELS[vs.path as StackPath].replace('stack, ', '')}/bare`,
       columns: [
-        { header: 'subs/read', cell: (run) => (run.upstreamSubscribes / run.readsIssued).toFixed(2) },
-        { header: 'rss MiB', cell: (run) => run.gatewayRssMiB?.toFixed(0) ?? 'n/a' },
+        ['subs/read', 'r', (run) => (run.upstreamSubscribes / run.readsIssued).toFixed(2)],
+        ['rss MiB', 'r', (run) => run.gatewayRssMiB?.toFixed(0) ?? 'n/a'],
       ],
     }),
     '   subs/read: upstream resources/subscribe calls per read (the coherent cache subscribes before the ' +
@@ -97,10 +97,11 @@ export function renderGovernance(gov: GovernanceResult): string[] {
       paths,
       first: { header: 'result', cell: (size) => sizeLabel(size.resultBytes) },
       columns: [
-        {
-          header: 'streamed',
-          cell: (run) => (run.streamedCalls === undefined ? 'n/a' : `${run.streamedCalls}/${run.count}`),
-        },
+        [
+          'streamed',
+          'r',
+          (run) => (run.streamedCalls === undefined ? 'n/a' : `${run.streamedCalls}/${run.count}`),
+        ],
       ],
     }),
     "   streamed: timed calls the gateway answered as an SSE stream (a 2025-11-25 session's tools/call still " +

@@ -1,6 +1,7 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
 import { renderCatalog } from '../catalog/render.js';
-import type { ToolCallResult } from '../direct-vs-gateway.js';
+import { renderCredentials } from '../credentials/render.js';
+import type { ReadResult, ToolCallResult } from '../direct-vs-gateway.js';
 import type { BenchResults } from '../results.js';
 import { renderSessionMemory } from '../session-memory/render.js';
 import { renderEnumeration } from './enumerate.js';
@@ -46,59 +47,75 @@ function header(options: {
   return [...out, ''];
 }
 
-/** The two rows of sections 1 and 4a. */
-const DIRECT_AND_GATEWAY = [
-  { path: 'direct', label: 'direct' },
-  { path: 'gateway', label: 'gateway' },
-];
-
-function renderToolCall(call: ToolCallResult): string[] {
-  const c = call.config;
+/** Sections 1 and 4a: what was read or called, how many per round, the table, and `checked` lines. */
+function directVsGateway(
+  heading: string,
+  what: string,
+  count: number,
+  r: ReadResult | ToolCallResult,
+  checked: string[],
+) {
+  const c = r.config;
   return [
-    `4a. tools/call over Streamable HTTP — 1 testkit upstream (${c.tools} echo tools, called round-robin, ` +
-      `${c.argumentBytes} B text argument + seq)`,
-    `   ${int.format(c.calls)} calls per round after ${int.format(c.warmup)} warm-up calls; ` +
+    heading,
+    `   ${int.format(count)} ${what} per round after ${int.format(c.warmup)} warm-up ${what}; ` +
       `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
     '',
-    comparedTable(call.levels, { paths: DIRECT_AND_GATEWAY, pairLabel: () => 'gw/direct' }),
-    `   checked: every answer (warm-up and timed) echoed its own tool name and arguments as structuredContent ` +
-      `and text; the upstream served ${int.format(call.upstreamCalls.served)} tools/call for ` +
-      `${int.format(call.upstreamCalls.issued)} calls issued (one each, every round).`,
+    comparedTable(r.levels, {
+      paths: [
+        { path: 'direct', label: 'direct' },
+        { path: 'gateway', label: 'gateway' },
+      ],
+      pairLabel: () => 'gw/direct',
+    }),
+    ...checked,
     '',
   ];
 }
 
-/** Gateway WARN/ERROR lines per benchmark, most frequent first. */
+function renderToolCall(call: ToolCallResult): string[] {
+  const c = call.config;
+  return directVsGateway(
+    `4a. tools/call over Streamable HTTP — 1 testkit upstream (${c.tools} echo tools, called round-robin, ` +
+      `${c.argumentBytes} B text argument + seq)`,
+    'calls',
+    c.calls,
+    call,
+    [
+      `   checked: every answer (warm-up and timed) echoed its own tool name and arguments as structuredContent ` +
+        `and text; the upstream served ${int.format(call.upstreamCalls.served)} tools/call for ` +
+        `${int.format(call.upstreamCalls.issued)} calls issued (one each, every round).`,
+    ],
+  );
+}
+
+/**
+ * Gateway WARN/ERROR lines (digits masked) of every benchmark, most frequent first: every `gatewayWarnings`
+ * in the results (counts by kind, or by gateway then kind), named by where it sits.
+ */
 function warnings(results: BenchResults): string[] {
-  const { read, enumerate, plugins, tools, replicas } = results;
-  const sections: [string, Record<string, number> | undefined][] = [];
-  const add = (what: string, counts: Record<string, number> | undefined) => sections.push([what, counts]);
-  const addEach = (what: (name: string) => string, byName: Record<string, Record<string, number>> = {}) => {
-    for (const [name, counts] of Object.entries(byName)) add(what(name), counts);
-  };
-  add('read', read?.gatewayWarnings);
-  for (const e of enumerate) add(`enumeration (${e.scenario})`, e.gatewayWarnings);
-  add('plugins (cache hit)', plugins?.hit?.gatewayWarnings);
-  addEach((path) => `plugins (${path})`, plugins?.stack?.gatewayWarnings);
-  addEach((path) => `plugins (governance ${path})`, plugins?.governance?.gatewayWarnings);
-  add('tools/call', tools?.call?.gatewayWarnings);
-  for (const e of tools?.list ?? []) add(`tools/list enumeration (${e.scenario})`, e.gatewayWarnings);
-  addEach((name) => `replicas (${name})`, replicas?.sharedCache?.gatewayWarnings);
-  addEach((name) => `replicas (rate-limit ${name})`, replicas?.rateLimit?.gatewayWarnings);
-  if (replicas?.sessionMemory) add('replicas (sessions)', replicas.sessionMemory.gatewayWarnings);
-  add('paths', results.paths?.gatewayWarnings);
   const out: string[] = [];
-  for (const [what, counts] of sections) {
-    const kinds = Object.entries(counts ?? {}).sort((a, b) => b[1] - a[1]);
-    if (kinds.length === 0) continue;
+  const print = (what: string, counts: Record<string, number>) => {
+    const kinds = Object.entries(counts).sort((a, b) => b[1] - a[1]);
+    if (kinds.length === 0) return;
     const total = kinds.reduce((sum, [, n]) => sum + n, 0);
-    out.push(
-      '',
-      `Gateway stderr during the ${what} benchmark: ${int.format(total)} warning line(s) (digits masked):`,
-    );
+    out.push('', `Gateway stderr during ${what}: ${int.format(total)} warning line(s) (digits masked):`);
     for (const [kind, n] of kinds.slice(0, 8))
       out.push(`  ${int.format(n).padStart(7)} × ${kind.slice(0, 160)}`);
-  }
+  };
+  const visit = (value: unknown, where: string): void => {
+    if (value === null || typeof value !== 'object') return;
+    const named = value as Record<string, unknown>;
+    const name = named.scenario ?? named.store ?? named.variant;
+    const here = typeof name === 'string' ? `${where} (${name})` : where;
+    for (const [key, child] of Object.entries(named)) {
+      if (key !== 'gatewayWarnings') visit(child, Array.isArray(value) ? here : `${here} ${key}`.trim());
+      else if (Object.values(child as object).every((n) => typeof n === 'number'))
+        print(here, child as Record<string, number>);
+      else for (const [gw, counts] of Object.entries(child as object)) print(`${here} [${gw}]`, counts);
+    }
+  };
+  visit(results, '');
   return out;
 }
 
@@ -118,15 +135,8 @@ export function renderTable(options: {
 
   if (read) {
     const c = read.config;
-    out.push(
-      `1. resources/read over Streamable HTTP — 1 testkit upstream (${c.resources} resources, ` +
-        `${c.payloadBytes} B payload)`,
-      `   ${int.format(c.reads)} reads per round after ${int.format(c.warmup)} warm-up reads; ` +
-        `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
-      '',
-      comparedTable(read.levels, { paths: DIRECT_AND_GATEWAY, pairLabel: () => 'gw/direct' }),
-      '',
-    );
+    const heading = `1. resources/read over Streamable HTTP — 1 testkit upstream (${c.resources} resources, ${c.payloadBytes} B payload)`;
+    out.push(...directVsGateway(heading, 'reads', c.reads, read, []));
   }
   for (const [i, e] of enumerate.entries()) out.push(...renderEnumeration(e, `2${letter(i)}`));
   if (plugins?.hit) out.push(...renderCacheHit(plugins.hit));
@@ -154,6 +164,7 @@ export function renderTable(options: {
     );
   }
   for (const t of targets) if (t.note) out.push(`   ${t.note}`);
+  if (results.credentials) out.push('', ...renderCredentials(results.credentials));
   out.push(...warnings(results));
   out.push('', `total runtime ${(options.durationMs / 1000).toFixed(1)} s; JSON: ${options.jsonPath}`);
   return out.join('\n');

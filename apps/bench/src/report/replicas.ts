@@ -33,12 +33,13 @@ function levelsTable(levels: ReadPathLevel[], paths: PathInfo[]): string {
     paths,
     pairLabel: (vs) => PAIR_LABELS[`${vs.path}/${vs.baseline}`] ?? `${vs.path}/${vs.baseline}`,
     columns: [
-      {
-        header: 'cpu lb',
-        cell: (run) => (run.cpuUsPerRead.balancer === undefined ? '-' : intOrNa(run.cpuUsPerRead.balancer)),
-      },
-      { header: 'redis cmd/read', cell: (run) => run.redisCommandsPerRead?.toFixed(2) ?? '-' },
-      { header: 'up reads', cell: (run) => `${run.upstreamReads}/${run.readsIssued}` },
+      [
+        'cpu lb',
+        'r',
+        (run) => (run.cpuUsPerRead.balancer === undefined ? '-' : intOrNa(run.cpuUsPerRead.balancer)),
+      ],
+      ['redis cmd/read', 'r', (run) => run.redisCommandsPerRead?.toFixed(2) ?? '-'],
+      ['up reads', 'r', (run) => `${run.upstreamReads}/${run.readsIssued}`],
     ],
   });
 }

@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { CatalogResult } from '../catalog/index.js';
-import type { EnumerateResult } from '../enumerate-result.js';
+import type { EnumerateResult } from '../enumerate.js';
 import type { CacheHitResult } from '../plugins/index.js';
 import type { BenchResults } from '../results.js';
 import type { ComparedLevel } from '../rounds.js';

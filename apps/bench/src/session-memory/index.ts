@@ -15,15 +15,11 @@ import { closeSessions, type LegacyHttpClient, openSessions } from '@switchyard/
 import { redisMissing } from '@switchyard/testkit/process';
 import { ownRedis, replicaConfig } from '../replicas/deployment.js';
 import { type Gateway, ownUpstream, startGateway, Teardown } from '../services.js';
-import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
+import type { Sizes } from '../sizes.js';
+import { census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
 import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
 
-export interface SessionMemoryConfig {
-  /** Idle sessions measured. */
-  sessions: number;
-  /** Sessions opened and deleted before the baseline. */
-  warmup: number;
-}
+export type SessionMemoryConfig = Sizes['sessionMemory'];
 
 /** Sessions opened (or deleted) at once. */
 const CONCURRENCY = 8;
@@ -34,32 +30,10 @@ const TOP = 15;
 export const INSPECT_ARGS = ['--inspect=127.0.0.1:0'];
 
 /** What N idle legacy sessions cost one gateway (also section 6b's figures). */
-export interface IdleSessionMemory {
-  sessions: number;
-  /** `process.memoryUsage()` after a full GC: baseline, with the N sessions open, after they were deleted. */
-  memory: { baseline: MemoryUsage; open: MemoryUsage; deleted: MemoryUsage };
-  /** (open − baseline) / N, in bytes. */
-  perSession: { heapUsed: number; rss: number; external: number };
-  /** (deleted − baseline) / N for the heap: what deleted sessions leave behind (≈ 0 unless something leaks). */
-  leftPerDeletedSession: number;
-  /**
-   * Heap snapshot with the sessions minus heap snapshot after they were deleted, per session: `top` by
-   * kind of object, `owners` the objects only the first snapshot has, by the class instance holding them.
-   */
-  census: { totalBytes: number; totalObjects: number; top: CensusDelta[]; owners: CensusDelta[] };
-}
+export type IdleSessionMemory = Awaited<ReturnType<typeof measureIdleSessions>>;
 
-/** One gateway's measurement: `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
-export interface SessionMemoryRun extends IdleSessionMemory {
-  variant: 'plain' | 'replicas';
-}
-
-export interface SessionMemoryResult {
-  config: SessionMemoryConfig;
-  runs: SessionMemoryRun[];
-  /** Why the replicas run was skipped (no redis-server), if it was. */
-  replicasSkipped?: string;
-}
+export type SessionMemoryResult = Awaited<ReturnType<typeof runSessionMemoryBenchmark>>;
+export type SessionMemoryRun = SessionMemoryResult['runs'][number];
 
 /** Ends the sessions; throws unless every `DELETE` answered 200 or 204. */
 async function deleteSessions(sessions: readonly LegacyHttpClient[]): Promise<void> {
@@ -83,7 +57,7 @@ export async function measureIdleSessions(
   config: SessionMemoryConfig,
   what: string,
   log: (message: string) => void,
-): Promise<IdleSessionMemory> {
+) {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const opening = { agent, parallel: CONCURRENCY, clientName: (i: number) => `bench-idle-${i}` };
   const inspectorUrl = (await gateway.proc.waitForLine(INSPECTOR_LINE, { what: 'the inspector URL' }))[1]!;
@@ -129,9 +103,10 @@ export async function measureIdleSessions(
 
 async function measureOne(
   config: SessionMemoryConfig,
-  variant: SessionMemoryRun['variant'],
+  /** `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
+  variant: 'plain' | 'replicas',
   log: (message: string) => void,
-): Promise<SessionMemoryRun> {
+) {
   const teardown = new Teardown();
   try {
     const upstream = await ownUpstream({ name: 'mem', resources: 10 }, teardown);
@@ -148,14 +123,10 @@ async function measureOne(
   }
 }
 
-export async function runSessionMemoryBenchmark(
-  config: SessionMemoryConfig,
-  log: (message: string) => void,
-): Promise<SessionMemoryResult> {
-  const result: SessionMemoryResult = { config, runs: [] };
-  result.runs.push(await measureOne(config, 'plain', log));
-  const missing = redisMissing();
-  if (missing) result.replicasSkipped = missing;
-  else result.runs.push(await measureOne(config, 'replicas', log));
-  return result;
+export async function runSessionMemoryBenchmark(config: SessionMemoryConfig, log: (message: string) => void) {
+  const runs = [await measureOne(config, 'plain', log)];
+  // Why the replicas run was skipped (no redis-server), if it was.
+  const replicasSkipped = redisMissing();
+  if (!replicasSkipped) runs.push(await measureOne(config, 'replicas', log));
+  return { config, runs, replicasSkipped };
 }

@@ -1,5 +1,6 @@
 /** The table section of the session-memory benchmark (section 7). */
-import { int, table } from '../report/format.js';
+import { columnTable, int } from '../report/format.js';
+import type { CensusDelta } from './heap-census.js';
 import type { IdleSessionMemory, SessionMemoryResult, SessionMemoryRun } from './index.js';
 
 /** The target of issue 18: an idle legacy session costs at most this much in the gateway process. */
@@ -20,25 +21,26 @@ export function perSessionLines(m: IdleSessionMemory, indent: string): string[] 
   ];
 }
 
+const censusTable = (first: string, rows: readonly CensusDelta[]): string =>
+  columnTable<CensusDelta>(
+    [
+      [first, 'l', (d) => d.group],
+      ['objects/session', 'r', (d) => d.count.toFixed(2)],
+      ['bytes/session', 'r', (d) => int.format(Math.round(d.bytes))],
+    ],
+    rows,
+    '       ',
+  );
+
 function renderRun(run: SessionMemoryRun): string[] {
   const { census } = run;
   return [
     `   ${run.variant === 'plain' ? 'gateway on its own' : 'replicas (store.redis: sealed ids, recorded state)'}:`,
     ...perSessionLines(run, '     '),
     '     the largest groups:',
-    table(
-      ['group (constructor)', 'objects/session', 'bytes/session'],
-      census.top.map((d) => [d.group, d.count.toFixed(2), int.format(Math.round(d.bytes))]),
-      'lrr',
-      '       ',
-    ),
+    censusTable('group (constructor)', census.top),
     '     the same objects by owner (the nearest instance of a class holding them):',
-    table(
-      ['owner', 'objects/session', 'bytes/session'],
-      census.owners.map((d) => [d.group, d.count.toFixed(2), int.format(Math.round(d.bytes))]),
-      'lrr',
-      '       ',
-    ),
+    censusTable('owner', census.owners),
   ];
 }
 
