@@ -148,9 +148,16 @@ export function renderTable(options: {
   if (results.paths) out.push(...renderPaths(results.paths));
   if (results.sessionMemory) out.push(...renderSessionMemory(results.sessionMemory));
   if (results.catalog) out.push(...renderCatalog(results.catalog));
-  const compared = [read, plugins, tools?.call, replicas?.sharedCache, replicas?.rateLimit];
-  if (compared.some((part) => part !== undefined))
-    out.push('Compared paths (1, 3, 4a, 5):', ...comparedLegend(), '');
+  // The legend names the sections with compared paths that ran.
+  const compared = (
+    [
+      ['1', read],
+      ['3', plugins],
+      ['4a', tools?.call],
+      ['5', replicas?.sharedCache ?? replicas?.rateLimit],
+    ] as const
+  ).flatMap(([section, part]) => (part === undefined ? [] : [section]));
+  if (compared.length > 0) out.push(`Compared paths (${compared.join(', ')}):`, ...comparedLegend(), '');
 
   // A run of sections without targets (e.g. --only replicas) prints no empty targets table.
   if (targets.length > 0) {
