@@ -63,7 +63,8 @@ const isRefusal = (reason: string): boolean =>
 export class GatewayStats {
   readonly #startedAt = Date.now();
   readonly #series: RequestSeries;
-  readonly #recent: RingBuffer<RequestRecord>;
+  /** The latest outcomes, timed by epoch ms: the ISO `time` is written when the status page asks. */
+  readonly #recent: RingBuffer<{ at: number; record: Omit<RequestRecord, 'time'> }>;
   readonly #latency = new LatencyWindow();
   readonly #upstreams = new Map<string, { calls: number; errors: number; latency: LatencyWindow }>();
   readonly #refusals: Record<string, number> = {};
@@ -82,8 +83,7 @@ export class GatewayStats {
     this.#total += 1;
     this.#latency.record(durationMs);
     this.#series.record(now, durationMs, !outcome.ok);
-    const record: RequestRecord = {
-      time: new Date(now).toISOString(),
+    const record: Omit<RequestRecord, 'time'> = {
       identity: ctx.identity.id,
       session: ctx.session.id,
       transport: ctx.session.transport,
@@ -107,7 +107,7 @@ export class GatewayStats {
         if (isRefusal(reason)) this.#refusals[reason] = (this.#refusals[reason] ?? 0) + 1;
       }
     }
-    this.#recent.push(record);
+    this.#recent.push({ at: now, record });
   }
 
   /** Runs and measures one call to an upstream. */
@@ -147,7 +147,10 @@ export class GatewayStats {
       },
       upstreams,
       series: { bucketMs: this.#series.bucketMs, buckets: this.#series.snapshot(Date.now()) },
-      recent: this.#recent.toArray().reverse(),
+      recent: this.#recent
+        .toArray()
+        .reverse()
+        .map(({ at, record }) => ({ time: new Date(at).toISOString(), ...record })),
     };
   }
 }
