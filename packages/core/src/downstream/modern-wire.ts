@@ -90,25 +90,16 @@ export function encodeModernResult(method: string, result: Record<string, unknow
       `a ${method} result may only be complete in protocol revision 2026-07-28, not ${String(type)}`,
     );
   }
-  const meta = result._meta;
   const cacheable = type === 'complete' && CACHEABLE.has(method);
+  const encoded: Record<string, unknown> = cacheable
+    ? { resultType: undefined, ttlMs: undefined, cacheScope: undefined, _meta: undefined, ...result }
+    : { resultType: undefined, _meta: undefined, ...result };
+  encoded.resultType = type;
   if (cacheable) {
-    const encoded: Record<string, unknown> = {
-      resultType: undefined,
-      ttlMs: undefined,
-      cacheScope: undefined,
-      _meta: undefined,
-      ...result,
-    };
-    encoded.resultType = type;
     encoded.ttlMs = validTtl(result.ttlMs) ? result.ttlMs : 0;
     encoded.cacheScope = result.cacheScope === 'public' ? 'public' : 'private';
-    encoded._meta = withServerInfo(meta);
-    return encoded;
   }
-  const encoded: Record<string, unknown> = { resultType: undefined, _meta: undefined, ...result };
-  encoded.resultType = type;
-  encoded._meta = withServerInfo(meta);
+  encoded._meta = withServerInfo(result._meta);
   return encoded;
 }
 
