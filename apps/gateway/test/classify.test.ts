@@ -18,6 +18,13 @@ function post(body: unknown, headers: Record<string, string> = {}) {
   return classifyPost({ headers } as unknown as IncomingMessage, body);
 }
 
+/** A 2026-07-28 read, its envelope in `_meta`, and the headers the HTTP binding wants with it. */
+const modernRead = {
+  jsonrpc: '2.0',
+  id: 7,
+  method: 'resources/read',
+  params: { uri: 'a://1', _meta: envelope },
+};
 const modernHeaders = { 'mcp-protocol-version': MODERN, 'mcp-method': 'resources/read', 'mcp-name': 'a://1' };
 
 describe('classifyPost', () => {
@@ -47,13 +54,7 @@ describe('classifyPost', () => {
   });
 
   it('routes a 2026-07-28 request with its headers, and a 2025 request to the session path', () => {
-    const read = {
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'resources/read',
-      params: { uri: 'a://1', _meta: envelope },
-    };
-    const route = post(read, modernHeaders);
+    const route = post(modernRead, modernHeaders);
     expect(route.kind).toBe('modern');
     if (route.kind === 'modern')
       expect(route.route.message).toMatchObject({ id: 7, method: 'resources/read' });
@@ -63,13 +64,7 @@ describe('classifyPost', () => {
   });
 
   it('refuses a 2026-07-28 request whose Mcp-Name disagrees with its body', () => {
-    const read = {
-      jsonrpc: '2.0',
-      id: 7,
-      method: 'resources/read',
-      params: { uri: 'a://1', _meta: envelope },
-    };
-    const route = post(read, { ...modernHeaders, 'mcp-name': 'a://2' });
+    const route = post(modernRead, { ...modernHeaders, 'mcp-name': 'a://2' });
     expect(route.kind).toBe('refused');
     if (route.kind === 'refused')
       expect(route.refusal.error.data).toMatchObject({ reason: 'header_mismatch' });
