@@ -4,6 +4,7 @@
 // (GatewayReplica) and the tool headers its HTTP listener checks, the upstream child processes' kill
 // switches. Not the plugin API (that is the package index); a plugin never needs anything here.
 
+export { Cancellation } from './cancellation.js';
 export { deriveKey } from './derive-key.js';
 export { envelopeVersion, isLegacyVersion } from './downstream/era.js';
 export {

@@ -10,9 +10,15 @@ import { describe, expect, it } from 'vitest';
 // --allow-natives-syntax on the built module.
 
 const wire = fileURLToPath(new URL('../dist/downstream/modern-wire.js', import.meta.url));
+const context = fileURLToPath(new URL('../dist/downstream/request-context.js', import.meta.url));
+const cancellation = fileURLToPath(new URL('../dist/cancellation.js', import.meta.url));
 
 const PROBE = `
 const { encodeModernResult, liftModernRequest } = await import(${JSON.stringify(wire)});
+const { requestContext } = await import(${JSON.stringify(context)});
+const { Cancellation } = await import(${JSON.stringify(cancellation)});
+const session = { id: 's', transport: 'http', identity: { id: 'a', groups: [], anonymous: true }, notify: async () => {} };
+const ctx = (i) => requestContext({ method: 'resources/read', params: { uri: 'a://' + i }, session, signal: new Cancellation(), notifyRelated: async () => {} });
 const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 const request = (i) => JSON.parse(JSON.stringify({ uri: 'a://' + i, _meta: envelope }));
 const read = (i) => JSON.parse(JSON.stringify({ contents: [{ uri: 'a://' + i, text: 'x' }] }));
@@ -21,6 +27,7 @@ for (let i = 0; i < 2000; i++) {
   liftModernRequest(request(i));
   encodeModernResult('resources/read', read(i));
   encodeModernResult('tools/call', call(i));
+  ctx(i);
 }
 const a = liftModernRequest(request(1)).params, b = liftModernRequest(request(2)).params;
 console.log(JSON.stringify({
@@ -29,11 +36,13 @@ console.log(JSON.stringify({
   readSameClass: %HaveSameMap(encodeModernResult('resources/read', read(1)), encodeModernResult('resources/read', read(2))),
   callSameClass: %HaveSameMap(encodeModernResult('tools/call', call(1)), encodeModernResult('tools/call', call(2))),
   readFast: %HasFastProperties(encodeModernResult('resources/read', read(3))),
+  contextSameClass: %HaveSameMap(ctx(1), ctx(2)),
+  contextFast: %HasFastProperties(ctx(3)),
 }));
 `;
 
-describe('the 2026-07-28 wire helpers', () => {
-  it('give same-shaped requests and results one hidden class, with fast properties', async () => {
+describe('the per-request objects', () => {
+  it('give same-shaped requests, contexts and results one hidden class, with fast properties', async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,
       ['--allow-natives-syntax', '--input-type=module', '-e', PROBE],
@@ -45,6 +54,8 @@ describe('the 2026-07-28 wire helpers', () => {
       readSameClass: true,
       callSameClass: true,
       readFast: true,
+      contextSameClass: true,
+      contextFast: true,
     });
   });
 });

@@ -10,6 +10,7 @@ import {
 import { type Gateway, type Identity, type Logger, openSession } from '@switchyard/core';
 import {
   answerModern,
+  Cancellation,
   errorResponse,
   ListenTracker,
   listenedUris,
@@ -69,13 +70,13 @@ export class ModernEndpoint {
       return sendError(res, Refusals.methodNotFound(message.method), { id: message.id });
     const client = this.#client(identity);
     if (where === 'listen') return this.#listen(client, req, res, message);
-    const controller = new AbortController();
+    const cancellation = new Cancellation();
     res.once('close', () => {
-      if (!res.writableFinished) controller.abort(new Error('the client closed the request'));
+      if (!res.writableFinished) cancellation.abort(new Error('the client closed the request'));
     });
     const exchange = new ModernExchange(res);
     const response = await answerModern(this.#gateway, client.session.sink, message, {
-      signal: controller.signal,
+      signal: cancellation,
       notify: (method, params) => exchange.notify(method, params),
       header: (name) => header(req, name.toLowerCase()),
     });

@@ -1,28 +1,30 @@
+import { Cancellation } from '../cancellation.js';
+
 type RequestId = string | number;
 
 /**
  * The requests of one session the gateway is answering itself, by id (none while idle), each with the
- * controller whose signal its handling watches: the client cancels one (`notifications/cancelled`), a
+ * cancellation its handling watches: the client cancels one (`notifications/cancelled`), a
  * closed session aborts them all. Shared by `LegacyAnswers` and `ModernSessionAnswers`.
  */
 export class InFlightRequests {
-  #byId: Map<RequestId, AbortController> | undefined;
+  #byId: Map<RequestId, Cancellation> | undefined;
 
-  /** Request `id` starts: its controller, until `end`. */
-  begin(id: RequestId): AbortController {
-    const controller = new AbortController();
+  /** Request `id` starts: its cancellation, until `end`. */
+  begin(id: RequestId): Cancellation {
+    const cancellation = new Cancellation();
     this.#byId ??= new Map();
-    this.#byId.set(id, controller);
-    return controller;
+    this.#byId.set(id, cancellation);
+    return cancellation;
   }
 
-  /** Request `id` is answered (a later request reusing the id keeps its own controller). */
-  end(id: RequestId, controller: AbortController): void {
-    if (this.#byId?.get(id) === controller) this.#byId.delete(id);
+  /** Request `id` is answered (a later request reusing the id keeps its own cancellation). */
+  end(id: RequestId, cancellation: Cancellation): void {
+    if (this.#byId?.get(id) === cancellation) this.#byId.delete(id);
     if (this.#byId?.size === 0) this.#byId = undefined;
   }
 
-  /** Like the SDK's own handlers: `notifications/cancelled` aborts the request's signal with the client's reason. */
+  /** Like the SDK's own handlers: `notifications/cancelled` aborts the request with the client's reason. */
   cancel(params: unknown): void {
     if (typeof params !== 'object' || params === null || Array.isArray(params)) return;
     const { requestId, reason } = params as { requestId?: unknown; reason?: unknown };
@@ -34,6 +36,6 @@ export class InFlightRequests {
   abortAll(): void {
     const byId = this.#byId;
     this.#byId = undefined;
-    for (const controller of byId?.values() ?? []) controller.abort(new Error('Connection closed'));
+    for (const cancellation of byId?.values() ?? []) cancellation.abort(new Error('Connection closed'));
   }
 }

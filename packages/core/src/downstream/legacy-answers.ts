@@ -85,14 +85,14 @@ export class LegacyAnswers implements InboundTaker {
     resumableStream: ResumableStream | undefined,
   ) {
     const { id, method } = request;
-    const controller = this.#inFlight.begin(id);
+    const cancellation = this.#inFlight.begin(id);
     const notifyRelated = (m: string, p: Record<string, unknown>) =>
       server.notification({ method: m, params: p } as never, { relatedRequestId: id });
     const context = requestContext({
       method,
       params: request.params ?? {},
       session: this.#sink,
-      signal: controller.signal,
+      signal: cancellation,
       notifyRelated,
       resumableStream,
       client: legacyClient(server, id, this.#logging.level),
@@ -103,10 +103,10 @@ export class LegacyAnswers implements InboundTaker {
     } catch (error) {
       outcome = { ok: false, error: GatewayError.fromUnknown(error) };
     } finally {
-      this.#inFlight.end(id, controller);
+      this.#inFlight.end(id, cancellation);
     }
     // A cancelled request gets no response at all (and a closed session has nowhere to send one).
-    if (controller.signal.aborted) return;
+    if (cancellation.aborted) return;
     const response = outcome.ok
       ? { jsonrpc: '2.0' as const, id, result: resultForEra(outcome.result, 'legacy') }
       : errorResponse(id, outcome.error);

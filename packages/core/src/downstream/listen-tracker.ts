@@ -1,3 +1,4 @@
+import { Cancellation } from '../cancellation.js';
 import type { SessionSink } from '../context.js';
 import type { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
@@ -116,7 +117,7 @@ export class ListenTracker {
           method,
           params: { uri },
           session: this.#sink,
-          signal: new AbortController().signal,
+          signal: new Cancellation(),
           notifyRelated: async () => {},
         }),
       )

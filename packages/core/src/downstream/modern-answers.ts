@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../cancellation.js';
 import type { SessionSink } from '../context.js';
 import { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
@@ -25,7 +26,7 @@ export type ModernResponse = ModernResultResponse | JsonRpcErrorResponse;
 /** How one 2026-07-28 request reaches its client, whatever the wire. */
 export interface ModernChannel {
   /** Aborted when the client goes away (its HTTP request closed). */
-  readonly signal: AbortSignal;
+  readonly signal: CancelSignal;
   /** A notification related to this request (progress, a log message), sent before its answer. */
   notify(method: string, params: Record<string, unknown>): Promise<void>;
   /** The request's headers, on HTTP (case-insensitive name → value); see `DownstreamClient.header`. */

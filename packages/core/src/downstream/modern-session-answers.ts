@@ -61,7 +61,7 @@ export class ModernSessionAnswers implements InboundTaker {
     params: Record<string, unknown> | undefined,
     send: (message: JSONRPCMessage) => Promise<void>,
   ): Promise<void> {
-    const controller = this.#inFlight.begin(id);
+    const cancellation = this.#inFlight.begin(id);
     const notify = (m: string, p: Record<string, unknown>) =>
       send({ jsonrpc: '2.0', method: m, params: p } as JSONRPCMessage).catch(() => {});
     try {
@@ -69,12 +69,12 @@ export class ModernSessionAnswers implements InboundTaker {
         this.#gateway,
         this.#sink,
         { id, method, ...(params === undefined ? {} : { params }) },
-        { signal: controller.signal, notify },
+        { signal: cancellation, notify },
       );
       // A cancelled request gets no response at all (and a closed session has nowhere to send one).
-      if (!controller.signal.aborted) await send(response as JSONRPCMessage).catch(() => {});
+      if (!cancellation.aborted) await send(response as JSONRPCMessage).catch(() => {});
     } finally {
-      this.#inFlight.end(id, controller);
+      this.#inFlight.end(id, cancellation);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { cancellationOf } from '../cancellation.js';
 import type { RequestContext, RequestTarget } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { isRecord } from '../payload.js';
@@ -72,7 +73,7 @@ export function completionFeature({ pool, router, prompts }: CompletionDeps): Fe
     return upstream.request(
       'completion/complete',
       { ...withoutProgressToken(ctx.params), ref: route.ref },
-      { signal: ctx.signal, origin: originOf(ctx) },
+      { signal: cancellationOf(ctx), origin: originOf(ctx) },
     );
   };
 

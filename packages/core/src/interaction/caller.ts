@@ -1,3 +1,4 @@
+import { Cancellation, cancellationOf } from '../cancellation.js';
 import type { DownstreamClient, RequestContext } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 import { withoutProgressToken } from '../features/params.js';
@@ -112,7 +113,7 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
     call: SuspendedCall<RequestContext>,
   ) => {
     call.onStep?.(ctx);
-    const next = await call.next(ctx.signal).catch((error: unknown) => {
+    const next = await call.next(cancellationOf(ctx)).catch((error: unknown) => {
       call.cancel('the client cancelled its request');
       throw error;
     });
@@ -130,8 +131,8 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
     upstream: UpstreamConnection,
     params: Record<string, unknown>,
   ) => {
-    // One controller for the upstream call: given up by the client or timed out by its deadline.
-    const abort = new AbortController();
+    // One cancellation for the upstream call: given up by the client or timed out by its deadline.
+    const abort = new Cancellation();
     const call = new SuspendedCall<RequestContext>(abort);
     // Notifications and progress go to whichever downstream request of the call is current.
     let current = ctx;
@@ -217,7 +218,7 @@ function callOptions(
   more: Pick<UpstreamRequestOptions, 'deadline' | 'path' | 'envelope' | 'allowInputRequired'> = {},
 ): UpstreamRequestOptions {
   return {
-    signal: ctx.signal,
+    signal: cancellationOf(ctx),
     origin,
     onProgress: ctx.onProgress,
     keepAliveOnProgress: ctx.method === 'tools/call',

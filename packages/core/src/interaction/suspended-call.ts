@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Cancellation, CancelSignal } from '../cancellation.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 
 /** An input request as a 2026-07-28 `InputRequiredResult` carries it: the bare JSON-RPC request. */
@@ -26,7 +27,7 @@ export class SuspendedCall<C = unknown> {
   /** Told about each downstream request that continues the call (progress and notifications follow it). */
   onStep: ((request: C) => void) | undefined;
   /** Aborted when the call is given up (the client went away, or never came back). */
-  readonly #abort: AbortController;
+  readonly #abort: Cancellation;
   /** Asked by the upstream, not yet handed to the client. */
   readonly #queued: Asked[] = [];
   /** Handed to the client under these keys, not yet answered. */
@@ -35,8 +36,8 @@ export class SuspendedCall<C = unknown> {
   #wake: (() => void) | undefined;
   #seq = 0;
 
-  /** `abort`: the controller of the upstream call, which the call's deadline shares. */
-  constructor(abort: AbortController) {
+  /** `abort`: the cancellation of the upstream call, which the call's deadline shares. */
+  constructor(abort: Cancellation) {
     this.#abort = abort;
   }
 
@@ -46,8 +47,8 @@ export class SuspendedCall<C = unknown> {
     return this.#id;
   }
 
-  get signal(): AbortSignal {
-    return this.#abort.signal;
+  get signal(): CancelSignal {
+    return this.#abort;
   }
 
   /** The upstream call itself. */
@@ -94,7 +95,7 @@ export class SuspendedCall<C = unknown> {
    * Waits for the call to finish or to need input. Requests the upstream makes together (within one
    * turn) are handed out together; requests still unanswered from the last round are handed out again.
    */
-  async next(signal: AbortSignal): Promise<CallStep> {
+  async next(signal: CancelSignal): Promise<CallStep> {
     const result = this.#result;
     if (!result) throw new Error('SuspendedCall.next() before start()');
     if (this.#queued.length === 0 && this.#handedOut.size === 0) {

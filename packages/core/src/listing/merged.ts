@@ -1,5 +1,6 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import { mergeCacheHints } from '../cache-hints.js';
+import { cancellationOf } from '../cancellation.js';
 import type { UpstreamConfig } from '../config.js';
 import type { RequestContext } from '../context.js';
 import { MergedCursorCodec } from '../cursor.js';
@@ -102,17 +103,18 @@ export class MergedListing {
       (u) => state.has(u.name) && (!view || view.includes(u.name)),
     );
     const origin = originOf(ctx);
+    const cancel = cancellationOf(ctx);
     const settled = await Promise.allSettled(
       participants.map((u) => {
         if (u.state === 'ready' && !offersKind(kind, u.capabilities)) return Promise.resolve(undefined);
         const upstreamCursor = state.get(u.name)?.cursor;
         return u.request(kind.method, upstreamCursor === undefined ? {} : { cursor: upstreamCursor }, {
-          signal: ctx.signal,
+          signal: cancel,
           origin,
         });
       }),
     );
-    if (ctx.signal.aborted) throw GatewayError.cancelled(kind.method);
+    if (cancel.aborted) throw GatewayError.cancelled(kind.method);
     const items: unknown[] = [];
     const next: Record<string, UpstreamPosition> = {};
     const unavailable: string[] = [];

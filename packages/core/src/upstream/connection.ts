@@ -1,4 +1,5 @@
 import type { Client, PriorDiscovery, ServerCapabilities, Transport } from '@modelcontextprotocol/client';
+import type { CancelSignal } from '../cancellation.js';
 import type { UpstreamConfig } from '../config.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
@@ -351,7 +352,7 @@ export class UpstreamConnection {
     );
   }
 
-  #mapError(error: unknown, method: string, signal: AbortSignal | undefined): GatewayError {
+  #mapError(error: unknown, method: string, signal: CancelSignal | undefined): GatewayError {
     return mapUpstreamError(error, {
       upstream: this.name,
       method,

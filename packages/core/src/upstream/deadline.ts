@@ -1,3 +1,5 @@
+import { Cancellation, type CancelSignal } from '../cancellation.js';
+
 /**
  * A request timeout that can be paused and restarted: paused while the downstream client is answering
  * something the upstream asked (a human filling in an elicitation is not the upstream being slow),
@@ -5,10 +7,11 @@
  * own signal, once followed, with its reason (one signal for the request, without `AbortSignal.any`, whose
  * weak-ref bookkeeping cost more than the rest of a request's signals together on Node 20). A caller that
  * already has a controller for the request's upstream call gives it (`abort`), and expiry aborts that one:
- * on Node 20 every AbortSignal made costs about 10 µs and survives young-generation GCs.
+ * on Node 20 every AbortSignal made costs about 10 µs and survives young-generation GCs, so it is a
+ * {@link Cancellation}, which makes none unless asked.
  */
 export class Deadline {
-  readonly #controller: AbortController;
+  readonly #controller: Cancellation;
   readonly #ms: number;
   #timer: NodeJS.Timeout | undefined;
   #holds = 0;
@@ -16,14 +19,14 @@ export class Deadline {
   #expired = false;
   #unfollow: (() => void) | undefined;
 
-  constructor(ms: number, abort: AbortController = new AbortController()) {
+  constructor(ms: number, abort: Cancellation = new Cancellation()) {
     this.#controller = abort;
     this.#ms = ms;
     this.#arm();
   }
 
-  get signal(): AbortSignal {
-    return this.#controller.signal;
+  get signal(): CancelSignal {
+    return this.#controller;
   }
 
   /** The time ran out (not: the followed signal aborted). */
@@ -35,16 +38,16 @@ export class Deadline {
    * The signal of the request: aborted when the time runs out or when `caller` aborts (with its reason).
    * Without `caller`, just {@link signal}.
    */
-  follow(caller: AbortSignal | undefined): AbortSignal {
+  follow(caller: CancelSignal | undefined): CancelSignal {
     const own = this.#controller;
-    if (!caller || caller === own.signal || this.#unfollow) return own.signal;
+    if (!caller || caller === own || this.#unfollow) return own;
     if (caller.aborted) own.abort(caller.reason);
     else {
       const abort = () => own.abort(caller.reason);
       caller.addEventListener('abort', abort, { once: true });
       this.#unfollow = () => caller.removeEventListener('abort', abort);
     }
-    return own.signal;
+    return own;
   }
 
   /** Starts the full timeout again (progress arrived). No effect while paused. */
@@ -75,7 +78,7 @@ export class Deadline {
 
   #arm(): void {
     this.#clear();
-    if (this.#done || this.#controller.signal.aborted) return;
+    if (this.#done || this.#controller.aborted) return;
     this.#timer = setTimeout(() => {
       this.#expired = true;
       this.#controller.abort(new DeadlineExpired(this.#ms));

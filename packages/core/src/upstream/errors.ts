@@ -1,4 +1,5 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import type { CancelSignal } from '../cancellation.js';
 import { GatewayError } from '../errors.js';
 
 /** The message of an error and, when it adds something, its cause's: for logs and error details. */
@@ -38,7 +39,7 @@ export function mapUpstreamError(
   call: {
     upstream: string;
     method: string;
-    signal: AbortSignal | undefined;
+    signal: CancelSignal | undefined;
     timeoutMs: number;
     /** Called when the error means the connection itself is broken. */
     broken?: (error: unknown) => void;

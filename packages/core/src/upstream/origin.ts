@@ -1,3 +1,4 @@
+import type { CancelSignal } from '../cancellation.js';
 import type { ProgressUpdate, RequestContext } from '../context.js';
 import type { Deadline } from './deadline.js';
 
@@ -20,7 +21,8 @@ export interface RequestOrigin {
 }
 
 export interface UpstreamRequestOptions {
-  signal?: AbortSignal;
+  /** The request's cancellation (the SDK's client watches only what a `CancelSignal` has). */
+  signal?: CancelSignal;
   origin?: RequestOrigin;
   onProgress?: (progress: ProgressUpdate) => void;
   /**

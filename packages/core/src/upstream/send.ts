@@ -43,7 +43,8 @@ export async function sendRequest(
       {
         // With a deadline the gateway keeps time itself (it pauses while the client is asked something).
         timeout: deadline ? NO_SDK_TIMEOUT : timeoutMs,
-        signal: deadline ? deadline.follow(options.signal) : options.signal,
+        // The SDK's client reads only what a CancelSignal has of a request's signal (`Protocol.request`).
+        signal: (deadline ? deadline.follow(options.signal) : options.signal) as AbortSignal | undefined,
         onprogress,
         resetTimeoutOnProgress: keepAlive,
         allowInputRequired: options.allowInputRequired,
