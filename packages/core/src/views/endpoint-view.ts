@@ -70,6 +70,13 @@ export class EndpointView {
   resource(exposed: string, server: string): boolean {
     return this.#servers(server) && this.#resources(exposed);
   }
+
+  /** An item of list `kind` by its exposed name (URI, for resources). */
+  admits(kind: 'tools' | 'prompts' | 'resources', exposed: string, server: string): boolean {
+    if (kind === 'tools') return this.tool(exposed, server);
+    if (kind === 'prompts') return this.prompt(exposed, server);
+    return this.resource(exposed, server);
+  }
 }
 
 /** The root endpoint's view: everything, with the top-level tool search. */
