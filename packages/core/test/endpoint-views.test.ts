@@ -123,6 +123,24 @@ describe('EndpointViews', () => {
     expect(curated.concerns('dev', 'tools', changed('__proto__', '__proto__'))).toBe(false);
     expect(curated.concerns('dev', 'tools', changed('gh', '__proto__', 'constructor'))).toBe(false);
   });
+
+  it("says which sessions a change the listing cannot see concerns: those showing that upstream's whole list", () => {
+    const curated = new EndpointViews(
+      new Map([
+        ['dev', { servers: ['gh'], tools: { allow: ['gh__*'] } }],
+        ['ops', { servers: ['gh'], tools: { deny: [] }, prompts: { deny: ['gh__secret'] } }],
+      ]),
+    );
+    const unseen = new Map([['gh', new Set<string>()]]);
+    expect(curated.concerns(undefined, 'tools', unseen)).toBe(true);
+    // Globs narrow dev's tools: what changed may be hidden from it, so it hears nothing.
+    expect(curated.concerns('dev', 'tools', unseen)).toBe(false);
+    // Its prompts are gh's whole list; an empty deny list narrows nothing.
+    expect(curated.concerns('dev', 'prompts', unseen)).toBe(true);
+    expect(curated.concerns('ops', 'tools', unseen)).toBe(true);
+    expect(curated.concerns('ops', 'prompts', unseen)).toBe(false);
+    expect(curated.concerns('dev', 'tools', new Map([['ci', new Set<string>()]]))).toBe(false);
+  });
 });
 
 describe('ListChangedCoalescer', () => {
@@ -152,7 +170,7 @@ describe('ListChangedCoalescer', () => {
     coalescer.close();
   });
 
-  it('gathers the names that changed per upstream; all of an upstream absorbs its names; none is nothing', async () => {
+  it('gathers the names that changed per upstream; all of an upstream absorbs its names; none is still a change', async () => {
     vi.useFakeTimers();
     const emitted: [string, unknown][] = [];
     const coalescer = new ListChangedCoalescer(25, (kind, changes) => emitted.push([kind, shown(changes)]));
@@ -164,7 +182,10 @@ describe('ListChangedCoalescer', () => {
     coalescer.schedule('tools', 'ci', new Set(['ci__y']));
     coalescer.schedule('prompts', 'gh', new Set());
     await vi.advanceTimersByTimeAsync(25);
-    expect(emitted).toEqual([['tools', { gh: ['__proto__', 'gh__a', 'gh__b'], ci: 'all' }]]);
+    expect(emitted).toEqual([
+      ['tools', { gh: ['__proto__', 'gh__a', 'gh__b'], ci: 'all' }],
+      ['prompts', { gh: [] }],
+    ]);
     // The caller's set is not the one gathered into.
     expect([...names]).toEqual(['gh__a']);
     coalescer.close();

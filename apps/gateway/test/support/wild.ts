@@ -52,8 +52,6 @@ export interface WildUpstream {
   /** The testkit process (HTTP only: a stdio one is the gateway's child). */
   readonly proc: ManagedProcess | undefined;
   stats(): Promise<TestServerStats>;
-  /** Sets its number of generated tools (`tool_0` …); it sends `notifications/tools/list_changed`. */
-  tools(count: number): Promise<void>;
 }
 
 const ONLY_ON: Record<string, WildSpec['transport']> = { 'stdout-noise': 'stdio', 'http-500': 'http' };
@@ -82,21 +80,10 @@ export async function wildUpstream(cleanup: Cleanup, name: string, spec: WildSpe
     });
     cleanup.add(() => proc.stop());
     const control = controlClient(ready.controlUrl);
-    return {
-      name,
-      spec,
-      entry: { url: ready.url },
-      proc,
-      stats: () => control.stats(),
-      tools: (count) => control.tools(count),
-    };
+    return { name, spec, entry: { url: ready.url }, proc, stats: () => control.stats() };
   }
   const controlFile = join(await tempDir(cleanup), 'control-url');
   let control: ReturnType<typeof controlClient> | undefined;
-  const controlled = async () => {
-    control ??= controlClient(await readControlUrl(controlFile));
-    return control;
-  };
   return {
     name,
     spec,
@@ -105,8 +92,10 @@ export async function wildUpstream(cleanup: Cleanup, name: string, spec: WildSpe
       args: [TESTKIT_CLI, '--stdio', ...args, '--control-file', controlFile],
     },
     proc: undefined,
-    stats: async () => (await controlled()).stats(),
-    tools: async (count) => (await controlled()).tools(count),
+    stats: async () => {
+      control ??= controlClient(await readControlUrl(controlFile));
+      return control.stats();
+    },
   };
 }
 

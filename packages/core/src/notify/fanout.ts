@@ -124,13 +124,13 @@ export class NotificationFanout {
 
   /**
    * The gateway's own index of the list is refreshed first, so a client that re-lists sees the change,
-   * and the change is announced only to the endpoints that expose a name it touched (DESIGN §13): a
-   * listing as it was is no change at all. Resources are not named: a change reaches every endpoint
-   * exposing something of the upstream.
+   * and the change is announced only to the endpoints that expose a name it touched (DESIGN §13); one the
+   * listing does not show reaches the endpoints that show the upstream's whole list. Resources are not
+   * named: a change reaches every endpoint exposing something of the upstream.
    */
   async #refreshThenAnnounce(u: UpstreamConnection, kind: ListedKind): Promise<void> {
     const { resources, tools, prompts, listChanged } = this.#deps;
-    let changed: ChangedNames = 'all';
+    let changed: ChangedNames | undefined = 'all';
     if (kind === 'tools') changed = await tools.relist(u);
     else if (kind === 'prompts') changed = await prompts.relist(u);
     else if (resources.has(u.name)) {
@@ -138,7 +138,7 @@ export class NotificationFanout {
         .refresh(u.name, (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }), u.capabilities)
         .catch(() => {});
     }
-    if (u.state === 'closed') return;
+    if (u.state === 'closed' || changed === undefined) return;
     listChanged.schedule(kind, u.name, changed);
   }
 }

@@ -41,11 +41,11 @@ export class ListChangedCoalescer {
   }
 
   /**
-   * The list `kind` changed: `names` of `upstream`'s items (all of them unless named), or (without an
-   * upstream) everyone's. Naming no name at all announces nothing.
+   * The list `kind` changed: `names` of `upstream`'s items (all of them unless named; no name: a change
+   * the gateway could not see, see {@link ChangedNames}), or (without an upstream) everyone's.
    */
   schedule(kind: ListedKind, upstream?: string, names: ChangedNames = 'all'): void {
-    if (this.#closed || (names !== 'all' && names.size === 0)) return;
+    if (this.#closed) return;
     let pending = this.#pending.get(kind);
     if (!pending) {
       const timer = setTimeout(() => {

@@ -96,19 +96,20 @@ export class NamedCatalog {
 
   /**
    * Lists `upstream` afresh after it announced a change, and says which exposed names changed since the
-   * last ones announced: added, removed or defined differently (none: the list is as it was). A listing
-   * already running when the change was announced may have been answered before it, so this one starts
-   * after it. `all` when the names cannot be told: the gateway does not list the upstream itself (a
-   * personal one, or one that does not offer this kind), or the listing failed or was cut off. None
-   * while it is not connected: its connection, when it comes, is announced on its own.
+   * last ones announced: added, removed or defined differently (no name: the list is as it was, see
+   * {@link ChangedNames}). A listing already running when the change was announced may have been answered
+   * before it, so this one starts after it. `all` when the names cannot be told: the gateway does not list
+   * the upstream itself (a personal one, or one that does not offer this kind), or the listing failed or
+   * was cut off. Undefined, nothing to announce, while it is not connected: its connection, when it comes,
+   * is announced on its own.
    */
-  async relist(upstream: UpstreamConnection): Promise<ChangedNames> {
+  async relist(upstream: UpstreamConnection): Promise<ChangedNames | undefined> {
     await this.#refreshing.get(upstream.name);
     const end = await this.#refresh(upstream);
     const changed = this.#changes.take(upstream.name);
     if (end === 'complete') return changed;
     if (end !== 'skipped') return 'all';
-    return upstream.state === 'ready' || upstream.state === 'personal' ? 'all' : NO_NAMES;
+    return upstream.state === 'ready' || upstream.state === 'personal' ? 'all' : undefined;
   }
 
   #refresh(upstream: UpstreamConnection): Promise<RefreshEnd> {

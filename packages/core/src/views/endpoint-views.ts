@@ -39,8 +39,8 @@ export class EndpointViews {
 
   /**
    * Whether a session on endpoint `name` should hear that list `kind` changed: the endpoint admits one
-   * of the names that changed (its servers and its globs), or exposes an upstream of which all changed.
-   * The root endpoint admits everything.
+   * of the names that changed (its servers and its globs), exposes an upstream of which all changed, or
+   * shows the whole list of an upstream whose change named nothing. The root endpoint admits everything.
    */
   concerns(name: string | undefined, kind: ListedKind, changes: ListChanges): boolean {
     const view = this.get(name);
@@ -49,6 +49,7 @@ export class EndpointViews {
     for (const [upstream, names] of changes) {
       if (!view.includes(upstream)) continue;
       if (names === 'all') return true;
+      if (names.size === 0 && view.shows(kind, upstream)) return true;
       for (const exposed of names) if (view.admits(kind, exposed, upstream)) return true;
     }
     return false;
