@@ -9,7 +9,6 @@ import {
   collectNotifications,
   connectHttp,
   EVERYTHING_CLI,
-  eventually,
   type GatewayProcess,
   httpUpstream,
   listAll,
@@ -18,6 +17,7 @@ import {
   writeConfig,
 } from './support/harness.js';
 import { connectOverHttp, interactiveClient } from './support/interactive.js';
+import { listChangedCounter } from './support/named.js';
 import { connectStdio } from './support/stdio.js';
 
 // Virtual servers (DESIGN §13) through the real CLI: two testkit upstreams (`gh`, `ci`) and the published
@@ -37,6 +37,7 @@ let admin = '';
 let wsUrl = '';
 let root = '';
 let config: Record<string, unknown>;
+let evSinceStart: Record<string, unknown>[] = [];
 
 const VIRTUAL = {
   dev: {
@@ -46,6 +47,8 @@ const VIRTUAL = {
     resources: { allow: ['gh+*'] },
   },
   ev: { servers: ['every*'], tools: { allow: ['everything__echo', 'everything__get-sum'] } },
+  // Only a tool ci does not have yet (ci__tool_2).
+  next: { servers: ['ci'], tools: { allow: ['ci__tool_2'] } },
 };
 
 beforeAll(async () => {
@@ -69,12 +72,12 @@ beforeAll(async () => {
   admin = started.admin;
   root = gw.url;
   wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/))[1]!;
-  // server-everything registers more tools once initialized and says so (tools/list_changed): wait until
-  // the gateway lists one of them, so that notification cannot reach the `ev` session of a later test.
-  const probe = await connectHttp(shared, root);
-  await eventually(
-    async () => (await toolsOf(probe)).includes('everything__simulate-research-query'),
-    "server-everything's post-initialize tools on the root endpoint",
+  // server-everything registers 7 more tools once initialized and says so (tools/list_changed, re-listed
+  // first and trailing): none of them is one `ev` exposes, so `ev` must never hear of it. A session from
+  // the start listens for it (checked in 'notifications').
+  evSinceStart = collectNotifications(
+    await connectHttp(shared, at('ev')),
+    'notifications/tools/list_changed' as never,
   );
 }, 60_000);
 
@@ -189,22 +192,57 @@ describe('a virtual server over Streamable HTTP', () => {
 });
 
 describe('notifications', () => {
-  it('reach only the endpoints that expose what changed', async () => {
-    const dev = await connectHttp(cleanup, at('dev'));
-    const ev = await connectHttp(cleanup, at('ev'));
-    const whole = await connectHttp(cleanup, root);
-    const evHeard = collectNotifications(ev, 'notifications/tools/list_changed' as never);
-    const devHeard = nextNotification(dev, 'notifications/tools/list_changed' as never);
-    const rootHeard = nextNotification(whole, 'notifications/tools/list_changed' as never);
-    await ci.setToolCount(3);
+  it('reach only the endpoints that expose a name that changed', async () => {
+    const session = async (url: string) => {
+      const client = await connectHttp(cleanup, url);
+      const tools = listChangedCounter(client, 'notifications/tools/list_changed');
+      const prompts = listChangedCounter(client, 'notifications/prompts/list_changed');
+      await Promise.all([tools.settle(), prompts.settle()]);
+      return { tools, prompts };
+    };
+    const whole = await session(root);
+    // dev exposes ci__tool_0 (and gh's tools and prompts), next only ci__tool_2, ev nothing of ci or gh.
+    const dev = await session(at('dev'));
+    const next = await session(at('next'));
+    const ev = await session(at('ev'));
+    // A change dev does hear, of another kind: once it has arrived, so has any tools/list_changed sent to
+    // dev before it (one session, one ordered stream), and the one before was sent before it was made.
+    const devBarrier = async (promptCount: number, what: string) => {
+      await gh.setPromptCount(promptCount);
+      await dev.prompts.next(`dev: ${what}`);
+    };
+    const restore = { tools: false, prompts: false };
     try {
-      await Promise.all([devHeard, rootHeard]);
-      // The ev endpoint exposes nothing of ci. (Its own server changing would reach it: the next test's root
-      // and dev sessions heard theirs within the same coalescing window.)
-      expect(evHeard).toEqual([]);
-    } finally {
-      // Restored even when this test fails, so the later tests' tool lists are not wrong because of it.
+      // ci gains ci__tool_2: the root endpoint and next hear it; dev, which exposes other tools of ci, not.
+      await ci.setToolCount(3);
+      restore.tools = true;
+      await Promise.all([
+        whole.tools.next('root: ci__tool_2 added'),
+        next.tools.next('next: ci__tool_2 added'),
+      ]);
+      await devBarrier(2, 'gh__prompt_1 added');
+      restore.prompts = true;
+      expect(dev.tools.seen).toBe(0);
+      // ci loses ci__tool_2 again: the same two hear it, dev still not.
       await ci.setToolCount(2);
+      restore.tools = false;
+      await Promise.all([
+        whole.tools.next('root: ci__tool_2 removed'),
+        next.tools.next('next: ci__tool_2 removed'),
+      ]);
+      await devBarrier(1, 'gh__prompt_1 removed');
+      restore.prompts = false;
+      expect(dev.tools.seen).toBe(0);
+      expect(next.tools.seen).toBe(2);
+      expect(next.prompts.seen).toBe(0);
+      // ev has no change of its own to wait for: it heard nothing of ci or gh, nor, since the gateway
+      // started, of server-everything's tools added after initialize.
+      expect([ev.tools.seen, ev.prompts.seen]).toEqual([0, 0]);
+      expect(evSinceStart).toEqual([]);
+    } finally {
+      // Restored even when this test fails, so the later tests' lists are not wrong because of it.
+      if (restore.tools) await ci.setToolCount(2);
+      if (restore.prompts) await gh.setPromptCount(1);
     }
   });
 
@@ -232,7 +270,7 @@ describe('other transports', () => {
     const wrong = spawnGateway(cleanup, ['--config', file, '--virtual-server', 'nope']);
     expect(await wrong.exited).toBe(2);
     expect(wrong.stderr()).toMatch(
-      /--virtual-server nope: .* has no virtual server of that name \(it has dev, ev\)/,
+      /--virtual-server nope: .* has no virtual server of that name \(it has dev, ev, next\)/,
     );
   });
 });
@@ -254,6 +292,7 @@ describe('operations', () => {
         tools: 2,
         urls: expect.arrayContaining([`${root}/ev`]),
       }),
+      expect.objectContaining({ name: 'next', servers: ['ci'], tools: 0 }),
     ]);
   });
 

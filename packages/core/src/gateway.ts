@@ -179,19 +179,23 @@ export class Gateway {
     this.#searchCatalog = new SearchCatalog();
     tools.onListed((upstream, items) => this.#searchCatalog.update(upstream, items));
     this.#callerTools = new CallerTools((ctx) => this.handle(ctx));
-    // A session hears of a list change only when its endpoint exposes one of the upstreams that changed.
-    this.#listChanged = new ListChangedCoalescer(options.listChangedDebounceMs ?? 25, (method, upstreams) => {
-      if (method === LIST_CHANGED.tools) this.#callerTools.invalidate();
-      this.#sessions.broadcast(method, {}, (session) => views.concerns(session.endpoint, upstreams));
+    // A session hears of a list change only when its endpoint exposes a name that changed (or an upstream
+    // all of whose names did). Tool search forgets every caller's tools on any change, heard or not.
+    this.#listChanged = new ListChangedCoalescer(options.listChangedDebounceMs ?? 25, (kind, changes) => {
+      if (kind === 'tools') this.#callerTools.invalidate();
+      this.#sessions.broadcast(LIST_CHANGED[kind], {}, (session) =>
+        views.concerns(session.endpoint, kind, changes),
+      );
     });
     // A person who connects (or disconnects) a personal upstream sees its tools come (or go) at once.
     this.#stopPersonal = options.personalCredentials?.onChange((identityId, upstream) => {
       this.#callerTools.invalidate();
-      const concerned = new Set([upstream]);
+      const concerned = new Map([[upstream, 'all' as const]]);
       this.#sessions.broadcast(
         LIST_CHANGED.tools,
         {},
-        (session) => session.identity.id === identityId && views.concerns(session.endpoint, concerned),
+        (session) =>
+          session.identity.id === identityId && views.concerns(session.endpoint, 'tools', concerned),
       );
     });
     this.#events = UpstreamEvents.withFanout({

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ListChangedCoalescer } from '../src/notify/list-changed.js';
+import { ListChangedCoalescer, type ListChanges } from '../src/notify/list-changed.js';
 import { EndpointView } from '../src/views/endpoint-view.js';
 import { EndpointViews } from '../src/views/endpoint-views.js';
 import { listedIn } from '../src/views/listed-in.js';
@@ -75,22 +75,86 @@ describe('EndpointViews', () => {
     expect(views.get('dev')?.toolSearch).toEqual({ enabled: true, limit: 5, alwaysList: [] });
   });
 
-  it('says which sessions a list change concerns', () => {
-    expect(views.concerns(undefined, new Set(['ci']))).toBe(true);
-    expect(views.concerns('dev', new Set(['ci']))).toBe(false);
-    expect(views.concerns('dev', new Set(['ci', 'gh']))).toBe(true);
-    expect(views.concerns('dev', 'all')).toBe(true);
-    expect(views.concerns('gone', 'all')).toBe(false);
+  it('says which sessions a list change concerns: by upstream when no name is known', () => {
+    const all = (...upstreams: string[]) => new Map(upstreams.map((u) => [u, 'all' as const]));
+    expect(views.concerns(undefined, 'tools', all('ci'))).toBe(true);
+    expect(views.concerns('dev', 'tools', all('ci'))).toBe(false);
+    expect(views.concerns('dev', 'tools', all('ci', 'gh'))).toBe(true);
+    expect(views.concerns('dev', 'tools', 'all')).toBe(true);
+    expect(views.concerns('gone', 'tools', 'all')).toBe(false);
+  });
+
+  it('says which sessions a list change concerns: by the names that changed, through every glob', () => {
+    const curated = new EndpointViews(
+      new Map([
+        ['dev', { servers: ['gh', 'ci'], tools: { allow: ['gh__*', 'ci__run'], deny: ['gh__delete_*'] } }],
+        [
+          'docs',
+          {
+            servers: ['gh'],
+            prompts: { allow: ['gh__summary'] },
+            resources: { allow: ['gh+file:///docs/*'] },
+          },
+        ],
+      ]),
+    );
+    const changed = (upstream: string, ...names: string[]) => new Map([[upstream, new Set(names)]]);
+    // A hidden name (denied, not allowed, another endpoint's server) concerns nobody but the root.
+    expect(curated.concerns('dev', 'tools', changed('gh', 'gh__delete_repo'))).toBe(false);
+    expect(curated.concerns('dev', 'tools', changed('ci', 'ci__other'))).toBe(false);
+    expect(curated.concerns('docs', 'tools', changed('ci', 'ci__run'))).toBe(false);
+    expect(curated.concerns(undefined, 'tools', changed('gh', 'gh__delete_repo'))).toBe(true);
+    // One admitted name among hidden ones is enough.
+    expect(curated.concerns('dev', 'tools', changed('gh', 'gh__delete_repo', 'gh__search'))).toBe(true);
+    expect(curated.concerns('dev', 'tools', changed('ci', 'ci__run'))).toBe(true);
+    // Each kind goes through its own globs.
+    expect(curated.concerns('docs', 'prompts', changed('gh', 'gh__summary'))).toBe(true);
+    expect(curated.concerns('docs', 'prompts', changed('gh', 'gh__other'))).toBe(false);
+    expect(curated.concerns('docs', 'tools', changed('gh', 'gh__summary'))).toBe(true);
+    expect(curated.concerns('docs', 'resources', changed('gh', 'gh+file:///src/a.ts'))).toBe(false);
+    // Names of several upstreams: any one admitted; 'all' of an exposed upstream always.
+    const mixed = new Map<string, ReadonlySet<string> | 'all'>([
+      ['ci', new Set(['ci__other'])],
+      ['gh', 'all'],
+    ]);
+    expect(curated.concerns('dev', 'tools', mixed)).toBe(true);
+    expect(curated.concerns('dev', 'tools', new Map())).toBe(false);
+    // Prototype names are plain names.
+    expect(curated.concerns('dev', 'tools', changed('__proto__', '__proto__'))).toBe(false);
+    expect(curated.concerns('dev', 'tools', changed('gh', '__proto__', 'constructor'))).toBe(false);
+  });
+
+  it("says which sessions a change the listing cannot see concerns: those showing that upstream's whole list", () => {
+    const curated = new EndpointViews(
+      new Map([
+        ['dev', { servers: ['gh'], tools: { allow: ['gh__*'] } }],
+        ['ops', { servers: ['gh'], tools: { deny: [] }, prompts: { deny: ['gh__secret'] } }],
+      ]),
+    );
+    const unseen = new Map([['gh', new Set<string>()]]);
+    expect(curated.concerns(undefined, 'tools', unseen)).toBe(true);
+    // Globs narrow dev's tools: what changed may be hidden from it, so it hears nothing.
+    expect(curated.concerns('dev', 'tools', unseen)).toBe(false);
+    // Its prompts are gh's whole list; an empty deny list narrows nothing.
+    expect(curated.concerns('dev', 'prompts', unseen)).toBe(true);
+    expect(curated.concerns('ops', 'tools', unseen)).toBe(true);
+    expect(curated.concerns('ops', 'prompts', unseen)).toBe(false);
+    expect(curated.concerns('dev', 'tools', new Map([['ci', new Set<string>()]]))).toBe(false);
   });
 });
 
 describe('ListChangedCoalescer', () => {
+  const shown = (changes: ListChanges) =>
+    changes === 'all'
+      ? 'all'
+      : Object.fromEntries(
+          [...changes].map(([upstream, names]) => [upstream, names === 'all' ? 'all' : [...names].sort()]),
+        );
+
   it('gathers the upstreams that changed in one window, and everyone for a change of its own', async () => {
     vi.useFakeTimers();
     const emitted: [string, unknown][] = [];
-    const coalescer = new ListChangedCoalescer(25, (method, upstreams) =>
-      emitted.push([method, upstreams === 'all' ? 'all' : [...upstreams].sort()]),
-    );
+    const coalescer = new ListChangedCoalescer(25, (kind, changes) => emitted.push([kind, shown(changes)]));
     coalescer.schedule('tools', 'gh');
     coalescer.schedule('tools', 'ci');
     coalescer.schedule('prompts', 'gh');
@@ -99,10 +163,31 @@ describe('ListChangedCoalescer', () => {
     coalescer.schedule('tools');
     await vi.advanceTimersByTimeAsync(25);
     expect(emitted).toEqual([
-      ['notifications/tools/list_changed', ['ci', 'gh']],
-      ['notifications/prompts/list_changed', ['gh']],
-      ['notifications/tools/list_changed', 'all'],
+      ['tools', { gh: 'all', ci: 'all' }],
+      ['prompts', { gh: 'all' }],
+      ['tools', 'all'],
     ]);
+    coalescer.close();
+  });
+
+  it('gathers the names that changed per upstream; all of an upstream absorbs its names; none is still a change', async () => {
+    vi.useFakeTimers();
+    const emitted: [string, unknown][] = [];
+    const coalescer = new ListChangedCoalescer(25, (kind, changes) => emitted.push([kind, shown(changes)]));
+    const names = new Set(['gh__a']);
+    coalescer.schedule('tools', 'gh', names);
+    coalescer.schedule('tools', 'gh', new Set(['gh__b', '__proto__']));
+    coalescer.schedule('tools', 'ci', new Set(['ci__x']));
+    coalescer.schedule('tools', 'ci');
+    coalescer.schedule('tools', 'ci', new Set(['ci__y']));
+    coalescer.schedule('prompts', 'gh', new Set());
+    await vi.advanceTimersByTimeAsync(25);
+    expect(emitted).toEqual([
+      ['tools', { gh: ['__proto__', 'gh__a', 'gh__b'], ci: 'all' }],
+      ['prompts', { gh: [] }],
+    ]);
+    // The caller's set is not the one gathered into.
+    expect([...names]).toEqual(['gh__a']);
     coalescer.close();
   });
 });

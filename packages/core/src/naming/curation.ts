@@ -20,11 +20,16 @@ const EVERYTHING: NameFilter = () => true;
  * allowed('search_code'); // true
  */
 export function nameFilter(config: CurationConfig | undefined): NameFilter {
-  if (!config || (config.allow === undefined && (config.deny?.length ?? 0) === 0)) return EVERYTHING;
+  if (!narrows(config)) return EVERYTHING;
   const allow = config.allow?.map(globToRegExp);
   const deny = (config.deny ?? []).map(globToRegExp);
   return (name) =>
     (allow === undefined || allow.some((g) => g.test(name))) && !deny.some((g) => g.test(name));
+}
+
+/** Whether `config` leaves anything out (an `allow` list, or a `deny` glob). */
+export function narrows(config: CurationConfig | undefined): config is CurationConfig {
+  return config !== undefined && (config.allow !== undefined || (config.deny?.length ?? 0) > 0);
 }
 
 export function globToRegExp(glob: string): RegExp {

@@ -1,12 +1,13 @@
 import type { Logger } from '../logger.js';
 import { exposeUri } from '../naming/uris.js';
 import type { UpstreamNotification } from '../plugins/define.js';
+import type { ChangedNames } from '../routing/changed-names.js';
 import type { NamedCatalog } from '../routing/named-catalog.js';
 import type { UnprefixedCatalog } from '../routing/unprefixed-catalog.js';
 import type { SubscriptionTable } from '../subscriptions.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import type { RequestOrigin } from '../upstream/origin.js';
-import { type ListChangedCoalescer, listChangedKind } from './list-changed.js';
+import { type ListChangedCoalescer, type ListedKind, listChangedKind } from './list-changed.js';
 import { RefreshThrottle } from './refresh-throttle.js';
 import { atLeast, type SessionRegistry } from './sessions.js';
 import { TASK_STATUS_METHOD } from './task-status.js';
@@ -49,8 +50,9 @@ function callers(origins: Iterable<RequestOrigin>): number {
 /**
  * Re-emits upstream notifications to exactly the downstream sessions that should get them (DESIGN §7):
  * `resources/updated` to the sessions (and plugin watches) subscribed to that resource, list changes
- * to every session once the gateway's own index is refreshed, log messages to the sessions whose
- * requests were in flight when they all act as one identity, task statuses to the task's creator.
+ * (once the gateway's own index is refreshed) to the sessions whose endpoint exposes what changed, log
+ * messages to the sessions whose requests were in flight when they all act as one identity, task
+ * statuses to the task's creator.
  */
 export class NotificationFanout {
   readonly #deps: FanoutDeps;
@@ -120,18 +122,24 @@ export class NotificationFanout {
       this.#refreshes.trigger(`${u.name} ${kind}`, () => this.#refreshThenAnnounce(u, kind));
   }
 
-  /** The gateway's own index of the list is refreshed first, so a client that re-lists sees the change. */
-  async #refreshThenAnnounce(u: UpstreamConnection, kind: 'resources' | 'tools' | 'prompts'): Promise<void> {
+  /**
+   * The gateway's own index of the list is refreshed first, so a client that re-lists sees the change,
+   * and the change is announced only to the endpoints that expose a name it touched (DESIGN §13); one the
+   * listing does not show reaches the endpoints that show the upstream's whole list. Resources are not
+   * named: a change reaches every endpoint exposing something of the upstream.
+   */
+  async #refreshThenAnnounce(u: UpstreamConnection, kind: ListedKind): Promise<void> {
     const { resources, tools, prompts, listChanged } = this.#deps;
-    if (kind === 'tools') await tools.refresh(u);
-    else if (kind === 'prompts') await prompts.refresh(u);
+    let changed: ChangedNames | undefined = 'all';
+    if (kind === 'tools') changed = await tools.relist(u);
+    else if (kind === 'prompts') changed = await prompts.relist(u);
     else if (resources.has(u.name)) {
       await resources
         .refresh(u.name, (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }), u.capabilities)
         .catch(() => {});
     }
-    if (u.state === 'closed') return;
-    listChanged.schedule(kind, u.name);
+    if (u.state === 'closed' || changed === undefined) return;
+    listChanged.schedule(kind, u.name, changed);
   }
 }
 

@@ -99,6 +99,9 @@ export class UpstreamEvents implements UpstreamListener {
     });
     // Updates sent while it is down are lost: whatever plugins hold for it may be stale.
     this.#deps.watches.upstreamDown(u.name);
+    // All its items vanish now and come back with it: its lists are compared afresh from then on.
+    this.#deps.tools.forget(u.name);
+    this.#deps.prompts.forget(u.name);
     this.#announce(u.name, u.knownCapabilities);
   }
 
@@ -131,7 +134,7 @@ export class UpstreamEvents implements UpstreamListener {
     this.#deps.fanout.relay(u, method, params, origins);
   }
 
-  /** An upstream's items appeared or vanished: every list it contributes to changed. */
+  /** An upstream's items appeared or vanished: every list it contributes to changed, all its names. */
   #announce(upstream: string, capabilities: ServerCapabilities | undefined): void {
     const kinds: ListedKind[] = ['resources'];
     if (capabilities?.tools) kinds.push('tools');

@@ -1,14 +1,21 @@
 import { GatewayError } from '../errors.js';
+import type { WalkEnd } from '../listing/walk.js';
 import type { Logger } from '../logger.js';
 import { nameFilter } from '../naming/curation.js';
 import { asRecords } from '../payload.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { offered, type UpstreamPool } from '../upstream/pool.js';
+import { type ChangedNames, NO_NAMES } from './changed-names.js';
+import { ListingChanges } from './listing-changes.js';
+import { listedItems } from './listing-diff.js';
 import { type NamedKind, type NamedTarget, NameIndex } from './name-index.js';
 
 const NOUN = { tools: 'tool', prompts: 'prompt' } as const;
 /** Unknown names re-list an upstream at most this often. */
 const MISS_INTERVAL_MS = 500;
+
+/** How a refresh ended: the listing's walk, or it failed, or it was not made (see {@link NamedCatalog.relist}). */
+type RefreshEnd = WalkEnd | 'failed' | 'skipped';
 
 /**
  * The gateway's live knowledge of every upstream's tools (or prompts): the {@link NameIndex}, refreshed
@@ -21,7 +28,9 @@ export class NamedCatalog {
   readonly #pool: UpstreamPool;
   readonly #log: Logger;
   /** Refreshes in flight, per upstream: concurrent misses share one listing. */
-  readonly #refreshing = new Map<string, Promise<void>>();
+  readonly #refreshing = new Map<string, Promise<RefreshEnd>>();
+  /** The exposed names each upstream's listings changed, until a `list_changed` announces them. */
+  readonly #changes = new ListingChanges();
   /**
    * Upstreams whose last full listing did not end (a repeating cursor, or `limits.maxPagesPerList` pages):
    * a miss does not list them again (DESIGN §11), or every unknown name a client tried would cost up to
@@ -62,6 +71,14 @@ export class NamedCatalog {
   reconfigure(kept: ReadonlySet<string>): void {
     this.index.setUpstreams(this.#entries(), (name) => kept.has(name));
     for (const name of this.#endless) if (!kept.has(name)) this.#endless.delete(name);
+    this.#changes.retain(kept);
+    // A listing still running for a connection the reload replaced is not recorded either.
+    for (const name of this.#refreshing.keys()) if (!kept.has(name)) this.#changes.forget(name);
+  }
+
+  /** Forgets what `upstream` listed (it dropped): its connection is announced whole when it comes back. */
+  forget(upstream: string): void {
+    this.#changes.forget(upstream);
   }
 
   #entries() {
@@ -74,22 +91,49 @@ export class NamedCatalog {
 
   /** Re-reads `upstream`'s full listing of this kind (when it is connected and offers it). */
   refresh(upstream: UpstreamConnection): Promise<void> {
+    return this.#refresh(upstream).then(() => {});
+  }
+
+  /**
+   * Lists `upstream` afresh after it announced a change, and says which exposed names changed since the
+   * last ones announced: added, removed or defined differently (no name: the list is as it was, see
+   * {@link ChangedNames}). A listing already running when the change was announced may have been answered
+   * before it, so this one starts after it. `all` when the names cannot be told: the gateway does not list
+   * the upstream itself (a personal one, or one that does not offer this kind), or the listing failed or
+   * was cut off. Undefined, nothing to announce, while it is not connected: its connection, when it comes,
+   * is announced on its own.
+   */
+  async relist(upstream: UpstreamConnection): Promise<ChangedNames | undefined> {
+    await this.#refreshing.get(upstream.name);
+    const end = await this.#refresh(upstream);
+    const changed = this.#changes.take(upstream.name);
+    if (end === 'complete') return changed;
+    if (end !== 'skipped') return 'all';
+    return upstream.state === 'ready' || upstream.state === 'personal' ? 'all' : undefined;
+  }
+
+  #refresh(upstream: UpstreamConnection): Promise<RefreshEnd> {
     const running = this.#refreshing.get(upstream.name);
     if (running) return running;
-    if (upstream.state !== 'ready' || !offered(upstream.capabilities, this.kind)) return Promise.resolve();
+    if (upstream.state !== 'ready' || !offered(upstream.capabilities, this.kind)) {
+      return Promise.resolve('skipped');
+    }
     const items: Record<string, unknown>[] = [];
+    const epoch = this.#changes.epoch(upstream.name);
     const done = this.index
       .refresh(
         upstream.name,
         async (method, cursor) => {
           const page = await upstream.request(method, cursor === undefined ? {} : { cursor });
-          if (this.#onListed) items.push(...asRecords(page[this.kind]));
+          items.push(...asRecords(page[this.kind]));
           return page;
         },
         this.#pool.limits.maxPagesPerList,
       )
-      .then((end) => {
-        this.#onListed?.(upstream.name, this.#exposed(upstream.name, items));
+      .then((end): RefreshEnd => {
+        const exposed = this.#exposed(upstream.name, items);
+        this.#changes.record(upstream.name, epoch, listedItems(exposed));
+        this.#onListed?.(upstream.name, exposed);
         if (end === 'complete') this.#endless.delete(upstream.name);
         else this.#endless.add(upstream.name);
         if (end !== 'complete') {
@@ -98,13 +142,15 @@ export class NamedCatalog {
             why: end,
           });
         }
+        return end;
       })
-      .catch((error) =>
+      .catch((error): RefreshEnd => {
         this.#log.warn(`could not index the ${this.kind} of an upstream`, {
           upstream: upstream.name,
           error: String(error),
-        }),
-      )
+        });
+        return 'failed';
+      })
       .finally(() => this.#refreshing.delete(upstream.name));
     this.#refreshing.set(upstream.name, done);
     return done;

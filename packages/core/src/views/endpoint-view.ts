@@ -1,4 +1,10 @@
-import { type CurationConfig, globToRegExp, type NameFilter, nameFilter } from '../naming/curation.js';
+import {
+  type CurationConfig,
+  globToRegExp,
+  type NameFilter,
+  nameFilter,
+  narrows,
+} from '../naming/curation.js';
 
 /** Tool search on an endpoint (DESIGN §13): `tools/list` answers these tools plus the gateway's two. */
 export interface ToolSearchConfig {
@@ -37,6 +43,8 @@ export class EndpointView {
   readonly #tools: NameFilter;
   readonly #prompts: NameFilter;
   readonly #resources: NameFilter;
+  /** Whether globs narrow each list. */
+  readonly #narrowed: Readonly<Record<'tools' | 'prompts' | 'resources', boolean>>;
 
   constructor(name: string | undefined, config?: VirtualServerConfig, toolSearch?: ToolSearchConfig) {
     this.name = name;
@@ -46,6 +54,11 @@ export class EndpointView {
     this.#tools = nameFilter(config?.tools);
     this.#prompts = nameFilter(config?.prompts);
     this.#resources = nameFilter(config?.resources);
+    this.#narrowed = {
+      tools: narrows(config?.tools),
+      prompts: narrows(config?.prompts),
+      resources: narrows(config?.resources),
+    };
   }
 
   /** Whether the endpoint is the whole catalog (the root endpoint, or a virtual server that limits nothing). */
@@ -69,6 +82,18 @@ export class EndpointView {
   /** A resource by its exposed URI, or a resource template by its exposed URI template. */
   resource(exposed: string, server: string): boolean {
     return this.#servers(server) && this.#resources(exposed);
+  }
+
+  /** Whether the endpoint shows all of upstream `server`'s list `kind` (no globs narrow it). */
+  shows(kind: 'tools' | 'prompts' | 'resources', server: string): boolean {
+    return this.#servers(server) && !this.#narrowed[kind];
+  }
+
+  /** An item of list `kind` by its exposed name (URI, for resources). */
+  admits(kind: 'tools' | 'prompts' | 'resources', exposed: string, server: string): boolean {
+    if (kind === 'tools') return this.tool(exposed, server);
+    if (kind === 'prompts') return this.prompt(exposed, server);
+    return this.resource(exposed, server);
   }
 }
 

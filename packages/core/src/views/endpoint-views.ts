@@ -1,3 +1,4 @@
+import type { ListChanges, ListedKind } from '../notify/list-changed.js';
 import { EndpointView, rootView, type ToolSearchConfig, type VirtualServerConfig } from './endpoint-view.js';
 
 /**
@@ -36,12 +37,21 @@ export class EndpointViews {
     return [...this.#virtual.keys()];
   }
 
-  /** Whether a session on endpoint `name` should hear about a change of these upstreams' items. */
-  concerns(name: string | undefined, upstreams: ReadonlySet<string> | 'all'): boolean {
+  /**
+   * Whether a session on endpoint `name` should hear that list `kind` changed: the endpoint admits one
+   * of the names that changed (its servers and its globs), exposes an upstream of which all changed, or
+   * shows the whole list of an upstream whose change named nothing. The root endpoint admits everything.
+   */
+  concerns(name: string | undefined, kind: ListedKind, changes: ListChanges): boolean {
     const view = this.get(name);
     if (!view) return false;
-    if (upstreams === 'all' || view.whole) return true;
-    for (const upstream of upstreams) if (view.includes(upstream)) return true;
+    if (changes === 'all' || view.whole) return true;
+    for (const [upstream, names] of changes) {
+      if (!view.includes(upstream)) continue;
+      if (names === 'all') return true;
+      if (names.size === 0 && view.shows(kind, upstream)) return true;
+      for (const exposed of names) if (view.admits(kind, exposed, upstream)) return true;
+    }
     return false;
   }
 }
