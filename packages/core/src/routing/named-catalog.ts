@@ -5,7 +5,7 @@ import { nameFilter } from '../naming/curation.js';
 import { asRecords } from '../payload.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { offered, type UpstreamPool } from '../upstream/pool.js';
-import { type ChangedNames, NO_NAMES } from './changed-names.js';
+import type { ChangedNames } from './changed-names.js';
 import { ListingChanges } from './listing-changes.js';
 import { listedItems } from './listing-diff.js';
 import { type NamedKind, type NamedTarget, NameIndex } from './name-index.js';
