@@ -42,6 +42,10 @@ export interface RequestContext {
   readonly session: SessionSink;
   /** The caller (the same as `session.identity`). */
   readonly identity: Identity;
+  /**
+   * Aborted when the client cancels the request or goes away. Made on first read: a request nothing asks
+   * for it costs no `AbortSignal` (the gateway itself watches a cheaper cancellation).
+   */
   readonly signal: AbortSignal;
   /** Set when the downstream asked for progress; forwards upstream progress to it. */
   readonly onProgress?: (update: ProgressUpdate) => void;
