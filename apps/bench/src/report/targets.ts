@@ -4,12 +4,10 @@
  * so a missed target says whether the gateway or the machine decided it.
  */
 import { availableParallelism } from 'node:os';
-import type { CatalogResult } from '../catalog/index.js';
 import type { EnumerateResult } from '../enumerate.js';
 import type { CacheHitResult } from '../plugins/index.js';
-import type { BenchResults } from '../results.js';
 import type { ComparedLevel } from '../rounds.js';
-import { int, signed } from './format.js';
+import { int } from './format.js';
 
 /** Gateway-vs-direct throughput goal of reads (every level) and tool calls (c=16). */
 export const THROUGHPUT_TARGET = 0.9;
@@ -45,143 +43,32 @@ export interface Target {
   note?: string;
 }
 
-/** A row with a goal: met when `value` is at least (`>=`) or at most (`<=`) `goal`, shown as `op goalText`. */
-function goal(
+/** A row with a goal: met when `value` is at least (`>=`) or at most (`<=`) `bound`, shown as `op goalText`. */
+export function goal(
   name: string,
   op: '>=' | '<=',
-  goal: number,
+  bound: number,
   goalText: string,
   value: number,
-  actual: string,
+  show: (value: number) => string,
   note?: (met: boolean) => string | undefined,
 ): Target {
-  const met = op === '>=' ? value >= goal : value <= goal;
-  return { name, target: `${op} ${goalText}`, actual, value, met, note: note?.(met) };
+  const met = op === '>=' ? value >= bound : value <= bound;
+  return { name, target: `${op} ${goalText}`, actual: show(value), value, met, note: note?.(met) };
 }
 
 /** A row that only reports a number. */
-function informational(name: string, value: number, actual: string): Target {
+export function informational(name: string, value: number, actual: string): Target {
   return { name, target: 'informational', actual, value, met: true, informational: true };
 }
 
-const ratio = (x: number): string => `${x.toFixed(2)}x`;
-const throughputGoal = `${THROUGHPUT_TARGET.toFixed(2)}x direct`;
-
-/** The stated goals, evaluated against the results. Informational only: never changes the exit code. */
-export function evaluateTargets(results: BenchResults): Target[] {
-  const { read, enumerate, plugins, tools } = results;
-  const targets: Target[] = [];
-  for (const level of read?.levels ?? []) {
-    const name = `read throughput, c=${level.concurrency}`;
-    const r = level.comparisons[0]!.throughputRatio;
-    targets.push(goal(name, '>=', THROUGHPUT_TARGET, throughputGoal, r, ratio(r)));
-  }
-  for (const level of read?.levels ?? []) {
-    const name = `read added p99, c=${level.concurrency}`;
-    const added = level.comparisons[0]!.addedP99Ms;
-    targets.push(goal(name, '<=', 1, '1 ms', added, `${signed(added)} ms`));
-  }
-  targets.push(...enumerate.map(enumerationTarget));
-  targets.push(...enumerate.map(sequentialTarget));
-  const hit = plugins?.hit;
-  for (const level of hit?.levels ?? []) {
-    const r = level.comparisons[0]!.throughputRatio;
-    const name = `cache hit vs direct (${hit!.config.latencyMs} ms upstream), c=${level.concurrency}`;
-    targets.push(
-      goal(name, '>=', CACHE_HIT_TARGET, `${CACHE_HIT_TARGET.toFixed(2)}x direct`, r, ratio(r), (met) =>
-        met ? undefined : hitCeilingNote(hit!, level.concurrency),
-      ),
-    );
-  }
-  for (const level of plugins?.stack?.levels ?? []) {
-    for (const vs of level.comparisons) {
-      const name = `plugin stack on a miss, ${vs.path === 'stack' ? 'coherent' : 'coherent: false'}, c=${level.concurrency}`;
-      const actual = `${ratio(vs.throughputRatio)} bare, p50 ${signed(vs.addedP50Ms)} / p99 ${signed(vs.addedP99Ms)} ms`;
-      targets.push(informational(name, vs.throughputRatio, actual));
-    }
-  }
-  for (const level of tools?.call?.levels ?? []) {
-    // The c=16 level carries the goal; the others report their ratio and added latency.
-    const name = `tools/call throughput, c=${level.concurrency}`;
-    const vs = level.comparisons[0]!;
-    const r = vs.throughputRatio;
-    targets.push(
-      level.concurrency === 16
-        ? goal(name, '>=', THROUGHPUT_TARGET, throughputGoal, r, ratio(r), (met) =>
-            met ? undefined : toolCallCpuNote(level),
-          )
-        : informational(
-            name,
-            r,
-            `${ratio(r)}, p50 ${signed(vs.addedP50Ms)} / p99 ${signed(vs.addedP99Ms)} ms`,
-          ),
-    );
-  }
-  targets.push(...(tools?.list ?? []).map(enumerationTarget));
-  if (results.catalog) targets.push(...catalogTargets(results.catalog));
-  return targets;
-}
-
-/** Section 8's goals: tokens saved at 300 tools, recall on the held-out half and on all, p50 at 3,000 tools. */
-function catalogTargets(catalog: CatalogResult): Target[] {
-  const goals = CATALOG_GOALS;
-  const targets: Target[] = [];
-  const tokens = catalog.tokens.find((row) => row.tools === goals.tokensSavedAt);
-  if (tokens) {
-    const saved = tokens.savedPercent;
-    const name = `search-mode tokens saved, ${goals.tokensSavedAt} tools`;
-    targets.push(
-      goal(
-        name,
-        '>=',
-        goals.tokensSavedPercent,
-        `${goals.tokensSavedPercent} %`,
-        saved,
-        `${saved.toFixed(1)} %`,
-      ),
-    );
-  }
-  for (const [which, quality] of [
-    ['held-out', catalog.quality.heldOut],
-    ['all', catalog.quality.all],
-  ] as const) {
-    for (const [at, value, min] of [
-      [5, quality.recallAt5, goals.recallAt5],
-      [1, quality.recallAt1, goals.recallAt1],
-    ] as const) {
-      targets.push(
-        goal(`tool search recall@${at} (${which})`, '>=', min, String(min), value, value.toFixed(3)),
-      );
-    }
-  }
-  const scale = catalog.scale.find((row) => row.tools === goals.latencyAt);
-  if (scale) {
-    const p50 = scale.latency.p50;
-    const name = `tool search p50, ${goals.latencyAt} tools`;
-    targets.push(goal(name, '<=', goals.p50Ms, `${goals.p50Ms} ms`, p50, `${p50.toFixed(3)} ms`));
-  }
-  return targets;
-}
-
-/** Issue 18: the merged walk against listing every upstream directly, one after another. */
-function sequentialTarget(e: EnumerateResult): Target {
-  const name = `${e.method} enumeration vs all direct one after another, ${kindOf(e)} (${e.config.latencyMs} ms/page)`;
-  const max = ENUMERATION_SEQUENTIAL_TARGET;
-  return goal(name, '<=', max, ratio(max), e.ratioVsSequential, ratio(e.ratioVsSequential));
-}
-
-function enumerationTarget(e: EnumerateResult): Target {
-  const name = `${e.method} enumeration vs slowest single, ${kindOf(e)} (${e.config.latencyMs} ms/page)`;
-  return goal(name, '<=', ENUMERATION_TARGET, ratio(ENUMERATION_TARGET), e.ratio, ratio(e.ratio), () =>
-    cpuFloorNote(e),
-  );
-}
+export const ratio = (x: number): string => `${x.toFixed(2)}x`;
 
 /**
  * Why a cache-hit row missed: the most hits per second the box's cores can serve (client + gateway CPU
  * per hit) against the direct path, when the CPU times are known.
  */
-function hitCeilingNote(hit: CacheHitResult, concurrency: number): string {
+export function hitCeilingNote(hit: CacheHitResult, concurrency: number): string {
   const label = `cache hit row, c=${concurrency}`;
   const c = hit.ceilings.find((x) => x.concurrency === concurrency);
   if (!c) return `${label}: CPU times unavailable (no /proc), no CPU ceiling computed.`;
@@ -195,7 +82,7 @@ function hitCeilingNote(hit: CacheHitResult, concurrency: number): string {
     : `${label}: ${numbers}, so the CPU alone does not rule the target out here.`;
 }
 
-function kindOf(e: EnumerateResult): string {
+export function kindOf(e: EnumerateResult): string {
   return e.scenario === 'cpu-bound' ? 'CPU-bound' : 'I/O-bound';
 }
 
@@ -205,7 +92,7 @@ function kindOf(e: EnumerateResult): string {
  * itself. Always the case for the CPU-bound row on a small box. With latency, the rounds run in lock step
  * (all upstreams wait, then all compute at once), so the latency only helps once it outweighs that CPU.
  */
-function cpuFloorNote(e: EnumerateResult): string {
+export function cpuFloorNote(e: EnumerateResult): string {
   const c = e.config;
   const { cpu, latency, lockStep } = e.floors;
   const label =
@@ -240,7 +127,7 @@ function cpuFloorNote(e: EnumerateResult): string {
  * so below the target the gateway's CPU per call decides it. The cores the direct path actually kept busy
  * (req/s × its CPU per call) say whether the cores were the limit at all in that round.
  */
-function toolCallCpuNote(level: ComparedLevel): string {
+export function toolCallCpuNote(level: ComparedLevel): string {
   const label = `tools/call row, c=${level.concurrency}`;
   const g = level.medians.gateway!.cpuUsPerRead;
   const d = level.medians.direct!.cpuUsPerRead;
