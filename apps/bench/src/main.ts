@@ -14,13 +14,12 @@ import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, USAGE } from './args.js';
-import type { RunOptions } from './client.js';
+import { children, type RunOptions } from './harness.js';
+import { msSince } from './measure.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { type Environment, renderTable } from './report/render.js';
 import { type BenchResults, ranSections, runSections } from './sections.js';
-import { children } from './services.js';
 import { sizes } from './sizes.js';
-import { msSince } from './stats.js';
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
 

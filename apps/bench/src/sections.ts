@@ -4,43 +4,39 @@
  * prints it, and the targets table is every section's `goals` in this order.
  */
 import type { Section } from './args.js';
-import { runCatalogBenchmark } from './catalog/index.js';
-import { renderCatalog } from './catalog/render.js';
-import type { RunOptions } from './client.js';
+import { renderCatalog, runCatalogBenchmark } from './catalog/index.js';
+
 import { renderCredentials, runCredentialsBenchmark } from './credentials/index.js';
-import { runReadBenchmark, runToolCallBenchmark } from './direct-vs-gateway.js';
+import { renderDirectVsGateway, runReadBenchmark, runToolCallBenchmark } from './direct-vs-gateway.js';
 import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
+import type { RunOptions } from './harness.js';
 import { runPathsBenchmark } from './paths/index.js';
+import { renderPaths } from './paths/matrix.js';
 import {
   PLUGIN_PROFILE_DIRS,
+  renderCacheHit,
+  renderGovernance,
+  renderStack,
   runCacheHitBenchmark,
   runGovernanceBenchmark,
   runStackBenchmark,
-} from './plugins/index.js';
-import { runReplicasBenchmark } from './replicas/index.js';
+} from './plugins.js';
+import { renderReplicas, runReplicasBenchmark } from './replicas/index.js';
 import { renderEnumeration } from './report/enumerate.js';
 import { int, signed } from './report/format.js';
-import { renderPaths } from './report/paths.js';
-import { renderCacheHit, renderGovernance, renderStack } from './report/plugins.js';
-import { renderDirectVsGateway } from './report/render.js';
-import { renderReplicas } from './report/replicas.js';
 import {
-  CACHE_HIT_TARGET,
-  CATALOG_GOALS,
+  CATALOG_GOALS_AT,
+  check,
   cpuFloorNote,
-  ENUMERATION_SEQUENTIAL_TARGET,
-  ENUMERATION_TARGET,
-  goal,
+  GOALS,
   hitCeilingNote,
   informational,
   kindOf,
   ratio,
   type Target,
-  THROUGHPUT_TARGET,
   toolCallCpuNote,
 } from './report/targets.js';
-import { runSessionMemoryBenchmark } from './session-memory/index.js';
-import { renderSessionMemory } from './session-memory/render.js';
+import { renderSessionMemory, runSessionMemoryBenchmark } from './session-memory/index.js';
 import type { Sizes } from './sizes.js';
 
 export interface SectionContext {
@@ -72,33 +68,14 @@ const section = <R>(spec: SectionSpec<R>): SectionSpec<R> => spec;
 /** `a`, `b`, … for the sub-sections of a section. */
 const letter = (i: number): string => String.fromCharCode(97 + i);
 
-const throughputGoal = `${THROUGHPUT_TARGET.toFixed(2)}x direct`;
-
 /** The enumeration goals of each scenario: vs the slowest single upstream, then vs all one after another. */
 function enumerationGoals(list: Awaited<ReturnType<typeof runEnumerateBenchmark>>[]): Target[] {
   const name = (e: (typeof list)[number], vs: string) =>
     `${e.method} enumeration vs ${vs}, ${kindOf(e)} (${e.config.latencyMs} ms/page)`;
   return [
+    ...list.map((e) => check(GOALS.enumeration, name(e, 'slowest single'), e.ratio, () => cpuFloorNote(e))),
     ...list.map((e) =>
-      goal(
-        name(e, 'slowest single'),
-        '<=',
-        ENUMERATION_TARGET,
-        ratio(ENUMERATION_TARGET),
-        e.ratio,
-        ratio,
-        () => cpuFloorNote(e),
-      ),
-    ),
-    ...list.map((e) =>
-      goal(
-        name(e, 'all direct one after another'),
-        '<=',
-        ENUMERATION_SEQUENTIAL_TARGET,
-        ratio(ENUMERATION_SEQUENTIAL_TARGET),
-        e.ratioVsSequential,
-        ratio,
-      ),
+      check(GOALS.enumerationSequential, name(e, 'all direct one after another'), e.ratioVsSequential),
     ),
   ];
 }
@@ -112,31 +89,14 @@ export const SECTIONS = [
       renderDirectVsGateway(
         `1. resources/read over Streamable HTTP — 1 testkit upstream (${r.config.resources} resources, ` +
           `${r.config.payloadBytes} B payload)`,
-        'reads',
-        r.config.reads,
         r,
-        [],
       ),
     goals: (r) => [
       ...r.levels.map((l) =>
-        goal(
-          `read throughput, c=${l.concurrency}`,
-          '>=',
-          THROUGHPUT_TARGET,
-          throughputGoal,
-          l.comparisons[0]!.throughputRatio,
-          ratio,
-        ),
+        check(GOALS.throughput, `read throughput, c=${l.concurrency}`, l.comparisons[0]!.throughputRatio),
       ),
       ...r.levels.map((l) =>
-        goal(
-          `read added p99, c=${l.concurrency}`,
-          '<=',
-          1,
-          '1 ms',
-          l.comparisons[0]!.addedP99Ms,
-          (v) => `${signed(v)} ms`,
-        ),
+        check(GOALS.readAddedP99, `read added p99, c=${l.concurrency}`, l.comparisons[0]!.addedP99Ms),
       ),
     ],
     compared: () => '1',
@@ -161,13 +121,10 @@ export const SECTIONS = [
     render: renderCacheHit,
     goals: (hit) =>
       hit.levels.map((level) =>
-        goal(
+        check(
+          GOALS.cacheHit,
           `cache hit vs direct (${hit.config.latencyMs} ms upstream), c=${level.concurrency}`,
-          '>=',
-          CACHE_HIT_TARGET,
-          `${CACHE_HIT_TARGET.toFixed(2)}x direct`,
           level.comparisons[0]!.throughputRatio,
-          ratio,
           (met) => (met ? undefined : hitCeilingNote(hit, level.concurrency)),
         ),
       ),
@@ -207,13 +164,11 @@ export const SECTIONS = [
       renderDirectVsGateway(
         `4a. tools/call over Streamable HTTP — 1 testkit upstream (${call.config.tools} echo tools, called ` +
           `round-robin, ${call.config.argumentBytes} B text argument + seq)`,
-        'calls',
-        call.config.calls,
         call,
         [
           '   checked: every answer (warm-up and timed) echoed its own tool name and arguments as ' +
-            `structuredContent and text; the upstream served ${int.format(call.upstreamCalls.served)} tools/call ` +
-            `for ${int.format(call.upstreamCalls.issued)} calls issued (one each, every round).`,
+            `structuredContent and text; the upstream served ${int.format(call.upstreamCalls!.served)} tools/call ` +
+            `for ${int.format(call.upstreamCalls!.issued)} calls issued (one each, every round).`,
         ],
       ),
     // The c=16 level carries the goal; the others report their ratio and added latency.
@@ -223,9 +178,7 @@ export const SECTIONS = [
         const vs = level.comparisons[0]!;
         const r = vs.throughputRatio;
         return level.concurrency === 16
-          ? goal(name, '>=', THROUGHPUT_TARGET, throughputGoal, r, ratio, (met) =>
-              met ? undefined : toolCallCpuNote(level),
-            )
+          ? check(GOALS.throughput, name, r, (met) => (met ? undefined : toolCallCpuNote(level)))
           : informational(
               name,
               r,
@@ -277,45 +230,19 @@ export const SECTIONS = [
     run: ({ sizes, log }) => runCatalogBenchmark(sizes.catalog, log),
     render: renderCatalog,
     goals: (catalog) => {
-      const g = CATALOG_GOALS;
-      const tokens = catalog.tokens.find((row) => row.tools === g.tokensSavedAt);
-      const scale = catalog.scale.find((row) => row.tools === g.latencyAt);
-      const recall = (['held-out', 'all'] as const).flatMap((which) => {
-        const q = which === 'all' ? catalog.quality.all : catalog.quality.heldOut;
-        return [
-          goal(`tool search recall@5 (${which})`, '>=', g.recallAt5, String(g.recallAt5), q.recallAt5, (v) =>
-            v.toFixed(3),
-          ),
-          goal(`tool search recall@1 (${which})`, '>=', g.recallAt1, String(g.recallAt1), q.recallAt1, (v) =>
-            v.toFixed(3),
-          ),
-        ];
-      });
+      const tokens = catalog.tokens.find((row) => row.tools === CATALOG_GOALS_AT.tokensSaved);
+      const scale = catalog.scale.find((row) => row.tools === CATALOG_GOALS_AT.latency);
+      const { heldOut, all } = catalog.quality;
       return [
         ...(tokens
-          ? [
-              goal(
-                `search-mode tokens saved, ${g.tokensSavedAt} tools`,
-                '>=',
-                g.tokensSavedPercent,
-                `${g.tokensSavedPercent} %`,
-                tokens.savedPercent,
-                (v) => `${v.toFixed(1)} %`,
-              ),
-            ]
+          ? [check(GOALS.tokensSaved, `search-mode tokens saved, ${tokens.tools} tools`, tokens.savedPercent)]
           : []),
-        ...recall,
+        check(GOALS.recallAt5, 'tool search recall@5 (held-out)', heldOut.recallAt5),
+        check(GOALS.recallAt1, 'tool search recall@1 (held-out)', heldOut.recallAt1),
+        check(GOALS.recallAt5, 'tool search recall@5 (all)', all.recallAt5),
+        check(GOALS.recallAt1, 'tool search recall@1 (all)', all.recallAt1),
         ...(scale
-          ? [
-              goal(
-                `tool search p50, ${g.latencyAt} tools`,
-                '<=',
-                g.p50Ms,
-                `${g.p50Ms} ms`,
-                scale.latency.p50,
-                (v) => `${v.toFixed(3)} ms`,
-              ),
-            ]
+          ? [check(GOALS.searchP50, `tool search p50, ${scale.tools} tools`, scale.latency.p50)]
           : []),
       ];
     },

@@ -10,7 +10,7 @@ import {
   type PathMethod,
   UPSTREAM_KINDS,
   type UpstreamKind,
-} from './paths/model.js';
+} from './paths/matrix.js';
 
 /** Every section's config, as `sizes()` gives it (each section's `…Config` type is a part of it). */
 export type Sizes = ReturnType<typeof sizes>;

@@ -1,7 +1,6 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
-import type { ReadResult, ToolCallResult } from '../direct-vs-gateway.js';
 import { type BenchResults, ranSections } from '../sections.js';
-import { comparedLegend, comparedTable, int, table } from './format.js';
+import { comparedLegend, int, table } from './format.js';
 import type { Target } from './targets.js';
 
 export interface Environment {
@@ -35,32 +34,6 @@ function header(options: {
     );
   }
   return [...out, ''];
-}
-
-/** Sections 1 and 4a: what was read or called, how many per round, the table, and `checked` lines. */
-export function renderDirectVsGateway(
-  heading: string,
-  what: string,
-  count: number,
-  r: ReadResult | ToolCallResult,
-  checked: string[],
-) {
-  const c = r.config;
-  return [
-    heading,
-    `   ${int.format(count)} ${what} per round after ${int.format(c.warmup)} warm-up ${what}; ` +
-      `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
-    '',
-    comparedTable(r.levels, {
-      paths: [
-        { path: 'direct', label: 'direct' },
-        { path: 'gateway', label: 'gateway' },
-      ],
-      pairLabel: () => 'gw/direct',
-    }),
-    ...checked,
-    '',
-  ];
 }
 
 /**

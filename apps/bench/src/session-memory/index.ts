@@ -13,10 +13,10 @@
 import { Agent } from 'node:http';
 import { closeSessions, type LegacyHttpClient, openSessions } from '@switchyard/testkit/mcp';
 import { redisMissing } from '@switchyard/testkit/process';
-import { ownRedis, replicaConfig } from '../replicas/deployment.js';
-import { type Gateway, ownUpstream, startGateway, Teardown } from '../services.js';
+import { type Gateway, replicaConfig, Scope } from '../harness.js';
+import { columnTable, int } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
-import { census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
+import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
 import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
 
 export type SessionMemoryConfig = Sizes['sessionMemory'];
@@ -33,7 +33,6 @@ export const INSPECT_ARGS = ['--inspect=127.0.0.1:0'];
 export type IdleSessionMemory = Awaited<ReturnType<typeof measureIdleSessions>>;
 
 export type SessionMemoryResult = Awaited<ReturnType<typeof runSessionMemoryBenchmark>>;
-export type SessionMemoryRun = SessionMemoryResult['runs'][number];
 
 /** Ends the sessions; throws unless every `DELETE` answered 200 or 204. */
 async function deleteSessions(sessions: readonly LegacyHttpClient[]): Promise<void> {
@@ -101,26 +100,22 @@ export async function measureIdleSessions(
   }
 }
 
-async function measureOne(
+/** `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
+function measureOne(
   config: SessionMemoryConfig,
-  /** `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
   variant: 'plain' | 'replicas',
   log: (message: string) => void,
 ) {
-  const teardown = new Teardown();
-  try {
-    const upstream = await ownUpstream({ name: 'mem', resources: 10 }, teardown);
-    const redis = variant === 'replicas' ? await ownRedis(teardown) : undefined;
-    const gateway = await startGateway([upstream], {
+  return Scope.with(async (scope) => {
+    const upstream = await scope.upstream({ name: 'mem', resources: 10 });
+    const redis = variant === 'replicas' ? await scope.redis() : undefined;
+    const gateway = await scope.gateway([upstream], {
       name: `gateway (session memory, ${variant})`,
       nodeArgs: INSPECT_ARGS,
       config: redis ? replicaConfig(redis, 'bench-mem:') : undefined,
     });
-    teardown.add(() => gateway.proc.stop());
     return { variant, ...(await measureIdleSessions(gateway, config, `session memory (${variant})`, log)) };
-  } finally {
-    await teardown.run();
-  }
+  });
 }
 
 export async function runSessionMemoryBenchmark(config: SessionMemoryConfig, log: (message: string) => void) {
@@ -129,4 +124,58 @@ export async function runSessionMemoryBenchmark(config: SessionMemoryConfig, log
   const replicasSkipped = redisMissing();
   if (!replicasSkipped) runs.push(await measureOne(config, 'replicas', log));
   return { config, runs, replicasSkipped };
+}
+
+/** The target of issue 18: an idle legacy session costs at most this much in the gateway process. */
+export const SESSION_MEMORY_TARGET_BYTES = 10 * 1024;
+
+const bytes = (n: number): string => `${int.format(Math.round(n))} B`;
+
+/** The per-session figures of one measurement (section 7, and 6b under the paths matrix). */
+export function perSessionLines(m: IdleSessionMemory, indent: string): string[] {
+  const { perSession, census } = m;
+  const verdict = perSession.heapUsed <= SESSION_MEMORY_TARGET_BYTES ? 'ok' : 'MISSED';
+  return [
+    `${indent}heap used ${bytes(perSession.heapUsed)}/session (target ≤ ${bytes(SESSION_MEMORY_TARGET_BYTES)}: ${verdict}), ` +
+      `RSS ${bytes(perSession.rss)}/session, external ${bytes(perSession.external)}/session; ` +
+      `left after DELETE ${bytes(m.leftPerDeletedSession)}/session`,
+    `${indent}heap snapshot, with − without the sessions: ${bytes(census.totalBytes)} in ` +
+      `${census.totalObjects.toFixed(1)} objects per session`,
+  ];
+}
+
+const censusTable = (first: string, rows: readonly CensusDelta[]): string =>
+  columnTable<CensusDelta>(
+    [
+      [first, 'l', (d) => d.group],
+      ['objects/session', 'r', (d) => d.count.toFixed(2)],
+      ['bytes/session', 'r', (d) => int.format(Math.round(d.bytes))],
+    ],
+    rows,
+    '       ',
+  );
+
+function renderRun(run: SessionMemoryResult['runs'][number]): string[] {
+  const { census } = run;
+  return [
+    `   ${run.variant === 'plain' ? 'gateway on its own' : 'replicas (store.redis: sealed ids, recorded state)'}:`,
+    ...perSessionLines(run, '     '),
+    '     the largest groups:',
+    censusTable('group (constructor)', census.top),
+    '     the same objects by owner (the nearest instance of a class holding them):',
+    censusTable('owner', census.owners),
+  ];
+}
+
+export function renderSessionMemory(result: SessionMemoryResult): string[] {
+  const c = result.config;
+  return [
+    `7. Gateway memory per idle legacy session — ${int.format(c.sessions)} sessions opened by plain POSTs ` +
+      `(initialize + notifications/initialized, 2025-11-25) after ${int.format(c.warmup)} warm-up sessions; ` +
+      'memoryUsage() after a full GC through the inspector',
+    '',
+    ...result.runs.flatMap(renderRun),
+    ...(result.replicasSkipped ? [`   replicas: skipped (${result.replicasSkipped})`] : []),
+    '',
+  ];
 }
