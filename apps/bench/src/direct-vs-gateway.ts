@@ -1,16 +1,8 @@
 /**
- * Sections 1 and 4a, one engine: one testkit upstream in its own process, read or called directly and
- * through the gateway fronting it, over Streamable HTTP, with the bench's method (rounds.ts: interleaved
- * rounds, median round, c=1 and c=16). Both listings are checked first (lists.ts `checkedListing`), and
- * every answer after (requests.ts).
- *
- * 1. `resources/read` throughput and latency of the upstream's resources (~1 KiB each).
- * 4a. `tools/call` of a handful of echo tools (the gateway routes `a__tool_<k>` to the upstream's
- *    `tool_<k>` by its name index). Each call sends a small argument payload and a sequence number, and
- *    every answer is checked: the echo tool returns `{ tool, arguments }` as `structuredContent` and as its
- *    one text content, so a call answered by the wrong tool, with the wrong arguments or for another request
- *    fails the bench. The upstream's own `tools/call` counter (testkit control API) must also move by
- *    exactly one per call issued in every round.
+ * Sections 1 (`resources/read`) and 4a (`tools/call` of echo tools), one engine: a testkit upstream read or
+ * called directly and through a gateway fronting it. Both listings are checked first, every answer after
+ * (the echo returns `{ tool, arguments }` with a sequence number), and in 4a the upstream's `tools/call`
+ * counter must move by exactly one per call issued in every round.
  */
 import { counters, type RunOptions, Scope } from './harness.js';
 import { checkedListing } from './lists.js';

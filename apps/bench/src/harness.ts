@@ -17,6 +17,10 @@ export const children = new ProcessGroup();
 
 export const testkitCli = (): string => testkitCliPath();
 
+/** A ready line that is one JSON object. */
+export const jsonLine = <T>(line: string): T | undefined =>
+  line.startsWith('{') ? (JSON.parse(line) as T) : undefined;
+
 function gatewayCli(): string {
   let entry: string;
   try {
@@ -260,12 +264,29 @@ export class Scope {
     return redis;
   }
 
-  /** HAProxy round-robin over `gateways`, with the MCP path of the first (also main's, in case). */
-  async balancer(gateways: readonly Gateway[]) {
-    const balancer = children.own(
-      await startBalancer(gateways.map((g) => ({ port: Number(new URL(g.url).port) }))),
-    );
+  /** HAProxy (`mode http`) round-robin over the servers at `urls`, with the path of the first (also main's, in case). */
+  async balancer(urls: readonly string[]) {
+    const balancer = children.own(await startBalancer(urls.map((u) => ({ port: Number(new URL(u).port) }))));
     this.add(() => balancer.stop());
-    return Object.assign(balancer, { mcpUrl: `${balancer.url}${new URL(gateways[0]!.url).pathname}` });
+    return Object.assign(balancer, { mcpUrl: `${balancer.url}${new URL(urls[0]!).pathname}` });
+  }
+
+  /** A script next to `base` run as a child, ready once it prints the line `ready` accepts (stdout). */
+  async script<T>(
+    name: string,
+    base: string,
+    args: string[],
+    ready: (line: string) => T | undefined,
+    env = {},
+  ) {
+    const path = fileURLToPath(new URL(args[0]!, base));
+    const started = await children.start({
+      name,
+      args: [path, ...args.slice(1)],
+      env,
+      ready: { stream: 'stdout', line: ready },
+    });
+    this.add(() => started.proc.stop());
+    return started;
   }
 }

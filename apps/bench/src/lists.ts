@@ -1,9 +1,7 @@
 /**
- * The lists the bench enumerates, each described once (method, the field naming an item, the testkit
- * upstream serving N of them, how the gateway exposes them: `<server>+<uri>`, `<server>__<tool>`); walking
- * a list to its end with explicit cursors, one raw request per page (no client-side cache); and what a
- * correct enumeration is: exactly the expected items, each once, N per upstream, none reported
- * unavailable. A wrong walk throws, which fails the bench loudly.
+ * The lists the bench enumerates: walking one to its end with explicit cursors (one raw request per page),
+ * and what a correct enumeration is (exactly the expected items, each once, N per upstream, none
+ * unavailable). A wrong walk throws, which fails the bench loudly.
  */
 import { REQUEST_OPTIONS, type UpstreamSpec } from './harness.js';
 import { msSince, type Requester, targetsOf } from './measure.js';

@@ -1,23 +1,17 @@
 /**
- * Switchyard benchmark harness (`pnpm bench`): what the gateway costs compared with talking to the
- * upstream directly, on the same box, and what its plugins, replicas, transports, tool search and
- * credentials vault cost. Sections (README.md describes each, its table and its JSON): 1 read, 2 enumerate,
- * 3 plugins (3c governance), 4 tools, 5 replicas, 6 paths, 7 session memory, 8 catalog, 10 credentials;
- * the targets (9) are printed under the table and never change the exit code: only errors, wrong answers
- * and wrong upstream counters do.
- *
- * Output: a table on stdout, progress on stderr, JSON in apps/bench/results/latest.json (or --json PATH).
- * Every child process is registered and killed on exit, error or SIGINT (`children`, services.ts).
+ * Switchyard benchmark harness (`pnpm bench`; README.md describes every section, its table and its JSON):
+ * runs the sections (sections.ts), prints the table on stdout and progress on stderr, writes the JSON.
+ * The targets never change the exit code: only errors, wrong answers and wrong upstream counters do. Every
+ * child process is stopped on exit, error or SIGINT (`children`, harness.ts).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, USAGE } from './args.js';
 import { children, type RunOptions } from './harness.js';
 import { msSince } from './measure.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
-import { type Environment, renderTable } from './report/render.js';
+import { environment, renderTable } from './report/render.js';
 import { type BenchResults, ranSections, runSections } from './sections.js';
 import { sizes } from './sizes.js';
 
@@ -25,17 +19,6 @@ const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../result
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
-}
-
-function environment(): Environment {
-  return {
-    node: process.version,
-    platform: process.platform,
-    arch: process.arch,
-    cpus: availableParallelism(),
-    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-    loadavg: loadavg(),
-  };
 }
 
 async function writeJson(path: string, data: unknown): Promise<void> {

@@ -1,10 +1,8 @@
 /**
- * The bench's one measuring method, used by every section that compares paths: timed request loops (each
- * request timed with hrtime, N workers sharing one client, every answer checked outside the timing), the
- * variants of a comparison run in the same rounds, interleaved (rotated or mirrored each round, so none
- * always runs first on a warmer or cooler box), each a warm-up loop then a timed loop with the CPU of this
- * process and of the variant's processes read around it (/proc). On a 2-core box the client, the servers
- * and the middle share the cores and a single round is noisy, so the median round (by req/s) is kept.
+ * The bench's one measuring method: timed request loops (hrtime per request, N workers sharing a client,
+ * every answer checked outside the timing); the variants of a comparison interleaved in the same rounds
+ * (rotated or mirrored, so none always runs first), each a warm-up then a timed loop with the CPU of this
+ * process and of the variant's processes read around it (/proc); the median round (by req/s) kept.
  */
 import type { RequestClient } from '@switchyard/testkit/mcp';
 import { cpuTimeMs, type ManagedProcess } from '@switchyard/testkit/process';

@@ -1,9 +1,7 @@
 /**
- * The read-path sections' rounds (plugins 3a/3b, replicas 5a–5c): paths (a client straight to the upstream,
- * a gateway, or a balancer in front of replicas) reading their URIs round-robin, measured with measure.ts.
- * Each round records the upstream's `resources/read` and subscribe counts, the CPU of every process
- * involved and, with Redis, its commands per read; a path that states how many upstream reads each read
- * must cause is checked against the counter (the bench fails otherwise).
+ * Sections 3a/3b and 5a–5c: paths (direct, a gateway, a balancer in front of replicas) reading their URIs
+ * round-robin, each round with the upstream's read and subscribe counts (checked where a path states how
+ * many upstream reads a read must cause), the CPU of every process involved and Redis commands per read.
  */
 import { rssMiB } from '@switchyard/testkit/process';
 import { counters, type Gateway, type Upstream } from './harness.js';

@@ -8,7 +8,7 @@ import { renderCatalog, runCatalogBenchmark } from './catalog/index.js';
 
 import { renderCredentials, runCredentialsBenchmark } from './credentials/index.js';
 import { renderDirectVsGateway, runReadBenchmark, runToolCallBenchmark } from './direct-vs-gateway.js';
-import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
+import { profileDirOf, renderEnumeration, runEnumerateBenchmark } from './enumerate.js';
 import type { RunOptions } from './harness.js';
 import { runPathsBenchmark } from './paths/index.js';
 import { renderPaths } from './paths/matrix.js';
@@ -22,7 +22,7 @@ import {
   runStackBenchmark,
 } from './plugins.js';
 import { renderReplicas, runReplicasBenchmark } from './replicas/index.js';
-import { renderEnumeration } from './report/enumerate.js';
+
 import { int, signed } from './report/format.js';
 import {
   CATALOG_GOALS_AT,

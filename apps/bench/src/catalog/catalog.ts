@@ -151,7 +151,7 @@ function inputSchema(params: readonly Param[]): CatalogTool['inputSchema'] {
 const READ = { readOnlyHint: true };
 const WRITE = { readOnlyHint: false, destructiveHint: false };
 const DESTROY = { readOnlyHint: false, destructiveHint: true };
-const EDIT = { ...WRITE, idempotentHint: true };
+const ANNOTATIONS = { read: READ, write: WRITE, edit: { ...WRITE, idempotentHint: true }, destroy: DESTROY };
 const PAGE =
   'limit#:Maximum number of results to return (1-100)|cursor:Pagination cursor from a previous response';
 /** `fields` with no param required (the `!` marker is dropped from each spec, not from descriptions). */
@@ -165,149 +165,18 @@ const optional = (fields: string): string =>
     .join('|');
 
 /**
- * The generic operations an entity may list in `verbs`: `[tool name, annotations, params, phrasings]`. In
- * the name `{s}` and `{p}` are the entity's snake_case singular and plural; elsewhere they are spaced, with
- * `{where}`, `{gloss}`, the entity's `{id}` param, its `{fields}` (`{optional}`: none required) and `{page}`.
+ * The generic operations an entity may list in `verbs` (data/verbs.json): the tool's name (`{s}`, `{p}`:
+ * the entity's snake_case singular and plural), its annotations, its params and its phrasings (there `{s}`
+ * and `{p}` are spaced, with `{where}`, `{gloss}`, the entity's `{id}` param, its `{fields}` (`{optional}`:
+ * none required) and `{page}`).
  */
-const VERBS: Record<string, readonly [string, Record<string, boolean>, string, readonly string[]]> = {
-  list: [
-    'list_{p}',
-    READ,
-    '{page}',
-    [
-      'List {p}{where}. Results are paginated: pass the returned cursor to fetch the next page.',
-      'Returns {p}{where}, newest first, one page at a time.',
-      'Get a page of {p}{where}, optionally filtered.',
-    ],
-  ],
-  get: [
-    'get_{s}',
-    READ,
-    '{id}!:ID of the {s}',
-    [
-      'Fetch one {s} by ID with all of its fields.',
-      'Returns the full details of a single {s}.',
-      'Look up a {s} by its identifier.',
-    ],
-  ],
-  create: [
-    'create_{s}',
-    WRITE,
-    '{fields}',
-    ['Create a new {s}{where}. A {s} is {gloss}.', 'Adds a {s} ({gloss}){where} and returns it.'],
-  ],
-  update: [
-    'update_{s}',
-    EDIT,
-    '{id}!:ID of the {s}|{optional}',
-    [
-      'Change fields of an existing {s}; fields you leave out keep their current value.',
-      'Modify a {s}. Only the supplied fields are updated.',
-    ],
-  ],
-  delete: [
-    'delete_{s}',
-    DESTROY,
-    '{id}!:ID of the {s}',
-    ['Delete a {s} permanently. This cannot be undone.', 'Removes the {s} and everything attached to it.'],
-  ],
-  search: [
-    'search_{p}',
-    READ,
-    'query!:Words to look for|{page}',
-    ['Full-text search across {p}{where} by keyword.', 'Find {p} whose text matches a query string.'],
-  ],
-  archive: [
-    'archive_{s}',
-    WRITE,
-    '{id}!:ID of the {s}',
-    [
-      'Archive a {s}: it disappears from default views but can be brought back.',
-      'Moves a {s} to the archive, hiding it without deleting it.',
-    ],
-  ],
-  restore: [
-    'restore_{s}',
-    WRITE,
-    '{id}!:ID of the {s}',
-    ['Bring back a {s} that was archived or deleted.', 'Undo the archiving or deletion of a {s}.'],
-  ],
-  export: [
-    'export_{p}',
-    READ,
-    'format=csv,json:File format of the export',
-    [
-      'Export {p}{where} to a CSV or JSON file for reporting or backup.',
-      'Download every {s}{where} as a spreadsheet-friendly file.',
-    ],
-  ],
-  history: [
-    'get_{s}_history',
-    READ,
-    '{id}!:ID of the {s}|{page}',
-    [
-      'Show the change log of a {s}: who changed what and when.',
-      'Returns the audit trail of edits made to a {s}.',
-    ],
-  ],
-  comments: [
-    'list_{s}_comments',
-    READ,
-    '{id}!:ID of the {s}|{page}',
-    ['Read the discussion thread on a {s}.', 'Returns the comments left on a {s}, oldest first.'],
-  ],
-  comment: [
-    'add_{s}_comment',
-    WRITE,
-    '{id}!:ID of the {s}|body!:Comment text in Markdown',
-    ['Post a comment on a {s}.', 'Adds a note to the discussion of a {s}; Markdown is supported.'],
-  ],
-  watch: [
-    'watch_{s}',
-    WRITE,
-    '{id}!:ID of the {s}|notify_via=email,push,none:Where notifications are sent',
-    [
-      'Subscribe to notifications when a {s} changes.',
-      'Follow a {s} to be alerted about every update to it.',
-    ],
-  ],
-  count: [
-    'count_{p}',
-    READ,
-    '',
-    [
-      'Count {p}{where} matching optional filters without returning them.',
-      'Returns how many {p} exist{where}.',
-    ],
-  ],
-  bulk: [
-    'bulk_update_{p}',
-    EDIT,
-    '{id}s[]!:IDs of the {p} to change|{optional}',
-    [
-      'Apply the same change to many {p} at once.',
-      'Updates a batch of {p} in one request; each is changed the same way.',
-    ],
-  ],
-  duplicate: [
-    'duplicate_{s}',
-    WRITE,
-    '{id}!:ID of the {s}|new_name:Name for the copy',
-    ['Make a copy of a {s} with a new ID.', 'Clones an existing {s}, including its settings.'],
-  ],
-  permissions: [
-    'list_{s}_permissions',
-    READ,
-    '{id}!:ID of the {s}',
-    ['Show who can view or edit a {s}.', 'Returns the users and groups with access to a {s}.'],
-  ],
-  share: [
-    'share_{s}',
-    WRITE,
-    '{id}!:ID of the {s}|principal!:User or group to grant access to|role=viewer,editor,owner:Access level',
-    ['Grant a user or group access to a {s}.', 'Gives someone viewer, editor or owner rights on a {s}.'],
-  ],
-};
+const VERBS =
+  readData<
+    Record<
+      string,
+      { name: string; annotations: keyof typeof ANNOTATIONS; params: string; phrasings: string[] }
+    >
+  >('verbs.json');
 
 /**
  * Operations every entity gets when it has the first one, as servers generated from an API description
@@ -385,12 +254,17 @@ export function serviceTools(service: ServiceSpec, server: string, random: () =>
     for (const verbName of verbsOf(entity)) {
       const verb = VERBS[verbName];
       if (!verb) throw new Error(`${service.name}/${entity.name}: unknown verb '${verbName}'`);
-      const [template, annotations, params, phrasings] = verb;
-      const name = fill(template, { s: entity.name, p: plural });
+      const name = fill(verb.name, { s: entity.name, p: plural });
       // Operations on one item by ID need no scope; listing, creating, searching and counting do.
       const scoped = ['list', 'create', 'search', 'export', 'count'].includes(verbName) && scope !== '';
-      const spec = [scoped ? scope : '', fill(params)].filter((part) => part !== '').join('|');
-      add(name, titled(name), fill(pick(random, phrasings)), parseParams(spec, service.params), annotations);
+      const spec = [scoped ? scope : '', fill(verb.params)].filter((part) => part !== '').join('|');
+      add(
+        name,
+        titled(name),
+        fill(pick(random, verb.phrasings)),
+        parseParams(spec, service.params),
+        ANNOTATIONS[verb.annotations],
+      );
     }
   }
   for (const action of service.actions) {

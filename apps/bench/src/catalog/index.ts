@@ -1,9 +1,7 @@
 /**
- * Section 8, the catalog (README.md, section 8): what tool search (DESIGN §13, `@switchyard/core`'s
- * `ToolSearchIndex`) buys a client and costs the gateway, in process: a catalog of the published servers'
- * real tools plus generated services; the tokens of `tools/list` full vs search mode (JSON, counted with a
- * real BPE tokenizer: gpt-tokenizer, o200k_base); recall on the hand-labelled task phrasings; search
- * latency, build time and retained heap at 3,000 and 30,000 tools.
+ * Section 8 (README.md): tool search (`ToolSearchIndex`, DESIGN §13) in process over the real servers'
+ * tools plus generated services: `tools/list` tokens full vs search mode (gpt-tokenizer, o200k_base),
+ * recall on the labelled phrasings, search latency, build time and retained heap.
  */
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';

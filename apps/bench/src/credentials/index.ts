@@ -14,12 +14,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createLogger, type Identity, openStore } from '@switchyard/core';
 import { controlClient } from '@switchyard/testkit';
 import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import { type ManagedProcess, type RedisServer, redisMissing } from '@switchyard/testkit/process';
-import { children, Scope } from '../harness.js';
+import { children, jsonLine, Scope } from '../harness.js';
 import {
   atEach,
   type CpuPerRead,
@@ -152,16 +151,6 @@ function measureKeeper(config: Config['keeper'], kind: StoreKind, redis: RedisSe
   });
 }
 
-/** A child printing one JSON line when ready: the bearer upstream or the memory-store gateway. */
-function startChild<T>(name: string, script: string, args: string[], env: Record<string, string>) {
-  return children.start({
-    name,
-    args: [fileURLToPath(new URL(script, import.meta.url)), ...args],
-    env,
-    ready: { stream: 'stdout', line: (line) => (line.startsWith('{') ? (JSON.parse(line) as T) : undefined) },
-  });
-}
-
 /** b. The static header vs the vault through one gateway on `kind`'s store. */
 async function measureE2e(
   config: Config['e2e'],
@@ -200,10 +189,9 @@ async function measureE2e(
       const file = join(await children.scratchDir('switchyard-bench-credentials-'), 'switchyard.json');
       await writeFile(file, JSON.stringify(gwConfig, null, 2), 'utf8');
       const seed = { key: CREDENTIALS_KEY, identity: IDENTITY.id, upstream: PERSONAL_UPSTREAM, grant };
-      const g = await startChild<{ url: string }>('gateway (memory)', './memory-gateway.js', [file], {
-        BENCH_CREDENTIALS: JSON.stringify(seed),
-      });
-      scope.add(() => g.proc.stop());
+      const env = { BENCH_CREDENTIALS: JSON.stringify(seed) };
+      const args = ['./memory-gateway.js', file];
+      const g = await scope.script('gateway (memory)', import.meta.url, args, jsonLine<{ url: string }>, env);
       gateway = { proc: g.proc, url: g.ready.url, runner: 'runGateway in a child, memory store' };
     }
     log(
@@ -270,13 +258,13 @@ export async function runCredentialsBenchmark(config: Config, log: Log) {
     const staticToken = benchGrant('team-service').accessToken;
     const grant = benchGrant(IDENTITY.id);
     const personalToken = grant.accessToken;
-    const bearer = await startChild<{ staticUrl: string; personalUrl: string; controlUrl: string }>(
+    const bearer = await scope.script(
       'upstream (bearer)',
-      './bearer-upstream.js',
-      ['--tools', String(config.e2e.tools)],
+      import.meta.url,
+      ['./bearer-upstream.js', '--tools', String(config.e2e.tools)],
+      jsonLine<{ staticUrl: string; personalUrl: string; controlUrl: string }>,
       { BENCH_STATIC_TOKEN: staticToken, BENCH_PERSONAL_TOKEN: personalToken },
     );
-    scope.add(() => bearer.proc.stop());
     const upstream = { proc: bearer.proc, ...bearer.ready };
     const e2e = [];
     for (const kind of redis ? (['redis', 'memory'] as const) : (['memory'] as const)) {

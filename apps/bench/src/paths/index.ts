@@ -10,15 +10,14 @@
  */
 import { Agent } from 'node:http';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   ChannelClient,
   LegacyHttpClient,
   ModernHttpClient,
   type RequestClient,
 } from '@switchyard/testkit/mcp';
-import { haproxyMissing, type ManagedProcess, startBalancer } from '@switchyard/testkit/process';
-import { children, type RunOptions, Scope, testkitCli } from '../harness.js';
+import { haproxyMissing, type ManagedProcess } from '@switchyard/testkit/process';
+import { children, jsonLine, type RunOptions, Scope, testkitCli } from '../harness.js';
 import { callLoop, filler, measureRounds, readLoop, type Targets, targetsOf } from '../measure.js';
 import { summarizeProfiles } from '../profile.js';
 import { INSPECT_ARGS, measureIdleSessions } from '../session-memory/index.js';
@@ -74,12 +73,6 @@ export function gatewayServers(
   return servers;
 }
 
-/** A script next to this one, run as a child that prints its address on a ready line (stdout). */
-function startScript<T>(name: string, script: string, args: string[], line: (line: string) => T | undefined) {
-  const path = fileURLToPath(new URL(script, import.meta.url));
-  return children.start({ name, args: [path, ...args], ready: { stream: 'stdout', line } });
-}
-
 /** The networked upstreams among `kinds`, started in parallel. */
 async function startUpstreams(kinds: readonly UpstreamKind[], c: Catalog, scope: Scope) {
   const endpoints: Endpoints = {};
@@ -90,14 +83,10 @@ async function startUpstreams(kinds: readonly UpstreamKind[], c: Catalog, scope:
         const modern = kind === 'http-modern';
         endpoints[kind] = (await scope.upstream({ name: UPSTREAM_NAMES[kind], ...catalog, modern })).url;
       } else if (kind === 'ws') {
-        const ws = await startScript(
-          'upstream ws',
-          './ws-upstream.js',
-          catalogArgs(UPSTREAM_NAMES.ws, c),
-          (l) => (l.startsWith('{') ? (JSON.parse(l) as { url: string }).url : undefined),
-        );
-        scope.add(() => ws.proc.stop());
-        endpoints.ws = ws.ready;
+        const args = ['./ws-upstream.js', ...catalogArgs(UPSTREAM_NAMES.ws, c)];
+        endpoints.ws = (
+          await scope.script('upstream ws', import.meta.url, args, jsonLine<{ url: string }>)
+        ).ready.url;
       }
     }),
   );
@@ -111,13 +100,12 @@ async function startFloor(upstream: UpstreamKind, endpoints: Endpoints, c: Catal
   if (upstream !== 'stdio' && url === undefined)
     throw new Error(`no ${upstream} upstream for the floor proxy`);
   const target = upstream === 'stdio' ? ['stdio', ...stdio] : [upstream === 'ws' ? 'ws' : 'http', url!];
-  const floor = await startScript(
+  const floor = await scope.script(
     `floor proxy (${upstream})`,
-    './floor-proxy.js',
-    target,
+    import.meta.url,
+    ['./floor-proxy.js', ...target],
     (line) => /^listening (\d+)$/.exec(line)?.[1],
   );
-  scope.add(() => floor.proc.stop());
   return { proc: floor.proc, url: `http://127.0.0.1:${floor.ready}/mcp` };
 }
 
@@ -228,12 +216,8 @@ export async function runPathsBenchmark(
         const url = kind === 'http-legacy' || kind === 'http-modern' ? endpoints[kind] : undefined;
         if (url && !result.haproxySkipped) {
           // HAProxy in `mode http` in front of the same upstream, one backend: the practical limit of one more hop.
-          const balancer = children.own(await startBalancer([{ port: Number(new URL(url).port) }]));
-          scope.add(() => balancer.stop());
-          middles.set(`haproxy/${kind}`, {
-            proc: balancer.proc,
-            url: `${balancer.url}${new URL(url).pathname}`,
-          });
+          const balancer = await scope.balancer([url]);
+          middles.set(`haproxy/${kind}`, { proc: balancer.proc, url: balancer.mcpUrl });
         }
       }
       const gateway = await scope.gateway([], { config: { mcpServers } });

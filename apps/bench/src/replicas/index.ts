@@ -71,7 +71,7 @@ function deploySharedCache(config: Config) {
       a: { plugins: CACHE, name: 'replica A', config: shared },
       b: { plugins: CACHE, name: 'replica B', config: shared },
     });
-    const [one, two] = await Promise.all([scope.balancer([a]), scope.balancer([a, b])]);
+    const [one, two] = await Promise.all([scope.balancer([a.url]), scope.balancer([a.url, b.url])]);
     return { scope, redis, upstream, solo, a, b, one, two };
   });
 }

@@ -1,16 +1,23 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { type BenchResults, ranSections } from '../sections.js';
 import { comparedLegend, int, table } from './format.js';
 import type { Target } from './targets.js';
 
-export interface Environment {
-  node: string;
-  platform: string;
-  arch: string;
-  cpus: number;
-  cpuModel: string;
-  loadavg: number[];
+/** The box the run measured. */
+export function environment() {
+  const { version: node, platform, arch } = process;
+  return {
+    node,
+    platform,
+    arch,
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    loadavg: loadavg(),
+  };
 }
+
+export type Environment = ReturnType<typeof environment>;
 
 function header(options: {
   mode: string;

@@ -1,7 +1,6 @@
 /**
- * The stated goals (informational: missing one never changes the exit code), evaluated against the results
- * (shared by the table and the JSON report), and the notes printed under them: what the box's cores allow,
- * so a missed target says whether the gateway or the machine decided it.
+ * The goals the targets table holds results to (informational: never the exit code), and the notes that
+ * say, from what the box's cores allow, whether the gateway or the machine decided a miss.
  */
 import { availableParallelism } from 'node:os';
 import type { EnumerateResult } from '../enumerate.js';

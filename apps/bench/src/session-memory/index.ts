@@ -1,14 +1,8 @@
 /**
- * 7. What an idle legacy session costs in the gateway process. One testkit upstream, one gateway started
- * under `node --inspect=127.0.0.1:0` (the bench drives its V8 inspector: a forced full GC,
- * `process.memoryUsage()`, heap snapshots; the gateway needs no hook of its own). After a warm-up (sessions
- * opened and deleted, so lazily loaded code and caches are in place), N legacy sessions are opened by plain
- * POSTs (`initialize` + `notifications/initialized`, 2025-11-25) and left idle; the heap used and the RSS
- * after a full GC are read before and after, and divided by N. Then a heap snapshot with the N sessions
- * and one after they were all `DELETE`d are counted by constructor (DevTools' summary groups): their
- * difference per session is what one idle session holds, by kind of object. Run once with a gateway on
- * its own and, when redis-server is installed, once with `store.redis` (replicas: a sealed session id and
- * a recorder of the session's state).
+ * Section 7 (README.md): what an idle legacy session costs in the gateway process, read through its V8
+ * inspector (`--inspect=127.0.0.1:0`: a full GC, `memoryUsage()`, heap snapshots; no hook in the gateway).
+ * After warm-up sessions, N idle sessions: heap and RSS per session, then the heap snapshots with and
+ * without them counted by constructor and by owner. Alone, and with `store.redis` when Redis is installed.
  */
 import { Agent } from 'node:http';
 import { closeSessions, type LegacyHttpClient, openSessions } from '@switchyard/testkit/mcp';
