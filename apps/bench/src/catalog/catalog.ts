@@ -23,7 +23,7 @@ export interface CatalogTool {
 /**
  * A resource a generated service manages. `fields` is a list of `spec:description` items separated
  * by `|`, where `spec` is a snake_case name followed by markers: `!` required on create, `#` integer,
- * `^` boolean, `[]` array of strings, `=a,b,c` enum (generate.ts `parseParams`).
+ * `^` boolean, `[]` array of strings, `=a,b,c` enum (`parseParams`).
  */
 export interface EntitySpec {
   /** Singular snake_case name (`pull_request`). */
@@ -36,7 +36,7 @@ export interface EntitySpec {
   where?: string;
   scope?: string;
   fields: string;
-  /** Which generic operations exist (generate.ts `VERBS`), space-separated. */
+  /** Which generic operations exist (`VERBS`), space-separated. */
   verbs: string;
 }
 
@@ -115,7 +115,7 @@ interface Param {
 
 const PARAM = /^([a-z0-9_]+)(\[\])?([!#^]*)(?:=([A-Za-z0-9_.,-]+))?(?::(.*))?$/;
 
-/** Params from `name!:description|…` (model.ts); a bare name takes its description from `shared`. */
+/** Params from `name!:description|…` (`EntitySpec.fields`); a bare name takes its description from `shared`. */
 export function parseParams(spec: string, shared: Record<string, string>): Param[] {
   if (spec.trim() === '') return [];
   return spec.split('|').map((item) => {

@@ -17,10 +17,11 @@ import {
   openSessions,
   type RequestClient,
 } from '@switchyard/testkit/mcp';
-import { haproxyMissing, redisMissing } from '@switchyard/testkit/process';
+import { haproxyMissing, type RedisServer, redisMissing } from '@switchyard/testkit/process';
 import {
   counters,
   type Gateway,
+  type GatewayOptions,
   type PluginEntry,
   replicaConfig,
   Scope,
@@ -51,10 +52,15 @@ async function listedUris(client: ModernHttpClient, upstream: Upstream, resource
 /** Redis connections other than the probe's own. */
 const redisClients = async (url: string) => (await redisCounters(url)).clients - 1;
 
-const CACHE: PluginEntry[] = [['@switchyard/plugin-cache', {}]];
-
-/** 5a/5c: Redis, the 5 ms upstream, a no-store gateway, replicas A and B, HAProxy → A and → A + B. */
-function deploySharedCache(config: Config) {
+/**
+ * A part's processes, started and ready: its own redis-server, an upstream (reads after `latencyMs`), the
+ * gateways `specs` gives (given the Redis), and the part's scope, so a half-started part stops what it had.
+ */
+function deploy<K extends string>(
+  config: Config,
+  latencyMs: number,
+  specs: (redis: RedisServer) => Record<K, GatewayOptions>,
+) {
   return new Scope().guard(async (scope) => {
     const [redis, upstream] = await Promise.all([
       scope.redis(),
@@ -62,19 +68,22 @@ function deploySharedCache(config: Config) {
         name: 'a',
         resources: config.resources,
         payloadBytes: config.payloadBytes,
-        latencyMs: config.cacheUpstreamLatencyMs,
+        latencyMs,
       }),
     ]);
-    const shared = replicaConfig(redis);
-    const { solo, a, b } = await scope.gateways([upstream], {
-      solo: { plugins: CACHE, name: 'gateway (solo, no store)' },
-      a: { plugins: CACHE, name: 'replica A', config: shared },
-      b: { plugins: CACHE, name: 'replica B', config: shared },
-    });
-    const [one, two] = await Promise.all([scope.balancer([a.url]), scope.balancer([a.url, b.url])]);
-    return { scope, redis, upstream, solo, a, b, one, two };
+    return { scope, redis, upstream, gateways: await scope.gateways([upstream], specs(redis)) };
   });
 }
+
+const CACHE: PluginEntry[] = [['@switchyard/plugin-cache', {}]];
+
+/** 5a/5c: a 5 ms upstream, a no-store gateway and replicas A and B, all with the cache plugin. */
+const deploySharedCache = (config: Config) =>
+  deploy(config, config.cacheUpstreamLatencyMs, (redis) => ({
+    solo: { plugins: CACHE, name: 'gateway (solo, no store)' },
+    a: { plugins: CACHE, name: 'replica A', config: replicaConfig(redis) },
+    b: { plugins: CACHE, name: 'replica B', config: replicaConfig(redis) },
+  }));
 
 /** The shared-cache paths in their (rotated) round order, with their table labels. */
 const SHARED_CACHE_PATHS = [
@@ -92,7 +101,9 @@ const SHARED_CACHE_PATHS = [
  * the replica that does not own it), and measures; with working legacy sessions two more paths read on them.
  */
 async function runSharedCache(config: Config, d: Awaited<ReturnType<typeof deploySharedCache>>, log: Log) {
-  const { redis, upstream, solo, a, b, one, two } = d;
+  const { redis, upstream, gateways, scope: part } = d;
+  const { solo, a, b } = gateways;
+  const [one, two] = await Promise.all([part.balancer([a.url]), part.balancer([a.url, b.url])]);
   log(
     `replicas/shared-cache: redis ${redis.url}, upstream ${upstream.url}, solo ${solo.url}, A ${a.url}, ` +
       `B ${b.url}, HAProxy → A ${one.mcpUrl}, HAProxy → A+B ${two.mcpUrl}`,
@@ -203,21 +214,13 @@ const RATE_LIMIT_PATHS = [
   { path: 'redis', label: 'rate-limit, store.redis' },
 ] as const;
 
-/** 5b: Redis, a 0 ms upstream, and three gateways: no plugins, the limiter in memory, on `store.redis`. */
-function deployRateLimit(config: Config) {
-  return new Scope().guard(async (scope) => {
-    const [redis, upstream] = await Promise.all([
-      scope.redis(),
-      scope.upstream({ name: 'a', resources: config.resources, payloadBytes: config.payloadBytes }),
-    ]);
-    const gateways = await scope.gateways([upstream], {
-      bare: { name: 'gateway (bare)' },
-      memory: { plugins: RATE_LIMIT, name: 'gateway (rate-limit, memory)' },
-      redis: { plugins: RATE_LIMIT, name: 'gateway (rate-limit, redis)', config: replicaConfig(redis) },
-    });
-    return { scope, redis, upstream, gateways };
-  });
-}
+/** 5b: a 0 ms upstream and three gateways: no plugins, the limiter in memory, on `store.redis`. */
+const deployRateLimit = (config: Config) =>
+  deploy(config, 0, (redis) => ({
+    bare: { name: 'gateway (bare)' },
+    memory: { plugins: RATE_LIMIT, name: 'gateway (rate-limit, memory)' },
+    redis: { plugins: RATE_LIMIT, name: 'gateway (rate-limit, redis)', config: replicaConfig(redis) },
+  }));
 
 /** Sessionless modern reads, directly to each gateway (no balancer). */
 async function runRateLimit(config: Config, d: Awaited<ReturnType<typeof deployRateLimit>>, log: Log) {
@@ -256,20 +259,11 @@ async function runRateLimit(config: Config, d: Awaited<ReturnType<typeof deployR
   });
 }
 
-/** 5d: a fresh Redis, an upstream and one gateway with `store.redis`. */
-function deploySessions(config: Config) {
-  return new Scope().guard(async (scope) => {
-    const [redis, upstream] = await Promise.all([
-      scope.redis(),
-      scope.upstream({ name: 'a', resources: config.resources, payloadBytes: config.payloadBytes }),
-    ]);
-    const gateway = await scope.gateway([upstream], {
-      name: 'gateway (sessions, store)',
-      config: replicaConfig(redis),
-    });
-    return { scope, redis, upstream, gateway };
-  });
-}
+/** 5d: one gateway with `store.redis` (its own fresh Redis). */
+const deploySessions = (config: Config) =>
+  deploy(config, 0, (redis) => ({
+    gateway: { name: 'gateway (sessions, store)', config: replicaConfig(redis) },
+  }));
 
 /**
  * K legacy sessions opened by plain POSTs, then one `resources/subscribe` on each, then a `DELETE` of each;
@@ -277,7 +271,11 @@ function deploySessions(config: Config) {
  * the gateway keeps no session state in the store, the deltas are ~0 by design, not an error.
  */
 async function runSessions(config: Config, d: Awaited<ReturnType<typeof deploySessions>>, log: Log) {
-  const { redis, upstream, gateway } = d;
+  const {
+    redis,
+    upstream,
+    gateways: { gateway },
+  } = d;
   const k = config.sessions;
   return Scope.with(async (scope) => {
     const agent = scope.own(new Agent({ keepAlive: true, maxSockets: 8 }));
