@@ -186,10 +186,12 @@ async function checkAudit(path: StackPath, file: string, readsIssued: number) {
     readRecords: 0,
     cacheStatus: {} as Record<string, number>,
     errors: 0,
+    otherRecords: 0,
   };
   for (const line of (await readFile(file, 'utf8')).split('\n')) {
     const record =
       line === '' ? {} : (JSON.parse(line) as { method?: string; outcome?: string; cache?: string });
+    if (line !== '' && record.method !== 'resources/read') check.otherRecords += 1;
     if (record.method !== 'resources/read') continue;
     check.readRecords += 1;
     const status = record.cache ?? '(none)';
