@@ -209,15 +209,6 @@ export async function measureRounds<S = undefined, X extends object = object, T 
   return byLevel;
 }
 
-/** `run` compared with `base`: req/s ratio, and the added p50 and p99 (ms). */
-export function compared(run: Pick<Run, 'rps' | 'p50' | 'p99'>, base: Pick<Run, 'rps' | 'p50' | 'p99'>) {
-  return {
-    throughputRatio: run.rps / base.rps,
-    addedP50Ms: run.p50 - base.p50,
-    addedP99Ms: run.p99 - base.p99,
-  };
-}
-
 /** `[path, baseline]`: a pair of variants to compare. */
 export type Pair = readonly [path: string, baseline: string];
 
@@ -250,7 +241,9 @@ export function comparedLevel<R extends Run>(concurrency: number, runs: R[], pai
       return {
         path,
         baseline,
-        ...compared(medians[path]!, medians[baseline]!),
+        throughputRatio: medians[path]!.rps / medians[baseline]!.rps,
+        addedP50Ms: medians[path]!.p50 - medians[baseline]!.p50,
+        addedP99Ms: medians[path]!.p99 - medians[baseline]!.p99,
         pairedThroughputRatio: median(paired.map(([r, b]) => r.rps / b.rps)),
         addedGatewayCpuUs: cpu.length > 0 && cpu.length === paired.length ? median(cpu) : undefined,
       };

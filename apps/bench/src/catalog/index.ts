@@ -178,18 +178,14 @@ export function listed(tool: CatalogTool): ListedTool {
   return rest;
 }
 
-/** The gateway's own `search_tools` and `call_tool`, exactly as its `tools/list` shows them. */
-export function gatewayToolDefinitions(catalogSize: number): ListedTool[] {
-  return gatewayTools(catalogSize) as unknown as ListedTool[];
-}
-
 /** The `alwaysList` of the measurement: everyday tools of the real servers, present in every catalog size. */
 export const ALWAYS_LIST = ['filesystem__read_text_file', 'filesystem__write_file', 'memory__search_nodes'];
 
 /** The `tools/list` result in search mode for `catalog`. */
 export function searchModeListing(catalog: readonly CatalogTool[]): { tools: ListedTool[] } {
   const always = catalog.filter((tool) => ALWAYS_LIST.includes(tool.name)).map(listed);
-  return { tools: [...always, ...gatewayToolDefinitions(catalog.length)] };
+  // The gateway's own `search_tools` and `call_tool`, exactly as its `tools/list` shows them.
+  return { tools: [...always, ...(gatewayTools(catalog.length) as unknown as ListedTool[])] };
 }
 
 /** The `tools/list` result in full mode: every tool of the catalog. */
