@@ -1,22 +1,13 @@
 /** The bench's command line. */
 import { parseArgs } from 'node:util';
 
-export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only read|enumerate|plugins|governance|tools|replicas|paths|session-memory|catalog|credentials]
-                                     [--cpu-prof DIR] [--client sdk|raw]
+export const USAGE = `usage: node apps/bench/dist/main.js [--quick] [--json PATH] [--only SECTION] [--cpu-prof DIR] [--client sdk|raw]
 
-  --quick          small sizes for a CI smoke run (300 reads, 2 upstreams × 1,000 resources, 3 ms latency,
-                   a few hundred reads per plugin path, 200 tool calls, 2 upstreams × 200 tools,
-                   20 resources and a few hundred reads per replicas path, 20 sessions)
+  --quick          small sizes for a CI smoke run: every section, path and check, small counts
   --json PATH      where to write the JSON results (default apps/bench/results/latest.json)
-  --only WHAT      run only the read, the enumerate, the plugins, the tools or the replicas benchmark
-                   (replicas needs redis-server and haproxy; skipped with a message without them),
-                   the paths matrix (every upstream transport × client era × read/call × c=1/16), or the
-                   gateway's memory per idle legacy session and what holds it (session-memory); governance:
-                   only the cost per tool call of the secrets, pin, approve and access plugins (also part of
-                   plugins; secrets is accepted as its old name); catalog: tool search over large catalogs
-                   (tokens full vs search mode, recall on labelled queries, search latency, index build);
-                   credentials: the personal-credentials vault's cost per call, in process and end to end,
-                   memory store and Redis (Redis skipped with a message without redis-server)
+  --only SECTION   run one section: read, enumerate, plugins, governance (3c alone; old name: secrets), tools,
+                   replicas (needs redis-server and haproxy, skipped with a message without them), paths,
+                   session-memory, catalog or credentials (Redis rows skipped without redis-server)
   --cpu-prof DIR   run the gateway(s) under node --cpu-prof, writing .cpuprofile files to DIR (paths: the two
                    slowest paths run again on profiled gateways after the timed matrix)
   --client WHICH   sdk (default): the official SDK client; raw: a lean JSON-RPC client (testkit/mcp) on every

@@ -1,75 +1,56 @@
 /**
- * Sections 1 and 4a, one engine: one testkit upstream in its own process, read or called directly and
- * through the gateway fronting it, over Streamable HTTP, with the bench's method (rounds.ts: interleaved
- * rounds, median round, c=1 and c=16). Both listings are checked first (lists.ts `checkedListing`), and
- * every answer after (requests.ts).
- *
- * 1. `resources/read` throughput and latency of the upstream's resources (~1 KiB each).
- * 4a. `tools/call` of a handful of echo tools (the gateway routes `a__tool_<k>` to the upstream's
- *    `tool_<k>` by its name index). Each call sends a small argument payload and a sequence number, and
- *    every answer is checked: the echo tool returns `{ tool, arguments }` as `structuredContent` and as its
- *    one text content, so a call answered by the wrong tool, with the wrong arguments or for another request
- *    fails the bench. The upstream's own `tools/call` counter (testkit control API) must also move by
- *    exactly one per call issued in every round.
+ * Sections 1 (`resources/read`) and 4a (`tools/call` of echo tools), one engine: a testkit upstream read or
+ * called directly and through a gateway fronting it. Both listings are checked first, every answer after
+ * (the echo returns `{ tool, arguments }` with a sequence number), and in 4a the upstream's `tools/call`
+ * counter must move by exactly one per call issued in every round.
  */
-import { type RunOptions, withGatewayPair } from './client.js';
-import { checkedListing, RESOURCES, TOOLS } from './lists.js';
-import { statsOf, upstreamCounters } from './read-paths.js';
-import { callCounter, callLoop, filler, type Requester, readLoop } from './requests.js';
-import { atEach, type ComparedLevel, measureCompared, type TimedLoop } from './rounds.js';
+import { counters, type RunOptions, Scope } from './harness.js';
+import { checkedListing } from './lists.js';
+import {
+  atEach,
+  callCounter,
+  callLoop,
+  filler,
+  measureCompared,
+  type Requester,
+  readLoop,
+  type TimedLoop,
+} from './measure.js';
+import { comparedSection, planLine } from './report/format.js';
 import type { Sizes } from './sizes.js';
 
 /** The upstream's name: the gateway exposes `a+<uri>` and `a__tool_<k>`. */
 const UPSTREAM = 'a';
 
-export type ReadConfig = Sizes['read'];
-
-export type ToolCallConfig = Sizes['tools']['call'];
-
-export interface ReadResult {
-  config: ReadConfig;
-  levels: ComparedLevel[];
-  /** Warning kinds the gateway logged while measuring (digits masked) → count. */
-  gatewayWarnings: Record<string, number>;
-}
-
-export interface ToolCallResult extends Omit<ReadResult, 'config'> {
-  config: ToolCallConfig;
-  /** Calls issued over every round (warm-ups included) and the upstream's `tools/call` count over them. */
-  upstreamCalls: { issued: number; served: number };
-}
-
 type Log = (message: string) => void;
 
-export function runReadBenchmark(config: ReadConfig, log: Log, options: RunOptions = {}) {
+export function runReadBenchmark(config: Sizes['read'], log: Log, options: RunOptions = {}) {
   const spec = { name: UPSTREAM, resources: config.resources, payloadBytes: config.payloadBytes };
   return directVsGateway('read', config, config.reads, spec, log, options);
 }
 
-export async function runToolCallBenchmark(
-  config: ToolCallConfig,
-  log: Log,
-  options: RunOptions = {},
-): Promise<ToolCallResult> {
+export function runToolCallBenchmark(config: Sizes['tools']['call'], log: Log, options: RunOptions = {}) {
   const spec = { name: UPSTREAM, resources: 0, tools: config.tools };
-  const result = await directVsGateway('tools/call', config, config.calls, spec, log, options);
-  return result as ToolCallResult;
+  return directVsGateway('tools/call', config, config.calls, spec, log, options);
 }
 
-async function directVsGateway<C extends ReadConfig | ToolCallConfig>(
+function directVsGateway<C extends Sizes['read'] | Sizes['tools']['call']>(
   what: 'read' | 'tools/call',
   config: C,
   count: number,
   spec: { name: string; resources: number; payloadBytes?: number; tools?: number },
   log: Log,
   options: RunOptions,
-): Promise<{ config: C; levels: ComparedLevel[]; gatewayWarnings: Record<string, number> }> {
-  return withGatewayPair(spec, options, async ({ upstream, gateway, direct, viaGateway }) => {
+) {
+  return Scope.with(async (scope) => {
+    const upstream = await scope.upstream(spec);
+    const gateway = await scope.gateway([upstream], options);
+    const direct = await scope.client(upstream.url, 'bench-direct', options);
+    const viaGateway = await scope.client(gateway.url, 'bench-gateway', options);
     log(`${what}: upstream ${upstream.url}, gateway ${gateway.url}`);
     const reads = 'reads' in config;
-    const kind = reads ? RESOURCES : TOOLS;
     const listed = await checkedListing(
-      kind,
+      reads ? 'resources' : 'tools',
       direct,
       viaGateway,
       UPSTREAM,
@@ -82,14 +63,12 @@ async function directVsGateway<C extends ReadConfig | ToolCallConfig>(
         reads
           ? readLoop(client, items, n, concurrency, config.payloadBytes)
           : callLoop(client, { tools: items, upstreamTools: listed.items }, text, n, concurrency);
-    const stats = statsOf(upstream);
-    const calls = reads ? undefined : callCounter(what, async () => (await upstreamCounters(stats)).calls);
+    const stats = counters(upstream);
+    const calls = reads ? undefined : callCounter(what, async () => (await stats()).calls);
     const levels = await measureCompared({
-      plan: {
-        what,
-        levels: atEach(config.concurrencies, config.warmup, count),
-        rounds: config.rounds,
-      },
+      what,
+      levels: atEach(config.concurrencies, config.warmup, count),
+      rounds: config.rounds,
       variants: [
         { name: 'direct', loop: loop(direct, listed.items), cpu: { upstream: upstream.proc } },
         {
@@ -107,6 +86,33 @@ async function directVsGateway<C extends ReadConfig | ToolCallConfig>(
       },
     });
     const gatewayWarnings = Object.fromEntries(gateway.proc.warnings);
-    return { config, levels, gatewayWarnings, ...(calls && { upstreamCalls: calls.totals }) };
+    /** `upstreamCalls` (tools/call only): calls issued over every round and the upstream's count over them. */
+    return { config, levels, gatewayWarnings, upstreamCalls: calls?.totals };
   });
+}
+
+/** Sections 1 and 4a: the heading, what each round ran, the table, and the `checked` lines. */
+export function renderDirectVsGateway(
+  heading: string,
+  r: Awaited<ReturnType<typeof directVsGateway>>,
+  checked: string[] = [],
+): string[] {
+  const c = r.config;
+  const what = 'reads' in c ? 'reads' : 'calls';
+  const levels = c.concurrencies.map((concurrency) => ({
+    concurrency,
+    warmup: c.warmup,
+    count: 'reads' in c ? c.reads : c.calls,
+  }));
+  const paths = [
+    { path: 'direct', label: 'direct' },
+    { path: 'gateway', label: 'gateway' },
+  ];
+  return comparedSection(
+    heading,
+    planLine(what, levels, c.rounds),
+    r.levels,
+    { paths, pairLabel: () => 'gw/direct' },
+    checked,
+  );
 }

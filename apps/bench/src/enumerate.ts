@@ -1,29 +1,16 @@
 /**
- * Enumeration benchmark, one engine for every list kind (`resources/list` in section 2, `tools/list` in
- * section 4): walking the list to the end with explicit cursors, each of K upstreams alone (directly) vs
- * all K merged through the gateway (one downstream page = the next page of every upstream, fetched in
- * parallel by the gateway).
- *
- * Two scenarios share this code and differ only in `latencyMs`: CPU-bound upstreams (0 ms: every upstream
- * answers as fast as its CPU allows, so K upstreams on C cores are bounded by their summed CPU), and
- * I/O-bound upstreams (each page answered after a fixed delay, like a remote server), where the design
- * property shows: round trips = the longest upstream's pages, fan-out concurrent.
+ * Sections 2 (`resources/list`) and 4b/4c (`tools/list`), one engine: each of K upstreams walked alone vs
+ * all K merged through the gateway (a downstream page = the next page of every upstream, fetched in
+ * parallel), with CPU-bound (0 ms) and I/O-bound (a fixed delay per page) upstreams; the floors say what
+ * the box allows (K upstreams on C cores need their summed CPU ÷ C of wall time, whatever the gateway does).
  */
 import { availableParallelism } from 'node:os';
 import type { Client } from '@modelcontextprotocol/client';
-import { type BenchClient, closeAll, connectClient, type RunOptions } from './client.js';
-import {
-  checkDirect,
-  checkGateway,
-  type ExpectedEnumeration,
-  expectedEnumeration,
-  LIST_KINDS,
-  walk,
-} from './lists.js';
-import { cpuSampler, roundOrder } from './rounds.js';
-import { allStarted, type Gateway, startGateway, startUpstream, type Upstream } from './services.js';
+import { type Gateway, type RunOptions, Scope } from './harness.js';
+import { checkWalk, itemsOf, LIST_KINDS, listUpstream, walk } from './lists.js';
+import { cpuSampler, median, msSince, roundOrder } from './measure.js';
+import { int, intOrNa, table } from './report/format.js';
 import type { Sizes } from './sizes.js';
-import { median, msSince } from './stats.js';
 
 export type EnumerateConfig = Sizes['enumerate'][number];
 export type EnumerateResult = Awaited<ReturnType<typeof runEnumerateBenchmark>>;
@@ -40,11 +27,12 @@ export function profileDirOf(config: EnumerateConfig): string {
 /** Checks a gateway walk; a failure carries the gateway's last WARN/ERROR lines (why an upstream was left out). */
 function checkGatewayWalk(
   w: Awaited<ReturnType<typeof walk>>,
-  expected: ExpectedEnumeration,
+  owners: Map<string, string>,
+  per: number,
   gateway: Gateway,
 ) {
   try {
-    checkGateway(w, expected);
+    checkWalk('the gateway enumeration', w, owners, per);
   } catch (error) {
     const said = gateway.proc.tail().filter((line) => /\b(WARN|ERROR)\b/.test(line));
     const tail = said.length > 0 ? `\n  the gateway logged:\n    ${said.slice(-5).join('\n    ')}` : '';
@@ -65,32 +53,38 @@ export async function runEnumerateBenchmark(
       : 'CPU-bound upstreams (0 ms latency)';
   const tag = `${kind.method}, ${scenario}`;
   const names = Array.from({ length: config.upstreams }, (_, i) => `u${i}`);
-  const expected = expectedEnumeration(kind, names, config.itemsPerUpstream, config.pageSize);
-  let upstreams: Upstream[] = [];
-  let gateway: Gateway | undefined;
-  const clients: BenchClient[] = [];
-  try {
-    upstreams = await allStarted(
-      names.map((name) =>
-        startUpstream(kind.upstream(name, config.itemsPerUpstream, config.pageSize, config.latencyMs)),
+  const per = config.itemsPerUpstream;
+  const directPages = Math.max(1, config.pageSize > 0 ? Math.ceil(per / config.pageSize) : 1);
+  const ownersOf = (viaGateway: boolean, only?: string) =>
+    new Map(
+      (only ? [only] : names).flatMap((s) =>
+        itemsOf(config.list, s, per, viaGateway).map((i) => [i, s] as const),
       ),
     );
-    const gw = await startGateway(upstreams, options);
-    gateway = gw;
+  const exposed = ownersOf(true);
+  const direct = new Map(names.map((s) => [s, ownersOf(false, s)]));
+  return Scope.with(async (scope) => {
+    const upstreams = await Promise.all(
+      names.map((name) =>
+        scope.upstream(listUpstream(config.list, name, per, config.pageSize, config.latencyMs)),
+      ),
+    );
+    const gw = await scope.gateway(upstreams, options);
     log(`${tag}: ${upstreams.length} upstreams (${label}), gateway ${gw.url}`);
-    for (const u of upstreams) clients.push(await connectClient(u.url, `bench-direct-${u.name}`, options));
-    const direct: Client[] = clients.map((c) => c.client);
-    clients.push(await connectClient(gw.url, 'bench-gateway', options));
-    const viaGateway = clients.at(-1)!.client;
+    const clients: Client[] = [];
+    for (const u of upstreams) clients.push(await scope.client(u.url, `bench-direct-${u.name}`, options));
+    const viaGateway = await scope.client(gw.url, 'bench-gateway', options);
+    const check = (w: Awaited<ReturnType<typeof walk>>, i: number) =>
+      checkWalk(`direct ${kind.method} of ${names[i]}`, w, direct.get(names[i]!)!, per, directPages);
     const walkDirect = async (c: Client, i: number) => {
       const w = await walk(c, kind);
-      checkDirect(w, names[i]!, expected);
+      check(w, i);
       return w;
     };
 
     // Warm-up: one full, checked pass each way (JIT, connection pools, upstream sessions).
-    for (const [i, c] of direct.entries()) await walkDirect(c, i);
-    checkGatewayWalk(await walk(viaGateway, kind), expected, gw);
+    for (const [i, c] of clients.entries()) await walkDirect(c, i);
+    checkGatewayWalk(await walk(viaGateway, kind), exposed, per, gw);
 
     // CPU (ms) of the gateway, the upstreams and this process between a sample and its reading: µs per
     // 1,000 "requests" is ms in all.
@@ -101,14 +95,14 @@ export async function runEnumerateBenchmark(
     };
     const measureDirect = async () => {
       const directMs: number[] = [];
-      for (const [i, c] of direct.entries()) directMs.push((await walkDirect(c, i)).ms);
+      for (const [i, c] of clients.entries()) directMs.push((await walkDirect(c, i)).ms);
       const slowest = directMs.indexOf(Math.max(...directMs));
       const cpu = cpuMs();
       const start = process.hrtime.bigint();
-      const all = await Promise.all(direct.map((c) => walk(c, kind)));
+      const all = await Promise.all(clients.map((c) => walk(c, kind)));
       const directConcurrentMs = msSince(start);
       const directConcurrentCpuMs = cpu();
-      for (const [i, w] of all.entries()) checkDirect(w, names[i]!, expected);
+      for (const [i, w] of all.entries()) check(w, i);
       return {
         /** Each upstream enumerated alone, one after the other (ms, index = upstream). */
         directMs,
@@ -122,7 +116,7 @@ export async function runEnumerateBenchmark(
       const cpu = cpuMs();
       const w = await walk(viaGateway, kind);
       const gatewayWalkCpuMs = cpu();
-      checkGatewayWalk(w, expected, gw);
+      checkGatewayWalk(w, exposed, per, gw);
       return { gatewayMs: w.ms, gatewayPages: w.pages, gatewayWalkCpuMs };
     };
     const runs: ({ run: number } & Awaited<ReturnType<typeof measureDirect>> &
@@ -168,7 +162,7 @@ export async function runEnumerateBenchmark(
     // round trips × upstream latency. lockStep (an estimate, with latency): latency + cpu, since every round
     // all K upstreams get their request at once, wait, then build their pages at the same time.
     const cores = availableParallelism();
-    const latencyMs = expected.directPages * config.latencyMs;
+    const latencyMs = directPages * config.latencyMs;
     const upstreamsCpuMs = gatewayWalk.upstreams;
     const cpuFloorMs = upstreamsCpuMs === undefined ? undefined : upstreamsCpuMs / cores;
     const floor = (ms: number) => ({ ms, ratio: ms / slowestSingleMs });
@@ -178,8 +172,8 @@ export async function runEnumerateBenchmark(
       scenario,
       label,
       config,
-      expectedTotal: expected.exposed.size,
-      expectedPages: expected.directPages,
+      expectedTotal: exposed.size,
+      expectedPages: directPages,
       slowestSingleMs,
       gatewayMs,
       directConcurrentMs,
@@ -188,7 +182,7 @@ export async function runEnumerateBenchmark(
       ratioVsSequential: gatewayMs / directSequentialMs,
       ratioVsConcurrent: gatewayMs / directConcurrentMs,
       gatewayPages: runs[0]?.gatewayPages ?? 0,
-      directPages: expected.directPages,
+      directPages,
       cpuMs: { gatewayWalk, directConcurrent: medianSplit((r) => r.directConcurrentCpuMs) },
       floors: {
         cpu:
@@ -202,9 +196,77 @@ export async function runEnumerateBenchmark(
       runs,
       gatewayWarnings: Object.fromEntries(gw.proc.warnings),
     };
-  } finally {
-    await closeAll(clients);
-    await gateway?.proc.stop();
-    await Promise.allSettled(upstreams.map((u) => u.proc.stop()));
+  });
+}
+
+/** The enumeration floors as one line: the upstreams' CPU over the cores, latency × round trips, both. */
+function floors(e: EnumerateResult): string {
+  const { cpu, latency, lockStep } = e.floors;
+  const parts = [
+    cpu === undefined
+      ? 'upstream CPU n/a'
+      : `upstream CPU ${intOrNa(cpu.upstreamsCpuMs)} ms ÷ ${cpu.cores} cores = ${intOrNa(cpu.ms)} ms ` +
+        `(${cpu.ratio.toFixed(2)}x)`,
+  ];
+  if (e.config.latencyMs > 0) {
+    parts.push(
+      `latency ${e.expectedPages} round trips × ${e.config.latencyMs} ms = ${intOrNa(latency.ms)} ms ` +
+        `(${latency.ratio.toFixed(2)}x)`,
+    );
   }
+  if (lockStep !== undefined) {
+    parts.push(
+      `lock step, latency + upstream CPU: ~${intOrNa(lockStep.ms)} ms (${lockStep.ratio.toFixed(2)}x)`,
+    );
+  }
+  return parts.join('; ');
+}
+
+/** `heading` is the section number, e.g. `2a` or `4b`. */
+export function renderEnumeration(e: EnumerateResult, heading: string): string[] {
+  const c = e.config;
+  const noun = e.list;
+  const key = e.list === 'resources' ? 'URIs' : 'names';
+  const pagesNote = e.gatewayPages === e.expectedPages ? '' : '  (UNEXPECTED page count)';
+  const allPages = `${c.upstreams}×${e.directPages}`;
+  /** A row: what walked, its ms, pages and items, and its time ÷ the slowest single upstream's. */
+  const row = (what: string, ms: number, pages: string, items: number): string[] => [
+    what,
+    ms.toFixed(1),
+    pages,
+    int.format(items),
+    `${(ms / e.slowestSingleMs).toFixed(2)}x`,
+  ];
+  return [
+    `${heading}. ${e.method} enumeration, ${e.label} — ${c.upstreams} testkit upstreams × ` +
+      `${int.format(c.itemsPerUpstream)} ${noun}, page size ${c.pageSize}; median of ${c.runs} runs ` +
+      '(after 1 checked warm-up)',
+    '',
+    table(
+      ['what', 'ms', 'pages', noun, 'vs slowest'],
+      [
+        row('slowest single upstream, direct', e.slowestSingleMs, String(e.directPages), c.itemsPerUpstream),
+        row('everything through the gateway', e.gatewayMs, String(e.gatewayPages), e.expectedTotal),
+        row(
+          `(ref) all ${c.upstreams} direct, one after another`,
+          e.directSequentialMs,
+          allPages,
+          e.expectedTotal,
+        ),
+        row(`(ref) all ${c.upstreams} direct, concurrently`, e.directConcurrentMs, allPages, e.expectedTotal),
+      ],
+      'lrrrr',
+    ),
+    `   checked every run: exactly the ${int.format(e.expectedTotal)} expected exposed ${key}, each once, ` +
+      `${int.format(c.itemsPerUpstream)} per upstream, none unavailable`,
+    `   gateway round trips: ${e.gatewayPages} (expected ${e.expectedPages})${pagesNote}; ` +
+      `gateway / all-direct-concurrently = ${e.ratioVsConcurrent.toFixed(2)}x; ` +
+      `gateway / all-direct-one-after-another = ${e.ratioVsSequential.toFixed(2)}x`,
+    `   CPU ms per full enumeration (user + system): through the gateway: gateway ` +
+      `${intOrNa(e.cpuMs.gatewayWalk.gateway)}, upstreams ${intOrNa(e.cpuMs.gatewayWalk.upstreams)}, ` +
+      `client ${intOrNa(e.cpuMs.gatewayWalk.client)}; all direct concurrently: upstreams ` +
+      `${intOrNa(e.cpuMs.directConcurrent.upstreams)}, client ${intOrNa(e.cpuMs.directConcurrent.client)}`,
+    `   floors of the gateway walk (x = vs slowest single): ${floors(e)}`,
+    '',
+  ];
 }

@@ -1,56 +1,24 @@
 /**
- * Switchyard benchmark harness (`pnpm bench`): what the gateway costs compared with talking to the
- * upstream directly, on the same box, and what its plugins, replicas, transports, tool search and
- * credentials vault cost. Sections (README.md describes each, its table and its JSON): 1 read, 2 enumerate,
- * 3 plugins (3c governance), 4 tools, 5 replicas, 6 paths, 7 session memory, 8 catalog, 10 credentials;
- * the targets (9) are printed under the table and never change the exit code: only errors, wrong answers
- * and wrong upstream counters do.
- *
- * Output: a table on stdout, progress on stderr, JSON in apps/bench/results/latest.json (or --json PATH).
- * Every child process is registered and killed on exit, error or SIGINT (`children`, services.ts).
+ * Switchyard benchmark harness (`pnpm bench`; README.md describes every section, its table and its JSON):
+ * runs the sections (sections.ts), prints the table on stdout and progress on stderr, writes the JSON.
+ * The targets never change the exit code: only errors, wrong answers and wrong upstream counters do. Every
+ * child process is stopped on exit, error or SIGINT (`children`, harness.ts).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type BenchArgs, parseBenchArgs, type Section, USAGE } from './args.js';
-import { runCatalogBenchmark } from './catalog/index.js';
-import type { RunOptions } from './client.js';
-import { runCredentialsBenchmark } from './credentials/index.js';
-import { runReadBenchmark, runToolCallBenchmark } from './direct-vs-gateway.js';
-import { profileDirOf, runEnumerateBenchmark } from './enumerate.js';
-import { runPathsBenchmark } from './paths/index.js';
-import {
-  PLUGIN_PROFILE_DIRS,
-  runCacheHitBenchmark,
-  runGovernanceBenchmark,
-  runStackBenchmark,
-} from './plugins/index.js';
+import { type BenchArgs, parseBenchArgs, USAGE } from './args.js';
+import { children, type RunOptions } from './harness.js';
+import { msSince } from './measure.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
-import { runReplicasBenchmark } from './replicas/index.js';
-import { type Environment, renderTable } from './report/render.js';
-import { evaluateTargets } from './report/targets.js';
-import type { BenchResults } from './results.js';
-import { children } from './services.js';
-import { runSessionMemoryBenchmark } from './session-memory/index.js';
-import { sizes as sizesOf } from './sizes.js';
-import { msSince } from './stats.js';
+import { environment, renderTable } from './report/render.js';
+import { type BenchResults, ranSections, runSections } from './sections.js';
+import { sizes } from './sizes.js';
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
 
 function log(message: string): void {
   process.stderr.write(`[bench] ${message}\n`);
-}
-
-function environment(): Environment {
-  return {
-    node: process.version,
-    platform: process.platform,
-    arch: process.arch,
-    cpus: availableParallelism(),
-    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
-    loadavg: loadavg(),
-  };
 }
 
 async function writeJson(path: string, data: unknown): Promise<void> {
@@ -88,63 +56,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-/**
- * Runs the selected sections into `results` (filled as they finish, so a failure keeps what was measured).
- * `profiled(what)` gives a benchmark's options with its `--cpu-prof` subdirectory, and records it.
- */
-async function runSections(
-  args: BenchArgs,
-  results: BenchResults,
-  profiled: (what: string, subdirs?: readonly string[]) => RunOptions,
-): Promise<void> {
-  const sizes = sizesOf(args.quick);
-  const runs = (section: Section): boolean => args.only === undefined || args.only === section;
-  if (runs('read')) results.read = await guarded(runReadBenchmark(sizes.read, log, profiled('read')));
-  if (runs('enumerate')) {
-    for (const config of sizes.enumerate) {
-      results.enumerate.push(
-        await guarded(runEnumerateBenchmark(config, log, profiled(profileDirOf(config)))),
-      );
-    }
-  }
-  if (runs('plugins')) {
-    const plugins: NonNullable<BenchResults['plugins']> = {};
-    results.plugins = plugins;
-    const options = profiled('plugins', PLUGIN_PROFILE_DIRS);
-    plugins.hit = await guarded(runCacheHitBenchmark(sizes.plugins.hit, log, options));
-    plugins.stack = await guarded(runStackBenchmark(sizes.plugins.stack, log, options));
-  }
-  if (runs('plugins') || args.only === 'governance') {
-    results.plugins ??= {};
-    results.plugins.governance = await guarded(
-      runGovernanceBenchmark(sizes.plugins.governance, log, profiled('plugins', PLUGIN_PROFILE_DIRS)),
-    );
-  }
-  if (runs('tools')) {
-    const tools: NonNullable<BenchResults['tools']> = { list: [] };
-    results.tools = tools;
-    tools.call = await guarded(runToolCallBenchmark(sizes.tools.call, log, profiled('tools-call')));
-    for (const config of sizes.tools.list) {
-      tools.list.push(await guarded(runEnumerateBenchmark(config, log, profiled(profileDirOf(config)))));
-    }
-  }
-  if (runs('replicas')) {
-    results.replicas = { config: sizes.replicas };
-    await guarded(runReplicasBenchmark(sizes.replicas, log, results.replicas));
-  }
-  if (runs('paths')) {
-    results.paths = { config: sizes.paths, cells: [], gatewayWarnings: {} };
-    await guarded(runPathsBenchmark(sizes.paths, log, results.paths, profiled('paths', [])));
-  }
-  if (runs('session-memory')) {
-    results.sessionMemory = await guarded(runSessionMemoryBenchmark(sizes.sessionMemory, log));
-  }
-  if (runs('catalog')) results.catalog = await guarded(runCatalogBenchmark(sizes.catalog, log));
-  if (runs('credentials')) {
-    results.credentials = await guarded(runCredentialsBenchmark(sizes.credentials, log));
-  }
-}
-
 async function main(): Promise<number> {
   let args: BenchArgs;
   try {
@@ -180,7 +91,7 @@ async function main(): Promise<number> {
   };
   const results: BenchResults = { enumerate: [] };
   try {
-    await runSections(args, results, profiled);
+    await runSections({ sizes: sizes(args.quick), log, profiled }, args.only, results, guarded);
   } catch (error) {
     if (interrupted) {
       await stopAll();
@@ -204,7 +115,7 @@ async function main(): Promise<number> {
   }
 
   const durationMs = msSince(start);
-  const targets = evaluateTargets(results);
+  const targets = ranSections(results).flatMap((ran) => ran.goals());
   // Profiles are written when the gateways exit, i.e. after stopAll().
   const profiles: Record<string, ProfileSummary[]> = {};
   for (const what of cpuProfDir ? profileDirs : []) {

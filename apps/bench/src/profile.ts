@@ -7,30 +7,16 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { table } from './report/format.js';
 
-interface CallFrame {
-  functionName: string;
-  url: string;
-  lineNumber: number;
-}
+type CallFrame = { functionName: string; url: string; lineNumber: number };
 
-interface ProfileNode {
-  id: number;
-  callFrame: CallFrame;
-  children?: number[];
-}
-
+/** The parts of a `.cpuprofile` read here. */
 interface CpuProfile {
-  nodes: ProfileNode[];
+  nodes: { id: number; callFrame: CallFrame; children?: number[] }[];
   samples: number[];
   timeDeltas: number[];
 }
 
-export interface ProfileSummary {
-  file: string;
-  busyMs: number;
-  owners: { owner: string; percent: number }[];
-  frames: { frame: string; percent: number }[];
-}
+export type ProfileSummary = ReturnType<typeof summarizeProfile>;
 
 const OWNERS: [RegExp, string | null][] = [
   [/undici/, 'undici fetch (Node-internal; upstream HTTP client)'],
@@ -58,7 +44,7 @@ function frameName(frame: CallFrame): string {
   return `${frame.functionName || '(anonymous)'} ${url}${url ? `:${frame.lineNumber + 1}` : ''}`;
 }
 
-export function summarizeProfile(file: string, profile: CpuProfile, top = 12): ProfileSummary {
+export function summarizeProfile(file: string, profile: CpuProfile, top = 12) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

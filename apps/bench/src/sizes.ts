@@ -3,14 +3,7 @@
  * `--quick` run's (the CI smoke test: the full run's shape, every section, path and check, small counts).
  */
 import type { ListName } from './lists.js';
-import {
-  CLIENT_ERAS,
-  type ClientEra,
-  PATH_METHODS,
-  type PathMethod,
-  UPSTREAM_KINDS,
-  type UpstreamKind,
-} from './paths/model.js';
+import { CLIENT_ERAS, PATH_METHODS, UPSTREAM_KINDS } from './paths/matrix.js';
 
 /** Every section's config, as `sizes()` gives it (each section's `…Config` type is a part of it). */
 export type Sizes = ReturnType<typeof sizes>;
@@ -91,9 +84,9 @@ export function sizes(quick: boolean) {
       sessions: n(200, 20),
     },
     paths: {
-      upstreams: UPSTREAM_KINDS as readonly UpstreamKind[],
-      eras: CLIENT_ERAS as readonly ClientEra[],
-      methods: PATH_METHODS as readonly PathMethod[],
+      upstreams: [...UPSTREAM_KINDS],
+      eras: [...CLIENT_ERAS],
+      methods: [...PATH_METHODS],
       concurrencies: [1, 16],
       resources: 100,
       payloadBytes: 1024,

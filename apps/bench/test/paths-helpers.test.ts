@@ -1,24 +1,23 @@
 import { describe, expect, it } from 'vitest';
+import { checkCall, checkRead, cpuSampler, type Run, roundOrder, targetsOf } from '../src/measure.js';
+import { catalogArgs, gatewayServers } from '../src/paths/index.js';
 import {
   cellKey,
   compareCell,
-  noDirectReason,
-  pathCells,
-  slowestCells,
-  versus,
-} from '../src/paths/matrix.js';
-import type { PathCell, PathResult, PathSide } from '../src/paths/model.js';
-import { catalogArgs, gatewayServers } from '../src/paths/upstreams.js';
-import {
   floorGoalsLine,
   floorLine,
   goalsLine,
+  noDirectReason,
   orderedRows,
+  type PathCell,
+  type PathResult,
+  type PathSide,
+  pathCells,
   pathRow,
   renderPaths,
-} from '../src/report/paths.js';
-import { checkCall, checkRead, targetsOf } from '../src/requests.js';
-import { cpuSampler, type Run, roundOrder } from '../src/rounds.js';
+  slowestCells,
+  versus,
+} from '../src/paths/matrix.js';
 import { sizes } from '../src/sizes.js';
 
 /** A round of `side`: the gateway uses 0.3 ms of CPU per request, the floor 0.2 ms. */

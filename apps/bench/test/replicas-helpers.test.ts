@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { Scope } from '../src/harness.js';
+import { comparedLevel } from '../src/measure.js';
 import type { ReadPathRun } from '../src/read-paths.js';
 import { keyShape, parseInfo } from '../src/replicas/redis-probe.js';
-import { comparedLevel } from '../src/rounds.js';
-import { Teardown } from '../src/services.js';
 
 function run(path: string, round: number, rps: number, p50: number, p99: number): ReadPathRun {
   return {
@@ -56,27 +56,27 @@ describe('comparedLevel', () => {
   });
 });
 
-describe('Teardown', () => {
+describe('Scope', () => {
   it('runs every step once, even when one fails, and forgets them', async () => {
     const ran: string[] = [];
-    const teardown = new Teardown();
+    const teardown = new Scope();
     teardown.add(() => ran.push('a'));
     teardown.add(() => Promise.reject(new Error('b failed')));
     teardown.add(async () => ran.push('c'));
-    await teardown.run();
-    await teardown.run();
+    await teardown.close();
+    await teardown.close();
     expect(ran.sort()).toEqual(['a', 'c']);
   });
 
   it('guard stops what a failed start had started, then rethrows', async () => {
     const stopped: string[] = [];
-    const failed = new Teardown().guard(async (t) => {
+    const failed = new Scope().guard(async (t) => {
       t.add(() => stopped.push('redis'));
       throw new Error('gateway did not start');
     });
     await expect(failed).rejects.toThrow('gateway did not start');
     expect(stopped).toEqual(['redis']);
-    const teardown = new Teardown();
+    const teardown = new Scope();
     const started = teardown.guard(async (t) => {
       t.add(() => stopped.push('kept'));
       return 42;

@@ -1,25 +1,30 @@
 /**
- * Section 8, the catalog (`--only catalog`): what tool search (DESIGN §13, `@switchyard/core`'s
- * `ToolSearchIndex`) buys a client and costs the gateway, in process. A catalog of the published
- * servers' real tools plus generated services; the tokens of `tools/list` full vs search mode; recall on
- * hand-labelled task phrasings; search latency, build time and heap at 3,000 and 30,000 tools.
+ * Section 8 (README.md): tool search (`ToolSearchIndex`, DESIGN §13) in process over the real servers'
+ * tools plus generated services: `tools/list` tokens full vs search mode (gpt-tokenizer, o200k_base),
+ * recall on the labelled phrasings, search latency, build time and retained heap.
  */
-import { ToolSearchIndex } from '@switchyard/core';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { gatewayTools, ToolSearchIndex } from '@switchyard/core';
+import { countTokens } from 'gpt-tokenizer';
+import { median, msSince, summarize } from '../measure.js';
+import { type Column, columnTable, int } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
-import { median } from '../stats.js';
-import { catalogOf, generatedTools, SERVICES } from './catalog.js';
-import { LABELLED, LABELLED_BLIND, LABELLED_BLIND_2 } from './data.js';
-import { measureBuild, measureSearch } from './measure.js';
-import type { CatalogTool } from './model.js';
-import { halves, measureQuality } from './quality.js';
+import {
+  type CatalogTool,
+  catalogOf,
+  generatedTools,
+  LABELLED,
+  LABELLED_BLIND,
+  LABELLED_BLIND_2,
+  type LabelledQuery,
+  SERVICES,
+} from './catalog.js';
 import { realTools } from './real.js';
-import { searchAnswerTokens, tokenRow } from './tokens.js';
-
-export type CatalogConfig = Sizes['catalog'];
 
 export type CatalogResult = Awaited<ReturnType<typeof runCatalogBenchmark>>;
 
-export async function runCatalogBenchmark(config: CatalogConfig, log: (message: string) => void) {
+export async function runCatalogBenchmark(config: Sizes['catalog'], log: (message: string) => void) {
   log('catalog: listing the tools of server-filesystem, server-memory and server-everything over stdio');
   const real = await realTools();
   const generated = generatedTools(1);
@@ -72,4 +77,212 @@ export async function runCatalogBenchmark(config: CatalogConfig, log: (message: 
     quality,
     scale,
   };
+}
+
+/** recall@1, recall@5, MRR over the first `DEPTH` hits (0 past them), and each query not ranked first. */
+export type Quality = ReturnType<typeof measureQuality>;
+
+/** How deep MRR looks. */
+const DEPTH = 20;
+
+export function measureQuality(index: ToolSearchIndex, labelled: readonly LabelledQuery[]) {
+  let at1 = 0;
+  let at5 = 0;
+  let reciprocal = 0;
+  // rank: of the expected tool within the first DEPTH hits (1-based), undefined past them.
+  const misses: { query: string; expected: string; rank?: number; first?: string }[] = [];
+  for (const { query, expected } of labelled) {
+    const hits = index.search(query, { limit: DEPTH });
+    const at = hits.findIndex((hit) => hit.name === expected);
+    const rank = at < 0 ? undefined : at + 1;
+    if (rank === 1) at1++;
+    if (rank !== undefined && rank <= 5) at5++;
+    if (rank !== undefined) reciprocal += 1 / rank;
+    if (rank !== 1) misses.push({ query, expected, rank, first: hits[0]?.name });
+  }
+  const n = labelled.length;
+  return { queries: n, recallAt1: at1 / n, recallAt5: at5 / n, mrr: reciprocal / n, misses };
+}
+
+/**
+ * The two halves of the labelled set: even positions tune the ranking options (tune.ts), odd positions
+ * are held out to report on. Interleaved, so both halves cover every server.
+ */
+export function halves(labelled: readonly LabelledQuery[]): {
+  tune: LabelledQuery[];
+  heldOut: LabelledQuery[];
+} {
+  return {
+    tune: labelled.filter((_, i) => i % 2 === 0),
+    heldOut: labelled.filter((_, i) => i % 2 === 1),
+  };
+}
+
+/** `gc()` without starting node with --expose-gc: heap deltas need a collection before each reading. */
+function collector(): () => void {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as (() => void) | undefined;
+  return () => gc?.();
+}
+
+/** Median build time over the runs (ms), every run's, and the heap one index retains after a full GC (MiB). */
+export function measureBuild(catalog: readonly CatalogTool[], runs: number) {
+  const gc = collector();
+  const times: number[] = [];
+  let index: ToolSearchIndex | undefined;
+  let heapMiB = 0;
+  for (let run = 0; run < runs; run++) {
+    index = undefined;
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const start = process.hrtime.bigint();
+    index = new ToolSearchIndex(catalog);
+    times.push(msSince(start));
+    gc();
+    heapMiB = (process.memoryUsage().heapUsed - before) / 2 ** 20;
+  }
+  return {
+    cost: { tools: catalog.length, buildMs: median(times), buildRunsMs: times, heapMiB },
+    index: index!,
+  };
+}
+
+/**
+ * `count` searches of `queries` round-robin (after `warmup`), each timed on its own (ms), and this process's
+ * CPU per search (ms): what a search costs whatever else the box runs, where wall-clock percentiles also
+ * count time spent waiting for a core.
+ */
+export function measureSearch(
+  index: ToolSearchIndex,
+  queries: readonly string[],
+  { warmup, count, limit }: { warmup: number; count: number; limit: number },
+) {
+  for (let i = 0; i < warmup; i++) index.search(queries[i % queries.length]!, { limit });
+  const samples = new Float64Array(count);
+  const cpu = process.cpuUsage();
+  for (let i = 0; i < count; i++) {
+    const start = process.hrtime.bigint();
+    index.search(queries[i % queries.length]!, { limit });
+    samples[i] = msSince(start);
+  }
+  const used = process.cpuUsage(cpu);
+  const cpuMsPerSearch = (used.user + used.system) / 1000 / count;
+  return { tools: index.size, limit, cpuMsPerSearch, ...summarize(samples) };
+}
+
+/** A tool as `tools/list` hands it to a client (no `server`: that is the gateway's bookkeeping). */
+export type ListedTool = Omit<CatalogTool, 'server'>;
+
+export function listed(tool: CatalogTool): ListedTool {
+  const { server: _server, ...rest } = tool;
+  return rest;
+}
+
+/** The `alwaysList` of the measurement: everyday tools of the real servers, present in every catalog size. */
+export const ALWAYS_LIST = ['filesystem__read_text_file', 'filesystem__write_file', 'memory__search_nodes'];
+
+/** The `tools/list` result in search mode for `catalog`. */
+export function searchModeListing(catalog: readonly CatalogTool[]): { tools: ListedTool[] } {
+  const always = catalog.filter((tool) => ALWAYS_LIST.includes(tool.name)).map(listed);
+  // The gateway's own `search_tools` and `call_tool`, exactly as its `tools/list` shows them.
+  return { tools: [...always, ...(gatewayTools(catalog.length) as unknown as ListedTool[])] };
+}
+
+/** The `tools/list` result in full mode: every tool of the catalog. */
+export function fullListing(catalog: readonly CatalogTool[]): { tools: ListedTool[] } {
+  return { tools: catalog.map(listed) };
+}
+
+export const tokensOf = (value: unknown): number => countTokens(JSON.stringify(value));
+
+/** Tokens of the full and the search-mode tools/list, and 1 − search / full as a percentage. */
+export function tokenRow(catalog: readonly CatalogTool[]) {
+  const full = tokensOf(fullListing(catalog));
+  const search = tokensOf(searchModeListing(catalog));
+  return { tools: catalog.length, full, search, savedPercent: (1 - search / full) * 100 };
+}
+
+/**
+ * Tokens of a `search_tools` answer carrying these tools, in `structuredContent` and as text as DESIGN
+ * §13 has it (what each search then costs in context).
+ */
+export function searchAnswerTokens(tools: readonly CatalogTool[]): number {
+  const found = tools.map(listed);
+  return tokensOf({
+    content: [{ type: 'text', text: JSON.stringify(found) }],
+    structuredContent: { tools: found },
+  });
+}
+
+const ms = (value: number): string => value.toFixed(3);
+
+const QUALITY: Column<[string, Quality]>[] = [
+  ['queries', 'l', ([name]) => name],
+  ['n', 'r', ([, q]) => String(q.queries)],
+  ['recall@1', 'r', ([, q]) => ms(q.recallAt1)],
+  ['recall@5', 'r', ([, q]) => ms(q.recallAt5)],
+  ['MRR', 'r', ([, q]) => ms(q.mrr)],
+];
+
+export function renderCatalog(result: CatalogResult): string[] {
+  const { catalog, config } = result;
+  const real = Object.entries(catalog.realServers)
+    .map(([server, n]) => `${server} ${n}`)
+    .join(', ');
+  const out = [
+    `8. Tool search over large catalogs (in process, @switchyard/core ToolSearchIndex)`,
+    `   catalog: ${catalog.realTools} real tools (${real}; their tools/list over stdio) + ${int.format(catalog.generatedTools)} ` +
+      `generated tools of ${catalog.services} services = ${int.format(catalog.total)}; larger sizes add seeded instances of the services`,
+    '',
+    '8a. tokens of the tools/list result a client puts in context (JSON, o200k_base), full vs search mode',
+    '    (search mode: search_tools + call_tool + 3 alwaysList tools)',
+    columnTable<CatalogResult['tokens'][number]>(
+      [
+        ['tools', 'r', (row) => int.format(row.tools)],
+        ['full', 'r', (row) => int.format(row.full)],
+        ['search', 'r', (row) => int.format(row.search)],
+        ['saved', 'r', (row) => `${row.savedPercent.toFixed(1)} %`],
+      ],
+      result.tokens,
+    ),
+    `   one search_tools answer with ${config.limit} tools (structuredContent + text): median ${int.format(result.searchAnswerTokens)} tokens`,
+    '',
+    `8b. retrieval on hand-labelled task phrasings over ${int.format(catalog.total)} tools (even entries tuned the boosts, odd held out)`,
+    columnTable(QUALITY, [
+      ['held-out half', result.quality.heldOut],
+      ['tuning half', result.quality.tune],
+      ['all', result.quality.all],
+      ['blind (after tuning)', result.quality.blind],
+      ['blind 2 (search-recall)', result.quality.blind2],
+    ]),
+    `   not ranked first (${result.quality.all.misses.length} of the set, ${result.quality.blind.misses.length} of the blind set, ` +
+      `${result.quality.blind2.misses.length} of blind 2):`,
+    columnTable<Quality['misses'][number]>(
+      [
+        ['query', 'l', (miss) => (miss.query.length > 60 ? `${miss.query.slice(0, 57)}...` : miss.query)],
+        ['expected', 'l', (miss) => miss.expected],
+        ['rank', 'r', (miss) => (miss.rank === undefined ? '>20' : String(miss.rank))],
+        ['ranked first', 'l', (miss) => miss.first ?? '-'],
+      ],
+      [...result.quality.all.misses, ...result.quality.blind.misses, ...result.quality.blind2.misses],
+      '     ',
+    ),
+    '',
+    `8c. index build and search (limit ${config.limit}; ${int.format(config.searches)} searches of the labelled queries ` +
+      `after ${int.format(config.warmup)} warm-up; build: median of ${config.buildRuns})`,
+    columnTable<CatalogResult['scale'][number]>(
+      [
+        ['tools', 'r', (row) => int.format(row.tools)],
+        ['build ms', 'r', (row) => row.build.buildMs.toFixed(1)],
+        ['heap MiB', 'r', (row) => row.build.heapMiB.toFixed(1)],
+        ['search p50 ms', 'r', (row) => ms(row.latency.p50)],
+        ['p99 ms', 'r', (row) => ms(row.latency.p99)],
+        ['max ms', 'r', (row) => ms(row.latency.max)],
+        ['CPU ms/search', 'r', (row) => ms(row.latency.cpuMsPerSearch)],
+      ],
+      result.scale,
+    ),
+    '',
+  ];
+  return out;
 }

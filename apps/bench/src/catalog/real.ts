@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { exposeName } from '@switchyard/core';
-import type { CatalogTool } from './model.js';
+import type { CatalogTool } from './catalog.js';
 
 const require = createRequire(import.meta.url);
 const bin = (name: string): string =>

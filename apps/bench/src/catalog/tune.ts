@@ -11,9 +11,8 @@ import {
   ToolSearchIndex,
   type ToolSearchOptions,
 } from '@switchyard/core';
-import { generatedTools } from './catalog.js';
-import { LABELLED } from './data.js';
-import { halves, measureQuality, type Quality } from './quality.js';
+import { generatedTools, LABELLED } from './catalog.js';
+import { halves, measureQuality, type Quality } from './index.js';
 import { realTools } from './real.js';
 
 type Knob = {

@@ -1,12 +1,8 @@
 #!/usr/bin/env node
 /**
- * A testkit upstream that checks bearer tokens, for the credentials benchmark: one TestServer (echo tools
- * `tool_0 … tool_{N-1}`) behind two Streamable HTTP listeners, one accepting only the static token (the
- * gateway's `headers.Authorization` path), the other only the person's token (the `auth.user` path, whose
- * token the gateway takes from its vault); any other request is answered 401 by the testkit's gate.
- *
- * usage: node bearer-upstream.js --tools N, with the tokens in BENCH_STATIC_TOKEN and BENCH_PERSONAL_TOKEN.
- * Ready: one JSON line `{"staticUrl","personalUrl","controlUrl"}` on stdout. Stops on SIGTERM / SIGINT.
+ * A testkit upstream checking bearer tokens for section 10: one TestServer (echo tools) behind two HTTP
+ * listeners, one accepting only BENCH_STATIC_TOKEN, the other only BENCH_PERSONAL_TOKEN (401 otherwise).
+ * usage: node bearer-upstream.js --tools N; prints `{"staticUrl","personalUrl","controlUrl"}`.
  */
 import type { IncomingMessage } from 'node:http';
 import { parseArgs } from 'node:util';

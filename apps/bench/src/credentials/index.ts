@@ -1,48 +1,362 @@
 /**
- * Section 10, credentials (`--only credentials`; DESIGN §14): what reading each caller's own upstream
- * token from the vault costs per call, with the memory store and with a real Redis.
- *
- * a. (keeper.ts) in process: `TokenKeeper.token(identity, upstream)` for a stored grant that needs no
- *    refresh, beside the store's raw `get` of the sealed value, one call at a time and 16 concurrent;
- * b. (e2e.ts) `tools/call` through a real gateway to an upstream that checks bearer tokens: a static
- *    `headers.Authorization` vs `auth.user` with the caller's grant in the vault, rounds alternated.
- * Redis (a redis-server on an ephemeral port, started and stopped here) is skipped, with the reason, when
- * redis-server is not installed; the memory store always runs.
+ * Section 10, credentials (README.md, section 10; DESIGN §14): what reading each caller's own upstream token
+ * from the vault costs per call, with the memory store and with a real Redis (skipped, with the reason,
+ * without redis-server).
+ * a. In process: `TokenKeeper.token(identity, upstream)` for a stored grant that needs no refresh, beside
+ *    the store's raw `get` of the sealed value, so what the vault adds (unsealing, parsing) shows apart.
+ * b. `tools/call` through a real gateway to an upstream that checks bearer tokens (bearer-upstream.ts):
+ *    (a) a server with a static `headers.Authorization` vs (b) the same upstream as `auth.user`, the caller's
+ *    token from the vault; rounds alternated, one upstream call per call issued. On Redis, the gateway CLI
+ *    after a TokenVault on the same Redis stored the grant; in memory, `runGateway` in a child
+ *    (memory-gateway.ts) that stores it itself.
  */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { type RedisServer, redisMissing, startRedis } from '@switchyard/testkit/process';
-import { children } from '../services.js';
+import { join } from 'node:path';
+import { createLogger, type Identity, openStore } from '@switchyard/core';
+import { controlClient } from '@switchyard/testkit';
+import { LegacyHttpClient } from '@switchyard/testkit/mcp';
+import { type ManagedProcess, type RedisServer, redisMissing } from '@switchyard/testkit/process';
+import { children, jsonLine, Scope } from '../harness.js';
+import {
+  atEach,
+  type CpuPerRead,
+  callCounter,
+  callLoop,
+  filler,
+  measureCompared,
+  requestLoop,
+  targetsOf,
+} from '../measure.js';
+import { PROBE_COMMANDS, redisCounters } from '../replicas/redis-probe.js';
+import { comparedLegend, comparedSection, int, planLine, signed } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
-import { runE2e } from './e2e.js';
-import { benchGrant } from './grant.js';
-import { IDENTITY, measureKeeper } from './keeper.js';
+import { credentialsModules, readingKeeper, type StoredGrant } from './internals.js';
 
-export { renderCredentials } from './render.js';
+type Config = Sizes['credentials'];
+type Log = (message: string) => void;
+type StoreKind = 'memory' | 'redis';
 
-export type CredentialsConfig = Sizes['credentials'];
+const IDENTITY: Identity = Object.freeze({ id: 'alice', groups: [], anonymous: false });
+const PERSONAL_UPSTREAM = 'tracker';
+/** The shared upstream (static header), by its name at the gateway. */
+const SHARED = 'team';
+/** `credentials.key` of every vault of the section (≥ 32 characters, as the config requires). */
+const CREDENTIALS_KEY = 'switchyard-bench-credentials-key-0123456789abcdef';
+const CLIENT_TOKEN = 'switchyard-bench-alice-client-token-5e8f2c';
+const KEY_PREFIX = 'bench-e2e:';
 
-export type CredentialsResult = Awaited<ReturnType<typeof runCredentialsBenchmark>>;
+const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');
 
-export async function runCredentialsBenchmark(config: CredentialsConfig, log: (message: string) => void) {
+/**
+ * `subject`'s grant, valid for an hour (a minute-ahead refresh never triggers during the bench): a
+ * 900-char access token shaped like an RS256 JWT with a typical claim set, and a refresh token.
+ */
+function benchGrant(subject: string, now = Date.now()): StoredGrant {
+  const header = b64({ alg: 'RS256', typ: 'at+jwt', kid: 'bench-2026-11' });
+  const signature = randomBytes(256).toString('base64url');
+  const seconds = Math.floor(now / 1000);
+  const claims: Record<string, unknown> = {
+    iss: 'https://auth.tracker.example.com/',
+    sub: subject,
+    aud: 'https://tracker.example.com/mcp',
+    client_id: 'https://mcp.example.com/oauth/client.json',
+    scope: 'read write issues:read issues:write projects:read',
+    iat: seconds,
+    exp: seconds + 3600,
+    jti: randomUUID(),
+    sid: randomUUID(),
+    auth_time: seconds - 120,
+    ext: '',
+  };
+  const room = 900 - header.length - signature.length - 2 - b64(claims).length;
+  claims.ext = 'x'.repeat(Math.max(0, Math.floor((room * 3) / 4)));
+  return {
+    accessToken: `${header}.${b64(claims)}.${signature}`,
+    refreshToken: randomBytes(48).toString('base64url'),
+    expiresAt: now + 3600_000,
+    scope: 'read write',
+    issuer: 'https://auth.tracker.example.com/',
+    clientId: 'https://mcp.example.com/oauth/client.json',
+    obtainedAt: now,
+  };
+}
+
+/** A vault on `store` (memory, or the Redis at `redis` under `keyPrefix`), closed with the scope. */
+async function openVault(scope: Scope, redis: RedisServer | undefined, keyPrefix: string) {
+  const logger = createLogger({ level: 'warn', scope: 'bench-credentials' });
+  const store = await openStore(redis ? { redis: { url: redis.url, keyPrefix } } : undefined, logger);
+  const modules = await credentialsModules();
+  const vault = new modules.TokenVault({ store, key: CREDENTIALS_KEY, logger });
+  scope.add(async () => {
+    await vault.close();
+    await store.dispose();
+  });
+  return { store, modules, vault, logger };
+}
+
+/** a. The store's raw read vs the keeper's answer, one store, checked on every call. */
+function measureKeeper(config: Config['keeper'], kind: StoreKind, redis: RedisServer | undefined, log: Log) {
+  return Scope.with(async (scope) => {
+    const { store, modules, vault, logger } = await openVault(scope, redis, 'bench-keeper:');
+    const grant = benchGrant(IDENTITY.id);
+    await vault.put(IDENTITY.id, PERSONAL_UPSTREAM, grant);
+    const keeper = readingKeeper(modules, vault, logger);
+    const raw = store.scoped(modules.CREDENTIALS_SCOPE);
+    const key = modules.grantKey(IDENTITY.id, PERSONAL_UPSTREAM);
+    const sealed = await raw.get(key);
+    if (typeof sealed !== 'string' || sealed.includes(grant.accessToken.slice(-40))) {
+      throw new Error(`credentials: the vault did not store a sealed grant under ${key}`);
+    }
+    const ops = {
+      'store.get': (count: number, concurrency: number) =>
+        requestLoop(
+          count,
+          concurrency,
+          () => raw.get(key),
+          (i, value) => {
+            if (value !== sealed) throw new Error(`credentials: store.get #${i} read another value`);
+          },
+        ),
+      token: (count: number, concurrency: number) =>
+        requestLoop(
+          count,
+          concurrency,
+          () => keeper.token(IDENTITY, PERSONAL_UPSTREAM),
+          (i, token) => {
+            if (token !== grant.accessToken) {
+              throw new Error(
+                `credentials: token() #${i} answered ${token === undefined ? 'none' : 'another token'}`,
+              );
+            }
+          },
+        ),
+    };
+    const { warmup, calls } = config.calls[kind];
+    const levels = await measureCompared({
+      what: `credentials: ${kind}`,
+      levels: atEach(config.concurrencies, warmup, calls),
+      rounds: config.rounds,
+      log,
+      pairs: [['token', 'store.get']],
+      variants: (['store.get', 'token'] as const).map((op) => ({
+        name: op,
+        loop: ops[op],
+        cpu: { redis: redis?.proc },
+      })),
+      note: (run) => ` (p50 ${(run.p50 * 1000).toFixed(1)} µs p99 ${(run.p99 * 1000).toFixed(1)} µs)`,
+    });
+    return { store: kind, levels };
+  });
+}
+
+/** b. The static header vs the vault through one gateway on `kind`'s store. */
+async function measureE2e(
+  config: Config['e2e'],
+  kind: StoreKind,
+  upstream: { proc: ManagedProcess; staticUrl: string; personalUrl: string; controlUrl: string },
+  tokens: { static: string; grant: StoredGrant },
+  redis: RedisServer | undefined,
+  log: Log,
+) {
+  const { static: staticToken, grant } = tokens;
+  const gwConfig = {
+    listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+    mcpServers: {
+      [SHARED]: { url: upstream.staticUrl, headers: { Authorization: `Bearer ${staticToken}` } },
+      [PERSONAL_UPSTREAM]: { url: upstream.personalUrl, auth: { user: {} } },
+    },
+    clients: { [IDENTITY.id]: { token: CLIENT_TOKEN } },
+    credentials: { key: CREDENTIALS_KEY, publicUrl: 'http://127.0.0.1' },
+    ...(redis
+      ? {
+          store: { redis: { url: redis.url, keyPrefix: KEY_PREFIX } },
+          cursorSecret: 'switchyard-bench-credentials-cursor-secret-0123456789',
+        }
+      : {}),
+  };
+  return Scope.with(async (scope) => {
+    let gateway: { proc: ManagedProcess; url: string; runner: string };
+    if (redis) {
+      await Scope.with(async (vaultScope) => {
+        const { vault } = await openVault(vaultScope, redis, KEY_PREFIX);
+        await vault.put(IDENTITY.id, PERSONAL_UPSTREAM, grant);
+      });
+      const g = await scope.gateway([], { name: 'gateway (redis)', config: gwConfig });
+      gateway = { proc: g.proc, url: g.url, runner: 'gateway CLI, store.redis' };
+    } else {
+      const file = join(await children.scratchDir('switchyard-bench-credentials-'), 'switchyard.json');
+      await writeFile(file, JSON.stringify(gwConfig, null, 2), 'utf8');
+      const seed = { key: CREDENTIALS_KEY, identity: IDENTITY.id, upstream: PERSONAL_UPSTREAM, grant };
+      const env = { BENCH_CREDENTIALS: JSON.stringify(seed) };
+      const args = ['./memory-gateway.js', file];
+      const g = await scope.script('gateway (memory)', import.meta.url, args, jsonLine<{ url: string }>, env);
+      gateway = { proc: g.proc, url: g.ready.url, runner: 'runGateway in a child, memory store' };
+    }
+    log(
+      `credentials: e2e ${kind}: upstream ${upstream.staticUrl} | ${upstream.personalUrl}, gateway ${gateway.url}`,
+    );
+    const session = scope.own(
+      await LegacyHttpClient.open(gateway.url, {
+        clientName: 'bench-credentials',
+        headers: { authorization: `Bearer ${CLIENT_TOKEN}` },
+      }),
+    );
+    const text = filler(config.argumentBytes);
+    const targets = {
+      static: targetsOf(SHARED, 0, config.tools, true),
+      vault: targetsOf(PERSONAL_UPSTREAM, 0, config.tools, true),
+    };
+    const loop = (path: 'static' | 'vault') => (count: number, concurrency: number) =>
+      callLoop(session, targets[path], text, count, concurrency);
+    const control = controlClient(upstream.controlUrl);
+    const calls = callCounter(
+      `credentials e2e ${kind}`,
+      async () => (await control.stats()).requests['tools/call'] ?? 0,
+    );
+    const commands = async () => (redis ? (await redisCounters(redis.url)).commands : 0);
+    for (const path of ['static', 'vault'] as const) await loop(path)(config.prewarm, 4);
+    const levels = await measureCompared({
+      what: `credentials: e2e ${kind} tools/call`,
+      levels: config.levels.map((l) => ({ concurrency: l.concurrency, warmup: l.warmup, count: l.calls })),
+      rounds: config.rounds,
+      variants: (['static', 'vault'] as const).map((path) => ({
+        name: path,
+        loop: loop(path),
+        cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
+      })),
+      log,
+      pairs: [['vault', 'static']],
+      before: async () => ({ served: await calls.before(), commands: await commands() }),
+      after: async (run, before, issued) => {
+        await calls.check(run, before.served, issued);
+        const commandsPerCall = ((await commands()) - before.commands - PROBE_COMMANDS) / issued;
+        return { redisCommandsPerCall: redis ? commandsPerCall : undefined };
+      },
+    });
+    return {
+      store: kind,
+      runner: gateway.runner,
+      levels,
+      upstreamCalls: calls.totals,
+      gatewayWarnings: Object.fromEntries(gateway.proc.warnings),
+    };
+  });
+}
+
+export async function runCredentialsBenchmark(config: Config, log: Log) {
   const start = loadavg();
   const redisSkipped = redisMissing();
   if (redisSkipped) log(`credentials: Redis rows skipped: ${redisSkipped}`);
-  let redis: RedisServer | undefined;
-  try {
-    if (!redisSkipped) redis = children.own(await startRedis());
+  return Scope.with(async (scope) => {
+    const redis = redisSkipped ? undefined : await scope.redis();
     const keeper = [await measureKeeper(config.keeper, 'memory', undefined, log)];
     if (redis) keeper.push(await measureKeeper(config.keeper, 'redis', redis, log));
     const afterKeeper = loadavg();
-    const e2e = await runE2e(config.e2e, redis, log);
+    // The shared upstream's token is as long as the person's: both requests carry the same bytes.
+    const staticToken = benchGrant('team-service').accessToken;
+    const grant = benchGrant(IDENTITY.id);
+    const personalToken = grant.accessToken;
+    const bearer = await scope.script(
+      'upstream (bearer)',
+      import.meta.url,
+      ['./bearer-upstream.js', '--tools', String(config.e2e.tools)],
+      jsonLine<{ staticUrl: string; personalUrl: string; controlUrl: string }>,
+      { BENCH_STATIC_TOKEN: staticToken, BENCH_PERSONAL_TOKEN: personalToken },
+    );
+    const upstream = { proc: bearer.proc, ...bearer.ready };
+    const e2e = [];
+    for (const kind of redis ? (['redis', 'memory'] as const) : (['memory'] as const)) {
+      const tokens = { static: staticToken, grant };
+      e2e.push(
+        await measureE2e(config.e2e, kind, upstream, tokens, kind === 'redis' ? redis : undefined, log),
+      );
+    }
     return {
       config,
-      accessTokenChars: benchGrant(IDENTITY.id).accessToken.length,
+      accessTokenChars: personalToken.length,
       ...(redisSkipped ? { redisSkipped } : {}),
       keeper,
       e2e,
       loadavg: { start, keeper: afterKeeper, end: loadavg() },
     };
-  } finally {
-    await redis?.stop();
-  }
+  });
+}
+
+type CredentialsResult = Awaited<ReturnType<typeof runCredentialsBenchmark>>;
+
+const redisCpu = [
+  'cpu redis',
+  'r',
+  (run: { cpuUsPerRead: CpuPerRead }) =>
+    run.cpuUsPerRead.redis === undefined ? '-' : int.format(run.cpuUsPerRead.redis),
+] as const;
+
+export function renderCredentials(result: CredentialsResult): string[] {
+  const { keeper: k, e2e: e } = result.config;
+  const load = (l: number[]): string => l.map((v) => v.toFixed(2)).join(' ');
+  const calls = Object.entries(k.calls)
+    .map(([store, c]) => `${store} ${int.format(c.calls)} after ${int.format(c.warmup)} warm-up`)
+    .join(', ');
+  const served = result.e2e
+    .map(
+      (gw) => `${gw.store}: ${int.format(gw.upstreamCalls.served)} of ${int.format(gw.upstreamCalls.issued)}`,
+    )
+    .join(', ');
+  return [
+    '10. Personal upstream credentials (DESIGN §14): the vault per call, memory store and Redis',
+    `   grant: a ${result.accessTokenChars}-char JWT-shaped access token + refresh token, sealed (AES-256-GCM), valid 1 h (no refresh)`,
+    result.redisSkipped
+      ? `   Redis: SKIPPED (${result.redisSkipped}); memory store only`
+      : '   Redis: a redis-server on an ephemeral port, started and stopped by the section',
+    '',
+    ...result.keeper.flatMap(({ store, levels }) => {
+      const vaultAdds = levels.map(({ concurrency, medians: { token, 'store.get': get } }) => {
+        const cpu = token && get ? signed(token.cpuUsPerRead.client - get.cpuUsPerRead.client, 1) : 'n/a';
+        return `c=${concurrency} ${cpu} µs`;
+      });
+      return comparedSection(
+        `10a. in process, ${store} store: TokenKeeper.token(identity, upstream) vs the store's raw get of the sealed grant`,
+        `calls per round: ${calls}; ${k.rounds} round(s)`,
+        levels,
+        {
+          paths: [
+            { path: 'store.get', label: 'store.get' },
+            { path: 'token', label: 'token()' },
+          ],
+          columns: [redisCpu],
+        },
+        [
+          `   CPU per call the vault adds over the store (token() − store.get, this process): ${vaultAdds.join(', ')}`,
+        ],
+      );
+    }),
+    ...result.e2e.flatMap((gw) =>
+      comparedSection(
+        [
+          `10b. tools/call through a gateway (${gw.store}: ${gw.runner}) to an upstream checking bearer tokens ` +
+            `(${e.tools} echo tools, ${e.argumentBytes} B argument)`,
+          "   (a) server with a static headers.Authorization; (b) the same upstream as auth.user, the caller's token " +
+            "from the vault; client: one legacy session of plain POSTs with the caller's bearer token",
+        ],
+        `${int.format(e.prewarm)} calls of each path first, then ${planLine('calls', e.levels, e.rounds)}`,
+        gw.levels,
+        {
+          paths: [
+            { path: 'static', label: '(a) static header' },
+            { path: 'vault', label: '(b) auth.user, vault' },
+          ],
+          pairLabel: () => '(b)/(a)',
+          columns: [redisCpu, ['redis cmd/call', 'r', (run) => run.redisCommandsPerCall?.toFixed(2) ?? '-']],
+        },
+      ),
+    ),
+    ...comparedLegend(),
+    '   redis cmd/call counts warm-up calls too.',
+    '   checked: every answer echoed its tool and arguments; the upstream (which answers 401 to any other token) ' +
+      `served one tools/call per call issued (${served}).`,
+    `   load average: start ${load(result.loadavg.start)}, after 10a ${load(result.loadavg.keeper)}, end ${load(result.loadavg.end)}`,
+    '',
+  ];
 }

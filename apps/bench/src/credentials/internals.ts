@@ -1,7 +1,6 @@
 /**
- * The gateway's credentials classes (DESIGN §14, apps/gateway/src/credentials/), which the `switchyard`
- * package does not export: loaded from its build, next to its entry point (as services.ts finds its CLI),
- * and typed here by the part the benchmark uses. A missing build or a renamed class fails loudly.
+ * The gateway's credentials classes (DESIGN §14), which the `switchyard` package does not export: loaded
+ * from its build next to its entry point, typed by the part the bench uses; a missing build fails loudly.
  */
 import type { Identity, Logger, Store } from '@switchyard/core';
 

@@ -1,12 +1,8 @@
 #!/usr/bin/env node
 /**
- * The gateway with its default memory store, for the credentials benchmark: `runGateway` on the config
- * file given, then the person's grant put in its vault (a TokenVault on the running gateway's own store,
- * with the config's `credentials.key`), which no other process can reach. What the CLI runs, minus the
- * CLI's argument handling and signal choreography.
- *
- * usage: node memory-gateway.js CONFIG, with BENCH_CREDENTIALS = JSON `{ key, identity, upstream, grant }`.
- * Ready: one JSON line `{"url"}` on stdout once the grant is stored. Stops on SIGTERM / SIGINT.
+ * `runGateway` with its memory store for section 10, the person's grant put in its own vault (no other
+ * process can reach that store). usage: node memory-gateway.js CONFIG, with BENCH_CREDENTIALS = JSON
+ * `{ key, identity, upstream, grant }`; prints `{"url"}` once the grant is stored.
  */
 import { createLogger } from '@switchyard/core';
 import { loadConfigFile, runGateway } from 'switchyard';

@@ -1,10 +1,7 @@
 /**
- * The floor: the least a process in the middle can cost on this machine. A pass-through proxy with no MCP
- * logic at all — HTTP POST bodies in, the same bytes to the upstream over its own transport, the answer
- * back — run as its own process so its CPU is read from /proc like the gateway's. It knows JSON-RPC only
- * as far as framing needs: on stdio and WebSocket it rewrites ids to match answers to requests; over HTTP
- * it forwards the body and the session headers untouched. Whatever the gateway costs above this is the
- * gateway's; what this costs is what any Node process in the path costs here.
+ * The floor: a pass-through proxy with no MCP logic (HTTP POST bodies in, the same bytes to the upstream
+ * over its transport, the answer back; ids rewritten on stdio and WebSocket), its own process so its CPU is
+ * read like the gateway's: what any Node process in the path costs on this machine.
  *
  * Usage: node floor-proxy.js stdio <command> [args…] | http <url> | ws <url>; prints `listening <port>`.
  */

@@ -1,12 +1,8 @@
 #!/usr/bin/env node
 /**
- * A testkit upstream served over WebSocket, for the paths benchmark (the testkit CLI serves stdio and
- * Streamable HTTP only). One MCP session per connection (subprotocol `mcp`, one JSON-RPC message per text
- * frame: Switchyard's WebSocket transport, `WebSocketSessionTransport` from @switchyard/core), all sharing
- * one `TestServer`'s resources and echo tools. Speaks 2025-11-25 only.
- *
- * usage: node ws-upstream.js --name NAME --resources N --payload-bytes N --tools N
- * Ready: one JSON line `{"url":"ws://127.0.0.1:PORT/mcp"}` on stdout. Stops on SIGTERM / SIGINT.
+ * A testkit upstream over WebSocket for section 6 (the testkit CLI serves stdio and HTTP only): one MCP
+ * session per connection (`WebSocketSessionTransport`), one `TestServer`; 2025-11-25 only.
+ * usage: node ws-upstream.js --name NAME --resources N --payload-bytes N --tools N; prints `{"url"}`.
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';

@@ -48,18 +48,14 @@ export function keyShape(key: string): string {
     .replace(/\d+/g, '*');
 }
 
-/** Redis's running counters: commands processed since it started, and clients connected now. */
-export interface RedisCounters {
-  /** `INFO stats` `total_commands_processed` (each probe's own `INFO`s count too: two per call). */
-  commands: number;
-  /** `INFO clients` `connected_clients` (this probe's connection included). */
-  clients: number;
-}
-
 /** Commands this probe's own `redisCounters()` call adds to `total_commands_processed`. */
 export const PROBE_COMMANDS = 2;
 
-export async function redisCounters(url: string): Promise<RedisCounters> {
+/**
+ * Redis's running counters: `total_commands_processed` since it started (each probe's own two `INFO`s
+ * count too), and `connected_clients` now (this probe's connection included).
+ */
+export async function redisCounters(url: string) {
   const [stats, clients] = await withRedis(url, (redis) =>
     Promise.all([redis.info('stats'), redis.info('clients')]),
   );

@@ -1,5 +1,5 @@
 /** Text formatting shared by every section of the table: numbers, aligned tables, per-run rows. */
-import type { ComparedLevel, Comparison } from '../rounds.js';
+import type { ComparedLevel, Comparison } from '../measure.js';
 
 export function signed(n: number, digits = 3): string {
   return `${n >= 0 ? '+' : ''}${n.toFixed(digits)}`;
@@ -43,13 +43,20 @@ export function range(runs: { rps: number }[]): string {
   return `${int.format(Math.min(...rps))}-${int.format(Math.max(...rps))}`;
 }
 
-export function levelsLine(levels: { concurrency: number; warmup: number; reads: number }[]): string {
-  return levels
-    .map((l) => `c=${l.concurrency}: ${int.format(l.reads)} after ${int.format(l.warmup)} warm-up`)
-    .join('; ');
+/** What each round ran, e.g. `reads per round: c=1: 300 after 50 warm-up; …; 3 interleaved rounds per path`. */
+export function planLine(
+  what: string,
+  levels: readonly { concurrency: number; warmup: number; reads?: number; calls?: number; count?: number }[],
+  rounds: number,
+): string {
+  const each = levels.map(
+    (l) =>
+      `c=${l.concurrency}: ${int.format(l.reads ?? l.calls ?? l.count ?? 0)} after ${int.format(l.warmup)} warm-up`,
+  );
+  return `${what} per round: ${each.join('; ')}; ${rounds} interleaved round(s) per path`;
 }
 
-/** How to show compared levels (rounds.ts `ComparedLevel`): which paths, in which order, with which labels. */
+/** How to show compared levels (measure.ts `ComparedLevel`): which paths, in which order, with which labels. */
 export interface ComparedView<L extends ComparedLevel> {
   /** The rows of each level in order (a path that did not run is left out). */
   paths: readonly { path: string; label: string }[];
@@ -130,4 +137,22 @@ export function comparedLegend(): string[] {
     '   cpu columns: CPU time (user + system) per request (read or call), in µs, of the bench client, the ' +
       'upstream and the gateway(s).',
   ];
+}
+
+/** A section of compared paths: its title line(s), what each round ran, the table, then its notes. */
+export function comparedSection<L extends ComparedLevel>(
+  title: string | string[],
+  plan: string,
+  levels: readonly L[],
+  view: ComparedView<L>,
+  notes: string[] = [],
+): string[] {
+  return [
+    title,
+    `   ${plan}; median round (by req/s) shown`,
+    '',
+    comparedTable(levels, view),
+    ...notes,
+    '',
+  ].flat();
 }

@@ -1,27 +1,23 @@
 /** The human-readable table (stdout): a header, every section that ran, the targets and gateway warnings. */
-import { renderCatalog } from '../catalog/render.js';
-import { renderCredentials } from '../credentials/render.js';
-import type { ReadResult, ToolCallResult } from '../direct-vs-gateway.js';
-import type { BenchResults } from '../results.js';
-import { renderSessionMemory } from '../session-memory/render.js';
-import { renderEnumeration } from './enumerate.js';
-import { comparedLegend, comparedTable, int, table } from './format.js';
-import { renderPaths } from './paths.js';
-import { renderCacheHit, renderGovernance, renderStack } from './plugins.js';
-import { renderReplicas } from './replicas.js';
+import { availableParallelism, cpus, loadavg } from 'node:os';
+import { type BenchResults, ranSections } from '../sections.js';
+import { comparedLegend, int, table } from './format.js';
 import type { Target } from './targets.js';
 
-export interface Environment {
-  node: string;
-  platform: string;
-  arch: string;
-  cpus: number;
-  cpuModel: string;
-  loadavg: number[];
+/** The box the run measured. */
+export function environment() {
+  const { version: node, platform, arch } = process;
+  return {
+    node,
+    platform,
+    arch,
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    loadavg: loadavg(),
+  };
 }
 
-/** `a`, `b`, … for the sub-sections of a section. */
-const letter = (i: number): string => String.fromCharCode(97 + i);
+export type Environment = ReturnType<typeof environment>;
 
 function header(options: {
   mode: string;
@@ -45,48 +41,6 @@ function header(options: {
     );
   }
   return [...out, ''];
-}
-
-/** Sections 1 and 4a: what was read or called, how many per round, the table, and `checked` lines. */
-function directVsGateway(
-  heading: string,
-  what: string,
-  count: number,
-  r: ReadResult | ToolCallResult,
-  checked: string[],
-) {
-  const c = r.config;
-  return [
-    heading,
-    `   ${int.format(count)} ${what} per round after ${int.format(c.warmup)} warm-up ${what}; ` +
-      `${c.rounds} interleaved rounds per path; median round (by req/s) shown`,
-    '',
-    comparedTable(r.levels, {
-      paths: [
-        { path: 'direct', label: 'direct' },
-        { path: 'gateway', label: 'gateway' },
-      ],
-      pairLabel: () => 'gw/direct',
-    }),
-    ...checked,
-    '',
-  ];
-}
-
-function renderToolCall(call: ToolCallResult): string[] {
-  const c = call.config;
-  return directVsGateway(
-    `4a. tools/call over Streamable HTTP — 1 testkit upstream (${c.tools} echo tools, called round-robin, ` +
-      `${c.argumentBytes} B text argument + seq)`,
-    'calls',
-    c.calls,
-    call,
-    [
-      `   checked: every answer (warm-up and timed) echoed its own tool name and arguments as structuredContent ` +
-        `and text; the upstream served ${int.format(call.upstreamCalls.served)} tools/call for ` +
-        `${int.format(call.upstreamCalls.issued)} calls issued (one each, every round).`,
-    ],
-  );
 }
 
 /**
@@ -130,33 +84,11 @@ export function renderTable(options: {
   clientFetch: string;
 }): string {
   const { results, targets } = options;
-  const { read, enumerate, plugins, tools, replicas } = results;
   const out: string[] = header(options);
-
-  if (read) {
-    const c = read.config;
-    const heading = `1. resources/read over Streamable HTTP — 1 testkit upstream (${c.resources} resources, ${c.payloadBytes} B payload)`;
-    out.push(...directVsGateway(heading, 'reads', c.reads, read, []));
-  }
-  for (const [i, e] of enumerate.entries()) out.push(...renderEnumeration(e, `2${letter(i)}`));
-  if (plugins?.hit) out.push(...renderCacheHit(plugins.hit));
-  if (plugins?.stack) out.push(...renderStack(plugins.stack));
-  if (plugins?.governance) out.push(...renderGovernance(plugins.governance));
-  if (tools?.call) out.push(...renderToolCall(tools.call));
-  for (const [i, e] of (tools?.list ?? []).entries()) out.push(...renderEnumeration(e, `4${letter(i + 1)}`));
-  if (replicas) out.push(...renderReplicas(replicas));
-  if (results.paths) out.push(...renderPaths(results.paths));
-  if (results.sessionMemory) out.push(...renderSessionMemory(results.sessionMemory));
-  if (results.catalog) out.push(...renderCatalog(results.catalog));
+  const ran = ranSections(results);
+  out.push(...ran.filter((section) => !section.late).flatMap((section) => section.render()));
   // The legend names the sections with compared paths that ran.
-  const compared = (
-    [
-      ['1', read],
-      ['3', plugins],
-      ['4a', tools?.call],
-      ['5', replicas?.sharedCache ?? replicas?.rateLimit],
-    ] as const
-  ).flatMap(([section, part]) => (part === undefined ? [] : [section]));
+  const compared = [...new Set(ran.flatMap((section) => section.compared() ?? []))];
   if (compared.length > 0) out.push(`Compared paths (${compared.join(', ')}):`, ...comparedLegend(), '');
 
   // A run of sections without targets (e.g. --only replicas) prints no empty targets table.
@@ -171,7 +103,7 @@ export function renderTable(options: {
     );
   }
   for (const t of targets) if (t.note) out.push(`   ${t.note}`);
-  if (results.credentials) out.push('', ...renderCredentials(results.credentials));
+  for (const section of ran.filter((s) => s.late)) out.push('', ...section.render());
   out.push(...warnings(results));
   out.push('', `total runtime ${(options.durationMs / 1000).toFixed(1)} s; JSON: ${options.jsonPath}`);
   return out.join('\n');

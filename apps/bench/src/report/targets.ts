@@ -1,37 +1,12 @@
 /**
- * The stated goals (informational: missing one never changes the exit code), evaluated against the results
- * (shared by the table and the JSON report), and the notes printed under them: what the box's cores allow,
- * so a missed target says whether the gateway or the machine decided it.
+ * The goals the targets table holds results to (informational: never the exit code), and the notes that
+ * say, from what the box's cores allow, whether the gateway or the machine decided a miss.
  */
 import { availableParallelism } from 'node:os';
-import type { CatalogResult } from '../catalog/index.js';
 import type { EnumerateResult } from '../enumerate.js';
-import type { CacheHitResult } from '../plugins/index.js';
-import type { BenchResults } from '../results.js';
-import type { ComparedLevel } from '../rounds.js';
+import type { ComparedLevel } from '../measure.js';
+import type { CacheHitResult } from '../plugins.js';
 import { int, signed } from './format.js';
-
-/** Gateway-vs-direct throughput goal of reads (every level) and tool calls (c=16). */
-export const THROUGHPUT_TARGET = 0.9;
-
-/** Enumeration goal, on every scenario: gateway ≤ this × the slowest single upstream alone. */
-export const ENUMERATION_TARGET = 1.2;
-
-/** Enumeration goal (issue 18): gateway ≤ this × listing the K upstreams directly, one after another. */
-export const ENUMERATION_SEQUENTIAL_TARGET = 0.5;
-
-/** Cache goal (issue requirement): cache hits through the gateway ≥ this × direct reads of a 5 ms upstream. */
-export const CACHE_HIT_TARGET = 5;
-
-/** Tool search goals (issue 27): search mode's tool list vs the full one at 300 tools, recall, latency at 3,000. */
-export const CATALOG_GOALS = {
-  tokensSavedAt: 300,
-  tokensSavedPercent: 90,
-  recallAt5: 0.9,
-  recallAt1: 0.7,
-  latencyAt: 3000,
-  p50Ms: 1,
-} as const;
 
 export interface Target {
   name: string;
@@ -45,143 +20,59 @@ export interface Target {
   note?: string;
 }
 
-/** A row with a goal: met when `value` is at least (`>=`) or at most (`<=`) `goal`, shown as `op goalText`. */
-function goal(
+export const ratio = (x: number): string => `${x.toFixed(2)}x`;
+const threeDigits = (x: number): string => x.toFixed(3);
+
+/** A goal: met when a value is at least (`>=`) or at most (`<=`) `bound`; the goal reads `op text`. */
+interface Goal {
+  op: '>=' | '<=';
+  bound: number;
+  text: string;
+  show: (value: number) => string;
+}
+
+/** Every goal the targets table holds results to (issues 18, 27 and the first requirements). */
+export const GOALS = {
+  /** Gateway vs direct req/s: reads at every level, tool calls at c=16. */
+  throughput: { op: '>=', bound: 0.9, text: '0.90x direct', show: ratio },
+  readAddedP99: { op: '<=', bound: 1, text: '1 ms', show: (v) => `${signed(v)} ms` },
+  /** Every enumeration scenario: gateway ≤ this × the slowest single upstream alone. */
+  enumeration: { op: '<=', bound: 1.2, text: '1.20x', show: ratio },
+  /** Gateway ≤ this × listing the K upstreams directly, one after another. */
+  enumerationSequential: { op: '<=', bound: 0.5, text: '0.50x', show: ratio },
+  /** Cache hits through the gateway vs direct reads of a 5 ms upstream. */
+  cacheHit: { op: '>=', bound: 5, text: '5.00x direct', show: ratio },
+  /** Tool search: search mode's tool list vs the full one at 300 tools, recall, p50 at 3,000 tools. */
+  tokensSaved: { op: '>=', bound: 90, text: '90 %', show: (v) => `${v.toFixed(1)} %` },
+  recallAt5: { op: '>=', bound: 0.9, text: '0.9', show: threeDigits },
+  recallAt1: { op: '>=', bound: 0.7, text: '0.7', show: threeDigits },
+  searchP50: { op: '<=', bound: 1, text: '1 ms', show: (v) => `${v.toFixed(3)} ms` },
+} satisfies Record<string, Goal>;
+
+/** The catalog sizes the tool search goals are held at. */
+export const CATALOG_GOALS_AT = { tokensSaved: 300, latency: 3000 } as const;
+
+/** A row holding `value` to `g`; `note` says why when the box, not the gateway, decides the outcome. */
+export function check(
+  g: Goal,
   name: string,
-  op: '>=' | '<=',
-  goal: number,
-  goalText: string,
   value: number,
-  actual: string,
   note?: (met: boolean) => string | undefined,
 ): Target {
-  const met = op === '>=' ? value >= goal : value <= goal;
-  return { name, target: `${op} ${goalText}`, actual, value, met, note: note?.(met) };
+  const met = g.op === '>=' ? value >= g.bound : value <= g.bound;
+  return { name, target: `${g.op} ${g.text}`, actual: g.show(value), value, met, note: note?.(met) };
 }
 
 /** A row that only reports a number. */
-function informational(name: string, value: number, actual: string): Target {
+export function informational(name: string, value: number, actual: string): Target {
   return { name, target: 'informational', actual, value, met: true, informational: true };
-}
-
-const ratio = (x: number): string => `${x.toFixed(2)}x`;
-const throughputGoal = `${THROUGHPUT_TARGET.toFixed(2)}x direct`;
-
-/** The stated goals, evaluated against the results. Informational only: never changes the exit code. */
-export function evaluateTargets(results: BenchResults): Target[] {
-  const { read, enumerate, plugins, tools } = results;
-  const targets: Target[] = [];
-  for (const level of read?.levels ?? []) {
-    const name = `read throughput, c=${level.concurrency}`;
-    const r = level.comparisons[0]!.throughputRatio;
-    targets.push(goal(name, '>=', THROUGHPUT_TARGET, throughputGoal, r, ratio(r)));
-  }
-  for (const level of read?.levels ?? []) {
-    const name = `read added p99, c=${level.concurrency}`;
-    const added = level.comparisons[0]!.addedP99Ms;
-    targets.push(goal(name, '<=', 1, '1 ms', added, `${signed(added)} ms`));
-  }
-  targets.push(...enumerate.map(enumerationTarget));
-  targets.push(...enumerate.map(sequentialTarget));
-  const hit = plugins?.hit;
-  for (const level of hit?.levels ?? []) {
-    const r = level.comparisons[0]!.throughputRatio;
-    const name = `cache hit vs direct (${hit!.config.latencyMs} ms upstream), c=${level.concurrency}`;
-    targets.push(
-      goal(name, '>=', CACHE_HIT_TARGET, `${CACHE_HIT_TARGET.toFixed(2)}x direct`, r, ratio(r), (met) =>
-        met ? undefined : hitCeilingNote(hit!, level.concurrency),
-      ),
-    );
-  }
-  for (const level of plugins?.stack?.levels ?? []) {
-    for (const vs of level.comparisons) {
-      const name = `plugin stack on a miss, ${vs.path === 'stack' ? 'coherent' : 'coherent: false'}, c=${level.concurrency}`;
-      const actual = `${ratio(vs.throughputRatio)} bare, p50 ${signed(vs.addedP50Ms)} / p99 ${signed(vs.addedP99Ms)} ms`;
-      targets.push(informational(name, vs.throughputRatio, actual));
-    }
-  }
-  for (const level of tools?.call?.levels ?? []) {
-    // The c=16 level carries the goal; the others report their ratio and added latency.
-    const name = `tools/call throughput, c=${level.concurrency}`;
-    const vs = level.comparisons[0]!;
-    const r = vs.throughputRatio;
-    targets.push(
-      level.concurrency === 16
-        ? goal(name, '>=', THROUGHPUT_TARGET, throughputGoal, r, ratio(r), (met) =>
-            met ? undefined : toolCallCpuNote(level),
-          )
-        : informational(
-            name,
-            r,
-            `${ratio(r)}, p50 ${signed(vs.addedP50Ms)} / p99 ${signed(vs.addedP99Ms)} ms`,
-          ),
-    );
-  }
-  targets.push(...(tools?.list ?? []).map(enumerationTarget));
-  if (results.catalog) targets.push(...catalogTargets(results.catalog));
-  return targets;
-}
-
-/** Section 8's goals: tokens saved at 300 tools, recall on the held-out half and on all, p50 at 3,000 tools. */
-function catalogTargets(catalog: CatalogResult): Target[] {
-  const goals = CATALOG_GOALS;
-  const targets: Target[] = [];
-  const tokens = catalog.tokens.find((row) => row.tools === goals.tokensSavedAt);
-  if (tokens) {
-    const saved = tokens.savedPercent;
-    const name = `search-mode tokens saved, ${goals.tokensSavedAt} tools`;
-    targets.push(
-      goal(
-        name,
-        '>=',
-        goals.tokensSavedPercent,
-        `${goals.tokensSavedPercent} %`,
-        saved,
-        `${saved.toFixed(1)} %`,
-      ),
-    );
-  }
-  for (const [which, quality] of [
-    ['held-out', catalog.quality.heldOut],
-    ['all', catalog.quality.all],
-  ] as const) {
-    for (const [at, value, min] of [
-      [5, quality.recallAt5, goals.recallAt5],
-      [1, quality.recallAt1, goals.recallAt1],
-    ] as const) {
-      targets.push(
-        goal(`tool search recall@${at} (${which})`, '>=', min, String(min), value, value.toFixed(3)),
-      );
-    }
-  }
-  const scale = catalog.scale.find((row) => row.tools === goals.latencyAt);
-  if (scale) {
-    const p50 = scale.latency.p50;
-    const name = `tool search p50, ${goals.latencyAt} tools`;
-    targets.push(goal(name, '<=', goals.p50Ms, `${goals.p50Ms} ms`, p50, `${p50.toFixed(3)} ms`));
-  }
-  return targets;
-}
-
-/** Issue 18: the merged walk against listing every upstream directly, one after another. */
-function sequentialTarget(e: EnumerateResult): Target {
-  const name = `${e.method} enumeration vs all direct one after another, ${kindOf(e)} (${e.config.latencyMs} ms/page)`;
-  const max = ENUMERATION_SEQUENTIAL_TARGET;
-  return goal(name, '<=', max, ratio(max), e.ratioVsSequential, ratio(e.ratioVsSequential));
-}
-
-function enumerationTarget(e: EnumerateResult): Target {
-  const name = `${e.method} enumeration vs slowest single, ${kindOf(e)} (${e.config.latencyMs} ms/page)`;
-  return goal(name, '<=', ENUMERATION_TARGET, ratio(ENUMERATION_TARGET), e.ratio, ratio(e.ratio), () =>
-    cpuFloorNote(e),
-  );
 }
 
 /**
  * Why a cache-hit row missed: the most hits per second the box's cores can serve (client + gateway CPU
  * per hit) against the direct path, when the CPU times are known.
  */
-function hitCeilingNote(hit: CacheHitResult, concurrency: number): string {
+export function hitCeilingNote(hit: CacheHitResult, concurrency: number): string {
   const label = `cache hit row, c=${concurrency}`;
   const c = hit.ceilings.find((x) => x.concurrency === concurrency);
   if (!c) return `${label}: CPU times unavailable (no /proc), no CPU ceiling computed.`;
@@ -189,13 +80,13 @@ function hitCeilingNote(hit: CacheHitResult, concurrency: number): string {
     `a hit costs ${int.format(c.clientUs)} µs of bench-client CPU + ${int.format(c.gatewayUs)} µs of ` +
     `gateway CPU; on ${c.cores} core(s) that is at most ${int.format(c.rps)} req/s, ` +
     `${c.ratio.toFixed(2)}x the direct path`;
-  return c.ratio < CACHE_HIT_TARGET
-    ? `${label}: cannot reach ${CACHE_HIT_TARGET.toFixed(2)}x on this box: ${numbers} (the client and the ` +
+  return c.ratio < GOALS.cacheHit.bound
+    ? `${label}: cannot reach ${GOALS.cacheHit.bound.toFixed(2)}x on this box: ${numbers} (the client and the ` +
         'gateway share the cores; the direct path spends its time waiting for the upstream instead).'
     : `${label}: ${numbers}, so the CPU alone does not rule the target out here.`;
 }
 
-function kindOf(e: EnumerateResult): string {
+export function kindOf(e: EnumerateResult): string {
   return e.scenario === 'cpu-bound' ? 'CPU-bound' : 'I/O-bound';
 }
 
@@ -205,25 +96,25 @@ function kindOf(e: EnumerateResult): string {
  * itself. Always the case for the CPU-bound row on a small box. With latency, the rounds run in lock step
  * (all upstreams wait, then all compute at once), so the latency only helps once it outweighs that CPU.
  */
-function cpuFloorNote(e: EnumerateResult): string {
+export function cpuFloorNote(e: EnumerateResult): string {
   const c = e.config;
   const { cpu, latency, lockStep } = e.floors;
   const label =
     `${e.method} ${kindOf(e)} row (${c.upstreams} upstreams × ${int.format(c.itemsPerUpstream)} ${e.list}, ` +
     `${c.latencyMs} ms/page)`;
   if (cpu === undefined) return `${label}: upstream CPU time unavailable (no /proc), no CPU floor computed.`;
-  const target = `<= ${ENUMERATION_TARGET.toFixed(2)}x`;
+  const target = `<= ${GOALS.enumeration.bound.toFixed(2)}x`;
   const numbers =
     `the ${c.upstreams} upstreams alone used ${int.format(cpu.upstreamsCpuMs)} ms of CPU per enumeration ` +
     `through the gateway; on ${cpu.cores} core(s) that is >= ${int.format(cpu.ms)} ms of wall time, ` +
     `${cpu.ratio.toFixed(2)}x the slowest single upstream's ${e.slowestSingleMs.toFixed(1)} ms`;
-  if (cpu.ratio > ENUMERATION_TARGET) {
+  if (cpu.ratio > GOALS.enumeration.bound) {
     return (
       `${label}: cannot reach ${target} on this box: ${numbers} (before any gateway or client CPU), ` +
       'so this row measures the box, not the gateway.'
     );
   }
-  if (lockStep !== undefined && lockStep.ratio > ENUMERATION_TARGET) {
+  if (lockStep !== undefined && lockStep.ratio > GOALS.enumeration.bound) {
     return (
       `${label}: ${numbers}, but the rounds run in lock step (all wait ${c.latencyMs} ms, then all ` +
       `build their pages at once): ~${int.format(latency.ms)} + ${int.format(cpu.ms)} = ` +
@@ -240,7 +131,7 @@ function cpuFloorNote(e: EnumerateResult): string {
  * so below the target the gateway's CPU per call decides it. The cores the direct path actually kept busy
  * (req/s × its CPU per call) say whether the cores were the limit at all in that round.
  */
-function toolCallCpuNote(level: ComparedLevel): string {
+export function toolCallCpuNote(level: ComparedLevel): string {
   const label = `tools/call row, c=${level.concurrency}`;
   const g = level.medians.gateway!.cpuUsPerRead;
   const d = level.medians.direct!.cpuUsPerRead;
@@ -257,7 +148,7 @@ function toolCallCpuNote(level: ComparedLevel): string {
     `upstream ${int.format(d.upstream)}) and ${int.format(via)} µs through the gateway (client ` +
     `${int.format(g.client)} + upstream ${int.format(g.upstream)} + gateway ${int.format(g.gateway)}); with ` +
     `the cores as the limit the gateway path reaches at most ${bound.toFixed(2)}x direct, ` +
-    (bound < THROUGHPUT_TARGET
+    (bound < GOALS.throughput.bound
       ? `so the gateway's ${int.format(g.gateway)} µs per call decides the target on this box (--cpu-prof shows where it goes)`
       : 'so CPU cost alone does not rule the target out') +
     `; the direct rounds kept ${busy.toFixed(2)} of ${cores} cores busy` +

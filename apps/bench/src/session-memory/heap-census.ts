@@ -1,12 +1,8 @@
 /**
- * What a V8 heap snapshot holds, counted two ways, and compared with another snapshot of the same process
- * (node ids are stable across the snapshots of one process):
- * - a census: nodes by kind, the way DevTools' summary groups them (an object by its constructor,
- *   `(closure) name`, `(string)`, `(system) …`, `(array) …`);
- * - ownership: every node the second snapshot does not have (e.g. what N sessions hold) charged to the
- *   instance of a class nearest to it (a breadth-first walk down strong references from every new
- *   instance of a named class), so a Map's table or a closure's context counts for the `Server` or
- *   transport that holds it.
+ * What a V8 heap snapshot holds: a census (nodes grouped as DevTools' summary does: by constructor,
+ * `(closure) name`, `(string)`, …), and the nodes a later snapshot of the same process added, each charged
+ * to the nearest new instance of a named class above it (breadth-first down strong references), so a
+ * Map's table or a closure's context counts for the `Server` or transport that holds it.
  */
 
 /** One group: how many nodes and the sum of their self sizes (shallow bytes). */
@@ -58,34 +54,22 @@ function groupOf(type: string, name: string): string {
   }
 }
 
-/** The fields of a snapshot's flat node and edge arrays. */
-class Layout {
-  readonly width: number;
-  readonly type: number;
-  readonly name: number;
-  readonly id: number;
-  readonly size: number;
-  readonly edgeCount: number;
-  readonly edgeWidth: number;
-  readonly edgeType: number;
-  readonly toNode: number;
-  readonly nodeTypes: string[];
-  readonly weak: number;
-
-  constructor(snapshot: HeapSnapshot) {
-    const { meta } = snapshot.snapshot;
-    this.width = meta.node_fields.length;
-    this.type = meta.node_fields.indexOf('type');
-    this.name = meta.node_fields.indexOf('name');
-    this.id = meta.node_fields.indexOf('id');
-    this.size = meta.node_fields.indexOf('self_size');
-    this.edgeCount = meta.node_fields.indexOf('edge_count');
-    this.edgeWidth = meta.edge_fields.length;
-    this.edgeType = meta.edge_fields.indexOf('type');
-    this.toNode = meta.edge_fields.indexOf('to_node');
-    this.nodeTypes = meta.node_types[0];
-    this.weak = meta.edge_types[0].indexOf('weak');
-  }
+/** Where each field sits in a snapshot's flat node and edge arrays. */
+function layout(snapshot: HeapSnapshot) {
+  const { node_fields: node, edge_fields: edge, node_types, edge_types } = snapshot.snapshot.meta;
+  return {
+    width: node.length,
+    type: node.indexOf('type'),
+    name: node.indexOf('name'),
+    id: node.indexOf('id'),
+    size: node.indexOf('self_size'),
+    edgeCount: node.indexOf('edge_count'),
+    edgeWidth: edge.length,
+    edgeType: edge.indexOf('type'),
+    toNode: edge.indexOf('to_node'),
+    nodeTypes: node_types[0],
+    weak: edge_types[0].indexOf('weak'),
+  };
 }
 
 export function parseSnapshot(text: string): HeapSnapshot {
@@ -102,7 +86,7 @@ function add(out: Census, group: string, bytes: number): void {
 
 /** Counts the nodes of a snapshot by group. */
 export function census(snapshot: HeapSnapshot): Census {
-  const l = new Layout(snapshot);
+  const l = layout(snapshot);
   const { nodes, strings } = snapshot;
   const out: Census = new Map();
   for (let i = 0; i < nodes.length; i += l.width) {
@@ -117,7 +101,7 @@ export function census(snapshot: HeapSnapshot): Census {
 
 /** The ids of every node of a snapshot. */
 export function nodeIds(snapshot: HeapSnapshot): Set<number> {
-  const l = new Layout(snapshot);
+  const l = layout(snapshot);
   const ids = new Set<number>();
   for (let i = l.id; i < snapshot.nodes.length; i += l.width) ids.add(snapshot.nodes[i]!);
   return ids;
@@ -129,7 +113,7 @@ export function nodeIds(snapshot: HeapSnapshot): Set<number> {
  * are charged to `(unowned) <their group>`.
  */
 export function ownership(snapshot: HeapSnapshot, old: Set<number>): Census {
-  const l = new Layout(snapshot);
+  const l = layout(snapshot);
   const { nodes, edges, strings } = snapshot;
   const count = nodes.length / l.width;
   const firstEdge = new Uint32Array(count + 1);

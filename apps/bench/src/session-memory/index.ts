@@ -1,22 +1,16 @@
 /**
- * 7. What an idle legacy session costs in the gateway process. One testkit upstream, one gateway started
- * under `node --inspect=127.0.0.1:0` (the bench drives its V8 inspector: a forced full GC,
- * `process.memoryUsage()`, heap snapshots; the gateway needs no hook of its own). After a warm-up (sessions
- * opened and deleted, so lazily loaded code and caches are in place), N legacy sessions are opened by plain
- * POSTs (`initialize` + `notifications/initialized`, 2025-11-25) and left idle; the heap used and the RSS
- * after a full GC are read before and after, and divided by N. Then a heap snapshot with the N sessions
- * and one after they were all `DELETE`d are counted by constructor (DevTools' summary groups): their
- * difference per session is what one idle session holds, by kind of object. Run once with a gateway on
- * its own and, when redis-server is installed, once with `store.redis` (replicas: a sealed session id and
- * a recorder of the session's state).
+ * Section 7 (README.md): what an idle legacy session costs in the gateway process, read through its V8
+ * inspector (`--inspect=127.0.0.1:0`: a full GC, `memoryUsage()`, heap snapshots; no hook in the gateway).
+ * After warm-up sessions, N idle sessions: heap and RSS per session, then the heap snapshots with and
+ * without them counted by constructor and by owner. Alone, and with `store.redis` when Redis is installed.
  */
 import { Agent } from 'node:http';
 import { closeSessions, type LegacyHttpClient, openSessions } from '@switchyard/testkit/mcp';
 import { redisMissing } from '@switchyard/testkit/process';
-import { ownRedis, replicaConfig } from '../replicas/deployment.js';
-import { type Gateway, ownUpstream, startGateway, Teardown } from '../services.js';
+import { type Gateway, replicaConfig, Scope } from '../harness.js';
+import { columnTable, int } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
-import { census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
+import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
 import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
 
 export type SessionMemoryConfig = Sizes['sessionMemory'];
@@ -33,7 +27,6 @@ export const INSPECT_ARGS = ['--inspect=127.0.0.1:0'];
 export type IdleSessionMemory = Awaited<ReturnType<typeof measureIdleSessions>>;
 
 export type SessionMemoryResult = Awaited<ReturnType<typeof runSessionMemoryBenchmark>>;
-export type SessionMemoryRun = SessionMemoryResult['runs'][number];
 
 /** Ends the sessions; throws unless every `DELETE` answered 200 or 204. */
 async function deleteSessions(sessions: readonly LegacyHttpClient[]): Promise<void> {
@@ -101,26 +94,22 @@ export async function measureIdleSessions(
   }
 }
 
-async function measureOne(
+/** `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
+function measureOne(
   config: SessionMemoryConfig,
-  /** `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
   variant: 'plain' | 'replicas',
   log: (message: string) => void,
 ) {
-  const teardown = new Teardown();
-  try {
-    const upstream = await ownUpstream({ name: 'mem', resources: 10 }, teardown);
-    const redis = variant === 'replicas' ? await ownRedis(teardown) : undefined;
-    const gateway = await startGateway([upstream], {
+  return Scope.with(async (scope) => {
+    const upstream = await scope.upstream({ name: 'mem', resources: 10 });
+    const redis = variant === 'replicas' ? await scope.redis() : undefined;
+    const gateway = await scope.gateway([upstream], {
       name: `gateway (session memory, ${variant})`,
       nodeArgs: INSPECT_ARGS,
       config: redis ? replicaConfig(redis, 'bench-mem:') : undefined,
     });
-    teardown.add(() => gateway.proc.stop());
     return { variant, ...(await measureIdleSessions(gateway, config, `session memory (${variant})`, log)) };
-  } finally {
-    await teardown.run();
-  }
+  });
 }
 
 export async function runSessionMemoryBenchmark(config: SessionMemoryConfig, log: (message: string) => void) {
@@ -129,4 +118,58 @@ export async function runSessionMemoryBenchmark(config: SessionMemoryConfig, log
   const replicasSkipped = redisMissing();
   if (!replicasSkipped) runs.push(await measureOne(config, 'replicas', log));
   return { config, runs, replicasSkipped };
+}
+
+/** The target of issue 18: an idle legacy session costs at most this much in the gateway process. */
+export const SESSION_MEMORY_TARGET_BYTES = 10 * 1024;
+
+const bytes = (n: number): string => `${int.format(Math.round(n))} B`;
+
+/** The per-session figures of one measurement (section 7, and 6b under the paths matrix). */
+export function perSessionLines(m: IdleSessionMemory, indent: string): string[] {
+  const { perSession, census } = m;
+  const verdict = perSession.heapUsed <= SESSION_MEMORY_TARGET_BYTES ? 'ok' : 'MISSED';
+  return [
+    `${indent}heap used ${bytes(perSession.heapUsed)}/session (target ≤ ${bytes(SESSION_MEMORY_TARGET_BYTES)}: ${verdict}), ` +
+      `RSS ${bytes(perSession.rss)}/session, external ${bytes(perSession.external)}/session; ` +
+      `left after DELETE ${bytes(m.leftPerDeletedSession)}/session`,
+    `${indent}heap snapshot, with − without the sessions: ${bytes(census.totalBytes)} in ` +
+      `${census.totalObjects.toFixed(1)} objects per session`,
+  ];
+}
+
+const censusTable = (first: string, rows: readonly CensusDelta[]): string =>
+  columnTable<CensusDelta>(
+    [
+      [first, 'l', (d) => d.group],
+      ['objects/session', 'r', (d) => d.count.toFixed(2)],
+      ['bytes/session', 'r', (d) => int.format(Math.round(d.bytes))],
+    ],
+    rows,
+    '       ',
+  );
+
+function renderRun(run: SessionMemoryResult['runs'][number]): string[] {
+  const { census } = run;
+  return [
+    `   ${run.variant === 'plain' ? 'gateway on its own' : 'replicas (store.redis: sealed ids, recorded state)'}:`,
+    ...perSessionLines(run, '     '),
+    '     the largest groups:',
+    censusTable('group (constructor)', census.top),
+    '     the same objects by owner (the nearest instance of a class holding them):',
+    censusTable('owner', census.owners),
+  ];
+}
+
+export function renderSessionMemory(result: SessionMemoryResult): string[] {
+  const c = result.config;
+  return [
+    `7. Gateway memory per idle legacy session — ${int.format(c.sessions)} sessions opened by plain POSTs ` +
+      `(initialize + notifications/initialized, 2025-11-25) after ${int.format(c.warmup)} warm-up sessions; ` +
+      'memoryUsage() after a full GC through the inspector',
+    '',
+    ...result.runs.flatMap(renderRun),
+    ...(result.replicasSkipped ? [`   replicas: skipped (${result.replicasSkipped})`] : []),
+    '',
+  ];
 }
