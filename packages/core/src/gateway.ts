@@ -435,6 +435,8 @@ export class Gateway {
     toolSearch?: ToolSearchConfig,
   ): void {
     this.#views.configure(virtualServers, toolSearch);
+    // An upstream whose resources a virtual server narrows now: its next change is told by URI.
+    for (const u of this.#pool.ordered) void this.#resourceChanges.baseline(u);
     for (const kind of ['resources', 'tools', 'prompts'] as const) {
       if (kind === 'resources' || this.#pool.offers(kind)) this.#listChanged.schedule(kind);
     }

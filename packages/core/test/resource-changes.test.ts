@@ -83,6 +83,20 @@ describe('ResourceChanges', () => {
     expect(state.requests).toEqual([]);
   });
 
+  it('takes a first listing only of what is not listed yet (the endpoints changed, it connected)', async () => {
+    const { u, state } = upstream('gh');
+    let narrowed = false;
+    const c = changes(() => narrowed);
+    await c.baseline(u);
+    expect(state.requests).toEqual([]);
+    narrowed = true;
+    await c.baseline(u);
+    await c.baseline(u);
+    expect(state.requests).toEqual(['resources/list', 'resources/templates/list']);
+    state.resources = [resource('file:///a')];
+    expect(sorted(await c.relist(u))).toEqual(['gh+file:///a']);
+  });
+
   it('says all with nothing to compare with, then compares with that listing', async () => {
     const { u, state } = upstream('gh');
     state.resources = [resource('file:///a')];

@@ -42,9 +42,12 @@ export class ResourceChanges {
     this.#log = logger;
   }
 
-  /** `u` connected: when its names matter, its listing now is what its later changes are compared with. */
+  /**
+   * `u` connected, or the endpoints changed: when its names matter and nothing of it is listed yet, its
+   * listing now is what its later changes are compared with.
+   */
   async baseline(u: UpstreamConnection): Promise<void> {
-    if (this.#matters(u.name)) await this.#list(u);
+    if (this.#matters(u.name) && !this.#compared(u.name)) await this.#list(u);
   }
 
   /**
@@ -59,10 +62,15 @@ export class ResourceChanges {
       return 'all';
     }
     await this.#listing.get(u.name);
-    const compared = this.#changes.uri.listed(u.name) && this.#changes.uriTemplate.listed(u.name);
+    const compared = this.#compared(u.name);
     const complete = await this.#list(u);
     const changed = new Set([...this.#changes.uri.take(u.name), ...this.#changes.uriTemplate.take(u.name)]);
     return complete && compared ? changed : 'all';
+  }
+
+  /** Whether a listing of `upstream` is there to compare the next one with. */
+  #compared(upstream: string): boolean {
+    return this.#changes.uri.listed(upstream) && this.#changes.uriTemplate.listed(upstream);
   }
 
   /** Forgets what `upstream` listed (it dropped): its next listing is a first. */
