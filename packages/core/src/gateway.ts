@@ -31,6 +31,7 @@ import type { ResourceRoute } from './plugins/define.js';
 import type { LoadedPlugin } from './plugins/host.js';
 import { pluginView } from './plugins/view.js';
 import { NamedCatalog } from './routing/named-catalog.js';
+import { ResourceChanges } from './routing/resource-changes.js';
 import { ResourceRouter } from './routing/resource-router.js';
 import { TaskIdSeal } from './routing/task-ids.js';
 import { TaskOwners } from './routing/task-owners.js';
@@ -105,6 +106,8 @@ export class Gateway {
   readonly #router: ResourceRouter;
   readonly #tools: NamedCatalog;
   readonly #prompts: NamedCatalog;
+  /** Which exposed URIs each `resources/list_changed` changed, for the endpoints that narrow resources. */
+  readonly #resourceChanges: ResourceChanges;
   readonly #listing: MergedListing;
   /** The tasks handed out (whose each is): forgotten for upstreams a reload removes. */
   readonly #taskOwners = new TaskOwners();
@@ -174,6 +177,11 @@ export class Gateway {
     this.#taskIds = new TaskIdSeal(options.cursorSecret);
     this.#views = new EndpointViews(options.virtualServers, options.toolSearch);
     const views = this.#views;
+    this.#resourceChanges = new ResourceChanges(
+      (upstream) => views.narrowed('resources', upstream),
+      () => pool.limits.maxPagesPerList,
+      log.child('resources'),
+    );
     // Tool search: the catalog indexed from the gateway's own full listings, once per change of it, and
     // each caller's usable tools from its own tools/list, listed again after any list change.
     this.#searchCatalog = new SearchCatalog();
@@ -204,6 +212,7 @@ export class Gateway {
       watches,
       listChanged: this.#listChanged,
       resources: router.catalog,
+      resourceChanges: this.#resourceChanges,
       tools,
       prompts,
       plugins: (n) => this.#plugins.notify(n),
@@ -286,6 +295,7 @@ export class Gateway {
     const kept = new Set(this.#pool.ordered.filter((u) => !created.includes(u)).map((u) => u.name));
     this.#tools.reconfigure(kept);
     this.#prompts.reconfigure(kept);
+    this.#resourceChanges.retain(kept);
     this.#router.reconfigure(kept);
     this.#listing.rekey();
     this.#taskOwners.retain(new Set(this.#pool.names));
@@ -425,6 +435,8 @@ export class Gateway {
     toolSearch?: ToolSearchConfig,
   ): void {
     this.#views.configure(virtualServers, toolSearch);
+    // An upstream whose resources a virtual server narrows now: its next change is told by URI.
+    for (const u of this.#pool.ordered) void this.#resourceChanges.baseline(u);
     for (const kind of ['resources', 'tools', 'prompts'] as const) {
       if (kind === 'resources' || this.#pool.offers(kind)) this.#listChanged.schedule(kind);
     }

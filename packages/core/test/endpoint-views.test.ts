@@ -84,6 +84,27 @@ describe('EndpointViews', () => {
     expect(views.concerns('gone', 'tools', 'all')).toBe(false);
   });
 
+  it('says which upstreams some endpoint narrows a list of: only there do the names that change matter', () => {
+    const narrowing = new EndpointViews(
+      new Map([
+        ['docs', { servers: ['gh', 'ci'], resources: { allow: ['gh+*'] } }],
+        ['ops', { servers: ['ops'] }],
+        ['quiet', { servers: ['mute'], resources: { deny: [] } }],
+      ]),
+    );
+    expect(['gh', 'ci', 'ops', 'mute', 'other'].map((u) => narrowing.narrowed('resources', u))).toEqual([
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+    // Other lists of the same upstreams are whole there.
+    expect(narrowing.narrowed('tools', 'gh')).toBe(false);
+    // The root endpoint alone narrows nothing.
+    expect(new EndpointViews().narrowed('resources', 'gh')).toBe(false);
+  });
+
   it('says which sessions a list change concerns: by the names that changed, through every glob', () => {
     const curated = new EndpointViews(
       new Map([

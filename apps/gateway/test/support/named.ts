@@ -122,7 +122,10 @@ export async function connectWs(cleanup: Cleanup, url: string, name = 'ws-client
   return client;
 }
 
-export type NamedListChanged = 'notifications/tools/list_changed' | 'notifications/prompts/list_changed';
+export type NamedListChanged =
+  | 'notifications/tools/list_changed'
+  | 'notifications/prompts/list_changed'
+  | 'notifications/resources/list_changed';
 
 /**
  * Counts one kind of list_changed on a client. `settle()` makes a round trip first, so that anything

@@ -3,6 +3,7 @@ import { exposeUri } from '../naming/uris.js';
 import type { UpstreamNotification } from '../plugins/define.js';
 import type { ChangedNames } from '../routing/changed-names.js';
 import type { NamedCatalog } from '../routing/named-catalog.js';
+import type { ResourceChanges } from '../routing/resource-changes.js';
 import type { UnprefixedCatalog } from '../routing/unprefixed-catalog.js';
 import type { SubscriptionTable } from '../subscriptions.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
@@ -19,6 +20,8 @@ export interface FanoutDeps {
   watches: PluginWatches;
   listChanged: ListChangedCoalescer;
   resources: UnprefixedCatalog;
+  /** Which exposed URIs a `resources/list_changed` changed, where an endpoint narrows them. */
+  resourceChanges: ResourceChanges;
   tools: NamedCatalog;
   prompts: NamedCatalog;
   /** The plugins' notification hooks. */
@@ -125,18 +128,26 @@ export class NotificationFanout {
   /**
    * The gateway's own index of the list is refreshed first, so a client that re-lists sees the change,
    * and the change is announced only to the endpoints that expose a name it touched (DESIGN §13); one the
-   * listing does not show reaches the endpoints that show the upstream's whole list. Resources are not
-   * named: a change reaches every endpoint exposing something of the upstream.
+   * listing does not show reaches the endpoints that show the upstream's whole list. Resources are
+   * named by exposed URI only where an endpoint narrows that upstream's resources with globs; elsewhere a
+   * change reaches every endpoint exposing something of the upstream, with no listing to tell it.
    */
   async #refreshThenAnnounce(u: UpstreamConnection, kind: ListedKind): Promise<void> {
-    const { resources, tools, prompts, listChanged } = this.#deps;
+    const { resources, resourceChanges, tools, prompts, listChanged } = this.#deps;
     let changed: ChangedNames | undefined = 'all';
     if (kind === 'tools') changed = await tools.relist(u);
     else if (kind === 'prompts') changed = await prompts.relist(u);
-    else if (resources.has(u.name)) {
-      await resources
-        .refresh(u.name, (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }), u.capabilities)
-        .catch(() => {});
+    else {
+      const unprefixed = resources.has(u.name)
+        ? resources
+            .refresh(
+              u.name,
+              (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }),
+              u.capabilities,
+            )
+            .catch(() => {})
+        : undefined;
+      [changed] = await Promise.all([resourceChanges.relist(u), unprefixed]);
     }
     if (u.state === 'closed' || changed === undefined) return;
     listChanged.schedule(kind, u.name, changed);

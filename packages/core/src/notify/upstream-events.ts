@@ -1,6 +1,7 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import type { Logger } from '../logger.js';
 import type { NamedCatalog } from '../routing/named-catalog.js';
+import type { ResourceChanges } from '../routing/resource-changes.js';
 import type { UnprefixedCatalog } from '../routing/unprefixed-catalog.js';
 import type { SubscriptionTable } from '../subscriptions.js';
 import type { UpstreamConnection, UpstreamListener } from '../upstream/connection.js';
@@ -11,6 +12,7 @@ import type { PluginWatches } from './watches.js';
 
 export interface UpstreamEventsDeps {
   resources: UnprefixedCatalog;
+  resourceChanges: ResourceChanges;
   tools: NamedCatalog;
   prompts: NamedCatalog;
   subscriptions: SubscriptionTable<RequestOrigin>;
@@ -59,8 +61,8 @@ export class UpstreamEvents implements UpstreamListener {
   }
 
   ready(u: UpstreamConnection): void {
-    const { resources, tools, prompts, subscriptions, logger } = this.#deps;
-    const tasks: Promise<unknown>[] = [tools.refresh(u), prompts.refresh(u)];
+    const { resources, resourceChanges, tools, prompts, subscriptions, logger } = this.#deps;
+    const tasks: Promise<unknown>[] = [tools.refresh(u), prompts.refresh(u), resourceChanges.baseline(u)];
     if (resources.has(u.name)) {
       tasks.push(
         resources
@@ -102,6 +104,7 @@ export class UpstreamEvents implements UpstreamListener {
     // All its items vanish now and come back with it: its lists are compared afresh from then on.
     this.#deps.tools.forget(u.name);
     this.#deps.prompts.forget(u.name);
+    this.#deps.resourceChanges.forget(u.name);
     this.#announce(u.name, u.knownCapabilities);
   }
 

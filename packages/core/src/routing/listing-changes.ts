@@ -21,6 +21,11 @@ export class ListingChanges {
     return this.#epochs.get(upstream) ?? 0;
   }
 
+  /** Whether a listing of `upstream` is recorded (since it connected, or was last forgotten). */
+  listed(upstream: string): boolean {
+    return this.#listed.has(upstream);
+  }
+
   /** Records a full listing of `upstream` that started in `epoch`. */
   record(upstream: string, epoch: number, items: ListedItems): void {
     if (this.epoch(upstream) !== epoch) return;

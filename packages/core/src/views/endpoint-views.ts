@@ -38,6 +38,16 @@ export class EndpointViews {
   }
 
   /**
+   * Whether some endpoint exposes part, not all, of upstream `upstream`'s list `kind` (globs narrow it):
+   * then which names of it change matters, and a change is worth listing to tell them.
+   */
+  narrowed(kind: ListedKind, upstream: string): boolean {
+    for (const view of this.#virtual.values())
+      if (view.includes(upstream) && !view.shows(kind, upstream)) return true;
+    return false;
+  }
+
+  /**
    * Whether a session on endpoint `name` should hear that list `kind` changed: the endpoint admits one
    * of the names that changed (its servers and its globs), exposes an upstream of which all changed, or
    * shows the whole list of an upstream whose change named nothing. The root endpoint admits everything.
