@@ -23,7 +23,7 @@ import {
   warningsOf,
 } from './harness.js';
 import { checkedListing } from './lists.js';
-import { callCounter, callLoop, filler, measureCompared, readLoop } from './measure.js';
+import { callLoop, filler, measureCompared, oneCallEach, readLoop } from './measure.js';
 import { measureReadPaths, type ReadPathLevel } from './read-paths.js';
 import { comparedSection, int, planLine } from './report/format.js';
 import type { Sizes } from './sizes.js';
@@ -384,7 +384,7 @@ export function runGovernanceBenchmark(
     const up = await scope.upstream({ name: SERVER, resources: 0, tools: 1 });
     const stats = counters(up);
     const served = async () => (await stats()).calls;
-    const calls = callCounter('governance bench:', served);
+    const calls = oneCallEach(served);
     const gateways = await scope.gateways(
       [up],
       Object.fromEntries(
@@ -434,13 +434,12 @@ export function runGovernanceBenchmark(
             ),
           cpu: { upstream: up.proc, gateway: gateways[path].proc },
         })),
-        before: calls.before,
-        beforeTimed: (variant) => posts[variant.name as GovernancePath].streamed,
-        after: async (run, before, issued, streamedBefore) => {
-          await calls.check(run, before, issued);
-          const streamed = posts[run.path as GovernancePath].streamed - streamedBefore;
-          return { streamedCalls: options.rawClient ? undefined : streamed };
+        counters: {
+          calls,
+          // Timed calls the gateway answered as an SSE stream (the SDK client's count).
+          streamed: { read: (variant) => posts[variant.name as GovernancePath].streamed, timed: true },
         },
+        after: (_run, moved) => ({ streamedCalls: options.rawClient ? undefined : moved.streamed }),
         note: (run) => (run.streamedCalls ? `, ${run.streamedCalls} answered as streams` : ''),
       });
       sizes.push({
