@@ -10,11 +10,10 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
-import type { Client } from '@modelcontextprotocol/client';
 import {
   children,
   counters,
-  type GatewayOptions,
+  onePerPath,
   type PluginEntry,
   profiledAs,
   REQUEST_OPTIONS,
@@ -24,7 +23,7 @@ import {
 } from './harness.js';
 import { checkedListing } from './lists.js';
 import { callLoop, filler, measureCompared, oneCallEach, readLoop } from './measure.js';
-import { measureReadPaths, type ReadPathLevel } from './read-paths.js';
+import { gatewayReadPaths, measureReadPaths, type ReadPathLevel } from './read-paths.js';
 import { comparedSection, int, planLine } from './report/format.js';
 import type { Sizes } from './sizes.js';
 
@@ -221,30 +220,16 @@ export function runStackBenchmark(config: Sizes['plugins']['stack'], log: Log, o
       stack: stackPlugins(up.name, config.cacheMaxBytes, true),
       'stack-incoherent': stackPlugins(up.name, config.cacheMaxBytes, false),
     };
-    const paths = Object.keys(plugins) as StackPath[];
-    const gateways = await scope.gateways(
-      [up],
-      Object.fromEntries(paths.map((path) => [path, profiledAs(options, path, plugins[path])])) as Record<
-        StackPath,
-        GatewayOptions
-      >,
-    );
-    log(
-      `plugins/stack: upstream ${up.url}, gateways ${paths.map((p) => `${p} ${gateways[p].url}`).join(', ')}`,
-    );
+    const gateways = await scope.pluginGateways([up], plugins, options);
+    const urls = Object.entries(gateways).map(([path, gateway]) => `${path} ${gateway.url}`);
+    log(`plugins/stack: upstream ${up.url}, gateways ${urls.join(', ')}`);
     const direct = await scope.client(up.url, 'bench-direct', options);
-    const targets = [];
-    for (const path of paths) {
-      const client = await scope.client(gateways[path].url, `bench-${path}`, options);
-      const listed = await checkedListing('resources', direct, client, up.name, config.resources);
-      targets.push({
-        path,
-        client,
-        uris: listed.exposed,
-        gateways: [gateways[path]],
-        upstreamReadsPerRead: 1 as const,
-      });
-    }
+    const onGateways = await onePerPath(
+      gateways,
+      (gateway, path) => scope.client(gateway.url, `bench-${path}`, options),
+      async (client) =>
+        (await checkedListing('resources', direct, client, up.name, config.resources)).exposed,
+    );
     // How many entries the cache can hold: an entry's size is the JSON of the result.
     const sample = await direct.request(
       { method: 'resources/read', params: { uri: `test://${up.name}/r/0` } },
@@ -263,7 +248,7 @@ export function runStackBenchmark(config: Sizes['plugins']['stack'], log: Log, o
 
     const levels = await measureReadPaths({
       what: 'plugins/stack',
-      paths: targets,
+      paths: gatewayReadPaths(onGateways, 1),
       levels: config.levels,
       rounds: config.rounds,
       payloadBytes: config.payloadBytes,
@@ -380,40 +365,35 @@ export function runGovernanceBenchmark(
   return Scope.with(async (scope) => {
     const lockFile = join(await children.scratchDir('switchyard-bench-pin-'), 'switchyard.lock.json');
     const plugins = governancePlugins(lockFile);
-    const paths = Object.keys(plugins) as GovernancePath[];
     const up = await scope.upstream({ name: SERVER, resources: 0, tools: 1 });
     const stats = counters(up);
     const served = async () => (await stats()).calls;
     const calls = oneCallEach(served);
-    const gateways = await scope.gateways(
-      [up],
-      Object.fromEntries(
-        paths.map((path) => [path, profiledAs(options, `governance-${path}`, plugins[path])]),
-      ) as Record<GovernancePath, GatewayOptions>,
-    );
-    const client = {} as Record<GovernancePath, Client>;
-    const posts = {} as Record<GovernancePath, { posts: number; streamed: number }>;
-    for (const path of paths) {
-      posts[path] = { posts: 0, streamed: 0 };
-      client[path] = await scope.client(gateways[path].url, `bench-${path}`, {
-        ...options,
-        postCounter: posts[path],
-      });
+    const gateways = await scope.pluginGateways([up], plugins, options, 'governance-');
+    const byPath = await onePerPath(
+      gateways,
+      async (gateway, path) => {
+        const posts = { posts: 0, streamed: 0 };
+        const session = await scope.client(gateway.url, `bench-${path}`, { ...options, postCounter: posts });
+        return { session, posts };
+      },
       // On the pin gateway this first listing is the trust on first use that writes the lock file.
-      const listed = (await client[path].request({ method: 'tools/list', params: {} }, REQUEST_OPTIONS)) as {
-        tools?: { name: string }[];
-      };
-      if (!listed.tools?.some((t) => t.name === TOOL)) {
-        throw new Error(`governance bench: ${path}: tools/list did not list ${TOOL}`);
-      }
-    }
+      async ({ session }, path) => {
+        const listed = (await session.request({ method: 'tools/list', params: {} }, REQUEST_OPTIONS)) as {
+          tools?: { name: string }[];
+        };
+        if (!listed.tools?.some((t) => t.name === TOOL)) {
+          throw new Error(`governance bench: ${path}: tools/list did not list ${TOOL}`);
+        }
+      },
+    );
     const pinned = await pinnedTools(lockFile);
     log(`governance: pin wrote ${lockFile} pinning ${SERVER}: ${pinned.join(', ')}`);
 
     const sizes = [];
     for (const size of config.sizes) {
       const text = filler(Math.floor(size.resultBytes / 2) - 64);
-      const sample = await client.bare.request({
+      const sample = await byPath.bare.client.session.request({
         method: 'tools/call',
         params: { name: TOOL, arguments: { text, seq: 0 } },
       });
@@ -424,20 +404,27 @@ export function runGovernanceBenchmark(
         rounds: config.rounds,
         log,
         pairs: GOVERNANCE.map((path) => [path, 'bare'] as const),
-        variants: paths.map((path) => ({
+        variants: (Object.keys(byPath) as GovernancePath[]).map((path) => ({
           name: path,
           loop: (count: number) =>
-            callLoop(client[path], { tools: [TOOL], upstreamTools: ['tool_0'] }, text, count, 1).catch(
-              (error: Error) => {
-                throw new Error(`governance bench: ${path}: ${error.message}`);
-              },
-            ),
+            callLoop(
+              byPath[path].client.session,
+              { tools: [TOOL], upstreamTools: ['tool_0'] },
+              text,
+              count,
+              1,
+            ).catch((error: Error) => {
+              throw new Error(`governance bench: ${path}: ${error.message}`);
+            }),
           cpu: { upstream: up.proc, gateway: gateways[path].proc },
         })),
         counters: {
           calls,
           // Timed calls the gateway answered as an SSE stream (the SDK client's count).
-          streamed: { read: (variant) => posts[variant.name as GovernancePath].streamed, timed: true },
+          streamed: {
+            read: (variant) => byPath[variant.name as GovernancePath].client.posts.streamed,
+            timed: true,
+          },
         },
         after: (_run, moved) => ({ streamedCalls: options.rawClient ? undefined : moved.streamed }),
         note: (run) => (run.streamedCalls ? `, ${run.streamedCalls} answered as streams` : ''),

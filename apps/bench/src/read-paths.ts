@@ -24,6 +24,20 @@ export interface ReadPath {
   next?: number;
 }
 
+/** One read path per gateway of a part (`onePerPath`), each reading the URIs its gateway lists. */
+export function gatewayReadPaths(
+  paths: Record<string, { path: string; gateway: Gateway; client: Requester; listed: string[] }>,
+  upstreamReadsPerRead?: 0 | 1,
+): ReadPath[] {
+  return Object.values(paths).map(({ path, gateway, client, listed }) => ({
+    path,
+    client,
+    uris: listed,
+    gateways: [gateway],
+    upstreamReadsPerRead,
+  }));
+}
+
 /** Runs `count` checked reads on a path at `concurrency`, continuing its round-robin over its URIs. */
 export function readPath(path: ReadPath, count: number, concurrency: number, minBytes: number) {
   const first = path.next ?? 0;

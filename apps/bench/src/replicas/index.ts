@@ -22,6 +22,7 @@ import {
   counters,
   type Gateway,
   type GatewayOptions,
+  onePerPath,
   type PluginEntry,
   replicaConfig,
   Scope,
@@ -29,7 +30,7 @@ import {
   warningsOf,
 } from '../harness.js';
 import { LIST_KINDS, walk } from '../lists.js';
-import { measureReadPaths, type ReadPath, readPath } from '../read-paths.js';
+import { gatewayReadPaths, measureReadPaths, type ReadPath, readPath } from '../read-paths.js';
 import { comparedSection, int, intOrNa, planLine, signed, table } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
 import { type RedisSnapshot, redisCounters, settledSnapshot } from './redis-probe.js';
@@ -227,16 +228,15 @@ async function runRateLimit(config: Config, d: Awaited<ReturnType<typeof deployR
   const { redis, upstream, gateways } = d;
   log(`replicas/rate-limit: redis ${redis.url}, upstream ${upstream.url}`);
   return Scope.with(async (scope) => {
-    const paths: ReadPath[] = [];
-    for (const { path } of RATE_LIMIT_PATHS) {
-      const client = scope.own(new ModernHttpClient(gateways[path].url));
-      const uris = await listedUris(client, upstream, config.resources);
-      paths.push({ path, client, uris, gateways: [gateways[path]] });
-    }
+    const onGateways = await onePerPath(
+      gateways,
+      async (gateway) => scope.own(new ModernHttpClient(gateway.url)),
+      (client) => listedUris(client, upstream, config.resources),
+    );
     const clients = await redisClients(redis.url);
     const levels = await measureReadPaths({
       what: 'replicas/rate-limit',
-      paths,
+      paths: gatewayReadPaths(onGateways),
       levels: config.levels,
       rounds: config.rounds,
       payloadBytes: config.payloadBytes,
