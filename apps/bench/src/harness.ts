@@ -125,23 +125,6 @@ export function profiledAs(options: RunOptions, name: string, plugins: PluginEnt
   };
 }
 
-/**
- * The paths of a part that runs one gateway per path (3b, 3c, 5b), by path in the gateways' order: each
- * gateway, a client on it (`connect`, scoped by the caller) and what `list` found it lists (and checked).
- */
-export async function onePerPath<K extends string, C, L>(
-  gateways: Record<K, Gateway>,
-  connect: (gateway: Gateway, path: K) => Promise<C>,
-  list: (client: C, path: K) => Promise<L>,
-) {
-  const paths = {} as Record<K, { path: K; gateway: Gateway; client: C; listed: L }>;
-  for (const path of Object.keys(gateways) as K[]) {
-    const client = await connect(gateways[path], path);
-    paths[path] = { path, gateway: gateways[path], client, listed: await list(client, path) };
-  }
-  return paths;
-}
-
 /** Each gateway's warning kinds (digits masked) → count, by its name. */
 export function warningsOf<K extends string>(gateways: Record<K, Gateway>) {
   const entries = Object.entries<Gateway>(gateways).map(([k, g]) => [k, Object.fromEntries(g.proc.warnings)]);

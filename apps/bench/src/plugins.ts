@@ -10,10 +10,11 @@
 import { readFile } from 'node:fs/promises';
 import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/client';
 import {
   children,
   counters,
-  onePerPath,
+  type Gateway,
   type PluginEntry,
   profiledAs,
   REQUEST_OPTIONS,
@@ -224,11 +225,12 @@ export function runStackBenchmark(config: Sizes['plugins']['stack'], log: Log, o
     const urls = Object.entries(gateways).map(([path, gateway]) => `${path} ${gateway.url}`);
     log(`plugins/stack: upstream ${up.url}, gateways ${urls.join(', ')}`);
     const direct = await scope.client(up.url, 'bench-direct', options);
-    const onGateways = await onePerPath(
+    const paths = await gatewayReadPaths(
       gateways,
       (gateway, path) => scope.client(gateway.url, `bench-${path}`, options),
       async (client) =>
         (await checkedListing('resources', direct, client, up.name, config.resources)).exposed,
+      1,
     );
     // How many entries the cache can hold: an entry's size is the JSON of the result.
     const sample = await direct.request(
@@ -248,7 +250,7 @@ export function runStackBenchmark(config: Sizes['plugins']['stack'], log: Log, o
 
     const levels = await measureReadPaths({
       what: 'plugins/stack',
-      paths: gatewayReadPaths(onGateways, 1),
+      paths,
       levels: config.levels,
       rounds: config.rounds,
       payloadBytes: config.payloadBytes,
@@ -370,30 +372,29 @@ export function runGovernanceBenchmark(
     const served = async () => (await stats()).calls;
     const calls = oneCallEach(served);
     const gateways = await scope.pluginGateways([up], plugins, options, 'governance-');
-    const byPath = await onePerPath(
-      gateways,
-      async (gateway, path) => {
-        const posts = { posts: 0, streamed: 0 };
-        const session = await scope.client(gateway.url, `bench-${path}`, { ...options, postCounter: posts });
-        return { session, posts };
-      },
+    const client = {} as Record<GovernancePath, Client>;
+    const posts = {} as Record<GovernancePath, { posts: number; streamed: number }>;
+    for (const [path, gateway] of Object.entries(gateways) as [GovernancePath, Gateway][]) {
+      posts[path] = { posts: 0, streamed: 0 };
+      client[path] = await scope.client(gateway.url, `bench-${path}`, {
+        ...options,
+        postCounter: posts[path],
+      });
       // On the pin gateway this first listing is the trust on first use that writes the lock file.
-      async ({ session }, path) => {
-        const listed = (await session.request({ method: 'tools/list', params: {} }, REQUEST_OPTIONS)) as {
-          tools?: { name: string }[];
-        };
-        if (!listed.tools?.some((t) => t.name === TOOL)) {
-          throw new Error(`governance bench: ${path}: tools/list did not list ${TOOL}`);
-        }
-      },
-    );
+      const listed = (await client[path].request({ method: 'tools/list', params: {} }, REQUEST_OPTIONS)) as {
+        tools?: { name: string }[];
+      };
+      if (!listed.tools?.some((t) => t.name === TOOL)) {
+        throw new Error(`governance bench: ${path}: tools/list did not list ${TOOL}`);
+      }
+    }
     const pinned = await pinnedTools(lockFile);
     log(`governance: pin wrote ${lockFile} pinning ${SERVER}: ${pinned.join(', ')}`);
 
     const sizes = [];
     for (const size of config.sizes) {
       const text = filler(Math.floor(size.resultBytes / 2) - 64);
-      const sample = await byPath.bare.client.session.request({
+      const sample = await client.bare.request({
         method: 'tools/call',
         params: { name: TOOL, arguments: { text, seq: 0 } },
       });
@@ -404,25 +405,21 @@ export function runGovernanceBenchmark(
         rounds: config.rounds,
         log,
         pairs: GOVERNANCE.map((path) => [path, 'bare'] as const),
-        variants: (Object.keys(byPath) as GovernancePath[]).map((path) => ({
+        variants: (Object.keys(plugins) as GovernancePath[]).map((path) => ({
           name: path,
           loop: (count: number) =>
-            callLoop(
-              byPath[path].client.session,
-              { tools: [TOOL], upstreamTools: ['tool_0'] },
-              text,
-              count,
-              1,
-            ).catch((error: Error) => {
-              throw new Error(`governance bench: ${path}: ${error.message}`);
-            }),
+            callLoop(client[path], { tools: [TOOL], upstreamTools: ['tool_0'] }, text, count, 1).catch(
+              (error: Error) => {
+                throw new Error(`governance bench: ${path}: ${error.message}`);
+              },
+            ),
           cpu: { upstream: up.proc, gateway: gateways[path].proc },
         })),
         counters: {
           calls,
           // Timed calls the gateway answered as an SSE stream (the SDK client's count).
           streamed: {
-            read: (variant) => byPath[variant.name as GovernancePath].client.posts.streamed,
+            read: (variant) => posts[variant.name as GovernancePath].streamed,
             timed: true,
           },
         },

@@ -24,18 +24,22 @@ export interface ReadPath {
   next?: number;
 }
 
-/** One read path per gateway of a part (`onePerPath`), each reading the URIs its gateway lists. */
-export function gatewayReadPaths(
-  paths: Record<string, { path: string; gateway: Gateway; client: Requester; listed: string[] }>,
+/**
+ * A part with one gateway per path (3b, 5b): each path reads, through a client on its gateway (`connect`,
+ * scoped by the caller), the URIs the gateway lists (`list` checks them), in the gateways' order.
+ */
+export async function gatewayReadPaths<C extends Requester>(
+  gateways: Record<string, Gateway>,
+  connect: (gateway: Gateway, path: string) => Promise<C>,
+  list: (client: C) => Promise<string[]>,
   upstreamReadsPerRead?: 0 | 1,
-): ReadPath[] {
-  return Object.values(paths).map(({ path, gateway, client, listed }) => ({
-    path,
-    client,
-    uris: listed,
-    gateways: [gateway],
-    upstreamReadsPerRead,
-  }));
+): Promise<ReadPath[]> {
+  const paths: ReadPath[] = [];
+  for (const [path, gateway] of Object.entries(gateways)) {
+    const client = await connect(gateway, path);
+    paths.push({ path, client, uris: await list(client), gateways: [gateway], upstreamReadsPerRead });
+  }
+  return paths;
 }
 
 /** Runs `count` checked reads on a path at `concurrency`, continuing its round-robin over its URIs. */

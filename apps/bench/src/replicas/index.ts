@@ -22,7 +22,6 @@ import {
   counters,
   type Gateway,
   type GatewayOptions,
-  onePerPath,
   type PluginEntry,
   replicaConfig,
   Scope,
@@ -228,7 +227,7 @@ async function runRateLimit(config: Config, d: Awaited<ReturnType<typeof deployR
   const { redis, upstream, gateways } = d;
   log(`replicas/rate-limit: redis ${redis.url}, upstream ${upstream.url}`);
   return Scope.with(async (scope) => {
-    const onGateways = await onePerPath(
+    const paths = await gatewayReadPaths(
       gateways,
       async (gateway) => scope.own(new ModernHttpClient(gateway.url)),
       (client) => listedUris(client, upstream, config.resources),
@@ -236,7 +235,7 @@ async function runRateLimit(config: Config, d: Awaited<ReturnType<typeof deployR
     const clients = await redisClients(redis.url);
     const levels = await measureReadPaths({
       what: 'replicas/rate-limit',
-      paths: gatewayReadPaths(onGateways),
+      paths,
       levels: config.levels,
       rounds: config.rounds,
       payloadBytes: config.payloadBytes,
