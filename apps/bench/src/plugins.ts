@@ -310,9 +310,7 @@ export function renderStack(stack: Awaited<ReturnType<typeof runStackBenchmark>>
       ],
     },
     [
-      '   subs/read: upstream resources/subscribe calls per read (the coherent cache subscribes before the ' +
-        'first miss of a URI and keeps the subscription for lingerMs after its entry leaves); rss: gateway RSS ' +
-        'after the round.',
+      '   subs/read: upstream resources/subscribe calls per read; rss: gateway RSS after the round (README, 3b).',
       `   checked: the upstream served exactly one resources/read per read issued on every path and round; audit ` +
         `logs: ${audit}; upstream subscriptions still held at the end: ${stack.upstreamSubscriptionsHeld} ` +
         `(cached entries ≤ ~${stack.cacheCapacityEntries}, plus lingering watches of recently evicted URIs).`,
@@ -457,12 +455,8 @@ export function renderGovernance(gov: Awaited<ReturnType<typeof runGovernanceBen
   return comparedSection(
     [
       '3c. Governance plugins per tool call — 1 testkit upstream echo tool; a bare gateway vs one gateway per ' +
-        'plugin, each alone, one call at a time:',
-      '   secrets: @switchyard/plugin-secrets (defaults: arguments and results scanned, redact); pin: ' +
-        `@switchyard/plugin-pin (trust on first use when the bench listed the tools: ${gov.pinnedTools.join(', ')} pinned);`,
-      '   approve: @switchyard/plugin-approve, one rule on a__* with `when: arguments.seq < 0` (evaluated on ' +
-        'every call, never true: its cost on the calls it lets through); access: @switchyard/plugin-access, ' +
-        'default allow + a deny rule on a__* with the same `when`',
+        'plugin (secrets, pin, approve, access: configs in README, 3c), each alone, one call at a time; ' +
+        `pin trusted on first use: ${gov.pinnedTools.join(', ')}`,
     ],
     `calls per round: ${gov.config.sizes.map((s) => `${s.warmup} + ${s.calls}`).join(', ')}; ` +
       `${gov.config.rounds} rounds, paths interleaved (order rotated each round); results of ${measured} ` +
@@ -483,8 +477,7 @@ export function renderGovernance(gov: Awaited<ReturnType<typeof runGovernanceBen
       ],
     },
     [
-      "   streamed: timed calls the gateway answered as an SSE stream (a 2025-11-25 session's tools/call still " +
-        'running after 50 ms becomes a resumable stream, which costs more than a JSON answer).',
+      '   streamed: timed calls the gateway answered as an SSE stream, not JSON (README, 3c).',
       `   checked: every answer is the unredacted echo; the upstream served ${int.format(gov.upstreamCalls.served)} ` +
         `tools/call for ${int.format(gov.upstreamCalls.issued)} issued (one per call on every path and round); ` +
         `load avg ${load(gov.loadavg.start)} at the start, ${load(gov.loadavg.end)} at the end.`,

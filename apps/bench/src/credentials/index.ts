@@ -334,8 +334,7 @@ export function renderCredentials(result: CredentialsResult): string[] {
         [
           `10b. tools/call through a gateway (${gw.store}: ${gw.runner}) to an upstream checking bearer tokens ` +
             `(${e.tools} echo tools, ${e.argumentBytes} B argument)`,
-          "   (a) server with a static headers.Authorization; (b) the same upstream as auth.user, the caller's token " +
-            "from the vault; client: one legacy session of plain POSTs with the caller's bearer token",
+          "   (a) a static headers.Authorization vs (b) auth.user, the caller's token from the vault (README, 10)",
         ],
         `${int.format(e.prewarm)} calls of each path first, then ${planLine('calls', e.levels, e.rounds)}`,
         gw.levels,

@@ -468,10 +468,8 @@ export function renderReplicas(r: ReplicasResult): string[] {
         c,
         s,
         [
-          '   two/one: 5a, two replicas vs one behind the same HAProxy. lb+store ×2 / solo: 5c, what the balancer ' +
-            'and the store add over one gateway without them; store / no store and HAProxy / direct split it. ' +
-            "cpu gw sums the replicas behind the path; redis cmd/read counts every store path's commands on the " +
-            `one redis-server (${s.redisClients} client connection(s) from the replicas).`,
+          '   two/one: 5a; lb+store ×2 / solo: 5c, split by store / no store and HAProxy / direct (README, 5); ' +
+            `cpu gw sums the replicas of a path; redis: ${s.redisClients} client connection(s) from the replicas.`,
           `   shared cache: warming read every URI once on A (${s.warmReadsA} upstream reads), then once on B: ` +
             `${s.secondReplicaUpstreamReads} upstream reads (${shared}); no-store gateway ${s.warmReadsSolo}; ` +
             `a second pass on all three ${s.rehitUpstreamReads}.`,
@@ -524,10 +522,8 @@ export function renderReplicas(r: ReplicasResult): string[] {
         ],
         'lrrrrrr',
       ),
-      '   Δ …/session: the change against the row before (the DELETEd row: against the start) ÷ the sessions. ' +
-        'key bytes: MEMORY USAGE of every key, summed; used_memory: Redis INFO memory (also allocator overhead ' +
-        'and client buffers, so it moves by kilobytes on its own). Read once the keys stopped moving; ' +
-        `${m.opened.clients} client connection(s) from the gateway.`,
+      '   Δ …/session: the change against the row before (DELETEd: against the start) ÷ the sessions; ' +
+        `columns: README, 5d; read once the keys stopped moving; ${m.opened.clients} client connection(s).`,
       `   per session: ${int.format(m.keyBytesPerSession)} B of keys in ${m.keysPerSession.toFixed(2)} key(s) ` +
         `(used_memory ${int.format(m.bytesPerSession)} B); per subscription: ${int.format(m.keyBytesPerSubscription)} B ` +
         `of keys, ${m.keysPerSubscription.toFixed(2)} key(s) (${m.subscriptionsOk}/${k} subscribed` +
