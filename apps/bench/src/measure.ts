@@ -192,7 +192,7 @@ export interface RoundsOptions<C extends string, X extends object> {
   note?: (run: Run & X) => string;
 }
 
-/** Reads `counters` (those `timed` or not) into `into`, in their order. */
+/** Reads `counters` into `into`, in their order. */
 async function readCounters(counters: [string, Counter][], variant: Variant, into: Record<string, number>) {
   for (const [name, counter] of counters) into[name] = await counter.read(variant);
 }
@@ -203,6 +203,7 @@ export async function measureRounds<C extends string = never, X extends object =
 ): Promise<(Run & X)[][]> {
   const { log, rounds } = options;
   const counters = Object.entries<Counter>(options.counters ?? ({} as Record<C, Counter>));
+  const [fromRound, fromTimed] = [counters.filter(([, c]) => !c.timed), counters.filter(([, c]) => c.timed)];
   const width = Math.max(7, ...options.variants.map((v) => v.name.length));
   const byLevel: (Run & X)[][] = [];
   for (const { concurrency, warmup, count } of options.levels) {
@@ -210,17 +211,9 @@ export async function measureRounds<C extends string = never, X extends object =
     for (let round = 0; round < rounds; round++) {
       for (const variant of roundOrder(options.variants, round, options.order ?? 'rotate')) {
         const start: Record<string, number> = {};
-        await readCounters(
-          counters.filter(([, c]) => !c.timed),
-          variant,
-          start,
-        );
+        await readCounters(fromRound, variant, start);
         await variant.loop(warmup, concurrency);
-        await readCounters(
-          counters.filter(([, c]) => c.timed),
-          variant,
-          start,
-        );
+        await readCounters(fromTimed, variant, start);
         const cpu = cpuSampler(variant.cpu)();
         const { latencies, wallMs } = await variant.loop(count, concurrency);
         const cpuUsPerRead = cpu(count);
