@@ -8,10 +8,10 @@ import { counters, type RunOptions, Scope } from './harness.js';
 import { checkedListing } from './lists.js';
 import {
   atEach,
-  callCounter,
   callLoop,
   filler,
   measureCompared,
+  oneCallEach,
   type Requester,
   readLoop,
   type TimedLoop,
@@ -64,7 +64,7 @@ function directVsGateway<C extends Sizes['read'] | Sizes['tools']['call']>(
           ? readLoop(client, items, n, concurrency, config.payloadBytes)
           : callLoop(client, { tools: items, upstreamTools: listed.items }, text, n, concurrency);
     const stats = counters(upstream);
-    const calls = reads ? undefined : callCounter(what, async () => (await stats()).calls);
+    const calls = reads ? undefined : oneCallEach(async () => (await stats()).calls);
     const levels = await measureCompared({
       what,
       levels: atEach(config.concurrencies, config.warmup, count),
@@ -79,11 +79,7 @@ function directVsGateway<C extends Sizes['read'] | Sizes['tools']['call']>(
       ],
       pairs: [['gateway', 'direct']],
       log,
-      before: async () => (calls ? calls.before() : 0),
-      after: async (run, before, issued) => {
-        await calls?.check(run, before, issued);
-        return {};
-      },
+      counters: calls && { calls },
     });
     const gatewayWarnings = Object.fromEntries(gateway.proc.warnings);
     /** `upstreamCalls` (tools/call only): calls issued over every round and the upstream's count over them. */

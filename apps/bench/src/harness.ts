@@ -241,6 +241,20 @@ export class Scope {
     ) as Record<K, Gateway>;
   }
 
+  /** One gateway per path with that path's plugins (under `--cpu-prof`, profiled as `<prefix><path>`). */
+  async pluginGateways<K extends string>(
+    upstreams: Upstream[],
+    plugins: Record<K, PluginEntry[]>,
+    options: RunOptions,
+    prefix = '',
+  ) {
+    const specs = Object.entries<PluginEntry[]>(plugins).map(([path, entries]) => [
+      path,
+      profiledAs(options, `${prefix}${path}`, entries),
+    ]);
+    return this.gateways(upstreams, Object.fromEntries(specs) as Record<K, GatewayOptions>);
+  }
+
   async gateway(upstreams: Upstream[], options: GatewayOptions = {}): Promise<Gateway> {
     return (await this.gateways(upstreams, { gateway: options })).gateway;
   }

@@ -149,11 +149,35 @@ export type Run = ReturnType<typeof summarize> & {
 };
 
 /**
- * A plan and its hooks: `before` runs ahead of a variant's warm-up, `beforeTimed` between the warm-up and
- * the timed loop (outside the CPU reading), `after` once its round is measured, given what both returned
- * and the requests issued: it may check counters and throw, and what it returns is added to the run.
+ * A count read around every round of every variant (upstream calls or reads, Redis commands, streamed
+ * POSTs): from before the warm-up or, `timed`, from between the warm-up and the timed loop (outside the CPU
+ * reading), to once the round is measured. With `perRequest`, a round that did not move it by exactly that
+ * many per request issued (warm-up + timed) throws, failing the bench; `totals` adds up every round.
  */
-export interface RoundsOptions<S, X extends object, T> {
+export interface Counter {
+  read(variant: Variant): Promise<number> | number;
+  timed?: boolean;
+  perRequest?: (variant: Variant) => number | undefined;
+  /** What it counts, in the error, e.g. `upstream tools/call`. */
+  label?: string;
+  totals?: { issued: number; served: number };
+}
+
+/** The upstream's tools/call count (`served`), held to one per call issued and totalled. */
+export function oneCallEach(served: () => Promise<number>) {
+  return {
+    read: served,
+    perRequest: () => 1,
+    label: 'upstream tools/call',
+    totals: { issued: 0, served: 0 },
+  };
+}
+
+/**
+ * A plan: its levels, rounds and variants, the `counters` read around each round and `after`, given what
+ * each moved by and the requests issued, whose answer is added to the run.
+ */
+export interface RoundsOptions<C extends string, X extends object> {
   /** Progress label, e.g. `read` or `tools/call`. */
   what: string;
   levels: readonly Level[];
@@ -162,27 +186,34 @@ export interface RoundsOptions<S, X extends object, T> {
   order?: 'rotate' | 'mirror';
   variants: readonly Variant[];
   log: (message: string) => void;
-  before?: (variant: Variant, concurrency: number) => Promise<S>;
-  beforeTimed?: (variant: Variant) => Promise<T> | T;
-  after?: (run: Run, state: S, issued: number, timed: T) => Promise<X> | X;
+  counters?: Record<C, Counter>;
+  after?: (run: Run, moved: Record<C, number>, issued: number) => Promise<X> | X;
   /** Appended to the progress line of a run. */
   note?: (run: Run & X) => string;
 }
 
+/** Reads `counters` into `into`, in their order. */
+async function readCounters(counters: [string, Counter][], variant: Variant, into: Record<string, number>) {
+  for (const [name, counter] of counters) into[name] = await counter.read(variant);
+}
+
 /** Runs the plan: per level, `rounds` rounds of every variant in `roundOrder`; returns each level's runs. */
-export async function measureRounds<S = undefined, X extends object = object, T = undefined>(
-  options: RoundsOptions<S, X, T>,
+export async function measureRounds<C extends string = never, X extends object = object>(
+  options: RoundsOptions<C, X>,
 ): Promise<(Run & X)[][]> {
   const { log, rounds } = options;
+  const counters = Object.entries<Counter>(options.counters ?? ({} as Record<C, Counter>));
+  const [fromRound, fromTimed] = [counters.filter(([, c]) => !c.timed), counters.filter(([, c]) => c.timed)];
   const width = Math.max(7, ...options.variants.map((v) => v.name.length));
   const byLevel: (Run & X)[][] = [];
   for (const { concurrency, warmup, count } of options.levels) {
     const runs: (Run & X)[] = [];
     for (let round = 0; round < rounds; round++) {
       for (const variant of roundOrder(options.variants, round, options.order ?? 'rotate')) {
-        const state = (await options.before?.(variant, concurrency)) as S;
+        const start: Record<string, number> = {};
+        await readCounters(fromRound, variant, start);
         await variant.loop(warmup, concurrency);
-        const timed = (await options.beforeTimed?.(variant)) as T;
+        await readCounters(fromTimed, variant, start);
         const cpu = cpuSampler(variant.cpu)();
         const { latencies, wallMs } = await variant.loop(count, concurrency);
         const cpuUsPerRead = cpu(count);
@@ -195,7 +226,24 @@ export async function measureRounds<S = undefined, X extends object = object, T 
           cpuUsPerRead,
           ...summarize(latencies),
         };
-        const run = { ...base, ...((await options.after?.(base, state, warmup + count, timed)) as X) };
+        const issued = warmup + count;
+        const moved: Record<string, number> = {};
+        await readCounters(counters, variant, moved);
+        for (const [name, counter] of counters) {
+          moved[name]! -= start[name]!;
+          const per = counter.perRequest?.(variant);
+          if (counter.totals) {
+            counter.totals.issued += issued;
+            counter.totals.served += moved[name]!;
+          }
+          if (per !== undefined && moved[name] !== per * issued) {
+            throw new Error(
+              `${options.what} ${variant.name} c=${concurrency} round ${round + 1}: ${counter.label ?? name} ` +
+                `moved by ${moved[name]} for ${issued} requests issued; expected exactly ${per} each`,
+            );
+          }
+        }
+        const run = { ...base, ...((await options.after?.(base, moved, issued)) as X) };
         runs.push(run);
         log(
           `${options.what} c=${concurrency} round ${round + 1}/${rounds} ${variant.name.padEnd(width)} ` +
@@ -255,8 +303,8 @@ export type ComparedLevel<R extends Run = Run> = ReturnType<typeof comparedLevel
 export type Comparison = ComparedLevel['comparisons'][number];
 
 /** `measureRounds`, then each level's median rounds with the `pairs` compared. */
-export async function measureCompared<S = undefined, X extends object = object, T = undefined>(
-  options: RoundsOptions<S, X, T> & { pairs: readonly Pair[] },
+export async function measureCompared<C extends string = never, X extends object = object>(
+  options: RoundsOptions<C, X> & { pairs: readonly Pair[] },
 ) {
   const byLevel = await measureRounds(options);
   return byLevel.map((runs, i) => comparedLevel(options.levels[i]!.concurrency, runs, options.pairs));
@@ -366,27 +414,4 @@ export function callLoop(
       ),
     (i, result) => checkCall(upstreamTools[i % tools.length]!, { text, seq: i }, result),
   );
-}
-
-/**
- * A counter held to the requests issued, round by round: `before` reads it ahead of a round, `check` after
- * it adds the round to `totals` and throws, failing the bench, unless it moved by exactly one per request.
- */
-export function callCounter(what: string, served: () => Promise<number>) {
-  const totals = { issued: 0, served: 0 };
-  return {
-    totals,
-    before: served,
-    async check(run: Run, before: number, issued: number): Promise<void> {
-      const calls = (await served()) - before;
-      totals.issued += issued;
-      totals.served += calls;
-      if (calls !== issued) {
-        throw new Error(
-          `${what} ${run.path} c=${run.concurrency} round ${run.round + 1}: the upstream served ${calls} ` +
-            `tools/call for ${issued} calls issued; expected exactly one each`,
-        );
-      }
-    },
-  };
 }

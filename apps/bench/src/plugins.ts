@@ -14,7 +14,7 @@ import type { Client } from '@modelcontextprotocol/client';
 import {
   children,
   counters,
-  type GatewayOptions,
+  type Gateway,
   type PluginEntry,
   profiledAs,
   REQUEST_OPTIONS,
@@ -23,8 +23,8 @@ import {
   warningsOf,
 } from './harness.js';
 import { checkedListing } from './lists.js';
-import { callCounter, callLoop, filler, measureCompared, readLoop } from './measure.js';
-import { measureReadPaths, type ReadPathLevel } from './read-paths.js';
+import { callLoop, filler, measureCompared, oneCallEach, readLoop } from './measure.js';
+import { gatewayReadPaths, measureReadPaths, type ReadPathLevel } from './read-paths.js';
 import { comparedSection, int, planLine } from './report/format.js';
 import type { Sizes } from './sizes.js';
 
@@ -221,30 +221,17 @@ export function runStackBenchmark(config: Sizes['plugins']['stack'], log: Log, o
       stack: stackPlugins(up.name, config.cacheMaxBytes, true),
       'stack-incoherent': stackPlugins(up.name, config.cacheMaxBytes, false),
     };
-    const paths = Object.keys(plugins) as StackPath[];
-    const gateways = await scope.gateways(
-      [up],
-      Object.fromEntries(paths.map((path) => [path, profiledAs(options, path, plugins[path])])) as Record<
-        StackPath,
-        GatewayOptions
-      >,
-    );
-    log(
-      `plugins/stack: upstream ${up.url}, gateways ${paths.map((p) => `${p} ${gateways[p].url}`).join(', ')}`,
-    );
+    const gateways = await scope.pluginGateways([up], plugins, options);
+    const urls = Object.entries(gateways).map(([path, gateway]) => `${path} ${gateway.url}`);
+    log(`plugins/stack: upstream ${up.url}, gateways ${urls.join(', ')}`);
     const direct = await scope.client(up.url, 'bench-direct', options);
-    const targets = [];
-    for (const path of paths) {
-      const client = await scope.client(gateways[path].url, `bench-${path}`, options);
-      const listed = await checkedListing('resources', direct, client, up.name, config.resources);
-      targets.push({
-        path,
-        client,
-        uris: listed.exposed,
-        gateways: [gateways[path]],
-        upstreamReadsPerRead: 1 as const,
-      });
-    }
+    const paths = await gatewayReadPaths(
+      gateways,
+      (gateway, path) => scope.client(gateway.url, `bench-${path}`, options),
+      async (client) =>
+        (await checkedListing('resources', direct, client, up.name, config.resources)).exposed,
+      1,
+    );
     // How many entries the cache can hold: an entry's size is the JSON of the result.
     const sample = await direct.request(
       { method: 'resources/read', params: { uri: `test://${up.name}/r/0` } },
@@ -263,7 +250,7 @@ export function runStackBenchmark(config: Sizes['plugins']['stack'], log: Log, o
 
     const levels = await measureReadPaths({
       what: 'plugins/stack',
-      paths: targets,
+      paths,
       levels: config.levels,
       rounds: config.rounds,
       payloadBytes: config.payloadBytes,
@@ -323,9 +310,7 @@ export function renderStack(stack: Awaited<ReturnType<typeof runStackBenchmark>>
       ],
     },
     [
-      '   subs/read: upstream resources/subscribe calls per read (the coherent cache subscribes before the ' +
-        'first miss of a URI and keeps the subscription for lingerMs after its entry leaves); rss: gateway RSS ' +
-        'after the round.',
+      '   subs/read: upstream resources/subscribe calls per read; rss: gateway RSS after the round (README, 3b).',
       `   checked: the upstream served exactly one resources/read per read issued on every path and round; audit ` +
         `logs: ${audit}; upstream subscriptions still held at the end: ${stack.upstreamSubscriptionsHeld} ` +
         `(cached entries ≤ ~${stack.cacheCapacityEntries}, plus lingering watches of recently evicted URIs).`,
@@ -380,22 +365,16 @@ export function runGovernanceBenchmark(
   return Scope.with(async (scope) => {
     const lockFile = join(await children.scratchDir('switchyard-bench-pin-'), 'switchyard.lock.json');
     const plugins = governancePlugins(lockFile);
-    const paths = Object.keys(plugins) as GovernancePath[];
     const up = await scope.upstream({ name: SERVER, resources: 0, tools: 1 });
     const stats = counters(up);
     const served = async () => (await stats()).calls;
-    const calls = callCounter('governance bench:', served);
-    const gateways = await scope.gateways(
-      [up],
-      Object.fromEntries(
-        paths.map((path) => [path, profiledAs(options, `governance-${path}`, plugins[path])]),
-      ) as Record<GovernancePath, GatewayOptions>,
-    );
+    const calls = oneCallEach(served);
+    const gateways = await scope.pluginGateways([up], plugins, options, 'governance-');
     const client = {} as Record<GovernancePath, Client>;
     const posts = {} as Record<GovernancePath, { posts: number; streamed: number }>;
-    for (const path of paths) {
+    for (const [path, gateway] of Object.entries(gateways) as [GovernancePath, Gateway][]) {
       posts[path] = { posts: 0, streamed: 0 };
-      client[path] = await scope.client(gateways[path].url, `bench-${path}`, {
+      client[path] = await scope.client(gateway.url, `bench-${path}`, {
         ...options,
         postCounter: posts[path],
       });
@@ -424,7 +403,7 @@ export function runGovernanceBenchmark(
         rounds: config.rounds,
         log,
         pairs: GOVERNANCE.map((path) => [path, 'bare'] as const),
-        variants: paths.map((path) => ({
+        variants: (Object.keys(plugins) as GovernancePath[]).map((path) => ({
           name: path,
           loop: (count: number) =>
             callLoop(client[path], { tools: [TOOL], upstreamTools: ['tool_0'] }, text, count, 1).catch(
@@ -434,13 +413,15 @@ export function runGovernanceBenchmark(
             ),
           cpu: { upstream: up.proc, gateway: gateways[path].proc },
         })),
-        before: calls.before,
-        beforeTimed: (variant) => posts[variant.name as GovernancePath].streamed,
-        after: async (run, before, issued, streamedBefore) => {
-          await calls.check(run, before, issued);
-          const streamed = posts[run.path as GovernancePath].streamed - streamedBefore;
-          return { streamedCalls: options.rawClient ? undefined : streamed };
+        counters: {
+          calls,
+          // Timed calls the gateway answered as an SSE stream (the SDK client's count).
+          streamed: {
+            read: (variant) => posts[variant.name as GovernancePath].streamed,
+            timed: true,
+          },
         },
+        after: (_run, moved) => ({ streamedCalls: options.rawClient ? undefined : moved.streamed }),
         note: (run) => (run.streamedCalls ? `, ${run.streamedCalls} answered as streams` : ''),
       });
       sizes.push({
@@ -474,12 +455,8 @@ export function renderGovernance(gov: Awaited<ReturnType<typeof runGovernanceBen
   return comparedSection(
     [
       '3c. Governance plugins per tool call — 1 testkit upstream echo tool; a bare gateway vs one gateway per ' +
-        'plugin, each alone, one call at a time:',
-      '   secrets: @switchyard/plugin-secrets (defaults: arguments and results scanned, redact); pin: ' +
-        `@switchyard/plugin-pin (trust on first use when the bench listed the tools: ${gov.pinnedTools.join(', ')} pinned);`,
-      '   approve: @switchyard/plugin-approve, one rule on a__* with `when: arguments.seq < 0` (evaluated on ' +
-        'every call, never true: its cost on the calls it lets through); access: @switchyard/plugin-access, ' +
-        'default allow + a deny rule on a__* with the same `when`',
+        'plugin (secrets, pin, approve, access: configs in README, 3c), each alone, one call at a time; ' +
+        `pin trusted on first use: ${gov.pinnedTools.join(', ')}`,
     ],
     `calls per round: ${gov.config.sizes.map((s) => `${s.warmup} + ${s.calls}`).join(', ')}; ` +
       `${gov.config.rounds} rounds, paths interleaved (order rotated each round); results of ${measured} ` +
@@ -500,8 +477,7 @@ export function renderGovernance(gov: Awaited<ReturnType<typeof runGovernanceBen
       ],
     },
     [
-      "   streamed: timed calls the gateway answered as an SSE stream (a 2025-11-25 session's tools/call still " +
-        'running after 50 ms becomes a resumable stream, which costs more than a JSON answer).',
+      '   streamed: timed calls the gateway answered as an SSE stream, not JSON (README, 3c).',
       `   checked: every answer is the unredacted echo; the upstream served ${int.format(gov.upstreamCalls.served)} ` +
         `tools/call for ${int.format(gov.upstreamCalls.issued)} issued (one per call on every path and round); ` +
         `load avg ${load(gov.loadavg.start)} at the start, ${load(gov.loadavg.end)} at the end.`,

@@ -22,10 +22,10 @@ import { children, jsonLine, Scope } from '../harness.js';
 import {
   atEach,
   type CpuPerRead,
-  callCounter,
   callLoop,
   filler,
   measureCompared,
+  oneCallEach,
   requestLoop,
   targetsOf,
 } from '../measure.js';
@@ -211,11 +211,7 @@ async function measureE2e(
     const loop = (path: 'static' | 'vault') => (count: number, concurrency: number) =>
       callLoop(session, targets[path], text, count, concurrency);
     const control = controlClient(upstream.controlUrl);
-    const calls = callCounter(
-      `credentials e2e ${kind}`,
-      async () => (await control.stats()).requests['tools/call'] ?? 0,
-    );
-    const commands = async () => (redis ? (await redisCounters(redis.url)).commands : 0);
+    const calls = oneCallEach(async () => (await control.stats()).requests['tools/call'] ?? 0);
     for (const path of ['static', 'vault'] as const) await loop(path)(config.prewarm, 4);
     const levels = await measureCompared({
       what: `credentials: e2e ${kind} tools/call`,
@@ -228,12 +224,13 @@ async function measureE2e(
       })),
       log,
       pairs: [['vault', 'static']],
-      before: async () => ({ served: await calls.before(), commands: await commands() }),
-      after: async (run, before, issued) => {
-        await calls.check(run, before.served, issued);
-        const commandsPerCall = ((await commands()) - before.commands - PROBE_COMMANDS) / issued;
-        return { redisCommandsPerCall: redis ? commandsPerCall : undefined };
+      counters: {
+        calls,
+        commands: { read: async () => (redis ? (await redisCounters(redis.url)).commands : 0) },
       },
+      after: (_run, moved, issued) => ({
+        redisCommandsPerCall: redis ? (moved.commands - PROBE_COMMANDS) / issued : undefined,
+      }),
     });
     return {
       store: kind,
@@ -337,8 +334,7 @@ export function renderCredentials(result: CredentialsResult): string[] {
         [
           `10b. tools/call through a gateway (${gw.store}: ${gw.runner}) to an upstream checking bearer tokens ` +
             `(${e.tools} echo tools, ${e.argumentBytes} B argument)`,
-          "   (a) server with a static headers.Authorization; (b) the same upstream as auth.user, the caller's token " +
-            "from the vault; client: one legacy session of plain POSTs with the caller's bearer token",
+          "   (a) a static headers.Authorization vs (b) auth.user, the caller's token from the vault (README, 10)",
         ],
         `${int.format(e.prewarm)} calls of each path first, then ${planLine('calls', e.levels, e.rounds)}`,
         gw.levels,

@@ -29,7 +29,7 @@ import {
   warningsOf,
 } from '../harness.js';
 import { LIST_KINDS, walk } from '../lists.js';
-import { measureReadPaths, type ReadPath, readPath } from '../read-paths.js';
+import { gatewayReadPaths, measureReadPaths, type ReadPath, readPath } from '../read-paths.js';
 import { comparedSection, int, intOrNa, planLine, signed, table } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
 import { type RedisSnapshot, redisCounters, settledSnapshot } from './redis-probe.js';
@@ -227,12 +227,11 @@ async function runRateLimit(config: Config, d: Awaited<ReturnType<typeof deployR
   const { redis, upstream, gateways } = d;
   log(`replicas/rate-limit: redis ${redis.url}, upstream ${upstream.url}`);
   return Scope.with(async (scope) => {
-    const paths: ReadPath[] = [];
-    for (const { path } of RATE_LIMIT_PATHS) {
-      const client = scope.own(new ModernHttpClient(gateways[path].url));
-      const uris = await listedUris(client, upstream, config.resources);
-      paths.push({ path, client, uris, gateways: [gateways[path]] });
-    }
+    const paths = await gatewayReadPaths(
+      gateways,
+      async (gateway) => scope.own(new ModernHttpClient(gateway.url)),
+      (client) => listedUris(client, upstream, config.resources),
+    );
     const clients = await redisClients(redis.url);
     const levels = await measureReadPaths({
       what: 'replicas/rate-limit',
@@ -469,10 +468,8 @@ export function renderReplicas(r: ReplicasResult): string[] {
         c,
         s,
         [
-          '   two/one: 5a, two replicas vs one behind the same HAProxy. lb+store ×2 / solo: 5c, what the balancer ' +
-            'and the store add over one gateway without them; store / no store and HAProxy / direct split it. ' +
-            "cpu gw sums the replicas behind the path; redis cmd/read counts every store path's commands on the " +
-            `one redis-server (${s.redisClients} client connection(s) from the replicas).`,
+          '   two/one: 5a; lb+store ×2 / solo: 5c, split by store / no store and HAProxy / direct (README, 5); ' +
+            `cpu gw sums the replicas of a path; redis: ${s.redisClients} client connection(s) from the replicas.`,
           `   shared cache: warming read every URI once on A (${s.warmReadsA} upstream reads), then once on B: ` +
             `${s.secondReplicaUpstreamReads} upstream reads (${shared}); no-store gateway ${s.warmReadsSolo}; ` +
             `a second pass on all three ${s.rehitUpstreamReads}.`,
@@ -525,10 +522,8 @@ export function renderReplicas(r: ReplicasResult): string[] {
         ],
         'lrrrrrr',
       ),
-      '   Δ …/session: the change against the row before (the DELETEd row: against the start) ÷ the sessions. ' +
-        'key bytes: MEMORY USAGE of every key, summed; used_memory: Redis INFO memory (also allocator overhead ' +
-        'and client buffers, so it moves by kilobytes on its own). Read once the keys stopped moving; ' +
-        `${m.opened.clients} client connection(s) from the gateway.`,
+      '   Δ …/session: the change against the row before (DELETEd: against the start) ÷ the sessions; ' +
+        `columns: README, 5d; read once the keys stopped moving; ${m.opened.clients} client connection(s).`,
       `   per session: ${int.format(m.keyBytesPerSession)} B of keys in ${m.keysPerSession.toFixed(2)} key(s) ` +
         `(used_memory ${int.format(m.bytesPerSession)} B); per subscription: ${int.format(m.keyBytesPerSubscription)} B ` +
         `of keys, ${m.keysPerSubscription.toFixed(2)} key(s) (${m.subscriptionsOk}/${k} subscribed` +

@@ -131,11 +131,8 @@ export function comparedTable<L extends ComparedLevel>(levels: readonly L[], vie
 /** What the comparison rows and the CPU columns of `comparedTable` hold. */
 export function comparedLegend(): string[] {
   return [
-    '   …/… rows: throughput ratio and added p50 / p99 (ms) of the median rounds; then paired round by round ' +
-      '(load that comes and goes between rounds cancels): the median req/s ratio, and in cpu gw the gateway ' +
-      'CPU per request the path adds (µs).',
-    '   cpu columns: CPU time (user + system) per request (read or call), in µs, of the bench client, the ' +
-      'upstream and the gateway(s).',
+    '   …/… rows: throughput ratio and added p50 / p99 (ms) of the median rounds, then paired round by round: ' +
+      'the median req/s ratio and the gateway CPU added (µs); cpu columns: µs per request (README, 1).',
   ];
 }
 
