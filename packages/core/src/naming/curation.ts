@@ -9,7 +9,8 @@ export interface CurationConfig {
 /** Decides whether one upstream name is exposed at all; a name it refuses is as if the upstream never had it. */
 export type NameFilter = (name: string) => boolean;
 
-const EVERYTHING: NameFilter = () => true;
+/** The filter of no curation: every name is exposed (`nameFilter` hands back this very function). */
+export const EVERYTHING: NameFilter = () => true;
 
 /**
  * Compiles allow/deny globs (`*` any run of characters, `?` one character, everything else literal,
@@ -20,16 +21,11 @@ const EVERYTHING: NameFilter = () => true;
  * allowed('search_code'); // true
  */
 export function nameFilter(config: CurationConfig | undefined): NameFilter {
-  if (!narrows(config)) return EVERYTHING;
+  if (!config || (config.allow === undefined && (config.deny?.length ?? 0) === 0)) return EVERYTHING;
   const allow = config.allow?.map(globToRegExp);
   const deny = (config.deny ?? []).map(globToRegExp);
   return (name) =>
     (allow === undefined || allow.some((g) => g.test(name))) && !deny.some((g) => g.test(name));
-}
-
-/** Whether `config` leaves anything out (an `allow` list, or a `deny` glob). */
-export function narrows(config: CurationConfig | undefined): config is CurationConfig {
-  return config !== undefined && (config.allow !== undefined || (config.deny?.length ?? 0) > 0);
 }
 
 export function globToRegExp(glob: string): RegExp {

@@ -1,10 +1,11 @@
 import {
   type CurationConfig,
+  EVERYTHING,
   globToRegExp,
   type NameFilter,
   nameFilter,
-  narrows,
 } from '../naming/curation.js';
+import type { ListedKind } from '../notify/list-changed.js';
 
 /** Tool search on an endpoint (DESIGN §13): `tools/list` answers these tools plus the gateway's two. */
 export interface ToolSearchConfig {
@@ -40,24 +41,18 @@ export class EndpointView {
   readonly name: string | undefined;
   readonly toolSearch: ToolSearchConfig | undefined;
   readonly #servers: NameFilter;
-  readonly #tools: NameFilter;
-  readonly #prompts: NameFilter;
-  readonly #resources: NameFilter;
-  /** Whether globs narrow each list. */
-  readonly #narrowed: Readonly<Record<'tools' | 'prompts' | 'resources', boolean>>;
+  /** Each list's globs (over exposed names; URIs for resources), as one filter. */
+  readonly #lists: Readonly<Record<ListedKind, NameFilter>>;
 
   constructor(name: string | undefined, config?: VirtualServerConfig, toolSearch?: ToolSearchConfig) {
     this.name = name;
     this.toolSearch = config?.toolSearch ?? toolSearch;
     const servers = config?.servers.map(globToRegExp);
-    this.#servers = servers ? (server) => servers.some((glob) => glob.test(server)) : () => true;
-    this.#tools = nameFilter(config?.tools);
-    this.#prompts = nameFilter(config?.prompts);
-    this.#resources = nameFilter(config?.resources);
-    this.#narrowed = {
-      tools: narrows(config?.tools),
-      prompts: narrows(config?.prompts),
-      resources: narrows(config?.resources),
+    this.#servers = servers ? (server) => servers.some((glob) => glob.test(server)) : EVERYTHING;
+    this.#lists = {
+      tools: nameFilter(config?.tools),
+      prompts: nameFilter(config?.prompts),
+      resources: nameFilter(config?.resources),
     };
   }
 
@@ -72,28 +67,26 @@ export class EndpointView {
   }
 
   tool(exposed: string, server: string): boolean {
-    return this.#servers(server) && this.#tools(exposed);
+    return this.admits('tools', exposed, server);
   }
 
   prompt(exposed: string, server: string): boolean {
-    return this.#servers(server) && this.#prompts(exposed);
+    return this.admits('prompts', exposed, server);
   }
 
   /** A resource by its exposed URI, or a resource template by its exposed URI template. */
   resource(exposed: string, server: string): boolean {
-    return this.#servers(server) && this.#resources(exposed);
+    return this.admits('resources', exposed, server);
   }
 
   /** Whether the endpoint shows all of upstream `server`'s list `kind` (no globs narrow it). */
-  shows(kind: 'tools' | 'prompts' | 'resources', server: string): boolean {
-    return this.#servers(server) && !this.#narrowed[kind];
+  shows(kind: ListedKind, server: string): boolean {
+    return this.#servers(server) && this.#lists[kind] === EVERYTHING;
   }
 
   /** An item of list `kind` by its exposed name (URI, for resources). */
-  admits(kind: 'tools' | 'prompts' | 'resources', exposed: string, server: string): boolean {
-    if (kind === 'tools') return this.tool(exposed, server);
-    if (kind === 'prompts') return this.prompt(exposed, server);
-    return this.resource(exposed, server);
+  admits(kind: ListedKind, exposed: string, server: string): boolean {
+    return this.#servers(server) && this.#lists[kind](exposed);
   }
 }
 
