@@ -4,7 +4,7 @@
  * (the echo returns `{ tool, arguments }` with a sequence number), and in 4a the upstream's `tools/call`
  * counter must move by exactly one per call issued in every round.
  */
-import { counters, type RunOptions, Scope } from './harness.js';
+import { counters, type Log, type RunOptions, Scope } from './harness.js';
 import { checkedListing } from './lists.js';
 import {
   atEach,
@@ -21,8 +21,6 @@ import type { Sizes } from './sizes.js';
 
 /** The upstream's name: the gateway exposes `a+<uri>` and `a__tool_<k>`. */
 const UPSTREAM = 'a';
-
-type Log = (message: string) => void;
 
 export function runReadBenchmark(config: Sizes['read'], log: Log, options: RunOptions = {}) {
   const spec = { name: UPSTREAM, resources: config.resources, payloadBytes: config.payloadBytes };

@@ -33,6 +33,9 @@ function gatewayCli(): string {
   return cli;
 }
 
+/** Where a section writes its progress lines. */
+export type Log = (message: string) => void;
+
 export interface UpstreamSpec {
   name: string;
   resources: number;

@@ -20,7 +20,7 @@ import {
   runCacheHitBenchmark,
   runGovernanceBenchmark,
   runStackBenchmark,
-} from './plugins.js';
+} from './plugins/index.js';
 import { renderReplicas, runReplicasBenchmark } from './replicas/index.js';
 
 import { int, signed } from './report/format.js';

@@ -18,7 +18,7 @@ import { createLogger, type Identity, openStore } from '@switchyard/core';
 import { controlClient } from '@switchyard/testkit';
 import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import { type ManagedProcess, type RedisServer, redisMissing } from '@switchyard/testkit/process';
-import { children, jsonLine, Scope } from '../harness.js';
+import { children, jsonLine, type Log, Scope } from '../harness.js';
 import {
   atEach,
   type CpuPerRead,
@@ -35,7 +35,6 @@ import type { Sizes } from '../sizes.js';
 import { credentialsModules, readingKeeper, type StoredGrant } from './internals.js';
 
 type Config = Sizes['credentials'];
-type Log = (message: string) => void;
 type StoreKind = 'memory' | 'redis';
 
 const IDENTITY: Identity = Object.freeze({ id: 'alice', groups: [], anonymous: false });

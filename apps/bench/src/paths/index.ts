@@ -17,7 +17,7 @@ import {
   type RequestClient,
 } from '@switchyard/testkit/mcp';
 import { haproxyMissing, type ManagedProcess } from '@switchyard/testkit/process';
-import { children, jsonLine, type RunOptions, Scope, testkitCli } from '../harness.js';
+import { children, jsonLine, type Log, type RunOptions, Scope, testkitCli } from '../harness.js';
 import { callLoop, filler, measureRounds, readLoop, type Targets, targetsOf } from '../measure.js';
 import { summarizeProfiles } from '../profile.js';
 import { INSPECT_ARGS, measureIdleSessions } from '../session-memory/index.js';
@@ -36,7 +36,6 @@ import {
   type UpstreamKind,
 } from './matrix.js';
 
-type Log = (message: string) => void;
 type Catalog = Pick<PathsConfig, 'resources' | 'payloadBytes' | 'tools'>;
 /** Where each networked upstream listens (stdio has no address: it is spawned per client). */
 type Endpoints = Partial<Record<Exclude<UpstreamKind, 'stdio'>, string>>;

@@ -5,7 +5,7 @@
 import { availableParallelism } from 'node:os';
 import type { EnumerateResult } from '../enumerate.js';
 import type { ComparedLevel } from '../measure.js';
-import type { CacheHitResult } from '../plugins.js';
+import type { CacheHitResult } from '../plugins/index.js';
 import { int, signed } from './format.js';
 
 export interface Target {
