@@ -392,6 +392,11 @@ describe('stdio wire hygiene and lifecycle', () => {
     gw.send('42');
     gw.send({ jsonrpc: '1.0', id: 'old', method: 'ping' });
     gw.send({ jsonrpc: '2.0', id: 'meta', method: 'ping', params: { _meta: 'x' } });
+    // A batch: each malformed message answered with its own id, the well-formed one served.
+    gw.send(
+      '[{"jsonrpc":3,"method":"ping"},{"jsonrpc":3,"id":"in-batch","method":"ping"},{"jsonrpc":"2.0","id":"served","method":"ping"}]',
+    );
+    await gw.waitForMessage((m) => m.id === 'served' && 'result' in m, 'the batch ping served');
     gw.send({ jsonrpc: '2.0', id: 'last', method: 'ping' });
     await gw.waitForMessage((m) => m.id === 'last', 'the final ping');
     const errors = gw.lines
@@ -402,6 +407,8 @@ describe('stdio wire hygiene and lifecycle', () => {
       expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
       expect.objectContaining({ id: 'old', error: expect.objectContaining({ code: -32600 }) }),
       expect.objectContaining({ id: 'meta', error: expect.objectContaining({ code: -32602 }) }),
+      expect.objectContaining({ id: null, error: expect.objectContaining({ code: -32600 }) }),
+      expect.objectContaining({ id: 'in-batch', error: expect.objectContaining({ code: -32600 }) }),
     ]);
   });
 });

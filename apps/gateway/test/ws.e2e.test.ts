@@ -427,6 +427,12 @@ describe('WebSocket protocol errors', () => {
     expect(await raw.response(6)).toMatchObject({ id: 6, error: { code: -32600 } });
     raw.ws.send('{"jsonrpc":"2.0","id":7,"method":"ping","params":{"_meta":{"progressToken":null}}}');
     expect(await raw.response(7)).toMatchObject({ id: 7, error: { code: -32602 } });
+    // A batch: each malformed message answered with its own id, the well-formed one served.
+    raw.ws.send(
+      '[{"jsonrpc":3,"method":"ping"},{"jsonrpc":3,"id":8,"method":"ping"},{"jsonrpc":"2.0","id":9,"method":"ping"}]',
+    );
+    expect(await raw.response(8)).toMatchObject({ id: 8, error: { code: -32600 } });
+    expect(await raw.response(9)).toMatchObject({ id: 9, result: {} });
     expect(await raw.call('ping')).toMatchObject({ result: {} });
   });
 

@@ -62,20 +62,24 @@ describe('decodeFrame', () => {
   it('refuses a frame nested deeper than the limit with -32600 too_deep, before parsing it', () => {
     const frame = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"x":${arrays(100_000)}}}}`;
     expect(decodeFrame(frame)).toEqual({
-      error: {
-        jsonrpc: '2.0',
-        id: null,
-        error: {
-          code: -32600,
-          message: expect.stringContaining('deeper than 100 levels (limits.maxJsonDepth)'),
-          data: { reason: 'too_deep', limit: 100 },
+      messages: [],
+      errors: [
+        {
+          jsonrpc: '2.0',
+          id: null,
+          error: {
+            code: -32600,
+            message: expect.stringContaining('deeper than 100 levels (limits.maxJsonDepth)'),
+            data: { reason: 'too_deep', limit: 100 },
+          },
         },
-      },
+      ],
     });
     const shallow = '{"jsonrpc":"2.0","id":1,"method":"ping","params":{"a":[[1]]}}';
-    expect(decodeFrame(shallow, 4)).toEqual({ messages: [JSON.parse(shallow)] });
+    expect(decodeFrame(shallow, 4)).toEqual({ messages: [JSON.parse(shallow)], errors: [] });
     expect(decodeFrame(shallow, 3)).toMatchObject({
-      error: { error: { data: { reason: 'too_deep', limit: 3 } } },
+      messages: [],
+      errors: [{ error: { data: { reason: 'too_deep', limit: 3 } } }],
     });
   });
 });

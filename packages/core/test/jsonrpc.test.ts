@@ -35,6 +35,11 @@ describe('checkEnvelope', () => {
       error: { code: -32600 },
     });
     expect(checkEnvelope({ jsonrpc: '2.0', id: 5 })).toMatchObject({ id: 5, error: { code: -32600 } });
+    // A batch inside a batch is no message.
+    expect(checkEnvelope([[{ jsonrpc: '2.0', id: 6, method: 'ping' }]])).toMatchObject({
+      id: null,
+      error: { code: -32600, message: expect.stringContaining('must be an object') },
+    });
   });
 
   it('refuses, with -32602 and the id, a request the SDK would drop unanswered', () => {
@@ -118,7 +123,10 @@ describe('checkEnvelope', () => {
       id: 1,
       error: { code: -32602, message: expect.stringContaining('protocolVersion') },
     });
-    expect(decodeFrame(JSON.stringify(bad))).toMatchObject({ error: { id: 1, error: { code: -32602 } } });
+    expect(decodeFrame(JSON.stringify(bad))).toMatchObject({
+      messages: [],
+      errors: [{ id: 1, error: { code: -32602 } }],
+    });
     expect(
       checkEnvelope({
         jsonrpc: '2.0',
@@ -132,5 +140,41 @@ describe('checkEnvelope', () => {
         },
       }),
     ).toBeUndefined();
+  });
+});
+
+describe('decodeFrame', () => {
+  it('answers each malformed message of a batch with its own id, and dispatches the others', () => {
+    // Found by the fuzz sweep: the first message's refusal (id null) was the batch's only answer, and the
+    // client waited forever for id "a".
+    const batch = [
+      { jsonrpc: 7, 'id?': 'a', method: 'ping' },
+      { jsonrpc: 7, id: 'a', method: 'ping' },
+      { jsonrpc: '2.0', id: 'b', method: 'ping' },
+      [{ jsonrpc: '2.0', id: 'c', method: 'ping' }],
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ];
+    const { messages, errors } = decodeFrame(JSON.stringify(batch));
+    expect(messages).toEqual([batch[2], batch[4]]);
+    expect(errors.map((e) => [e.id, e.error.code])).toEqual([
+      [null, -32600],
+      ['a', -32600],
+      [null, -32600],
+    ]);
+  });
+
+  it('answers an empty batch, a text that is no JSON and a non-message once, with id null', () => {
+    for (const [text, code] of [
+      ['[]', -32600],
+      ['{"jsonrpc":', -32700],
+      ['42', -32600],
+    ] as const) {
+      const { messages, errors } = decodeFrame(text);
+      expect(messages, text).toEqual([]);
+      expect(
+        errors.map((e) => [e.id, e.error.code]),
+        text,
+      ).toEqual([[null, code]]);
+    }
   });
 });

@@ -32,15 +32,18 @@ export interface InvalidMessage {
  * dropped or mislabelled. Undefined when the message is well-formed.
  */
 export function checkEnvelope(message: unknown): InvalidMessage | undefined {
-  if (Array.isArray(message)) {
-    if (message.length === 0) return invalidRequest(null, 'an empty batch is not a valid request');
-    for (const item of message) {
-      const error = checkEnvelope(item);
-      if (error) return error;
-    }
-    return undefined;
+  if (!Array.isArray(message)) return checkMessage(message);
+  if (message.length === 0) return invalidRequest(null, 'an empty batch is not a valid request');
+  for (const item of message) {
+    const error = checkMessage(item);
+    if (error) return error;
   }
-  if (typeof message !== 'object' || message === null) {
+  return undefined;
+}
+
+/** {@link checkEnvelope} of one message (a batch's item too: a batch inside a batch is no message). */
+function checkMessage(message: unknown): InvalidMessage | undefined {
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) {
     return invalidRequest(null, 'a JSON-RPC message must be an object');
   }
   const m = message as Record<string, unknown>;
@@ -133,23 +136,38 @@ export function tooDeep(limit: number): GatewayError {
   );
 }
 
+/** What one text frame holds: the messages to dispatch, and the error responses to send back. */
+export interface DecodedFrame {
+  messages: unknown[];
+  errors: JsonRpcErrorResponse[];
+}
+
 /**
- * Decodes one text-framed message (a stdio line, a WebSocket frame): the messages to dispatch, or the
- * error response to send back when the text nests deeper than `maxDepth` (-32600 `too_deep`, checked
- * before it is parsed), is not JSON (-32700) or not a JSON-RPC message (-32600).
+ * Decodes one text-framed message (a stdio line, a WebSocket frame): the messages to dispatch, and the
+ * error responses to send back. A text nested deeper than `maxDepth` (-32600 `too_deep`, checked before it
+ * is parsed), that is not JSON (-32700) or not a JSON-RPC message (-32600) is answered once. A batch is
+ * checked message by message (JSON-RPC 2.0, section 6): a malformed one is answered with its own error and
+ * id, the others are dispatched, so no request with an id goes unanswered on a wire with no status to carry
+ * a refusal.
  */
-export function decodeFrame(
-  text: string,
-  maxDepth: number = DEFAULT_MAX_JSON_DEPTH,
-): { messages: unknown[] } | { error: JsonRpcErrorResponse } {
-  if (jsonTextTooDeep(text, maxDepth)) return { error: errorResponse(null, tooDeep(maxDepth)) };
+export function decodeFrame(text: string, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): DecodedFrame {
+  if (jsonTextTooDeep(text, maxDepth)) return refused(errorResponse(null, tooDeep(maxDepth)));
   let message: unknown;
   try {
     message = JSON.parse(text);
   } catch (error) {
-    return { error: parseError((error as Error).message) };
+    return refused(parseError((error as Error).message));
   }
-  const invalid = checkEnvelope(message);
-  if (invalid) return { error: errorResponse(invalid.id, invalid.error) };
-  return { messages: Array.isArray(message) ? message : [message] };
+  const batch = Array.isArray(message) && message.length > 0 ? message : undefined;
+  const decoded: DecodedFrame = { messages: [], errors: [] };
+  for (const item of batch ?? [message]) {
+    const invalid = batch ? checkMessage(item) : checkEnvelope(item);
+    if (invalid) decoded.errors.push(errorResponse(invalid.id, invalid.error));
+    else decoded.messages.push(item);
+  }
+  return decoded;
+}
+
+function refused(error: JsonRpcErrorResponse): DecodedFrame {
+  return { messages: [], errors: [error] };
 }

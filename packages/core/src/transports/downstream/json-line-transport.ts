@@ -85,20 +85,18 @@ export class JsonLineTransport implements Transport {
   };
 
   #onLine(line: string): void {
-    const decoded = decodeFrame(line, this.#maxJsonDepth());
-    if ('error' in decoded) void this.send(decoded.error as unknown as JSONRPCMessage);
-    else {
-      for (const item of decoded.messages) {
-        const gate = this.onInbound?.(item);
-        if (!gate) this.onmessage?.(item as JSONRPCMessage);
-        else
-          void gate.then(
-            (deliver) => {
-              if (deliver && !this.#closed) this.onmessage?.(item as JSONRPCMessage);
-            },
-            (error: Error) => this.onerror?.(error),
-          );
-      }
+    const { messages, errors } = decodeFrame(line, this.#maxJsonDepth());
+    for (const error of errors) void this.send(error as unknown as JSONRPCMessage);
+    for (const item of messages) {
+      const gate = this.onInbound?.(item);
+      if (!gate) this.onmessage?.(item as JSONRPCMessage);
+      else
+        void gate.then(
+          (deliver) => {
+            if (deliver && !this.#closed) this.onmessage?.(item as JSONRPCMessage);
+          },
+          (error: Error) => this.onerror?.(error),
+        );
     }
   }
 

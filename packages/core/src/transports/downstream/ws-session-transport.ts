@@ -56,9 +56,9 @@ export class WebSocketSessionTransport implements Transport {
         socket.close(WsCloseCode.UnsupportedData, 'MCP messages are JSON text frames');
         return;
       }
-      const decoded = decodeFrame(data.toString(), this.#maxJsonDepth());
-      if ('error' in decoded) void this.send(decoded.error as unknown as JSONRPCMessage);
-      else for (const item of decoded.messages) this.onmessage?.(item as JSONRPCMessage);
+      const { messages, errors } = decodeFrame(data.toString(), this.#maxJsonDepth());
+      for (const error of errors) void this.send(error as unknown as JSONRPCMessage);
+      for (const item of messages) this.onmessage?.(item as JSONRPCMessage);
     });
     socket.on('error', (error) => this.onerror?.(error));
     socket.once('close', () => this.#finish());
