@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ErrorCode, GatewayError } from '../src/errors.js';
+import { pagesOf, sharedPages } from '../src/listing/shared-pages.js';
+import type { ListPage } from '../src/listing/walk.js';
 import { silentLogger } from '../src/logger.js';
 import type { ChangedNames } from '../src/routing/changed-names.js';
 import { ResourceChanges } from '../src/routing/resource-changes.js';
+import { UnprefixedCatalog } from '../src/routing/unprefixed-catalog.js';
 import type { UpstreamConnection } from '../src/upstream/connection.js';
 
 type Item = Record<string, unknown>;
@@ -159,5 +162,26 @@ describe('ResourceChanges', () => {
     const [a, b] = await Promise.all([first, second]);
     // Whichever listing saw it, the change is named once between them.
     expect([...sorted(a), ...sorted(b)]).toEqual(['gh+file:///new']);
+  });
+
+  it("reads an unprefixed server's pages once for its index and for the change's names (shared pages)", async () => {
+    const { u, state } = upstream('docs', false);
+    state.resources = ['a', 'b', 'c'].map((x) => resource(`file:///${x}`));
+    state.templates = [{ uriTemplate: 'file:///t/{id}', name: 't' }];
+    const catalog = new UnprefixedCatalog(['docs'], silentLogger);
+    const c = changes();
+    const round = async (names: (pages: ListPage) => Promise<unknown>) => {
+      state.requests = [];
+      const pages = sharedPages(pagesOf(u));
+      const [changed] = await Promise.all([names(pages), catalog.refresh('docs', pages)]);
+      return changed;
+    };
+    await round((pages) => c.baseline(u, pages));
+    // Two pages of resources and one of templates: each asked once, not once per reader.
+    expect(state.requests.sort()).toEqual(['resources/list', 'resources/list', 'resources/templates/list']);
+    state.resources = [...state.resources, resource('file:///d')];
+    expect(sorted((await round((pages) => c.relist(u, pages))) as ChangedNames)).toEqual(['file:///d']);
+    expect(state.requests.sort()).toEqual(['resources/list', 'resources/list', 'resources/templates/list']);
+    expect(catalog.resolve('file:///d')).toBe('docs');
   });
 });

@@ -1,3 +1,4 @@
+import { pagesOf, sharedPages } from '../listing/shared-pages.js';
 import type { Logger } from '../logger.js';
 import { exposeUri } from '../naming/uris.js';
 import type { UpstreamNotification } from '../plugins/define.js';
@@ -138,16 +139,12 @@ export class NotificationFanout {
     if (kind === 'tools') changed = await tools.relist(u);
     else if (kind === 'prompts') changed = await prompts.relist(u);
     else {
+      // An unprefixed server's index and the change's names read the same pages, asked once.
+      const pages = sharedPages(pagesOf(u));
       const unprefixed = resources.has(u.name)
-        ? resources
-            .refresh(
-              u.name,
-              (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }),
-              u.capabilities,
-            )
-            .catch(() => {})
+        ? resources.refresh(u.name, pages, u.capabilities).catch(() => {})
         : undefined;
-      [changed] = await Promise.all([resourceChanges.relist(u), unprefixed]);
+      [changed] = await Promise.all([resourceChanges.relist(u, pages), unprefixed]);
     }
     if (u.state === 'closed' || changed === undefined) return;
     listChanged.schedule(kind, u.name, changed);

@@ -1,4 +1,5 @@
 import type { ServerCapabilities } from '@modelcontextprotocol/client';
+import { pagesOf, sharedPages } from '../listing/shared-pages.js';
 import type { Logger } from '../logger.js';
 import type { NamedCatalog } from '../routing/named-catalog.js';
 import type { ResourceChanges } from '../routing/resource-changes.js';
@@ -62,15 +63,17 @@ export class UpstreamEvents implements UpstreamListener {
 
   ready(u: UpstreamConnection): void {
     const { resources, resourceChanges, tools, prompts, subscriptions, logger } = this.#deps;
-    const tasks: Promise<unknown>[] = [tools.refresh(u), prompts.refresh(u), resourceChanges.baseline(u)];
+    // An unprefixed server's index and the baseline of its resource names read the same pages, asked once.
+    const pages = sharedPages(pagesOf(u));
+    const tasks: Promise<unknown>[] = [
+      tools.refresh(u),
+      prompts.refresh(u),
+      resourceChanges.baseline(u, pages),
+    ];
     if (resources.has(u.name)) {
       tasks.push(
         resources
-          .refresh(
-            u.name,
-            (method, cursor) => u.request(method, cursor === undefined ? {} : { cursor }),
-            u.capabilities,
-          )
+          .refresh(u.name, pages, u.capabilities)
           .catch((error) =>
             logger.warn('could not index unprefixed server', { upstream: u.name, error: String(error) }),
           ),

@@ -1,5 +1,6 @@
 import { ErrorCode, GatewayError } from '../errors.js';
-import { walk } from '../listing/walk.js';
+import { pagesOf } from '../listing/shared-pages.js';
+import { type ListPage, walk } from '../listing/walk.js';
 import type { Logger } from '../logger.js';
 import { exposeUri } from '../naming/uris.js';
 import { asRecords } from '../payload.js';
@@ -46,8 +47,8 @@ export class ResourceChanges {
    * `u` connected, or the endpoints changed: when its names matter and nothing of it is listed yet, its
    * listing now is what its later changes are compared with.
    */
-  async baseline(u: UpstreamConnection): Promise<void> {
-    if (this.#matters(u.name) && !this.#compared(u.name)) await this.#list(u);
+  async baseline(u: UpstreamConnection, list: ListPage = pagesOf(u)): Promise<void> {
+    if (this.#matters(u.name) && !this.#compared(u.name)) await this.#list(u, list);
   }
 
   /**
@@ -55,7 +56,7 @@ export class ResourceChanges {
    * taken, none when the listing shows no difference, `all` when they cannot be told or nobody needs them.
    * A listing already running may have been answered before the change: this one starts after it.
    */
-  async relist(u: UpstreamConnection): Promise<ChangedNames> {
+  async relist(u: UpstreamConnection, list: ListPage = pagesOf(u)): Promise<ChangedNames> {
     if (!this.#matters(u.name)) {
       // Nobody narrows it (now): a listing kept would be stale when somebody does again.
       this.forget(u.name);
@@ -63,7 +64,7 @@ export class ResourceChanges {
     }
     await this.#listing.get(u.name);
     const compared = this.#compared(u.name);
-    const complete = await this.#list(u);
+    const complete = await this.#list(u, list);
     const changed = new Set([...this.#changes.uri.take(u.name), ...this.#changes.uriTemplate.take(u.name)]);
     return complete && compared ? changed : 'all';
   }
@@ -87,22 +88,22 @@ export class ResourceChanges {
   }
 
   /** Lists `u`'s resources and templates fully, once at a time; whether both listings ended. */
-  #list(u: UpstreamConnection): Promise<boolean> {
+  #list(u: UpstreamConnection, list: ListPage): Promise<boolean> {
     const running = this.#listing.get(u.name);
     if (running) return running;
-    const done = this.#read(u).finally(() => this.#listing.delete(u.name));
+    const done = this.#read(u, list).finally(() => this.#listing.delete(u.name));
     this.#listing.set(u.name, done);
     return done;
   }
 
-  async #read(u: UpstreamConnection): Promise<boolean> {
+  async #read(u: UpstreamConnection, list: ListPage): Promise<boolean> {
     if (u.state !== 'ready' || !offered(u.capabilities, 'resources')) return false;
     const epochs = {
       uri: this.#changes.uri.epoch(u.name),
       uriTemplate: this.#changes.uriTemplate.epoch(u.name),
     };
     try {
-      const [resources, templates] = await Promise.all(LISTS.map((list) => this.#walk(u, list)));
+      const [resources, templates] = await Promise.all(LISTS.map((l) => this.#walk(u, list, l)));
       if (resources === undefined || templates === undefined) {
         this.#log.warn("could not compare an upstream's resources: its listing did not end", {
           upstream: u.name,
@@ -121,7 +122,7 @@ export class ResourceChanges {
   }
 
   /** One list's items by exposed URI (template); undefined when cut off. */
-  async #walk(u: UpstreamConnection, list: ResourceList): Promise<ListedItems | undefined> {
+  async #walk(u: UpstreamConnection, pages: ListPage, list: ResourceList): Promise<ListedItems | undefined> {
     const { method, field, key } = list;
     const items: Record<string, unknown>[] = [];
     const onPage = (page: Record<string, unknown>) => {
@@ -131,12 +132,7 @@ export class ResourceChanges {
       }
     };
     try {
-      const end = await walk(
-        (m, cursor) => u.request(m, cursor === undefined ? {} : { cursor }),
-        method,
-        onPage,
-        this.#maxPages(),
-      );
+      const end = await walk(pages, method, onPage, this.#maxPages());
       return end === 'complete' ? listedItems(items, key) : undefined;
     } catch (error) {
       // An upstream may not answer the template listing at all: it has no templates.
