@@ -142,3 +142,27 @@ describe('resources/list_changed on virtual servers', () => {
     }
   });
 });
+
+describe('resources a virtual server does not expose', () => {
+  it('are refused as unknown however the URI is spelled, and never reach the upstream', async () => {
+    const builds = await connectHttp(cleanup, `${gw.url}/builds`);
+    const served = () => ci.stats.requests['resources/read'] ?? 0;
+    const before = served();
+    // As a URI nobody serves is refused (-32002 on the wire; the v2 client normalizes it to -32602).
+    const UNKNOWN = { code: -32602, message: expect.stringContaining('Resource not found') };
+    expect((await builds.readResource({ uri: 'ci+test://ci/r/0' })).contents[0]).toMatchObject({
+      text: 'resource 0',
+    });
+    // Found from outside: the globs matched these as written (`ci+test://ci/r/*`), and an upstream that
+    // resolves dot segments served what lies outside them.
+    for (const uri of [
+      'ci+test://ci/r/x/../../secret',
+      'ci+test://ci/r/%2e%2e/secret',
+      'ci+test://ci/r/./../s',
+    ]) {
+      await expect(builds.readResource({ uri }), uri).rejects.toMatchObject(UNKNOWN);
+      await expect(builds.subscribeResource({ uri }), uri).rejects.toMatchObject(UNKNOWN);
+    }
+    expect(served() - before).toBe(1);
+  });
+});

@@ -60,6 +60,12 @@ export { createLogger, type Logger, type LogLevel, silentLogger } from './logger
 export type { Outcome } from './middleware.js';
 export { type CurationConfig, globToRegExp, nameFilter } from './naming/curation.js';
 export { EXPOSED_NAME_PATTERN, exposeName, NAME_SEPARATOR, splitExposedName } from './naming/names.js';
+export {
+  type NormalizeOptions,
+  normalizePattern,
+  normalizeUri,
+  uriReadings,
+} from './naming/uri-readings.js';
 export { expandUriTemplate, exposeUri, SERVER_NAME_PATTERN, splitExposedUri } from './naming/uris.js';
 export { isRecord } from './payload.js';
 export type {

@@ -28,6 +28,38 @@ describe('EndpointView', () => {
     expect(dev.resource('gh+file:///secrets/a', 'gh')).toBe(false);
   });
 
+  it('reads a resource URI every way an upstream may: a spelling that leaves the globs is refused', () => {
+    const vault = new EndpointView('vault', {
+      servers: ['gh'],
+      resources: { allow: ['gh+file:///public/*'], deny: ['gh+file:///public/secret*'] },
+    });
+    expect(vault.resource('gh+file:///public/a.md', 'gh')).toBe(true);
+    // Found from outside: dot segments passed the globs as written, and the upstream resolved them.
+    for (const uri of [
+      'gh+file:///public/x/../../private/a.md',
+      'gh+file:///public/%2e%2e/private/a.md',
+      'gh+file:///public/%252e%252e/private/a.md',
+      'gh+file:///public/./secret.md',
+      'gh+file:///public//secret.md',
+      'gh+file:///public/secret.md#x',
+      'gh+file:///public/a%ZZ',
+    ]) {
+      expect(vault.resource(uri, 'gh'), uri).toBe(false);
+      expect(hiddenBy(vault, { kind: 'resource', upstream: 'gh', uri, exposed: uri }), uri).toBe(true);
+    }
+    expect(listedIn(vault, 'resourceTemplates', 'gh', { uriTemplate: 'gh+file:///public/{name}' })).toBe(
+      true,
+    );
+    expect(listedIn(vault, 'resourceTemplates', 'gh', { uriTemplate: 'gh+file:///public/../{name}' })).toBe(
+      false,
+    );
+    expect(hiddenBy(vault, { kind: 'template', upstream: 'gh', exposed: 'gh+file:///public/{+path}' })).toBe(
+      false,
+    );
+    // The root endpoint and a virtual server without resource globs read nothing: the upstream decides.
+    expect(new EndpointView('all', { servers: ['gh'] }).resource('gh+file:///public/../x', 'gh')).toBe(true);
+  });
+
   it('treats prototype names as plain names', () => {
     for (const name of ['__proto__', 'constructor', 'toString', 'prototype']) {
       expect(dev.includes(name)).toBe(false);

@@ -1,4 +1,4 @@
-import { normalizePattern } from './normalize.js';
+import { normalizePattern } from '@switchyard/core';
 
 /**
  * One step of a compiled glob:

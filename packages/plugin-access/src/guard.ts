@@ -6,10 +6,10 @@ import {
   type PluginGateway,
   type RequestContext,
   type UpstreamCallContext,
+  uriReadings,
 } from '@switchyard/core';
 import { screenCompletion } from './completion.js';
 import { ListFilter } from './list-filter.js';
-import { uriReadings } from './normalize.js';
 import { LIST_METHODS } from './options.js';
 import type { AccessPolicy, Decision } from './policy.js';
 import { screenSkillResult } from './skills.js';

@@ -5,8 +5,8 @@ import {
   type PluginGateway,
   type RequestContext,
   type UpstreamCallContext,
+  uriReadings,
 } from '@switchyard/core';
-import { uriReadings } from './normalize.js';
 import type { AccessPolicy } from './policy.js';
 import { skillFileUris } from './skills.js';
 import { ITEM_METHOD } from './targets.js';

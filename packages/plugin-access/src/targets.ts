@@ -1,5 +1,4 @@
-import { type PluginGateway, type RequestContext, splitExposedName } from '@switchyard/core';
-import { uriReadings } from './normalize.js';
+import { type PluginGateway, type RequestContext, splitExposedName, uriReadings } from '@switchyard/core';
 import type { AccessPolicy, Decision } from './policy.js';
 import type { WhenArguments } from './when.js';
 

@@ -1,7 +1,7 @@
+import { normalizeUri } from '@switchyard/core';
 import picomatch from 'picomatch';
 import { describe, expect, it } from 'vitest';
 import { compileUriGlob } from '../src/glob.js';
-import { normalizeUri } from '../src/normalize.js';
 
 /** Matches a raw URI the way the plugin does: canonicalize it, then match. */
 function matches(pattern: string, uri: string): boolean {

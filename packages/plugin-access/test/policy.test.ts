@@ -1,7 +1,13 @@
-import { definePlugin, type Identity, PluginError, setupPlugins, silentLogger } from '@switchyard/core';
+import {
+  definePlugin,
+  type Identity,
+  PluginError,
+  setupPlugins,
+  silentLogger,
+  uriReadings,
+} from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import access from '../src/index.js';
-import { uriReadings } from '../src/normalize.js';
 import { AccessPolicy, type Subject } from '../src/policy.js';
 
 const alice: Identity = { id: 'alice', groups: ['platform', 'docs-team'], anonymous: false };

@@ -5,6 +5,7 @@ import {
   type NameFilter,
   nameFilter,
 } from '../naming/curation.js';
+import { uriFilter } from '../naming/uri-curation.js';
 import type { ListedKind } from '../notify/list-changed.js';
 
 /** Tool search on an endpoint (DESIGN §13): `tools/list` answers these tools plus the gateway's two. */
@@ -41,8 +42,10 @@ export class EndpointView {
   readonly name: string | undefined;
   readonly toolSearch: ToolSearchConfig | undefined;
   readonly #servers: NameFilter;
-  /** Each list's globs (over exposed names; URIs for resources), as one filter. */
+  /** Each list's globs (over exposed names; URIs for resources, read every way: `uriFilter`), as one filter. */
   readonly #lists: Readonly<Record<ListedKind, NameFilter>>;
+  /** The resource globs over exposed URI templates. */
+  readonly #templates: NameFilter;
 
   constructor(name: string | undefined, config?: VirtualServerConfig, toolSearch?: ToolSearchConfig) {
     this.name = name;
@@ -52,8 +55,9 @@ export class EndpointView {
     this.#lists = {
       tools: nameFilter(config?.tools),
       prompts: nameFilter(config?.prompts),
-      resources: nameFilter(config?.resources),
+      resources: uriFilter(config?.resources),
     };
+    this.#templates = uriFilter(config?.resources, { template: true });
   }
 
   /** Whether the endpoint is the whole catalog (the root endpoint, or a virtual server that limits nothing). */
@@ -74,9 +78,11 @@ export class EndpointView {
     return this.admits('prompts', exposed, server);
   }
 
-  /** A resource by its exposed URI, or a resource template by its exposed URI template. */
-  resource(exposed: string, server: string): boolean {
-    return this.admits('resources', exposed, server);
+  /** A resource by its exposed URI, or (`template`) a resource template by its exposed URI template. */
+  resource(exposed: string, server: string, template = false): boolean {
+    return template
+      ? this.#servers(server) && this.#templates(exposed)
+      : this.admits('resources', exposed, server);
   }
 
   /** Whether the endpoint shows all of upstream `server`'s list `kind` (no globs narrow it). */

@@ -19,7 +19,7 @@ export function listedIn(
     case 'resources':
       return view.resource(key('uri'), upstream);
     case 'resourceTemplates':
-      return view.resource(key('uriTemplate'), upstream);
+      return view.resource(key('uriTemplate'), upstream, true);
     default:
       return view.includes(upstream);
   }

@@ -43,7 +43,7 @@ export function hiddenBy(view: EndpointView | undefined, target: RequestTarget):
     case 'prompt':
       return !view.prompt(target.exposed, target.upstream);
     default:
-      return !view.resource(target.exposed, target.upstream);
+      return !view.resource(target.exposed, target.upstream, target.kind === 'template');
   }
 }
 

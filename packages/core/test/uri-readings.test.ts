@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { normalizePattern, normalizeUri, percentDecode, uriReadings } from '../src/normalize.js';
+import { normalizePattern, normalizeUri, percentDecode, uriReadings } from '../src/naming/uri-readings.js';
 
 const SECRET = 'docs+file:///private/secret.txt';
 

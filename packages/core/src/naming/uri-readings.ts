@@ -1,6 +1,7 @@
 /**
- * URI canonicalization for access decisions: every spelling of one resource must reach the rules as the
- * same string, so that no equivalent spelling of a denied URI gets through.
+ * URI canonicalization for policy decisions (the access plugin's rules, a virtual server's resource globs):
+ * every spelling of one resource must reach the rules as the same string, so that no equivalent spelling
+ * of a denied URI gets through.
  *
  * The canonical form is deliberately aggressive. Over-normalizing can only make more spellings collapse
  * into one, and since allow and deny rules are both evaluated on that one form, a collapse never turns a
