@@ -28,6 +28,8 @@ export class CallCorrelation {
   readonly #byId = new Map<RequestId, RequestOrigin>();
   readonly #inflight = new Set<RequestOrigin>();
   #next: RequestOrigin | undefined;
+  /** The id of the request `#next`'s start sent (read back by `track`). */
+  #sent: RequestId | undefined;
   #relating: RelatingTransport | undefined;
 
   /** Origins with a request in flight (for routing request-related notifications). */
@@ -52,7 +54,10 @@ export class CallCorrelation {
         this.#byId.get(id)?.context?.resumableStream?.close(retryMs, resumeNow);
     const send: TransportLayer['send'] = (message, options, next) => {
       const id = requestId(message);
-      if (id !== undefined && this.#next) this.#byId.set(id, this.#next);
+      if (id !== undefined && this.#next) {
+        this.#byId.set(id, this.#next);
+        this.#sent = id;
+      }
       return next(message, options);
     };
     // The SDK dispatches notifications a microtask later but responses at once: a response right behind
@@ -82,10 +87,13 @@ export class CallCorrelation {
 
   /**
    * Runs `start`, which must hand its request to the transport synchronously (the SDK's `request()`
-   * does), noting that the request belongs to `origin`; `origin` counts as in flight until `settled`.
+   * does), noting that the request belongs to `origin`; `origin` counts as in flight, and the request is
+   * noted, until it settles. A request given up (cancelled, timed out) gets no response, by the
+   * specification: its settling, not a response, is what forgets it.
    */
   track<T extends Promise<unknown>>(origin: RequestOrigin, start: () => T): T {
     this.#next = origin;
+    this.#sent = undefined;
     this.#inflight.add(origin);
     let pending: T;
     try {
@@ -93,11 +101,19 @@ export class CallCorrelation {
     } finally {
       this.#next = undefined;
     }
-    void pending.then(
-      () => this.#inflight.delete(origin),
-      () => this.#inflight.delete(origin),
-    );
+    const id = this.#sent;
+    this.#sent = undefined;
+    const settled = () => {
+      this.#inflight.delete(origin);
+      if (id !== undefined && this.#byId.get(id) === origin) this.#byId.delete(id);
+    };
+    void pending.then(settled, settled);
     return pending;
+  }
+
+  /** How many of our requests are noted (tests: a request given up is forgotten). */
+  get noted(): number {
+    return this.#byId.size;
   }
 
   /**
