@@ -341,6 +341,30 @@ describe('ConfigError: each problem names the file, the JSON path and what is wr
     expectIssue(error, file, '$.mcpServers.Docs', 'server names must match ^[a-z][a-z0-9-]*$');
   });
 
+  it('refuses "__proto__" as a key anywhere, JSON or YAML (assigned, it would set hidden keys)', async () => {
+    // Found from outside: a server named __proto__ vanished, and a virtual server's "__proto__" entry was
+    // read as its tools globs.
+    const texts = [
+      '{"mcpServers": {"__proto__": {"command": "x"}}}',
+      '{"mcpServers": {"docs": {"command": "x"}}, "virtualServers": {"x": {"servers": ["docs"], "__proto__": {"tools": {"allow": ["none"]}}}}}',
+    ];
+    const paths = ['$.mcpServers.__proto__', '$.virtualServers.x.__proto__'];
+    for (const [i, text] of texts.entries()) {
+      const { file, config } = await load(text);
+      const error = (await config().catch((e: unknown) => e)) as ConfigError;
+      expect(error, text).toBeInstanceOf(ConfigError);
+      expectIssue(error, file, paths[i]!, '"__proto__" is not allowed as a key');
+    }
+    const { file, config } = await load(
+      'mcpServers:\n  docs:\n    command: x\n    __proto__:\n      args: [a]\n',
+      {},
+      'switchyard.yaml',
+    );
+    const error = (await config().catch((e: unknown) => e)) as ConfigError;
+    expect(error).toBeInstanceOf(ConfigError);
+    expectIssue(error, file, '$.mcpServers.docs.__proto__', '"__proto__" is not allowed as a key');
+  });
+
   it('reports unknown keys with their path, at every level', async () => {
     const stdio = await loadError(server({ command: 'x', ars: ['a'] }));
     expectIssue(stdio.error, stdio.file, '$.mcpServers.docs', 'unknown key(s) "ars"');

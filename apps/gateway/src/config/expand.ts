@@ -33,8 +33,14 @@ export function expandEnv(
   if (Array.isArray(value)) return value.map((item, i) => expandEnv(item, env, issues, `${path}[${i}]`));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value))
+    for (const [key, item] of Object.entries(value)) {
+      // Assigned, it would become the object's prototype: its keys would be read as if they were set here.
+      if (key === '__proto__') {
+        issues.push({ path: joinPath(path, key), message: '"__proto__" is not allowed as a key' });
+        continue;
+      }
       out[key] = expandEnv(item, env, issues, joinPath(path, key));
+    }
     return out;
   }
   return value;
