@@ -251,6 +251,18 @@ describe('request targets and admin paths that are no URL path', () => {
       const broken = await rawHttp(url, { target: '/mcp', headers: { ...headers, 'bad header': 'x' }, body });
       expect(broken.status, url).toBe(400);
       expect(JSON.parse(broken.body), url).toBeDefined();
+      // Found from outside: an Expect other than 100-continue got node's bare 417.
+      const expectation = await rawHttp(url, {
+        target: '/mcp',
+        headers: { ...headers, expect: 'foo' },
+        body,
+      });
+      expect(expectation.status, url).toBe(417);
+      expect(JSON.parse(expectation.body), url).toMatchObject(
+        url === admin
+          ? { error: expect.stringContaining('100-continue') }
+          : { error: { data: { reason: 'malformed_http' } } },
+      );
     }
     for (const path of ['/admin/approvals/%zz', '/admin/approvals/%E0%A4%A', '/admin/approvals/%']) {
       for (const method of ['GET', 'POST']) {

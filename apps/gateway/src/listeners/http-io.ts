@@ -139,6 +139,17 @@ export function answerClientErrors(server: Server, body: (status: number, messag
     socket.resume();
     setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
   });
+  // An `Expect` other than 100-continue: node would answer a bare 417 before any check of ours.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const text = JSON.stringify(body(417, 'Expectation Failed: only "Expect: 100-continue" is supported'));
+    res.writeHead(417, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      connection: 'close',
+    });
+    res.end(text);
+    req.resume();
+  });
 }
 
 /** How long a refused connection's further bytes are read and dropped before it is closed. */
