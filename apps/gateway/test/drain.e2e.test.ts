@@ -26,6 +26,12 @@ const INIT = JSON.stringify({
   params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'drain', version: '1' } },
 });
 
+const MODERN_META = {
+  'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+  'io.modelcontextprotocol/clientCapabilities': {},
+  'io.modelcontextprotocol/clientInfo': { name: 'drain', version: '1' },
+};
+
 async function gatewayWithSlowTool() {
   const up = await httpUpstream(cleanup, { name: 'up', resources: 1, behaviorTools: true });
   const gw = await startGateway(cleanup, {
@@ -74,6 +80,64 @@ describe('drain', () => {
     await expect(ws.ping()).rejects.toThrow(/shutting down/);
     const results = await Promise.all([call, wsCall]);
     expect(results.map((r) => r.isError ?? false)).toEqual([false, false]);
+    expect(await exitWithin(gw, 10_000)).toBe(0);
+  });
+
+  it('answers a call still in flight when the grace period ends, and one whose session is deleted, with an error', async () => {
+    // Found from outside: both POSTs got an empty 200 (no JSON-RPC answer).
+    const up = await httpUpstream(cleanup, { name: 'up', resources: 1, behaviorTools: true });
+    const gw = await startGateway(cleanup, { mcpServers: { up: { url: up.url } }, shutdownGraceMs: 300 });
+    const open = async () => {
+      const init = await rawPost(gw.url, INIT);
+      const headers = {
+        'mcp-session-id': init.headers.get('mcp-session-id')!,
+        'mcp-protocol-version': '2025-06-18',
+      };
+      await rawPost(gw.url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers);
+      return headers;
+    };
+    const slow = (headers: Record<string, string>, id: number) =>
+      rawPost(
+        gw.url,
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id,
+          method: 'tools/call',
+          params: { name: 'up__slow', arguments: { ms: 60_000, steps: 1 } },
+        }),
+        headers,
+      );
+    const calls = (n: number) => () => up.server.stats.activeToolCalls === n;
+    const a = await open();
+    const deleted = slow(a, 2);
+    await eventually(calls(1), 'the first slow call to reach the upstream');
+    expect((await fetch(gw.url, { method: 'DELETE', headers: a })).status).toBe(200);
+    expect(await deleted).toMatchObject({
+      status: 404,
+      json: { id: 2, error: { code: -32001, data: { reason: 'session_not_found' } } },
+    });
+    await eventually(calls(0), 'the deleted session to cancel its call upstream');
+    const cut = slow(await open(), 3);
+    // And a 2026-07-28 call (found from outside: its connection closed without a byte).
+    const modernCut = rawPost(
+      gw.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { name: 'up__slow', arguments: { ms: 60_000, steps: 1 }, _meta: MODERN_META },
+      }),
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'up__slow' },
+    );
+    await eventually(calls(2), 'both slow calls to reach the upstream');
+    gw.signal('SIGTERM');
+    expect(await cut).toMatchObject({
+      status: 503,
+      json: { id: 3, error: { code: -32000, data: { reason: 'shutting_down' } } },
+    });
+    expect(await modernCut).toMatchObject({
+      json: { id: 4, error: { code: -32000, data: { reason: 'shutting_down' } } },
+    });
     expect(await exitWithin(gw, 10_000)).toBe(0);
   });
 

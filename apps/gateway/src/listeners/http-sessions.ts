@@ -9,6 +9,7 @@ import {
 } from '@switchyard/core';
 import type { Drain } from './drain.js';
 import type { Limits, SessionClaim, SessionQuota } from './limits.js';
+import { Refusals } from './refusals.js';
 import { SessionGate } from './session-gate.js';
 import { SessionHttpTransport } from './session-transport.js';
 
@@ -131,7 +132,9 @@ export class HttpSessionTable {
 
   async close(): Promise<void> {
     clearInterval(this.#sweeper);
-    await Promise.allSettled([...this.#sessions.values()].map((e) => e.transport.close()));
+    // The gateway is stopping: what is still in flight is answered as such (the grace period ran out).
+    const error = Refusals.shutDown();
+    await Promise.allSettled([...this.#sessions.values()].map((e) => e.transport.close(error)));
     this.#sessions.clear();
   }
 

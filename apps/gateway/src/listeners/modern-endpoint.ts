@@ -40,6 +40,8 @@ export class ModernEndpoint {
   readonly #log: Logger;
   /** The virtual server it serves (DESIGN §13); undefined for the root endpoint. */
   readonly #endpoint: string | undefined;
+  /** The requests being answered now, by their exchange: a shutdown answers them (`close`). */
+  readonly #answering = new Map<ModernExchange, string | number>();
 
   constructor(gateway: Gateway, log: Logger, endpoint?: string) {
     this.#gateway = gateway;
@@ -75,11 +77,17 @@ export class ModernEndpoint {
       if (!res.writableFinished) cancellation.abort(new Error('the client closed the request'));
     });
     const exchange = new ModernExchange(res);
-    const response = await answerModern(this.#gateway, client.session.sink, message, {
-      signal: cancellation,
-      notify: (method, params) => exchange.notify(method, params),
-      header: (name) => header(req, name.toLowerCase()),
-    });
+    this.#answering.set(exchange, message.id);
+    let response: Awaited<ReturnType<typeof answerModern>>;
+    try {
+      response = await answerModern(this.#gateway, client.session.sink, message, {
+        signal: cancellation,
+        notify: (method, params) => exchange.notify(method, params),
+        header: (name) => header(req, name.toLowerCase()),
+      });
+    } finally {
+      this.#answering.delete(exchange);
+    }
     exchange.finish(response);
   }
 
@@ -154,6 +162,10 @@ export class ModernEndpoint {
   }
 
   async close(): Promise<void> {
+    // Still being answered when the gateway stops (its grace period ran out): answered as such.
+    const error = Refusals.shutDown();
+    for (const [exchange, id] of this.#answering) exchange.finish(errorResponse(id, error));
+    this.#answering.clear();
     for (const client of this.#clients.values()) {
       await client.streams?.handler.close();
       await client.session.close();

@@ -38,6 +38,14 @@ export const Refusals = {
   sessionRequired: () => R.session_required.error('Bad Request: Mcp-Session-Id header required'),
   sessionNotFound: () =>
     new GatewayError(-32001, 'Session not found: initialize a new session', { reason: 'session_not_found' }),
+  /** A request still in flight when its session was deleted: the session it belongs to is gone. */
+  sessionClosed: () =>
+    new GatewayError(-32001, 'Session not found: the session was closed before this request was answered', {
+      reason: 'session_not_found',
+    }),
+  /** A request still in flight when the shutdown grace period ran out. */
+  shutDown: () =>
+    R.shutting_down.error('the gateway shut down before this request was answered: retry it elsewhere'),
   initializeRequired: () =>
     R.initialize_required.error(
       'Bad Request: send initialize first, then the Mcp-Session-Id header on every request',

@@ -5,7 +5,8 @@ import type {
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import type { ResumableStreamInfo } from '@switchyard/core/listener';
+import type { GatewayError } from '@switchyard/core';
+import { errorResponse, type ResumableStreamInfo } from '@switchyard/core/listener';
 import { type EventStoreLimits, SessionEventStore, type StoredEvent, type StreamLog } from './event-store.js';
 import { sendError } from './http-errors.js';
 import { Refusals } from './refusals.js';
@@ -226,11 +227,14 @@ export class SessionHttpTransport implements Transport {
     if (this.#standalone && !this.#standalone.dropped) this.#emit(this.#standalone, message);
   }
 
-  async close(): Promise<void> {
+  /**
+   * Ends the session. A request still in flight is answered with `error` (default: its session is gone),
+   * so no POST ends with an empty 200 or a stream without its answer.
+   */
+  async close(error: GatewayError = Refusals.sessionClosed()): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    for (const exchange of new Set(this.#pending?.values()))
-      if (!exchange.res?.writableEnded) exchange.res?.end();
+    for (const exchange of new Set(this.#pending?.values())) this.#abandon(exchange, error);
     if (this.#events) {
       for (const log of this.#events.streams()) log.owner.channel?.end();
       this.#events.dispose();
@@ -315,6 +319,33 @@ export class SessionHttpTransport implements Transport {
       return;
     }
     const payload = JSON.stringify(exchange.batch ? exchange.responses : exchange.responses[0]);
+    res.writeHead(200, {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(payload),
+      'mcp-session-id': this.sessionId,
+    });
+    res.end(payload);
+  }
+
+  /** Answers the requests of `exchange` still waiting with `error`, then ends it. */
+  #abandon(exchange: Exchange, error: GatewayError): void {
+    clearTimeout(exchange.streamTimer);
+    const errors = [...exchange.waiting].map((id) => errorResponse(id, error) as unknown as JSONRPCMessage);
+    exchange.waiting.clear();
+    if (exchange.log) {
+      for (const message of errors) this.#emit(exchange.log, message);
+      exchange.log.owner.channel?.end();
+      return;
+    }
+    const { res } = exchange;
+    if (!res || res.writableEnded || res.destroyed) return;
+    if (res.headersSent) return void res.end();
+    const responses = [...exchange.responses, ...errors];
+    if (!exchange.batch && exchange.responses.length === 0) {
+      sendError(res, error, { id: (errors[0] as { id?: RequestId } | undefined)?.id ?? null });
+      return;
+    }
+    const payload = JSON.stringify(exchange.batch ? responses : responses[0]);
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),
