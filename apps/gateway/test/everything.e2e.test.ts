@@ -181,6 +181,12 @@ describe('server-everything behind the gateway', () => {
     }
     const text = await client.readResource({ uri: 'everything+demo://resource/dynamic/text/8' });
     expectDynamicRead(text.contents as Item[], 'everything+demo://resource/dynamic/text/8', 8);
+    // server-everything says "not found" with -32602 (SDK v2, both eras): a 2025 client gets -32002 (DESIGN §9).
+    const missing = 'everything+demo://resource/static/document/nope.md';
+    await expect(client.readResource({ uri: missing })).rejects.toMatchObject({
+      code: -32002,
+      data: { reason: 'resource_not_found', uri: missing, upstream: 'everything' },
+    });
 
     if (direct.getServerCapabilities()?.completions) {
       const completion = await client.complete({

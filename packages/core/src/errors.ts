@@ -297,9 +297,16 @@ function isJsonRpcErrorLike(value: unknown): value is { code: number; message: s
   return value instanceof Error && Number.isInteger((value as unknown as { code?: unknown }).code);
 }
 
-/** True when an upstream error means "no such resource" in either era (-32002, or -32602 with data {uri}). */
+/**
+ * True when an upstream error means "no such resource" in either era: -32002, or -32602 with data {uri}, or
+ * -32602 saying a resource was not found (the SDK v2 servers' encoding in both eras, no data: DESIGN §6).
+ */
 export function isResourceNotFound(error: GatewayError): boolean {
   if (error.reason === 'resource_not_found') return true;
   if (error.code === ErrorCode.ResourceNotFoundLegacy) return true;
-  return error.code === ErrorCode.InvalidParams && typeof error.data?.uri === 'string';
+  if (error.code !== ErrorCode.InvalidParams) return false;
+  return typeof error.data?.uri === 'string' || RESOURCE_NOT_FOUND_MESSAGE.test(error.message);
 }
+
+/** How SDK v2 servers word it: `Resource <uri> not found`. */
+const RESOURCE_NOT_FOUND_MESSAGE = /\bresource\b.*\bnot found\b/i;

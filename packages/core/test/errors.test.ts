@@ -128,10 +128,15 @@ describe('isResourceNotFound', () => {
     expect(isResourceNotFound(GatewayError.resourceNotFound('x'))).toBe(true);
     expect(isResourceNotFound(new GatewayError(-32002, 'legacy'))).toBe(true);
     expect(isResourceNotFound(new GatewayError(-32602, 'modern', { uri: 'file:///a' }))).toBe(true);
+    // SDK v2 servers (server-everything) in both eras: found from outside, a 2025 client got -32602.
+    const sdk = 'MCP error -32602: Resource demo://resource/static/document/nope.md not found';
+    expect(isResourceNotFound(new GatewayError(-32602, sdk))).toBe(true);
   });
 
   it('rejects other errors', () => {
     expect(isResourceNotFound(new GatewayError(-32602, 'bad params'))).toBe(false);
+    expect(isResourceNotFound(new GatewayError(-32602, 'Tool x not found'))).toBe(false);
+    expect(isResourceNotFound(new GatewayError(-32603, 'Resource x not found'))).toBe(false);
     // Upstream data is untyped at runtime: a non-string uri does not count.
     const numericUri = { uri: 42 } as unknown as GatewayErrorData;
     expect(isResourceNotFound(new GatewayError(-32602, 'bad params', numericUri))).toBe(false);
