@@ -1,7 +1,7 @@
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminGet, startAdminGateway } from './support/admin.js';
-import { Cleanup, connectHttp, eventually, httpUpstream, reservePort } from './support/harness.js';
+import { Cleanup, connectHttp, eventually, httpUpstream, rawPost, reservePort } from './support/harness.js';
 
 // The admin listener (DESIGN §10): health probes, readiness on required upstreams, and the status JSON
 // behind the MCP identities, against the built CLI.
@@ -19,6 +19,7 @@ interface Status {
   series: { bucketMs: number; buckets: { requests: number }[] };
   recent: { method: string; identity: string; outcome: string }[];
   reloads: unknown[];
+  refusals: Record<string, number>;
   cache?: { hit: number; miss: number; bytes: number };
 }
 
@@ -103,8 +104,13 @@ describe('admin listener', () => {
     await client.readResource({ uri: resources[0]!.uri });
     await client.readResource({ uri: resources[0]!.uri });
     await expect(client.readResource({ uri: 'docs+mem:///nope' })).rejects.toThrow();
+    // A refusal of the listener's own (found from outside: `refusals` stayed {}).
+    const pad = 'x'.repeat(5 * 1024 * 1024);
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'ping', params: { pad } });
+    expect((await rawPost(gw.url, big, { authorization: `Bearer ${READER}` })).status).toBe(413);
 
     const s1 = (await adminGet(admin, '/admin/status', ADMIN)).json as unknown as Status;
+    expect(s1.refusals).toMatchObject({ body_too_large: 1 });
     expect(s1.requests.total).toBeGreaterThanOrEqual(s0.requests.total + 4);
     expect(s1.requests.errors).toBeGreaterThanOrEqual(1);
     expect(s1.requests.p50Ms).toBeTypeOf('number');

@@ -1,4 +1,5 @@
 import type { Gateway, StatsSnapshot, UpstreamStatus, VirtualServerSummary } from '@switchyard/core';
+import { listenerRefusals } from '../listeners/limits.js';
 import type { Readiness } from './health.js';
 
 /** A config reload as the status page lists it (SIGHUP or a change of the config file). */
@@ -74,11 +75,18 @@ export function collectStatus(sources: StatusSources): AdminStatus {
     })),
     subscriptions: gateway.subscriptionCount,
     requests: stats.requests,
-    refusals: stats.refusals,
+    refusals: addCounts(stats.refusals, listenerRefusals()),
     cache: cachePlugin ? { ...stats.cache, ...cachePlugin } : undefined,
     plugins,
     reloads: sources.reloads(),
     series: stats.series,
     recent: stats.recent,
   };
+}
+
+/** Two tallies by reason, added up. */
+function addCounts(a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>) {
+  const sum = new Map(Object.entries(a));
+  for (const [reason, n] of Object.entries(b)) sum.set(reason, (sum.get(reason) ?? 0) + n);
+  return Object.fromEntries(sum);
 }

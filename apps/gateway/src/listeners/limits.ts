@@ -43,14 +43,25 @@ export const DEFAULT_LIMITS: Readonly<Limits> = Object.freeze({
 export type RefusalReason = 'too_many_sessions' | 'body_too_large' | 'too_deep' | 'busy' | 'shutting_down';
 
 let refusals: Counter | undefined;
+/** This process's listener refusals by reason, for the status page (one gateway per process, as the metric). */
+const tally = new Map<RefusalReason, number>();
 
-/** Counts one refusal as `switchyard.limits.refusals{reason, transport}` (a no-op without a metrics SDK). */
+/**
+ * Counts one refusal as `switchyard.limits.refusals{reason, transport}` (a no-op without a metrics SDK),
+ * and in the tally `/admin/status` adds to the refusals the gateway counted itself.
+ */
 export function countRefusal(reason: RefusalReason, transport: 'http' | 'ws' | 'stdio'): void {
   // Created on first use: telemetry providers are registered before any listener refuses anything.
   refusals ??= metrics.getMeter('switchyard').createCounter('switchyard.limits.refusals', {
     description: 'Requests, sessions and messages refused by a limit or by draining, by reason',
   });
   refusals.add(1, { reason, transport });
+  tally.set(reason, (tally.get(reason) ?? 0) + 1);
+}
+
+/** The listeners' refusals so far, by reason. */
+export function listenerRefusals(): Record<string, number> {
+  return Object.fromEntries(tally);
 }
 
 export type SessionClaim = { ok: true; release: () => void } | { ok: false; error: GatewayError };
