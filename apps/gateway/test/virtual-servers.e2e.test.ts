@@ -302,6 +302,11 @@ describe('operations', () => {
       const started = await startAdminGateway(own, config);
       const base = started.gw.url;
       const whole = await connectHttp(own, base);
+      // The root's definition does not change: it hears none of the reload (found from outside: every
+      // endpoint heard every list change).
+      const wholeTools = listChangedCounter(whole, 'notifications/tools/list_changed');
+      const wholePrompts = listChangedCounter(whole, 'notifications/prompts/list_changed');
+      await Promise.all([wholeTools.settle(), wholePrompts.settle()]);
       const dev = await connectHttp(own, `${base}/dev`);
       const ev = await connectHttp(own, `${base}/ev`);
       const next = JSON.parse(await readFile(started.gw.file, 'utf8')) as Record<string, unknown>;
@@ -313,6 +318,14 @@ describe('operations', () => {
       await writeFile(started.gw.file, JSON.stringify(next));
       await started.gw.waitForLine(/reload applied: .*virtualServers/);
       await changed;
+      // A change the root does hear, on the same ordered stream: anything sent to it before has arrived.
+      await ci.setPromptCount(2);
+      try {
+        await wholePrompts.next('root: ci__prompt_1 added');
+        expect(wholeTools.seen).toBe(0);
+      } finally {
+        await ci.setPromptCount(1);
+      }
       expect(await toolsOf(dev)).toEqual(['gh__tool_0']);
       const ops = await connectHttp(own, `${base}/ops`);
       expect(await toolsOf(ops)).toEqual(['ci__tool_0', 'ci__tool_1']);

@@ -427,18 +427,22 @@ export class Gateway {
   /**
    * Puts a new set of virtual servers (and top-level tool search) in effect (a config reload, DESIGN
    * §13): requests look their endpoint up as they enter, so every session sees the new set at once, and
-   * hears `list_changed` for every list (what its endpoint exposes may have changed). A session whose
-   * virtual server is gone gets its requests refused; the listener closes it.
+   * the sessions of an endpoint whose definition changed hear `list_changed` for every list (what it
+   * exposes may have changed); the others hear nothing. A session whose virtual server is gone gets its
+   * requests refused; the listener closes it.
    */
   reconfigureViews(
     virtualServers?: ReadonlyMap<string, VirtualServerConfig>,
     toolSearch?: ToolSearchConfig,
   ): void {
-    this.#views.configure(virtualServers, toolSearch);
+    const changed = this.#views.configure(virtualServers, toolSearch);
     // An upstream whose resources a virtual server narrows now: its next change is told by URI.
     for (const u of this.#pool.ordered) void this.#resourceChanges.baseline(u);
+    if (changed.size === 0) return;
+    this.#callerTools.invalidate();
     for (const kind of ['resources', 'tools', 'prompts'] as const) {
-      if (kind === 'resources' || this.#pool.offers(kind)) this.#listChanged.schedule(kind);
+      if (kind !== 'resources' && !this.#pool.offers(kind)) continue;
+      this.#sessions.broadcast(LIST_CHANGED[kind], {}, (session) => changed.has(session.endpoint));
     }
   }
 

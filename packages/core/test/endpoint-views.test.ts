@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ListChangedCoalescer, type ListChanges } from '../src/notify/list-changed.js';
-import { EndpointView } from '../src/views/endpoint-view.js';
+import { EndpointView, type ToolSearchConfig, type VirtualServerConfig } from '../src/views/endpoint-view.js';
 import { EndpointViews } from '../src/views/endpoint-views.js';
 import { listedIn } from '../src/views/listed-in.js';
 import { hiddenBy } from '../src/views/not-exposed.js';
@@ -105,6 +105,40 @@ describe('EndpointViews', () => {
     expect(views.names()).toEqual(['dev']);
     // A virtual server without its own tool search takes the top-level one.
     expect(views.get('dev')?.toolSearch).toEqual({ enabled: true, limit: 5, alwaysList: [] });
+  });
+
+  it('tells which endpoints a reload changed: only theirs hear list_changed', () => {
+    // Found from outside: a reload that changed one virtual server notified every endpoint.
+    const search = { enabled: true, limit: 5, alwaysList: [] };
+    const v = new EndpointViews(
+      new Map([
+        ['x', { servers: ['gh'], tools: { allow: ['gh__a'] } }],
+        ['y', { servers: ['ci'] }],
+        ['z', { servers: ['ci'], toolSearch: { ...search, limit: 3 } }],
+      ]),
+    );
+    const again = (x: object, extra: [string, VirtualServerConfig][] = [], toolSearch?: ToolSearchConfig) =>
+      v.configure(
+        new Map<string, VirtualServerConfig>([
+          ['x', x as VirtualServerConfig],
+          ['y', { servers: ['ci'] }],
+          ['z', { servers: ['ci'], toolSearch: { ...search, limit: 3 } }],
+          ...extra,
+        ]),
+        toolSearch,
+      );
+    expect([...again({ servers: ['gh'], tools: { allow: ['gh__b'] } })]).toEqual(['x']);
+    expect([...again({ servers: ['gh'], tools: { allow: ['gh__b'] } })]).toEqual([]);
+    expect([
+      ...again({ servers: ['gh'], tools: { allow: ['gh__b'] } }, [['w', { servers: ['gh'] }]]),
+    ]).toEqual(['w']);
+    expect([...again({ servers: ['gh'], tools: { allow: ['gh__b'] } })]).toEqual(['w']);
+    // The top-level tool search: the root, and every virtual server that takes it (not z, with its own).
+    expect([...again({ servers: ['gh'], tools: { allow: ['gh__b'] } }, [], search)].sort()).toEqual([
+      'x',
+      'y',
+      undefined,
+    ]);
   });
 
   it('says which sessions a list change concerns: by upstream when no name is known', () => {

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../canonical-json.js';
 import type { ListChanges, ListedKind } from '../notify/list-changed.js';
 import { EndpointView, rootView, type ToolSearchConfig, type VirtualServerConfig } from './endpoint-view.js';
 
@@ -8,19 +9,36 @@ import { EndpointView, rootView, type ToolSearchConfig, type VirtualServerConfig
 export class EndpointViews {
   #root: EndpointView;
   #virtual = new Map<string, EndpointView>();
+  /** What each endpoint was configured with (undefined: the root), as canonical JSON, to tell what a reload changed. */
+  #configured = new Map<string | undefined, string>();
 
   constructor(virtualServers?: ReadonlyMap<string, VirtualServerConfig>, toolSearch?: ToolSearchConfig) {
     this.#root = rootView(toolSearch);
     this.configure(virtualServers, toolSearch);
   }
 
-  /** Puts a new set of virtual servers (and top-level tool search) in effect. */
-  configure(virtualServers?: ReadonlyMap<string, VirtualServerConfig>, toolSearch?: ToolSearchConfig): void {
+  /**
+   * Puts a new set of virtual servers (and top-level tool search) in effect. Returns the endpoints whose
+   * definition changed (undefined: the root): added, removed, or configured differently, a top-level tool
+   * search change counting for the root and each virtual server without its own.
+   */
+  configure(
+    virtualServers?: ReadonlyMap<string, VirtualServerConfig>,
+    toolSearch?: ToolSearchConfig,
+  ): ReadonlySet<string | undefined> {
     this.#root = rootView(toolSearch);
     const next = new Map<string, EndpointView>();
-    for (const [name, config] of virtualServers ?? [])
+    const configured = new Map<string | undefined, string>([[undefined, canonicalJson(toolSearch ?? null)]]);
+    for (const [name, config] of virtualServers ?? []) {
       next.set(name, new EndpointView(name, config, toolSearch));
+      configured.set(name, canonicalJson({ config, toolSearch: config.toolSearch ?? toolSearch ?? null }));
+    }
     this.#virtual = next;
+    const changed = new Set<string | undefined>();
+    for (const name of new Set([...this.#configured.keys(), ...configured.keys()]))
+      if (this.#configured.get(name) !== configured.get(name)) changed.add(name);
+    this.#configured = configured;
+    return changed;
   }
 
   get root(): EndpointView {
