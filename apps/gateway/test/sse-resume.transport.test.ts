@@ -186,7 +186,7 @@ describe('SessionHttpTransport resumable streams', () => {
     expect(await again.rest()).toEqual([]);
   });
 
-  it('a cancelled request ends its stream; closing the session forgets every stream', async () => {
+  it('a cancelled request ends its stream; closing the session answers what is in flight and forgets every stream', async () => {
     const t = await serve();
     const cancel = (requestId: number) =>
       t.post({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId } });
@@ -204,10 +204,21 @@ describe('SessionHttpTransport resumable streams', () => {
     await cancel(9);
     expect((await read).status).toBe(202);
 
+    // Closing the session answers what is still in flight (its session is gone), then ends the stream.
     const open = new SseReader(await t.post(call(8)));
     const primed = await open.next();
     await t.transport.close();
-    expect(await open.rest()).toEqual([]);
+    expect((await open.rest()).map(messageOf)).toEqual([
+      {
+        jsonrpc: '2.0',
+        id: 8,
+        error: {
+          code: -32001,
+          message: 'Session not found: the session was closed before this request was answered',
+          data: { reason: 'session_not_found' },
+        },
+      },
+    ]);
     expect((await t.get(primed!.id)).status).toBe(400);
   });
 });
