@@ -3,6 +3,7 @@ import {
   type Outcome,
   type RequestContext,
   type RequestMiddleware,
+  type RequestTarget,
   SECRETS_FINDINGS_KEY,
 } from '@switchyard/core';
 import { secretDetected, unscannable, type Where } from './errors.js';
@@ -69,7 +70,16 @@ export function secretsMiddleware(
     report.found('arguments', ctx.method, found.rules);
     note(ctx, found.rules);
     ctx.params = found.redacted();
+    // Where it was routed carries the same strings (a URI, a name): plugins before this one see no secret
+    // there either (the audit record's upstreamUri, upstreamName).
+    if (ctx.target) ctx.target = await redactedTarget(ctx.target);
     return refuse('arguments', ctx, secretDetected(ctx.method, 'arguments', found.rules));
+  };
+
+  /** `target` with what the scanner finds in its strings redacted (as it stands when nothing is found). */
+  const redactedTarget = async (target: RequestTarget): Promise<RequestTarget> => {
+    const found = await inspect(target, scanner, limits);
+    return found.kind === 'found' ? found.redacted() : target;
   };
 
   const checkResult = async (ctx: RequestContext, outcome: Outcome): Promise<Outcome> => {

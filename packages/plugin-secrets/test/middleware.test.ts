@@ -38,6 +38,22 @@ describe('arguments', () => {
     expect(JSON.stringify(report.found.mock.calls)).not.toContain(GITHUB_TOKEN);
   });
 
+  it("redact where the request was routed too: the audit record's upstreamUri held the credential", async () => {
+    // Found from outside: the audit line of a refused read had `upstreamUri: "test://docs/ghp_…"`.
+    const { run } = middleware();
+    const uri = `docs+test://docs/${GITHUB_TOKEN}`;
+    const ctx = testRequest('resources/read', { uri });
+    ctx.target = { kind: 'resource', upstream: 'docs', uri: `test://docs/${GITHUB_TOKEN}`, exposed: uri };
+    const outcome = await run(ctx, answer({}));
+    expect(errorOf(outcome)?.data).toMatchObject({ reason: 'secret_detected', rules: ['github'] });
+    expect(ctx.target).toEqual({
+      kind: 'resource',
+      upstream: 'docs',
+      uri: 'test://docs/[REDACTED:github]',
+      exposed: 'docs+test://docs/[REDACTED:github]',
+    });
+  });
+
   it.each([
     ['prompts/get', { name: 'p', arguments: { topic: SLACK_TOKEN } }, 'slack'],
     [
