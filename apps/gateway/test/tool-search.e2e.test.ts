@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import type { TestServer } from '@switchyard/testkit';
+import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   Cleanup,
@@ -84,6 +85,26 @@ function audit(): Record<string, unknown>[] {
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
+
+describe('the listing tool search makes of what its caller may use', () => {
+  // First in the file: nobody's tools are listed yet, so this call_tool makes the gateway list them.
+  it("is the gateway's own: a call_tool gets one audit record, its own, and no tools/list of the client's", async () => {
+    // Found from outside: the listing was audited as the client's tools/list and cost a rate-limit token.
+    const session = await LegacyHttpClient.open(gw.url, {
+      clientName: 'raw',
+      headers: { authorization: `Bearer ${TOKENS.bob}` },
+    });
+    cleanup.add(() => session.close());
+    const answer = await session.request({
+      method: 'tools/call',
+      params: { name: 'call_tool', arguments: { name: 'kit__tool_0', arguments: { text: 'x' } } },
+    });
+    expect(answer).toMatchObject({ content: [{ type: 'text' }] });
+    const records = () => audit().filter((r) => r.session === session.sessionId);
+    await eventually(() => records().some((r) => r.method === 'tools/call'), 'the call_tool record');
+    expect(records().map((r) => [r.method, r.tool])).toEqual([['tools/call', 'kit__tool_0']]);
+  });
+});
 
 describe.each(['legacy', 'modern'] as ClientEra[])('a %s client', (era) => {
   const client = async (token = TOKENS.alice) => {

@@ -36,6 +36,7 @@ import { ResourceRouter } from './routing/resource-router.js';
 import { TaskIdSeal } from './routing/task-ids.js';
 import { TaskOwners } from './routing/task-owners.js';
 import { SearchCatalog } from './search/search-catalog.js';
+import { GATEWAY_REQUEST_KEY } from './state-keys.js';
 import { GatewayStats } from './stats/recorder.js';
 import type { SubscriptionTable } from './subscriptions.js';
 import { GatewayTelemetry, requestAttributes } from './telemetry.js';
@@ -532,7 +533,8 @@ export class Gateway {
       run = Promise.resolve({ ok: false, error: errorForEra(GatewayError.fromUnknown(error), ctx.client) });
     }
     return run.then((outcome) => {
-      this.#stats.request(ctx, outcome, performance.now() - started);
+      if (ctx.state.get(GATEWAY_REQUEST_KEY) !== true)
+        this.#stats.request(ctx, outcome, performance.now() - started);
       return outcome;
     });
   }

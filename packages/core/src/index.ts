@@ -107,6 +107,7 @@ export {
   type ApprovalRecord,
   CACHE_STATUS_KEY,
   type CacheStatus,
+  GATEWAY_REQUEST_KEY,
   PIN_QUARANTINED_KEY,
   SECRETS_FINDINGS_KEY,
 } from './state-keys.js';

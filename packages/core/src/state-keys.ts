@@ -4,7 +4,17 @@
 // plugin. The audit log records them all without installing the secrets, pin, approve or cache plugins
 // (nor their secretlint, CEL, lru-cache), and core's status page counts the cache's; an in-house scanner
 // or cache that writes the same key in the same shape is recorded and counted the same way. Core itself
-// writes none of them. A key only one plugin reads belongs in that plugin.
+// writes only GATEWAY_REQUEST_KEY. A key only one plugin reads belongs in that plugin.
+
+/**
+ * `true` on a request the gateway makes itself on a caller's behalf, not one the client sent: tool search's
+ * own `tools/list` of the tools its caller may use. The plugins that decide (access rules, pins, curation)
+ * treat it as the caller's; those that account for the client's requests leave it out: the audit log writes
+ * no record of it, rate limits charge nothing for it, the status page does not count it (DESIGN §13:
+ * `call_tool` costs exactly what `tools/call` does). Written by core; read by `@switchyard/plugin-audit`,
+ * `@switchyard/plugin-rate-limit` and core's status page.
+ */
+export const GATEWAY_REQUEST_KEY = 'switchyard.gateway-request';
 
 /**
  * How a cache answered a read (a `CacheStatus`). Written by `@switchyard/plugin-cache` (or any cache);

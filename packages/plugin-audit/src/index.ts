@@ -1,5 +1,6 @@
 import {
   definePlugin,
+  GATEWAY_REQUEST_KEY,
   GatewayError,
   type Logger,
   type Outcome,
@@ -112,6 +113,8 @@ function auditMiddleware(
     }
   };
   return async function audit(ctx, next) {
+    // The gateway's own request on the caller's behalf (tool search's listing): not the client's.
+    if (ctx.state.get(GATEWAY_REQUEST_KEY) === true) return next();
     const startedAt = Date.now();
     const started = performance.now();
     let outcome: Outcome;

@@ -1,5 +1,6 @@
 import {
   definePlugin,
+  GATEWAY_REQUEST_KEY,
   GatewayError,
   type PluginHooks,
   type PluginSetupContext,
@@ -26,6 +27,8 @@ type GaugeCallback = Parameters<ReturnType<Meter['createObservableGauge']>['addC
  */
 function clientLimiter(limiter: ClientLimiter, rejected: Counter): RequestMiddleware {
   return async function rateLimitClient(ctx, next) {
+    // The gateway's own request on the caller's behalf (tool search's listing) costs the caller nothing.
+    if (ctx.state.get(GATEWAY_REQUEST_KEY) === true) return next();
     const pending = limiter.consume(ctx.identity.id);
     // The in-memory limiter answers synchronously: no extra turn of the event loop for it.
     const verdict = pending instanceof Promise ? await pending : pending;

@@ -1,4 +1,5 @@
-import { PluginError, setupPlugins, silentLogger } from '@switchyard/core';
+import { GATEWAY_REQUEST_KEY, PluginError, setupPlugins, silentLogger } from '@switchyard/core';
+import { testRequest } from '@switchyard/core/testing';
 import { eventually } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import rateLimit from '../src/index.js';
@@ -37,6 +38,25 @@ describe('perClient: one token bucket per identity', () => {
     // The refused request never reached the upstream.
     expect(upstreams[0]!.stats.requests['resources/read']).toBe(2);
     expect(meter.total(METRICS.rejected, { kind: 'client' })).toBe(1);
+  });
+
+  it("charges nothing for the gateway's own request on a caller's behalf (tool search's listing)", async () => {
+    const { gateway } = await startGateway(cleanup, [
+      { plugin: rateLimit, options: { perClient: { requestsPerSecond: 0.05, burst: 1 } } },
+    ]);
+    const identity = { id: 'alice', groups: [], anonymous: false };
+    const own = () =>
+      gateway.handle(
+        testRequest(
+          'resources/read',
+          { uri: 'docs+test://docs/r/0' },
+          { identity, state: [[GATEWAY_REQUEST_KEY, true]] },
+        ),
+      );
+    for (let i = 0; i < 3; i++) await expect(own()).resolves.toMatchObject({ ok: true });
+    const alice = await connectAs(cleanup, gateway, 'alice');
+    await expect(read(alice, 0)).resolves.toBeDefined();
+    await expect(read(alice, 1)).rejects.toMatchObject({ code: -32006 });
   });
 
   it('keeps identities apart: another client still has its whole burst', async () => {

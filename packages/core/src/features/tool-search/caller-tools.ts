@@ -1,6 +1,7 @@
 import type { RequestContext } from '../../context.js';
 import type { Outcome } from '../../middleware.js';
 import { asRecords } from '../../payload.js';
+import { GATEWAY_REQUEST_KEY } from '../../state-keys.js';
 
 /** The key in `ctx.state` of the gateway's own full `tools/list` for a caller: search mode stays out of it. */
 export const FULL_TOOL_LIST_KEY = 'switchyard.full-tool-list';
@@ -88,7 +89,10 @@ function listingContext(ctx: RequestContext, cursor: string | undefined): Reques
     identity: ctx.identity,
     signal: AbortSignal.timeout(LISTING_TIMEOUT_MS),
     notifyRelated: async () => {},
-    state: new Map([[FULL_TOOL_LIST_KEY, true]]),
+    state: new Map<string, unknown>([
+      [FULL_TOOL_LIST_KEY, true],
+      [GATEWAY_REQUEST_KEY, true],
+    ]),
     // The client as it declared itself, without what its request carried (a retry's answers and state).
     ...(ctx.client ? { client: { era: ctx.client.era, capabilities: ctx.client.capabilities } } : {}),
     ...(ctx.view ? { view: ctx.view } : {}),
