@@ -237,6 +237,28 @@ describe('guardInbound', () => {
     expect(t.messages()).toEqual([ping, odd]);
   });
 
+  it('answers an upstream request whose id is no string or number with -32600, and logs it once a window', () => {
+    // Found from outside: `roots/list` with id null, {}, [7] or true got no answer and no log line.
+    const t = setup();
+    for (const id of [null, { x: 1 }, [7], true])
+      t.inner.receive({ jsonrpc: '2.0', id, method: 'roots/list' });
+    expect(t.messages()).toEqual([]);
+    expect(t.inner.sent.map((s) => s.message)).toEqual(
+      Array(4).fill({
+        jsonrpc: '2.0',
+        id: null,
+        error: { code: -32600, message: 'Invalid request: "id" must be a string or a number' },
+      }),
+    );
+    expect(t.warnings()).toEqual([
+      {
+        level: 'warn',
+        message: 'refused an upstream request whose id is not a string or number',
+        fields: { method: 'roots/list', id: 'null' },
+      },
+    ]);
+  });
+
   it('drops messages that are no object', () => {
     const t = setup();
     for (const m of [null, 'text', 42, [{ jsonrpc: '2.0', id: 1, result: {} }]]) t.inner.receive(m);

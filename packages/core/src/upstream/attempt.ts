@@ -2,6 +2,7 @@ import type { Client, Transport } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import { DEFAULT_MAX_JSON_DEPTH, upstreamJsonDepth } from '../json-depth.js';
 import type { Logger } from '../logger.js';
+import { RateLimitedLog } from '../rate-limited-log.js';
 import { createUpstreamTransport } from '../transports/upstream/create.js';
 import type { CredentialSource } from './auth/upstream-auth.js';
 import { CallCorrelation } from './correlation.js';
@@ -36,6 +37,8 @@ export function prepareAttempt(
   limits: UpstreamLimits,
 ): ConnectionAttempt {
   const correlation = new CallCorrelation();
+  // An upstream may ask what nobody can answer at any rate: the log says so at most once per window.
+  const noise = new RateLimitedLog(log);
   const credentials = auth?.bind((message) => correlation.callerOf(message));
   const { transport, stderr } = createUpstreamTransport(config.transport, credentials);
   if (stderr) pipeLines(stderr, (line) => log.info(line, { stream: 'stderr' }));
@@ -45,7 +48,7 @@ export function prepareAttempt(
       notify,
       relay: (method, params, id, signal) =>
         correlation.relay(method, params, id, signal).catch((error: unknown) => {
-          log.warn(`could not relay ${method}`, { error: errorText(error) });
+          noise.warn(`relay:${method}`, `could not relay ${method}`, { error: errorText(error) });
           throw error;
         }),
     },

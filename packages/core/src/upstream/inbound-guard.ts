@@ -99,6 +99,20 @@ export function inboundGuard(transport: Transport, options: InboundGuardOptions)
     if (jsonValueTooDeep(message, maxDepth)) return tooDeep(message, maxDepth);
     if (typeof message.method === 'string') {
       if (isRequestId(message.id)) return message as JSONRPCMessage; // the upstream's own request
+      if ('id' in message) {
+        // A request whose id is no string or number: nobody could answer it by its id. Never silence:
+        // the upstream hears it is invalid (JSON-RPC 2.0: -32600 with id null).
+        noise.warn('bad-request-id', 'refused an upstream request whose id is not a string or number', {
+          method: message.method,
+          id: preview(JSON.stringify(message.id) ?? 'none', 60),
+        });
+        const error = {
+          code: ErrorCode.InvalidRequest,
+          message: 'Invalid request: "id" must be a string or a number',
+        };
+        transport.send({ jsonrpc: '2.0', id: null, error } as unknown as JSONRPCMessage).catch(() => {});
+        return undefined;
+      }
       const problem = checkNotification(message.method, message.params);
       if (problem === undefined) return message as JSONRPCMessage;
       noise.warn(`notification:${message.method}`, 'dropped a malformed notification', {
