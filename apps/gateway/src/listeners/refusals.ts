@@ -36,13 +36,9 @@ export const Refusals = {
       `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${supported.join(', ')})`,
     ),
   sessionRequired: () => R.session_required.error('Bad Request: Mcp-Session-Id header required'),
-  sessionNotFound: () =>
-    new GatewayError(-32001, 'Session not found: initialize a new session', { reason: 'session_not_found' }),
+  sessionNotFound: () => sessionNotFound('initialize a new session'),
   /** A request still in flight when its session was deleted: the session it belongs to is gone. */
-  sessionClosed: () =>
-    new GatewayError(-32001, 'Session not found: the session was closed before this request was answered', {
-      reason: 'session_not_found',
-    }),
+  sessionClosed: () => sessionNotFound('the session was closed before this request was answered'),
   /** A request still in flight when the shutdown grace period ran out. */
   shutDown: () =>
     R.shutting_down.error('the gateway shut down before this request was answered: retry it elsewhere'),
@@ -75,4 +71,9 @@ export function busyMessage(limit: number): string {
 
 export function bodyTooLargeMessage(limit: number): string {
   return `Request body too large: the limit is ${limit} bytes (limits.maxBodyBytes); send smaller requests`;
+}
+
+/** -32001, the SDKs' own code for an unknown session (not the app's to register). */
+function sessionNotFound(detail: string): GatewayError {
+  return new GatewayError(-32001, `Session not found: ${detail}`, { reason: 'session_not_found' });
 }

@@ -318,7 +318,12 @@ export class SessionHttpTransport implements Transport {
       res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
       return;
     }
-    const payload = JSON.stringify(exchange.batch ? exchange.responses : exchange.responses[0]);
+    this.#answerJson(res, exchange.batch ? exchange.responses : exchange.responses[0]);
+  }
+
+  /** A POST's JSON answer: one response, or a batch's. */
+  #answerJson(res: ServerResponse, body: JSONRPCMessage | JSONRPCMessage[] | undefined): void {
+    const payload = JSON.stringify(body);
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),
@@ -330,7 +335,8 @@ export class SessionHttpTransport implements Transport {
   /** Answers the requests of `exchange` still waiting with `error`, then ends it. */
   #abandon(exchange: Exchange, error: GatewayError): void {
     clearTimeout(exchange.streamTimer);
-    const errors = [...exchange.waiting].map((id) => errorResponse(id, error) as unknown as JSONRPCMessage);
+    const waiting = [...exchange.waiting];
+    const errors = waiting.map((id) => errorResponse(id, error) as unknown as JSONRPCMessage);
     exchange.waiting.clear();
     if (exchange.log) {
       for (const message of errors) this.#emit(exchange.log, message);
@@ -340,18 +346,12 @@ export class SessionHttpTransport implements Transport {
     const { res } = exchange;
     if (!res || res.writableEnded || res.destroyed) return;
     if (res.headersSent) return void res.end();
-    const responses = [...exchange.responses, ...errors];
     if (!exchange.batch && exchange.responses.length === 0) {
-      sendError(res, error, { id: (errors[0] as { id?: RequestId } | undefined)?.id ?? null });
+      sendError(res, error, { id: waiting[0] ?? null });
       return;
     }
-    const payload = JSON.stringify(exchange.batch ? responses : responses[0]);
-    res.writeHead(200, {
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(payload),
-      'mcp-session-id': this.sessionId,
-    });
-    res.end(payload);
+    const responses = [...exchange.responses, ...errors];
+    this.#answerJson(res, exchange.batch ? responses : responses[0]);
   }
 
   /** The POST's connection closed. An SSE answer outlives it (a GET can resume it); a JSON answer cannot. */
