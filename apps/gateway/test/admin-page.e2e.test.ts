@@ -122,8 +122,8 @@ describe.skipIf(!CHROMIUM)('status page in a browser', () => {
     const changed = '#pins tr[data-pin="tool docs__tool_0"]';
     expect(await text(page, `${changed} summary`)).toBe('1 field');
     await page.click(`${changed} summary`);
-    await page.evaluate(`window.__opened = document.querySelector('${changed} details')`);
-    await page.waitForFunction(`document.querySelector('${changed} details') !== window.__opened`);
+    await page.evaluate(`window.__updated = document.getElementById('updated').textContent`);
+    await page.waitForFunction(`document.getElementById('updated').textContent !== window.__updated`);
     expect(await page.$eval(`${changed} details`, (el) => (el as unknown as { open: boolean }).open)).toBe(
       true,
     );

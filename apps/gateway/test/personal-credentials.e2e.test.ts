@@ -460,10 +460,13 @@ describe.skipIf(redisMissing() !== undefined)('two replicas on one redis-server'
 });
 
 describe.skipIf(!CHROMIUM)('the status page', () => {
+  // Each browser step fails on its own, naming what it waited for, well before the test's timeout.
+  const STEP_MS = 8000;
   it('shows each signed-in person their own accounts, with Connect and Disconnect that work', async () => {
     const gw = await setup();
     const browser = await launchBrowser(cleanup);
     const page = await browser.newPage();
+    page.setDefaultTimeout(STEP_MS);
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(String(error)));
     await page.goto(gw.admin);
@@ -472,12 +475,20 @@ describe.skipIf(!CHROMIUM)('the status page', () => {
     const row = '#credentials tr[data-credential="tracker"]';
     await page.waitForSelector(`${row} button.connect`);
     expect(await page.$eval(row, (el) => el.textContent ?? '')).toContain('not connected');
+    // A poll that changes nothing keeps the button: one swapped under the pointer loses the click.
+    await page.evaluate(`window.__button = document.querySelector('${row} button.connect');
+      window.__updated = document.getElementById('updated').textContent`);
+    await page.waitForFunction(`document.getElementById('updated').textContent !== window.__updated`);
+    expect(await page.evaluate(`document.querySelector('${row} button.connect') === window.__button`)).toBe(
+      true,
+    );
 
     // Connect opens the sign-in in a new tab; consenting there connects alice, and the page follows.
     const opened = browser.waitForTarget((target) => target.opener() === page.target());
     await page.click(`${row} button.connect`);
     const tab = await (await opened).page();
     if (!tab) throw new Error('Connect opened no tab');
+    tab.setDefaultTimeout(STEP_MS);
     await tab.waitForSelector('body[data-prompt]');
     const done = await completeConsent(tab, null, { user: 'alice' });
     expect(done.body).toContain('Connected tracker');
@@ -489,6 +500,7 @@ describe.skipIf(!CHROMIUM)('the status page', () => {
 
     // bob, in no admin group, sees his own accounts only: tracker, not connected.
     const other = await (await browser.createBrowserContext()).newPage();
+    other.setDefaultTimeout(STEP_MS);
     await other.goto(gw.admin);
     await other.type('#token', TOKENS.bob);
     await other.click('#login button[type="submit"]');

@@ -67,10 +67,28 @@
     return td;
   }
 
+  // Redraws a table in place: a row or cell that reads the same keeps its node. Replacing them all each
+  // second lost clicks: a button pressed as the poll swapped it never saw its mouseup.
   function fill(tableId, rows) {
-    $(tableId)
-      .querySelector('tbody')
-      .replaceChildren(...rows);
+    const tbody = $(tableId).querySelector('tbody');
+    rows.forEach((tr, i) => {
+      const old = tbody.children[i];
+      if (old === undefined) tbody.append(tr);
+      else if (sameShell(old, tr)) patchCells(old, tr);
+      else old.replaceWith(tr);
+    });
+    while (tbody.children.length > rows.length) tbody.lastElementChild.remove();
+  }
+
+  // The same element with the same attributes and as many children (their content aside).
+  const sameShell = (a, b) =>
+    a.cloneNode(false).outerHTML === b.cloneNode(false).outerHTML && a.children.length === b.children.length;
+
+  function patchCells(old, tr) {
+    [...tr.children].forEach((cell, i) => {
+      const current = old.children[i];
+      if (current.outerHTML !== cell.outerHTML) current.replaceWith(cell);
+    });
   }
 
   function chart(id, label, color) {
