@@ -310,6 +310,10 @@ describe('by an approver group on the admin listener', () => {
     gaveUp.abort();
     await expect(held).rejects.toThrow();
     expect(await pendingFor(TOKENS.lead, 0)).toEqual([]);
+    // Audited as the caller's cancellation with how the hold ended, not as an internal error.
+    const withdrawn = () => auditRecords().find((r) => r.tool === 'old__tool_2' && r.reason === 'cancelled');
+    await eventually(() => withdrawn() !== undefined, 'the withdrawn call audited');
+    expect(withdrawn()).toMatchObject({ outcome: 'error', approval: { by: 'group', decision: 'withdrawn' } });
     expect(await post(`/admin/approvals/${pending?.id}`, { decision: 'approve' }, TOKENS.lead)).toMatchObject(
       {
         status: 409,

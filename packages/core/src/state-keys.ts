@@ -51,7 +51,8 @@ export const APPROVAL_KEY = 'switchyard.approval';
 export interface ApprovalRecord {
   /** `caller`: asked the caller through elicitation; `group`: an approver of the rule's groups. */
   by: 'caller' | 'group';
-  decision: 'approved' | 'denied' | 'timeout' | 'required';
+  /** `withdrawn`: the caller cancelled (or its request went away) while the call was held. */
+  decision: 'approved' | 'denied' | 'timeout' | 'required' | 'withdrawn';
   /** The identity that decided (a group approver), when one did. */
   approver?: string;
   /** The pending approval's id (group approvals). */

@@ -125,6 +125,10 @@ async function decide(
   if (decided.decision === 'timeout') {
     return { record: { by: 'group', decision: 'timeout' }, error: approvalTimedOut(tool, timeoutMs, who) };
   }
+  if (decided.decision === 'withdrawn') {
+    log.info('held call withdrawn by its caller', { tool, identity: ctx.identity.id });
+    return { record: { by: 'group', decision: 'withdrawn' }, error: GatewayError.cancelled(ctx.method) };
+  }
   const record: ApprovalRecord = {
     by: 'group',
     decision: decided.decision === 'approve' ? 'approved' : 'denied',

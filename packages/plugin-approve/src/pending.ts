@@ -17,9 +17,13 @@ export interface PendingApproval {
   readonly expiresAt: number;
 }
 
-export type GroupDecision =
+/** How a held call was decided: by an approver, or by the clock. */
+export type Decided =
   | { readonly decision: 'approve' | 'deny'; readonly approver: string }
   | { readonly decision: 'timeout' };
+
+/** How a held call ended: decided, or withdrawn (its caller cancelled, or its request went away). */
+export type GroupDecision = Decided | { readonly decision: 'withdrawn' };
 
 /**
  * How a held call stopped waiting: decided, timed out, or withdrawn (the caller cancelled or went away).
@@ -43,7 +47,7 @@ export const MAX_PENDING = 1000;
 
 interface Held {
   readonly approval: PendingApproval;
-  settle(decision: GroupDecision): void;
+  settle(decision: Decided): void;
 }
 
 /**
@@ -72,7 +76,8 @@ export class PendingApprovals {
   }
 
   /**
-   * Holds a call until it is decided or `timeoutMs` passes; `signal` (the caller gave up) forgets it.
+   * Holds a call until it is decided or `timeoutMs` passes; `signal` (the caller gave up) forgets it and
+   * settles it `withdrawn`.
    * Undefined when `MAX_PENDING` calls already wait.
    */
   hold(
@@ -89,7 +94,7 @@ export class PendingApprovals {
       createdAt: now,
       expiresAt: now + timeoutMs,
     };
-    return new Promise<GroupDecision>((resolve, reject) => {
+    return new Promise<GroupDecision>((resolve) => {
       const finish = (outcome: EndedApproval['outcome'], by?: string) => {
         clearTimeout(timer);
         signal.removeEventListener('abort', abandon);
@@ -106,7 +111,7 @@ export class PendingApprovals {
       };
       const abandon = () => {
         finish('withdrawn');
-        reject(signal.reason ?? new Error('the caller gave up'));
+        resolve({ decision: 'withdrawn' });
       };
       const timer = setTimeout(() => {
         finish('timed_out');
