@@ -382,6 +382,10 @@ describe('the admin API and the OAuth routes', () => {
     expect(gw.as.count('/token')).toBe(tokenCalls + 1);
     gw.upstream.refuseAll(true);
     await askedToConnect(gw, bob.client);
+    // Refused from the first handshake of a fresh connection: asked again, not left waiting (found from
+    // outside: the call hung, its connection closed before it was ever ready).
+    await consent(await askedToConnect(gw, bob.client), 'bob');
+    await askedToConnect(gw, bob.client);
     gw.upstream.refuseAll(false);
     expect((await credentialsApi(gw, 'GET', '/admin/credentials', 'bob')).json).toEqual({
       credentials: [{ server: 'tracker', connected: false }],

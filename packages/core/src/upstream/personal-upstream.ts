@@ -31,8 +31,10 @@ const LIST_RESULT: Readonly<Record<string, string>> = {
 
 interface PersonConnection {
   readonly connection: UpstreamConnection;
-  /** Settles when its first handshake does (rejects with why it failed). */
+  /** Settles when its first handshake does (rejects with why it failed, or when it closes before). */
   readonly ready: Promise<void>;
+  /** Rejects `ready` if it has not settled yet. */
+  readonly abandon: (error: unknown) => void;
   lastUsed: number;
 }
 
@@ -214,7 +216,12 @@ export class PersonalUpstream extends UpstreamConnection {
       this.#limits,
       new PersonalAuth(identity, this.name, this.#credentials),
     );
-    const person: PersonConnection = { connection, ready, lastUsed: Date.now() };
+    const person: PersonConnection = {
+      connection,
+      ready,
+      abandon: (error) => settle?.reject(error),
+      lastUsed: Date.now(),
+    };
     this.#people.set(id, person);
     connection.start();
     this.#log.info('opened a personal connection', { identity: id });
@@ -226,6 +233,8 @@ export class PersonalUpstream extends UpstreamConnection {
     const person = this.#people.get(identityId);
     if (person === undefined || (expected !== undefined && person !== expected)) return;
     this.#people.delete(identityId);
+    // A request waiting for its first handshake is answered (a closed connection reports nothing more).
+    person.abandon(GatewayError.upstreamUnavailable(this.name, 'its connection closed before it was ready'));
     await person.connection.close();
   }
 
