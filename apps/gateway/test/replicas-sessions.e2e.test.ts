@@ -189,15 +189,23 @@ describe.skipIf(replicasMissing)('a replica that dies, and Redis going away', ()
 
   it('moves the dead replica’s sessions, subscriptions included, to the others', async () => {
     const docs = await httpUpstream(cleanup, { name: 'docs', resources: 3 });
+    // One budget across the replicas, exactly what the client spends here: the takeover replays its three
+    // subscriptions as the gateway's own requests, not charged again (found from outside: they were, the
+    // client's next request was refused, and subscriptions past the budget were silently lost).
+    const perClient = { requestsPerSecond: 0.01, burst: 6 };
     const deployment = await startReplicas(cleanup, {
       admin: true,
-      config: { anonymous: 'anyone', mcpServers: { docs: { url: docs.url } } },
+      config: {
+        anonymous: 'anyone',
+        mcpServers: { docs: { url: docs.url } },
+        plugins: [['@switchyard/plugin-rate-limit', { perClient }]],
+      },
     });
     const client = await v1Client(cleanup, deployment.url);
     const seen = updates(client);
     const { resources } = await client.listResources();
     const uri = resources[0]!.uri;
-    await client.subscribeResource({ uri });
+    for (const r of resources) await client.subscribeResource({ uri: r.uri });
     docs.server.setText(uri.slice('docs+'.length), 'before');
     await docs.server.triggerUpdated(uri.slice('docs+'.length));
     await eventually(() => seen.length >= 1, 'an update before the replica dies');

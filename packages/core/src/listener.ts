@@ -27,6 +27,7 @@ export {
   modernRoute,
 } from './downstream/modern-answers.js';
 export { GatewayReplica } from './downstream/replica.js';
+export type { InboundMessageInfo } from './downstream/request-context.js';
 export type { ResumableStreamInfo } from './downstream/resumable-stream.js';
 export { type Authentication, type ClientConfig, ClientDirectory, type ClientsConfig } from './identity.js';
 export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';

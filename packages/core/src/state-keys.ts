@@ -8,7 +8,8 @@
 
 /**
  * `true` on a request the gateway makes itself on a caller's behalf, not one the client sent: tool search's
- * own `tools/list` of the tools its caller may use. The plugins that decide (access rules, pins, curation)
+ * own `tools/list` of the tools its caller may use, and the subscriptions a replica replays when it takes
+ * over a session whose replica died (the client was charged and audited for them when it sent them). The plugins that decide (access rules, pins, curation)
  * treat it as the caller's; those that account for the client's requests leave it out: the audit log writes
  * no record of it, rate limits charge nothing for it, the status page does not count it (DESIGN §13:
  * `call_tool` costs exactly what `tools/call` does). Written by core; read by `@switchyard/plugin-audit`,

@@ -6,7 +6,7 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import type { GatewayError } from '@switchyard/core';
-import { errorResponse, type ResumableStreamInfo } from '@switchyard/core/listener';
+import { errorResponse, type InboundMessageInfo, type ResumableStreamInfo } from '@switchyard/core/listener';
 import { type EventStoreLimits, SessionEventStore, type StoredEvent, type StreamLog } from './event-store.js';
 import { sendError } from './http-errors.js';
 import { Refusals } from './refusals.js';
@@ -184,17 +184,19 @@ export class SessionHttpTransport implements Transport {
   /**
    * Delivers a message the gateway sends on the client's behalf (a replica restoring a session it takes
    * over replays the client's `initialize`, log level and subscriptions); a request resolves with its
-   * response, which no client sees.
+   * response, which no client sees. It is the gateway's request (`gatewayRequest`): the client was charged
+   * and audited for it when it sent it first.
    */
   inject(message: JSONRPCMessage): Promise<JSONRPCMessage | undefined> {
+    const info: InboundMessageInfo = { gatewayRequest: true };
     if (!isRequest(message)) {
-      this.onmessage?.(message);
+      this.onmessage?.(message, info);
       return Promise.resolve(undefined);
     }
     return new Promise((resolve) => {
       this.#injected ??= new Map();
       this.#injected.set(message.id, resolve);
-      this.onmessage?.(message);
+      this.onmessage?.(message, info);
     });
   }
 

@@ -210,8 +210,11 @@ export class ReplicaSessions {
     const opened = await this.#openHere(id, ticket.sid, identity, mine, ticket.endpoint);
     if (!opened.ok) return undefined;
     opened.entry.transport.restored = true;
-    await this.#replay(opened.entry, ticket.init, mine);
-    this.#log.info('session restored on this replica', { subscriptions: mine.subscriptions.length });
+    const failed = await this.#replay(opened.entry, ticket.init, mine);
+    this.#log.info('session restored on this replica', {
+      subscriptions: mine.subscriptions.length - failed.length,
+      ...(failed.length > 0 ? { notRestored: failed } : {}),
+    });
     return opened.entry;
   }
 
@@ -236,21 +239,33 @@ export class ReplicaSessions {
     return opened;
   }
 
-  /** Replays what the client told the session: its `initialize`, then its log level and subscriptions. */
-  async #replay(entry: HttpSession, init: InitializeParams, record: SessionRecord): Promise<void> {
+  /**
+   * Replays what the client told the session: its `initialize`, then its log level and subscriptions, as
+   * the gateway's own requests (no rate limit charges them again, no audit records them twice). Answers
+   * the subscriptions it could not restore (each logged with why).
+   */
+  async #replay(entry: HttpSession, init: InitializeParams, record: SessionRecord): Promise<string[]> {
     const transport = entry.transport;
     let n = 0;
-    const request = async (method: string, params: Record<string, unknown>) => {
+    const request = async (method: string, params: Record<string, unknown>): Promise<boolean> => {
       n += 1;
       const message = { jsonrpc: '2.0', id: `${RESTORE_ID_PREFIX}${n}`, method, params } as JSONRPCMessage;
       const answer = (await transport.inject(message)) as { error?: { message?: string } } | undefined;
-      if (answer?.error)
-        this.#log.warn('could not restore part of a session', { method, error: answer.error.message });
+      if (!answer?.error) return true;
+      this.#log.warn('could not restore part of a session', {
+        method,
+        ...params,
+        error: answer.error.message,
+      });
+      return false;
     };
     await request('initialize', init as unknown as Record<string, unknown>);
     await transport.inject({ jsonrpc: '2.0', method: 'notifications/initialized' } as JSONRPCMessage);
     if (record.logLevel !== undefined) await request('logging/setLevel', { level: record.logLevel });
-    await Promise.all(record.subscriptions.map((uri) => request('resources/subscribe', { uri })));
+    const restored = await Promise.all(
+      record.subscriptions.map((uri) => request('resources/subscribe', { uri })),
+    );
+    return record.subscriptions.filter((_, i) => !restored[i]);
   }
 }
 

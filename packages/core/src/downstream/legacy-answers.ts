@@ -7,8 +7,7 @@ import { isLegacyVersion, resultForEra } from './era.js';
 import { InFlightRequests } from './in-flight.js';
 import { errorResponse } from './jsonrpc.js';
 import { legacyClient } from './legacy-client.js';
-import { requestContext } from './request-context.js';
-import type { ResumableStream, ResumableStreamInfo } from './resumable-stream.js';
+import { type InboundMessageInfo, requestContext } from './request-context.js';
 import type { InboundTaker } from './routed-transport.js';
 import type { LogLevelHolder } from './server-adapter.js';
 
@@ -65,8 +64,7 @@ export class LegacyAnswers implements InboundTaker {
     const server = this.#server();
     const version = server?.getNegotiatedProtocolVersion();
     if (!server || version === undefined || !isLegacyVersion(version)) return false;
-    const stream = (extra as ResumableStreamInfo | undefined)?.resumableStream;
-    void this.#answer(server, message as unknown as InboundRequest, send, stream);
+    void this.#answer(server, message as unknown as InboundRequest, send, extra as InboundMessageInfo);
     return true;
   }
 
@@ -82,7 +80,7 @@ export class LegacyAnswers implements InboundTaker {
     server: Server,
     request: InboundRequest,
     send: (m: JSONRPCMessage) => Promise<void>,
-    resumableStream: ResumableStream | undefined,
+    info: InboundMessageInfo | undefined,
   ) {
     const { id, method } = request;
     const cancellation = this.#inFlight.begin(id);
@@ -94,7 +92,8 @@ export class LegacyAnswers implements InboundTaker {
       session: this.#sink,
       signal: cancellation,
       notifyRelated,
-      resumableStream,
+      resumableStream: info?.resumableStream,
+      gatewayRequest: info?.gatewayRequest,
       client: legacyClient(server, id, this.#logging.level),
     });
     let outcome: Outcome;

@@ -1,7 +1,8 @@
 import { CANCELLATION, type CancelSignal, signalOf } from '../cancellation.js';
 import type { DownstreamClient, RequestContext, SessionSink } from '../context.js';
+import { GATEWAY_REQUEST_KEY } from '../state-keys.js';
 import { progressSender } from './progress.js';
-import type { ResumableStream } from './resumable-stream.js';
+import type { ResumableStream, ResumableStreamInfo } from './resumable-stream.js';
 
 /** What every wire knows of one inbound request once it has been classified. */
 export interface InboundRequest {
@@ -15,6 +16,17 @@ export interface InboundRequest {
   /** The client as this request sees it (era, capabilities, how to ask it things); none: the gateway's own. */
   readonly client?: DownstreamClient;
   readonly resumableStream?: ResumableStream;
+  /** The gateway sends it itself on the client's behalf: `GATEWAY_REQUEST_KEY` is set in its state. */
+  readonly gatewayRequest?: boolean;
+}
+
+/**
+ * What a session transport hands on beside an inbound message: its resumable stream, and whether the
+ * gateway sends it itself on the client's behalf (a replica restoring a session replays its subscriptions:
+ * the client was charged and audited for them once already).
+ */
+export interface InboundMessageInfo extends ResumableStreamInfo {
+  gatewayRequest?: boolean;
 }
 
 /**
@@ -35,7 +47,7 @@ export function requestContext(request: InboundRequest): RequestContext {
     onProgress: progressSender(meta?.progressToken, request.notifyRelated),
     notifyRelated: request.notifyRelated,
     ...(request.resumableStream === undefined ? {} : { resumableStream: request.resumableStream }),
-    state: new Map(),
+    state: request.gatewayRequest ? new Map([[GATEWAY_REQUEST_KEY, true]]) : new Map(),
     ...(request.client === undefined ? {} : { client: request.client }),
   };
   // One shared getter: every context gets the same hidden class (a getter per object would make a new one).
