@@ -1,10 +1,12 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { Client as V1Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport as V1StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SessionIds } from '../src/replicas/session-ids.js';
 import { Cleanup, eventually, httpUpstream, rawPost } from './support/harness.js';
 import { connectOverHttp, firstText, interactiveClient } from './support/interactive.js';
-import { type Replicas, replicasMissing, startReplicas } from './support/replicas.js';
+import { REPLICA_SECRET, type Replicas, replicasMissing, startReplicas } from './support/replicas.js';
 
 // Legacy sessions across replicas (DESIGN §12): two gateway replicas share a real redis-server and sit
 // behind a real HAProxy balancing every request round-robin. A session opened through the balancer must
@@ -180,6 +182,45 @@ describe.skipIf(replicasMissing)('legacy sessions across replicas behind a balan
       const answer = await listToolsAt(replica.gateway.url, sessionId);
       expect(answer.status).toBe(404);
     }
+  });
+
+  it('follows no session owner that no replica wrote into the store: 404, and nothing is sent there', async () => {
+    // Whoever can write to Redis must not make a replica forward its clients' requests and tokens elsewhere
+    // (found from outside: it did, and an owner that was no URL answered 500).
+    const seen: string[] = [];
+    const elsewhere = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"jsonrpc":"2.0","id":7,"result":{}}');
+    });
+    await new Promise<void>((resolve) => elsewhere.listen(0, '127.0.0.1', resolve));
+    cleanup.add(() => new Promise<void>((resolve) => elsewhere.close(() => resolve())));
+    const [opener, other] = deployment.replicas;
+    const init = await rawPost(
+      opener!.gateway.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: {
+          protocolVersion: '2025-11-25',
+          capabilities: {},
+          clientInfo: { name: 'raw', version: '1' },
+        },
+      }),
+      { authorization: `Bearer ${TOKENS.alice}` },
+    );
+    const sessionId = init.headers.get('mcp-session-id')!;
+    const { sid } = new SessionIds(REPLICA_SECRET).open(sessionId)!;
+    const key = /\r\n([^\r\n]*sessions:session:[^\r\n]*)\r\n/.exec(
+      await deployment.redis.command('KEYS', `*session:${sid}`),
+    )?.[1];
+    expect(key).toBeDefined();
+    const { port } = elsewhere.address() as AddressInfo;
+    for (const owner of [`http://127.0.0.1:${port}`, 'not a url', 'file:///etc/passwd']) {
+      await deployment.redis.command('SET', key!, JSON.stringify({ owner, subscriptions: [] }));
+      expect((await listToolsAt(other!.gateway.url, sessionId)).status).toBe(404);
+    }
+    expect(seen).toEqual([]);
   });
 });
 

@@ -5,25 +5,34 @@ import { deriveKey } from '@switchyard/core/listener';
 export const FORWARDED_HEADER = 'x-switchyard-forwarded';
 
 /**
- * Proves a forwarded request came from a replica (an HMAC of the session key under a key from
- * `cursorSecret`): the owner then serves it itself and never forwards it again, so a request takes at
- * most one extra hop. A client cannot make one up.
+ * What only a replica can write: an HMAC under a key derived from `cursorSecret` for one `purpose`, so a
+ * value made for one purpose proves nothing for another.
  */
-export class ForwardProof {
+export class ReplicaSeal {
   readonly #key: Buffer;
 
-  constructor(secret: string | undefined) {
-    this.#key = deriveKey('switchyard/session-forward/v1', secret);
+  constructor(purpose: string, secret: string | undefined) {
+    this.#key = deriveKey(purpose, secret);
   }
 
-  sign(sid: string): string {
-    return createHmac('sha256', this.#key).update(sid).digest('base64url');
+  sign(text: string): string {
+    return createHmac('sha256', this.#key).update(text).digest('base64url');
   }
 
-  verify(sid: string, value: string | undefined): boolean {
-    if (value === undefined) return false;
-    const expected = Buffer.from(this.sign(sid));
+  verify(text: string, value: unknown): boolean {
+    if (typeof value !== 'string') return false;
+    const expected = Buffer.from(this.sign(text));
     const given = Buffer.from(value);
     return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+}
+
+/**
+ * Proves a forwarded request came from a replica (a seal of the session key): the owner then serves it
+ * itself and never forwards it again, so a request takes at most one extra hop. A client cannot make one up.
+ */
+export class ForwardProof extends ReplicaSeal {
+  constructor(secret: string | undefined) {
+    super('switchyard/session-forward/v1', secret);
   }
 }

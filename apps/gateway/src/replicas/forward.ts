@@ -54,7 +54,9 @@ export class Forwarder {
     body?: Buffer,
     fresh = false,
   ): Promise<ForwardOutcome> {
-    const target = new URL(req.url ?? '/', owner);
+    const target = URL.canParse(owner) ? new URL(req.url ?? '/', owner) : undefined;
+    // Nothing can be sent to an owner that is no http URL (replicas only write their own): unreachable.
+    if (target?.protocol !== 'http:') return Promise.resolve('unreachable');
     const headers: Record<string, string | string[]> = { [FORWARDED_HEADER]: proof };
     for (const [name, value] of Object.entries(req.headers))
       if (value !== undefined && !HOP_BY_HOP.has(name)) headers[name] = value;

@@ -67,6 +67,7 @@ export class ReplicaSessions {
       // The record outlives the idle limit a little: the owner's sweep ends the session first.
       ttlMs: () => options.idleSessionMs() + 60_000,
       logger: options.logger,
+      secret: options.secret,
     });
     // Sessions opened or changed while the store was away are recorded once it is back.
     this.#stopWatching = options.store.onAvailability((available) => {
@@ -116,7 +117,7 @@ export class ReplicaSessions {
     if (cached !== undefined && cached !== this.self) {
       if ((await this.#forward(req, res, ticket, cached, body)) === 'forwarded') return { kind: 'handled' };
     }
-    const found = await this.#directory.lookup(ticket.sid);
+    const found = await this.#directory.lookup(ticket.sid, ticket.owner);
     let record: SessionRecord;
     if ('unavailable' in found) {
       if (this.#directory.refuses) return refuseStore(res);

@@ -1,4 +1,5 @@
 import type { Logger, Store } from '@switchyard/core';
+import { ReplicaSeal } from './forward-proof.js';
 
 /** What the store keeps of one legacy session (DESIGN §12): who serves it, and what a takeover restores. */
 export interface SessionRecord {
@@ -13,7 +14,10 @@ export interface SessionRecord {
 /** What the store says about a session. */
 export type Lookup = { found: true; record: SessionRecord } | { found: false } | { unavailable: true };
 
-type DirectoryEvent = { t: 'moved'; sid: string; owner: string } | { t: 'closed'; sid: string };
+/** What replicas tell each other, sealed (`seal`): only a replica can move or end a session. */
+type DirectoryEvent = ({ t: 'moved'; sid: string; owner: string } | { t: 'closed'; sid: string }) & {
+  seal?: unknown;
+};
 
 const CHANNEL = 'events';
 const TAKEOVER_LOCK_MS = 5000;
@@ -24,23 +28,33 @@ const OWNER_CACHE_MAX = 10_000;
  * subscriptions and log level) that lives as long as the session's idle limit and is renewed while the
  * session is used. Replicas remember owners they looked up, and hear on one channel when a session moves
  * (a takeover) or ends, so a request for a session they do not serve needs no store lookup in the steady
- * state.
+ * state. An owner is believed only when a replica wrote it (sealed with `cursorSecret`) or when it is the
+ * session's opener, sealed in the session id itself: whoever can write to the store cannot make a replica
+ * forward its clients' requests (and tokens) elsewhere.
  */
 export class SessionDirectory {
   readonly #store: Store;
   readonly self: string;
   readonly #ttlMs: () => number;
   readonly #log: Logger;
+  readonly #seal: ReplicaSeal;
   readonly #owners = new Map<string, string>();
   readonly #touched = new Map<string, number>();
   readonly #moved = new Set<(sid: string, owner: string | undefined) => void>();
   #unsubscribe: (() => Promise<void>) | undefined;
 
-  constructor(options: { store: Store; self: string; ttlMs: () => number; logger: Logger }) {
+  constructor(options: {
+    store: Store;
+    self: string;
+    ttlMs: () => number;
+    logger: Logger;
+    secret: string | undefined;
+  }) {
     this.#store = options.store;
     this.self = options.self;
     this.#ttlMs = options.ttlMs;
     this.#log = options.logger;
+    this.#seal = new ReplicaSeal('switchyard/session-owner/v1', options.secret);
   }
 
   get available(): boolean {
@@ -65,23 +79,33 @@ export class SessionDirectory {
     return this.#owners.get(sid);
   }
 
-  async lookup(sid: string): Promise<Lookup> {
+  /**
+   * The record of `sid`, opened by `opener` (as its session id says). A record whose owner no replica
+   * wrote, and that is not the opener, is no record (as one that cannot be read).
+   */
+  async lookup(sid: string, opener: string): Promise<Lookup> {
+    let raw: string | undefined;
     try {
-      const raw = await this.#store.get(key(sid));
-      if (raw === undefined) return { found: false };
-      const record = parse(raw);
-      if (!record) return { found: false };
-      this.#remember(sid, record.owner);
-      return { found: true, record };
+      raw = await this.#store.get(key(sid));
     } catch {
       return { unavailable: true };
     }
+    const record = raw === undefined ? undefined : parse(raw);
+    if (!record) return { found: false };
+    if (record.owner !== opener && !this.#seal.verify(ownerClaim(sid, record.owner), record.seal)) {
+      this.#log.warn('a session record names an owner no replica wrote; ignored', { owner: record.owner });
+      return { found: false };
+    }
+    this.#remember(sid, record.owner);
+    const { seal: _, ...rest } = record;
+    return { found: true, record: rest };
   }
 
   /** Writes the record this replica (the owner) holds; best effort while the store is away. */
   async save(sid: string, record: SessionRecord): Promise<void> {
     try {
-      await this.#store.set(key(sid), JSON.stringify(record), { ttlMs: this.#ttlMs() });
+      const sealed = { ...record, seal: this.#seal.sign(ownerClaim(sid, record.owner)) };
+      await this.#store.set(key(sid), JSON.stringify(sealed), { ttlMs: this.#ttlMs() });
       this.#touched.set(sid, Date.now());
       this.#remember(sid, record.owner);
     } catch (error) {
@@ -138,7 +162,8 @@ export class SessionDirectory {
   }
 
   async #publish(event: DirectoryEvent): Promise<void> {
-    await this.#store.pubsub?.publish(CHANNEL, JSON.stringify(event)).catch(() => {});
+    const sealed = { ...event, seal: this.#seal.sign(eventClaim(event)) };
+    await this.#store.pubsub?.publish(CHANNEL, JSON.stringify(sealed)).catch(() => {});
   }
 
   #heard(message: string): void {
@@ -148,7 +173,8 @@ export class SessionDirectory {
     } catch {
       return;
     }
-    if (typeof event.sid !== 'string') return;
+    if (typeof event?.sid !== 'string' || (event.t === 'moved' && typeof event.owner !== 'string')) return;
+    if (!this.#seal.verify(eventClaim(event), event.seal)) return;
     if (event.t === 'moved') this.#remember(event.sid, event.owner);
     else this.#owners.delete(event.sid);
     for (const listener of this.#moved) listener(event.sid, event.t === 'moved' ? event.owner : undefined);
@@ -168,12 +194,22 @@ function key(sid: string): string {
   return `session:${sid}`;
 }
 
-function parse(raw: string): SessionRecord | undefined {
+/** What a replica seals when it writes itself down as a session's owner. */
+function ownerClaim(sid: string, owner: string): string {
+  return `${sid}\n${owner}`;
+}
+
+function eventClaim(event: DirectoryEvent): string {
+  return event.t === 'moved' ? `moved\n${ownerClaim(event.sid, event.owner)}` : `closed\n${event.sid}`;
+}
+
+function parse(raw: string): (SessionRecord & { seal?: unknown }) | undefined {
   try {
-    const value = JSON.parse(raw) as Partial<SessionRecord>;
+    const value = JSON.parse(raw) as Partial<SessionRecord> & { seal?: unknown };
     if (typeof value.owner !== 'string') return undefined;
     return {
       owner: value.owner,
+      seal: value.seal,
       subscriptions: Array.isArray(value.subscriptions)
         ? value.subscriptions.filter((u): u is string => typeof u === 'string')
         : [],

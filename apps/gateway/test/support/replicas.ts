@@ -13,6 +13,9 @@ import { type GatewayProcess, startGateway } from './harness.js';
 /** Why the replica tests cannot run here (no redis-server or haproxy), or undefined when they can. */
 export const replicasMissing: string | undefined = redisMissing() ?? haproxyMissing();
 
+/** The `cursorSecret` every replica of a deployment shares, unless a test gives its own. */
+export const REPLICA_SECRET = 'replica-test-secret-0123456789abcdef';
+
 export interface ReplicaOptions {
   /** The config every replica runs, without `listen` and `store` (the harness sets them). */
   config: Record<string, unknown>;
@@ -53,7 +56,7 @@ export interface Replicas {
 export async function startReplicas(cleanup: Cleanup, options: ReplicaOptions): Promise<Replicas> {
   const redis = options.redis ?? (await startRedis());
   if (!options.redis) cleanup.add(() => redis.stop());
-  const secret = options.cursorSecret ?? 'replica-test-secret-0123456789abcdef';
+  const secret = options.cursorSecret ?? REPLICA_SECRET;
   const replicas: Replica[] = [];
   for (let i = 0; i < (options.replicas ?? 2); i += 1) {
     const port = await freePort();
