@@ -111,7 +111,14 @@ export class ReplicaSessions {
     body?: Buffer,
   ): Promise<Routed> {
     const ticket = this.#ids.open(id);
-    if (!ticket || ticket.identity !== identity.id) return { kind: 'unknown' };
+    if (!ticket) return { kind: 'unknown' };
+    if (ticket.identity !== identity.id) {
+      // As its owner answers: another client's session is forbidden while it lives, unknown once it ended.
+      const found = await this.#directory.lookup(ticket.sid, ticket.owner);
+      if (!('found' in found && found.found)) return { kind: 'unknown' };
+      sendError(res, Refusals.forbidden('this session belongs to another client'));
+      return { kind: 'handled' };
+    }
     const forwarded = this.#proof.verify(ticket.sid, header(req, FORWARDED_HEADER));
     const cached = forwarded ? undefined : this.#directory.cachedOwner(ticket.sid);
     if (cached !== undefined && cached !== this.self) {
