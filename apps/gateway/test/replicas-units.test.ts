@@ -15,6 +15,16 @@ const INIT = {
 describe('SessionIds', () => {
   const ids = new SessionIds('secret-a');
 
+  it('mints an id it can open again for any initialize: one too large keeps the version and client name', () => {
+    const init = { ...INIT, capabilities: { experimental: { blob: 'x'.repeat(8000) } } };
+    const { id } = ids.mint({ owner: 'http://10.0.0.1:7480', identity: 'alice', init });
+    expect(ids.open(id)?.init).toEqual({
+      protocolVersion: INIT.protocolVersion,
+      capabilities: {},
+      clientInfo: { name: INIT.clientInfo.name, version: '' },
+    });
+  });
+
   it('seals the session key, owner, identity and initialize, and opens them again', () => {
     const { id, sid } = ids.mint({ owner: 'http://10.0.0.1:7480', identity: 'alice', init: INIT });
     expect(id.startsWith('sys1.')).toBe(true);

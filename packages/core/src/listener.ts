@@ -39,7 +39,7 @@ export {
 } from './json-depth.js';
 export type { ParamHeaderDeclaration } from './param-headers/declarations.js';
 export { checkParamHeaders, decodeParamValue, type ParamHeaderMismatch } from './param-headers/values.js';
-export { SealedBox } from './sealed-box.js';
+export { MAX_STORED_SEALED_CHARS, SealedBox, SealedTooLarge } from './sealed-box.js';
 export {
   JsonLineTransport,
   type JsonLineTransportOptions,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { type TaskBinding, TaskIdSeal } from '../src/routing/task-ids.js';
 import { TaskOwners } from '../src/routing/task-owners.js';
+import { SealedTooLarge } from '../src/sealed-box.js';
 
 const binding: TaskBinding = {
   upstream: 'jobs',
@@ -20,6 +21,14 @@ describe('TaskIdSeal', () => {
     expect(Buffer.from(id.slice(5), 'base64url').toString('latin1')).not.toContain('alice');
     expect(seal.seal(binding)).not.toBe(id); // a fresh IV each time
     expect(seal.open(seal.seal({ ...binding, local: true }), 'alice')).toMatchObject({ local: true });
+  });
+
+  it('hands out only ids it can open again: a long upstream id works, one too long is refused at once', () => {
+    // Found from outside: an upstream id of 3,000 characters made an id the gateway then refused to open.
+    const seal = new TaskIdSeal('secret');
+    const long = { ...binding, taskId: 'x'.repeat(10_000) };
+    expect(seal.open(seal.seal(long), 'alice')).toEqual(long);
+    expect(() => seal.seal({ ...binding, taskId: 'x'.repeat(20_000) })).toThrow(SealedTooLarge);
   });
 
   it('refuses altered, foreign and malformed ids; instances sharing the secret share ids', () => {

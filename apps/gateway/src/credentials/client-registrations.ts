@@ -11,7 +11,7 @@ import {
   registerClient,
 } from '@modelcontextprotocol/client';
 import type { Logger, Store } from '@switchyard/core';
-import { SealedBox } from '@switchyard/core/listener';
+import { MAX_STORED_SEALED_CHARS, SealedBox } from '@switchyard/core/listener';
 import { redirectUri, registrationMetadata } from './client-metadata.js';
 import { UserOAuthDiscoveryError } from './discovery-error.js';
 import { describeError, isUnreachable } from './oauth-fetch.js';
@@ -38,8 +38,10 @@ export class ClientRegistrations {
 
   constructor(options: ClientRegistrationsOptions) {
     this.#options = options;
-    this.#box = new SealedBox(options.key, REGISTRATION_LABEL, 'syr1.');
-    this.#previous = (options.previousKeys ?? []).map((k) => new SealedBox(k, REGISTRATION_LABEL, 'syr1.'));
+    const box = (key: string | undefined) =>
+      new SealedBox(key, REGISTRATION_LABEL, 'syr1.', MAX_STORED_SEALED_CHARS);
+    this.#box = box(options.key);
+    this.#previous = (options.previousKeys ?? []).map(box);
   }
 
   /** The stored registration for (upstream, issuer, redirect URI), else a new one (stored once). */

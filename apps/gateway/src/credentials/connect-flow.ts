@@ -9,7 +9,7 @@ import {
   validateAuthorizationResponseIssuer,
 } from '@modelcontextprotocol/client';
 import { type Identity, type Logger, MemoryStore, type Store, silentLogger } from '@switchyard/core';
-import { SealedBox } from '@switchyard/core/listener';
+import { MAX_STORED_SEALED_CHARS, SealedBox } from '@switchyard/core/listener';
 import { OAUTH_PATHS, publicUrlFor } from './client-metadata.js';
 import { UserOAuthDiscoveryError } from './discovery-error.js';
 import { boundedFetch, describeError, isUnreachable } from './oauth-fetch.js';
@@ -143,8 +143,9 @@ export class ConnectFlow {
     this.#store = options.store ?? new MemoryStore();
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#fetch = boundedFetch(options.fetch ?? fetch, this.#timeoutMs);
-    this.#tickets = new SealedBox(options.key, 'switchyard/oauth-connect-ticket/v1', 'syt1.');
-    this.#states = new SealedBox(options.key, 'switchyard/oauth-pending/v1', 'syp1.');
+    const max = MAX_STORED_SEALED_CHARS;
+    this.#tickets = new SealedBox(options.key, 'switchyard/oauth-connect-ticket/v1', 'syt1.', max);
+    this.#states = new SealedBox(options.key, 'switchyard/oauth-pending/v1', 'syp1.', max);
     this.#ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.#logger = options.logger ?? silentLogger;
   }

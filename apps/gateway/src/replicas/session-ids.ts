@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { SealedBox } from '@switchyard/core/listener';
+import { SealedBox, SealedTooLarge } from '@switchyard/core/listener';
 
 /** What the client's `initialize` said: replayed when another replica takes the session over. */
 export interface InitializeParams {
@@ -48,7 +48,20 @@ export class SessionIds {
     const sid = randomBytes(16).toString('base64url');
     const wire: Wire = { v: 1, s: sid, o: ticket.owner, i: ticket.identity, p: ticket.init };
     if (ticket.endpoint !== undefined) wire.e = ticket.endpoint;
-    return { id: this.#box.seal(wire), sid };
+    try {
+      return { id: this.#box.seal(wire), sid };
+    } catch (error) {
+      if (!(error instanceof SealedTooLarge)) throw error;
+      // An `initialize` too large to carry in a session id (a header): the id keeps its version and the
+      // client's name only, so a takeover replays it without the client's capabilities.
+      const { protocolVersion, clientInfo } = ticket.init;
+      const init = {
+        protocolVersion,
+        capabilities: {},
+        clientInfo: { name: clientInfo.name.slice(0, 256), version: '' },
+      };
+      return { id: this.#box.seal({ ...wire, p: init }), sid };
+    }
   }
 
   open(id: string): SessionTicket | undefined {

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { DownstreamClient, RequestContext } from '../context.js';
 import { eraOf } from '../downstream/era.js';
+import { GatewayError } from '../errors.js';
 import { isRecord } from '../payload.js';
 import type { TaskIdSeal } from '../routing/task-ids.js';
 import type { HeldTask, TaskOwners } from '../routing/task-owners.js';
+import { SealedTooLarge } from '../sealed-box.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { restoreTaskResult } from '../upstream/task-results.js';
 import { exposeToolResult } from './content.js';
@@ -70,7 +72,18 @@ function issue(
     tool: toolOf(ctx),
     taskId,
   } as const;
-  const exposedId = seal.seal(binding);
+  let exposedId: string;
+  try {
+    exposedId = seal.seal(binding);
+  } catch (error) {
+    if (!(error instanceof SealedTooLarge)) throw error;
+    // An id too long to hand out would be one nobody could use: the call fails here, clearly.
+    throw GatewayError.upstreamInvalidResult(
+      upstream.name,
+      'tools/call',
+      `its task id is ${taskId.length} characters long, too long to hand out (${error.message})`,
+    );
+  }
   owners.add({ binding, exposedId }, typeof ttl === 'number' ? ttl : null);
   return exposedId;
 }

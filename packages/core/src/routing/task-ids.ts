@@ -1,5 +1,11 @@
 import { SealedBox } from '../sealed-box.js';
 
+/**
+ * The longest task id handed out: the upstream's own id, the tool's names and the identity sealed, so an
+ * upstream id of up to about 12 KB still makes one (a longer one fails its call, see task-calls.ts).
+ */
+export const MAX_TASK_ID_CHARS = 16_384;
+
 /** What an exposed task id stands for. */
 export interface TaskBinding {
   /** The upstream running the task. */
@@ -51,7 +57,7 @@ export class TaskIdSeal {
   instance: string | undefined;
 
   constructor(secret: string | undefined) {
-    this.#box = new SealedBox(secret, 'switchyard/task-id/v1', 'swt1.');
+    this.#box = new SealedBox(secret, 'switchyard/task-id/v1', 'swt1.', MAX_TASK_ID_CHARS);
   }
 
   seal(binding: TaskBinding): string {
