@@ -1,7 +1,6 @@
-import type { Page } from 'puppeteer-core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAdminGateway } from './support/admin.js';
-import { CHROMIUM, launchBrowser, textOf } from './support/browser.js';
+import { CHROMIUM, launchBrowser, signIn, textOf } from './support/browser.js';
 import { Cleanup, httpUpstream } from './support/harness.js';
 import { connectOverHttp, interactiveClient } from './support/interactive.js';
 
@@ -13,13 +12,6 @@ const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
 
 const TOKENS = { alice: 'alice-token', lead: 'lead-token', root: 'root-token' };
-
-async function signIn(page: Page, admin: string, token: string) {
-  await page.goto(admin);
-  await page.waitForSelector('#login:not([hidden])');
-  await page.type('#token', token);
-  await page.click('#login button[type="submit"]');
-}
 
 describe.skipIf(!CHROMIUM)('pending approvals on the status page', () => {
   it('an approver approves and an admin denies a held call with the buttons', async () => {

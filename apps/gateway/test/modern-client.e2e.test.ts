@@ -283,7 +283,8 @@ describe('a 2026-07-28 call to a 2025 upstream that does not answer in time', ()
     const old = await upstream({ name: 'old', behaviorTools: true });
     const gw = await startGateway(cleanup, {
       listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
-      mcpServers: { old: { url: old.url, timeoutMs: 300 } },
+      // Long enough for the handshake on a loaded machine (it is timed too), short beside the call's 20 s.
+      mcpServers: { old: { url: old.url, timeoutMs: 1500 } },
     });
     const client = new Client(
       { name: 'modern-client', version: '1' },

@@ -9,7 +9,7 @@ import { redisMissing, startRedis } from '@switchyard/testkit/process';
 import { decodeJwt } from 'jose';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAdminGateway } from './support/admin.js';
-import { CHROMIUM, launchBrowser } from './support/browser.js';
+import { CHROMIUM, launchBrowser, signIn } from './support/browser.js';
 import { Cleanup, eventually, type GatewayProcess, reservePort } from './support/harness.js';
 import {
   type AuthorizationServer,
@@ -473,9 +473,7 @@ describe.skipIf(!CHROMIUM)('the status page', () => {
     page.setDefaultTimeout(STEP_MS);
     const failures: string[] = [];
     page.on('pageerror', (error) => failures.push(String(error)));
-    await page.goto(gw.admin);
-    await page.type('#token', TOKENS.alice);
-    await page.click('#login button[type="submit"]');
+    await signIn(page, gw.admin, TOKENS.alice);
     const row = '#credentials tr[data-credential="tracker"]';
     await page.waitForSelector(`${row} button.connect`);
     expect(await page.$eval(row, (el) => el.textContent ?? '')).toContain('not connected');
@@ -505,9 +503,7 @@ describe.skipIf(!CHROMIUM)('the status page', () => {
     // bob, in no admin group, sees his own accounts only: tracker, not connected.
     const other = await (await browser.createBrowserContext()).newPage();
     other.setDefaultTimeout(STEP_MS);
-    await other.goto(gw.admin);
-    await other.type('#token', TOKENS.bob);
-    await other.click('#login button[type="submit"]');
+    await signIn(other, gw.admin, TOKENS.bob);
     await other.waitForSelector(`${row} button.connect`);
     expect(await other.$eval('#main', (el) => (el as unknown as { hidden: boolean }).hidden)).toBe(true);
 

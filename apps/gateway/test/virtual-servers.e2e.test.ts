@@ -9,6 +9,7 @@ import {
   collectNotifications,
   connectHttp,
   EVERYTHING_CLI,
+  eventually,
   type GatewayProcess,
   httpUpstream,
   listAll,
@@ -300,6 +301,13 @@ describe('operations', () => {
     const own = new Cleanup();
     try {
       const started = await startAdminGateway(own, config);
+      // Every upstream up first: one connecting late (a loaded machine) is announced to every endpoint.
+      await eventually(async () => {
+        const { upstreams } = (await adminGet(started.admin, '/admin/status')).json as {
+          upstreams: { state: string }[];
+        };
+        return upstreams.every((u) => u.state === 'ready');
+      }, 'every upstream ready');
       const base = started.gw.url;
       const whole = await connectHttp(own, base);
       // The root's definition does not change: it hears none of the reload (found from outside: every
@@ -307,7 +315,6 @@ describe('operations', () => {
       const wholeTools = listChangedCounter(whole, 'notifications/tools/list_changed');
       const wholePrompts = listChangedCounter(whole, 'notifications/prompts/list_changed');
       await Promise.all([wholeTools.settle(), wholePrompts.settle()]);
-      // (An upstream that connected late on a loaded machine was announced before this: not the reload.)
       const heardBefore = wholeTools.seen;
       const dev = await connectHttp(own, `${base}/dev`);
       const ev = await connectHttp(own, `${base}/ev`);

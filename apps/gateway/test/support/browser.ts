@@ -18,5 +18,16 @@ export async function launchBrowser(cleanup: Cleanup): Promise<Browser> {
   return browser;
 }
 
+/**
+ * Opens the status page at `admin` and signs in with `token`, once the page shows its login form (it is
+ * hidden until the first poll answers 401: a click before that finds nothing to click).
+ */
+export async function signIn(page: Page, admin: string, token: string): Promise<void> {
+  await page.goto(admin);
+  await page.waitForSelector('#login:not([hidden])');
+  await page.type('#token', token);
+  await page.click('#login button[type="submit"]');
+}
+
 /** The text of the first element `selector` finds. */
 export const textOf = (page: Page, selector: string) => page.$eval(selector, (el) => el.textContent ?? '');
