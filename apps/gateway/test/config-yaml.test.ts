@@ -170,6 +170,21 @@ describe('YAML configs', () => {
     expect(syntax.error.issues[0]?.line).toBe(3);
   });
 
+  it('refuses a config nested past any real one, and reports a huge file without re-reading it to place lines', async () => {
+    // Found from outside: 100,000 levels overflowed the stack (a RangeError, no file named); a 50 MB invalid
+    // file froze a running gateway for 12 s while its problems were placed.
+    const deep = await loadError('deep.json', `${'['.repeat(100_000)}${']'.repeat(100_000)}`);
+    expect(deep.error.issues).toEqual([
+      { path: '$', message: expect.stringContaining('nests more than 64') },
+    ]);
+    const huge = await loadError(
+      'huge.json',
+      JSON.stringify({ mcpServers: {}, junk: 'y'.repeat(2 * 1024 * 1024) }),
+    );
+    expect(huge.error.issues[0]).toMatchObject({ path: '$' });
+    expect(huge.error.issues[0]?.line).toBeUndefined();
+  });
+
   it('reads back the JSON paths it writes', () => {
     expect(pathSegments('$')).toEqual([]);
     expect(pathSegments('$.mcpServers["my-server"].args[2]')).toEqual(['mcpServers', 'my-server', 'args', 2]);

@@ -9,7 +9,7 @@ import {
   type UpstreamTransportConfig,
   type VirtualServerConfig,
 } from '@switchyard/core';
-import type { ClientConfig } from '@switchyard/core/listener';
+import { type ClientConfig, jsonValueTooDeep } from '@switchyard/core/listener';
 import type { z } from 'zod';
 import type { Limits } from '../listeners/limits.js';
 import type { AuthConfig } from './auth-schema.js';
@@ -112,15 +112,32 @@ export async function loadConfigFile(
   try {
     return parseConfig(parsed.value, { source: path, baseDir: dirname(path), env });
   } catch (error) {
-    if (error instanceof ConfigError) throw new ConfigError(path, placeIssues(text, error.issues));
+    if (error instanceof ConfigError) {
+      const placed = text.length <= MAX_PLACED_BYTES ? placeIssues(text, error.issues) : error.issues;
+      throw new ConfigError(path, placed);
+    }
     throw error;
   }
 }
+
+/** Levels of objects and arrays a config may nest (a deep one is about 8: this is far past any). */
+const MAX_CONFIG_DEPTH = 64;
+/**
+ * The largest config whose problems are placed at a line and column: placing re-reads the whole file as a
+ * YAML document (about 300 ms and 40 MB a MiB), which froze a gateway for seconds on a huge file.
+ */
+const MAX_PLACED_BYTES = 1024 * 1024;
 
 export function parseConfig(
   raw: unknown,
   options: { source: string; baseDir: string; env?: NodeJS.ProcessEnv },
 ): GatewayConfig {
+  // No config nests anywhere near this: a file that does is refused before anything recurses through it.
+  if (jsonValueTooDeep(raw, MAX_CONFIG_DEPTH)) {
+    throw new ConfigError(options.source, [
+      { path: '$', message: `nests more than ${MAX_CONFIG_DEPTH} levels of objects and arrays` },
+    ]);
+  }
   const issues: ConfigIssue[] = [];
   const expanded = expandEnv(raw, options.env ?? process.env, issues);
   const parsed = configSchema.safeParse(expanded);
