@@ -83,8 +83,11 @@ export async function serve(config: GatewayConfig, options: ServeOptions): Promi
       );
       return 2;
     }
-    const e = error as NodeJS.ErrnoException;
-    const hint = e.code === 'EADDRINUSE' ? ' (the port is in use: pick another "port" in listen.http)' : '';
+    const e = error as NodeJS.ErrnoException & { port?: number };
+    const hint =
+      e.code === 'EADDRINUSE'
+        ? ` (the port is in use: pick another "port" in ${listenersOn(config, e.port)})`
+        : '';
     process.stderr.write(`switchyard: cannot start: ${e.message}${hint}\n`);
     return 1;
   }
@@ -104,4 +107,13 @@ export async function serve(config: GatewayConfig, options: ServeOptions): Promi
   }
   running.stdioClosed?.then(() => stop('stdin closed'));
   return finished;
+}
+
+/** The listeners configured on `port` (`listen.http`, …), to name in an "address in use" message. */
+function listenersOn(config: GatewayConfig, port: number | undefined): string {
+  const { http, ws, admin } = config.listen;
+  const named = Object.entries({ http, ws, admin })
+    .filter(([, listener]) => listener !== undefined && listener.port === port)
+    .map(([name]) => `listen.${name}`);
+  return named.length > 0 ? named.join(' or ') : 'listen';
 }

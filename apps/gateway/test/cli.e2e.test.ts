@@ -147,7 +147,15 @@ describe('running gateway', () => {
     expect(code).toBe(1);
     expect(stdout).toBe('');
     expect(stderr).toContain(String(port));
-    expect(stderr).toMatch(/in use/);
+    expect(stderr).toMatch(/in use: pick another "port" in listen\.http\)/);
+    // The listener on the taken port is the one named (found from outside: always listen.http).
+    const admin = await writeConfig(cleanup, {
+      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' }, admin: { host: '127.0.0.1', port } },
+      mcpServers: {},
+    });
+    const second = await run(['--config', admin]);
+    expect(second.code).toBe(1);
+    expect(second.stderr).toMatch(/in use: pick another "port" in listen\.admin\)/);
   });
 
   it('prints the listening URL on stderr only, and exits 0 on SIGTERM and on SIGINT', async () => {
