@@ -24,6 +24,16 @@ describe('admin config', () => {
     ]);
   });
 
+  it('refuses an admin listener open beyond loopback without identities, as a start would (check too)', () => {
+    // Found from outside: `switchyard check` passed a config the gateway then refused to start.
+    const open = { listen: { http: {}, admin: { host: '0.0.0.0' } }, mcpServers: {} };
+    expect(() => parse(open)).toThrow(
+      /\$\.listen\.admin\.host: binds 0\.0\.0\.0 but no identities are configured/,
+    );
+    expect(() => parse({ ...open, clients: { ops: { token: 'ops-token-0123456789' } } })).not.toThrow();
+    expect(() => parse({ ...open, listen: { http: {}, admin: { host: '::1' } } })).not.toThrow();
+  });
+
   it('refuses unknown admin keys and a non-boolean required, naming the path', () => {
     const error = (() => {
       try {

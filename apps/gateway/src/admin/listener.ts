@@ -16,6 +16,7 @@ import { createRequestGuard } from '../listeners/origin.js';
 import { type Asset, loadAssets } from './assets.js';
 import { serveCredentialRoute } from './credential-routes.js';
 import { ALIVE, readiness } from './health.js';
+import { LOOPBACK_HOST, openAdminProblem } from './open-admin.js';
 import { servePluginRoute } from './plugin-routes.js';
 import { collectStatus, type ReloadRecord } from './status.js';
 
@@ -49,8 +50,6 @@ export interface AdminListenerOptions {
   local?: Identity;
 }
 
-const LOOPBACK = /^(127\.\d+\.\d+\.\d+|::1|localhost)$/;
-
 /** Who calls a loopback admin listener when no identities are configured. */
 const LOCAL: Identity = Object.freeze({
   id: DEFAULT_ANONYMOUS_ID,
@@ -66,10 +65,8 @@ const LOCAL: Identity = Object.freeze({
 export async function startAdminListener(options: AdminListenerOptions): Promise<AdminListener> {
   const { gateway, config, auth } = options;
   const log = options.logger.child('admin');
-  if (!options.identities && !LOOPBACK.test(config.host)) {
-    throw new Error(
-      `listen.admin binds ${config.host} but no identities are configured: bind it to 127.0.0.1, or configure "clients" or "auth.oauth" so the status page needs a token`,
-    );
+  if (!options.identities && !LOOPBACK_HOST.test(config.host)) {
+    throw new Error(`listen.admin ${openAdminProblem(config.host)}`);
   }
   const assets = await loadAssets();
   const guard = createRequestGuard(config);

@@ -11,6 +11,7 @@ import {
 } from '@switchyard/core';
 import { type ClientConfig, jsonValueTooDeep } from '@switchyard/core/listener';
 import type { z } from 'zod';
+import { LOOPBACK_HOST, openAdminProblem } from '../admin/open-admin.js';
 import type { Limits } from '../listeners/limits.js';
 import type { AuthConfig } from './auth-schema.js';
 import type { CredentialsConfig } from './credentials-schema.js';
@@ -236,6 +237,11 @@ function resolveConfig(
   }
   const virtualServers = resolveVirtualServers(config.virtualServers, Object.keys(config.mcpServers), issues);
   const listen = config.listen ?? { stdio: true };
+  const identities = Object.keys(config.clients ?? {}).length > 0 || config.auth?.oauth !== undefined;
+  if ('admin' in listen && listen.admin && !identities && !LOOPBACK_HOST.test(listen.admin.host)) {
+    // Refused here, not only when the listener starts: `switchyard check` says it as a start would.
+    issues.push({ path: '$.listen.admin.host', message: openAdminProblem(listen.admin.host) });
+  }
   if (!listen.stdio && !listen.http && !listen.ws) {
     issues.push({
       path: '$.listen',
