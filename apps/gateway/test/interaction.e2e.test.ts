@@ -82,12 +82,24 @@ describe.each(['legacy', 'modern'] as const)('a %s client', (era) => {
 
   it('without the capability is not asked, and the upstream gets a clear error', async () => {
     const { client, inputs } = await connected(era, { sampling: {} });
-    for (const up of ['old', 'mod']) {
-      const outcome = await call(client, `${up}__elicit`).then(
-        (result) => (result.isError ? firstText(result) : `unexpected success ${JSON.stringify(result)}`),
-        (error: Error) => error.message,
+    const bare = await connected(era, {});
+    for (const [asking, tool] of [
+      [client, 'old__elicit'],
+      [client, 'mod__elicit'],
+      [bare.client, 'old__sample'],
+      [bare.client, 'mod__sample'],
+    ] as const) {
+      const outcome = await call(asking, tool).then(
+        (result) => ({
+          text: result.isError ? firstText(result) : `unexpected success ${JSON.stringify(result)}`,
+          code: undefined,
+        }),
+        (error: Error & { code?: number }) => ({ text: error.message, code: error.code }),
       );
-      expect(outcome).toMatch(/elicitation|capabilit/i);
+      expect(outcome.text).toMatch(/elicitation|sampling|capabilit/i);
+      // A 2025 client hears it as from a 2025 upstream, a tool error: not -32021, a code only 2026-07-28
+      // has (found from outside).
+      if (era === 'legacy') expect(outcome.code).toBeUndefined();
     }
     expect(inputs.elicitations).toEqual([]);
   });

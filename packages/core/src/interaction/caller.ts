@@ -3,6 +3,7 @@ import type { DownstreamClient, RequestContext } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 import { withoutProgressToken } from '../features/params.js';
 import type { UpstreamCaller } from '../features/upstream-caller.js';
+import { isRecord } from '../payload.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { Deadline } from '../upstream/deadline.js';
 import { originOf, type RequestOrigin, type UpstreamRequestOptions } from '../upstream/origin.js';
@@ -74,11 +75,13 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
     const base = withoutProgressToken(params);
     let next = base;
     for (let round = 1; ; round++) {
-      const result = await upstream.request(
-        ctx.method,
-        next,
-        callOptions(ctx, originOf(ctx), { envelope: envelopeOf(ctx.client), allowInputRequired: true }),
-      );
+      const result = await upstream
+        .request(
+          ctx.method,
+          next,
+          callOptions(ctx, originOf(ctx), { envelope: envelopeOf(ctx.client), allowInputRequired: true }),
+        )
+        .catch((error: unknown) => notCapable(ctx, error));
       if (result.resultType !== 'input_required') return result;
       const inputRequests = (result.inputRequests ?? {}) as InputRequests;
       const state = typeof result.requestState === 'string' ? result.requestState : undefined;
@@ -254,6 +257,26 @@ function notDeclared(method: string, missing: string): GatewayError {
     ErrorCode.MethodNotFound,
     `The client did not declare the '${missing}' capability, so Switchyard cannot ask it for ${method}.`,
   );
+}
+
+/**
+ * A 2025 client whose missing capability a modern upstream refused up front (-32021, a code only the
+ * 2026-07-28 era has): answered as when the upstream asks for it mid-call ({@link cannotAsk}). Anything
+ * else is thrown on as it came.
+ */
+function notCapable(ctx: RequestContext, error: unknown): never | Record<string, unknown> {
+  if (
+    !(error instanceof GatewayError) ||
+    error.code !== ErrorCode.MissingRequiredClientCapability ||
+    ctx.client?.era !== 'legacy'
+  ) {
+    throw error;
+  }
+  const required = error.data?.requiredCapabilities;
+  const missing = isRecord(required) ? Object.keys(required).join(', ') : '';
+  const message = `${error.message.replace(/\.$/, '')}: the client did not declare the '${missing || 'required'}' capability.`;
+  if (ctx.method === 'tools/call') return { content: [{ type: 'text', text: message }], isError: true };
+  throw new GatewayError(ErrorCode.InternalError, message, { upstream: error.data?.upstream });
 }
 
 /** Like the SDK's legacy shim: a tool call reports it as a tool error, other requests as an error. */
