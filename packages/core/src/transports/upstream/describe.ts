@@ -14,15 +14,24 @@ export function describeTransport(config: UpstreamTransportConfig): string {
   }
 }
 
-function redactUrl(raw: string): string {
+/**
+ * The URL without what may be a credential: userinfo, and every query value (`?api_key=…` is how many
+ * hosted servers take a key), masked as `***`.
+ */
+export function redactUrl(raw: string): string {
   try {
     const url = new URL(raw);
     if (url.username || url.password) {
       url.username = url.username ? '***' : '';
       url.password = url.password ? '***' : '';
     }
+    if (url.search) {
+      const masked = new URLSearchParams();
+      for (const key of url.searchParams.keys()) masked.append(key, '***');
+      url.search = masked.toString().replaceAll('%2A%2A%2A', '***');
+    }
     return url.toString();
   } catch {
-    return raw;
+    return '(an invalid URL)';
   }
 }
