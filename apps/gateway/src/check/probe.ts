@@ -45,8 +45,9 @@ function secretsOf(upstreams: readonly UpstreamConfig[]): string[] {
     const url = URL.canParse(transport.url) ? new URL(transport.url) : undefined;
     if (url?.password) found.add(url.password).add(decodeURIComponent(url.password));
     if (url?.username) found.add(url.username).add(decodeURIComponent(url.username));
-    // A key in the query string (`?api_key=…`), as hosted servers often take one.
-    for (const value of url?.searchParams.values() ?? []) found.add(value);
+    // A key in the query string (`?api_key=…`), as hosted servers often take one (short values such as
+    // `json` or `2` are settings, and masking them everywhere would garble the report).
+    for (const value of url?.searchParams.values() ?? []) if (value.length >= 8) found.add(value);
   }
   // Longest first, so a secret that contains another is masked whole.
   return [...found].filter((s) => s.length >= MIN_SECRET_LENGTH).sort((a, b) => b.length - a.length);
