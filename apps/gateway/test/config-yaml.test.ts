@@ -168,6 +168,19 @@ describe('YAML configs', () => {
     const syntax = await loadError('syntax.json', '{\n  "mcpServers": {},\n}\n');
     expect(syntax.error.issues[0]?.message).toMatch(/^not valid JSON: /);
     expect(syntax.error.issues[0]?.line).toBe(3);
+    // Found from outside: a trailing comma in an array had no line, and V8's message quoted the whole file.
+    const trailing = await loadError(
+      'trailing.json',
+      '{\n  "mcpServers": {},\n  "plugins": [\n    "x",\n  ]\n}\n',
+    );
+    expect(trailing.error.issues[0]).toMatchObject({
+      message: "not valid JSON: Unexpected token ']'",
+      line: 4,
+      column: 8,
+    });
+    // A byte order mark is no part of the JSON (some Windows editors write one).
+    const file = await write('bom.json', '\ufeff{ "mcpServers": {} }');
+    await expect(loadConfigFile(file, {})).resolves.toMatchObject({ upstreams: [] });
   });
 
   it('refuses a config nested past any real one, and reports a huge file without re-reading it to place lines', async () => {

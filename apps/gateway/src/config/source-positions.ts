@@ -46,14 +46,25 @@ function yamlProblem(error: YAMLError): string {
 
 /** Parses a JSON config; a syntax error is one issue, placed when the engine says where. */
 export function parseJsonSource(text: string): ParsedSource {
+  // A byte order mark (some Windows editors write one) is no part of the JSON.
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    return { value: JSON.parse(text) };
+    return { value: JSON.parse(json) };
   } catch (error) {
-    const message = (error as Error).message;
-    const at = /at position (\d+)/.exec(message);
-    const position = at ? place(new LineCounterOf(text), Number(at[1])) : {};
+    // V8 quotes the whole text in some messages (`Unexpected token ']', "…" is not valid JSON`): the
+    // file, however long, in a log line. It names no position then; a trailing comma is found here.
+    const message = (error as Error).message.replace(/, (?:\.\.\.)?"[\s\S]*" is not valid JSON$/, '');
+    const at = Number(/at position (\d+)/.exec(message)?.[1] ?? trailingComma(json));
+    const offset = json === text ? 0 : 1;
+    const position = Number.isNaN(at) ? {} : place(new LineCounterOf(text), at + offset);
     return { issues: [{ path: '$', message: `not valid JSON: ${message}`, ...position }] };
   }
+}
+
+/** Where the first `,` right before a `]` or `}` is (outside strings), or NaN. */
+function trailingComma(json: string): number {
+  const found = /^(?:[^"]|"(?:[^"\\]|\\.)*")*?(,\s*[\]}])/.exec(json);
+  return found ? found[0].length - found[1]!.length : Number.NaN;
 }
 
 /**
