@@ -135,6 +135,20 @@ describe('ConfigReloader', () => {
     expect(reloader.history).toEqual([record]);
   });
 
+  it('warns of a restart only while what the file says differs from what runs', async () => {
+    // Found from outside: a listener path changed and then put back warned "restart needed" twice.
+    const moved = { ...base, listen: { stdio: false, ws: { host: '127.0.0.1', port: 0, path: '/other' } } };
+    let next = moved as GatewayConfig;
+    const { reloader, lines } = await reloaderFor(() => next);
+    await reloader.reload('test');
+    expect(lines.filter((l) => l.includes('need a restart'))).toHaveLength(1);
+    expect(reloader.config.listen).toEqual(base.listen);
+    next = base;
+    await reloader.reload('test');
+    expect(lines.filter((l) => l.includes('need a restart'))).toHaveLength(1);
+    expect(lines.at(-1)).toMatch(/reload applied: no changes/);
+  });
+
   it('does nothing once closed', async () => {
     const { reloader, limits } = await reloaderFor(() => ({
       ...base,

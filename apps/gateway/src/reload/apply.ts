@@ -14,7 +14,7 @@ import { ConfigError, type GatewayConfig, loadConfigFile } from '../config/load.
 import type { UserCredentials } from '../credentials/user-credentials.js';
 import { DEFAULT_LIMITS, type Limits } from '../listeners/limits.js';
 import { loadPlugins } from '../plugins.js';
-import { describeReload, diffConfig } from './diff.js';
+import { describeReload, diffConfig, RESTART_ONLY } from './diff.js';
 
 /** How many reloads the status page keeps. */
 const HISTORY = 20;
@@ -139,7 +139,10 @@ export class ConfigReloader {
     if (diff.restartOnly.length > 0) {
       logger.warn('these settings need a restart to take effect', { settings: diff.restartOnly.join(',') });
     }
-    this.#running = next;
+    // What runs: the file's settings, but those that need a restart as they still are (a later reload that
+    // puts one back as it was then needs no restart, and is not said to).
+    const kept = Object.fromEntries(RESTART_ONLY.map((key) => [key, this.#running[key]]));
+    this.#running = { ...next, ...kept };
     logger.info(`reload applied: ${describeReload(upstreams, diff)}`, { trigger });
     return this.#record({ time: now(), outcome: 'applied', ...upstreams });
   }

@@ -17,7 +17,15 @@ export interface ConfigDiff {
   restartOnly: string[];
 }
 
-const RESTART_ONLY = ['listen', 'telemetry', 'cursorSecret', 'store', 'credentials', 'logLevel'] as const;
+/** The settings a reload cannot apply: they stay as the process started with them until it restarts. */
+export const RESTART_ONLY = [
+  'listen',
+  'telemetry',
+  'cursorSecret',
+  'store',
+  'credentials',
+  'logLevel',
+] as const;
 
 /** Compares everything but the upstreams (the gateway reports those as it applies them). */
 export function diffConfig(running: GatewayConfig, next: GatewayConfig): ConfigDiff {
