@@ -121,7 +121,7 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
       throw error;
     });
     if ('done' in next) return next.done;
-    suspended.keep(call);
+    suspended.keep(call, ctx.identity.id);
     return {
       resultType: 'input_required',
       inputRequests: next.inputRequests,

@@ -136,28 +136,46 @@ export class SuspendedCall<C = unknown> {
   }
 }
 
+/** Calls one caller may keep waiting for its answers at once. */
+export const MAX_SUSPENDED_PER_CALLER = 32;
+
 /** The suspended calls of this process, each dropped (and cancelled) when its client does not come back in time. */
 export class SuspendedCalls<C = unknown> {
-  readonly #calls = new Map<string, { call: SuspendedCall<C>; timer: NodeJS.Timeout }>();
+  readonly #calls = new Map<string, { call: SuspendedCall<C>; timer: NodeJS.Timeout; owner: string }>();
+  /** Each caller's kept calls, oldest first. */
+  readonly #byOwner = new Map<string, Set<string>>();
   readonly #ttlMs: number;
+  readonly #perCaller: number;
 
-  constructor(ttlMs: number) {
+  constructor(ttlMs: number, perCaller = MAX_SUSPENDED_PER_CALLER) {
     this.#ttlMs = ttlMs;
+    this.#perCaller = perCaller;
   }
 
   get size(): number {
     return this.#calls.size;
   }
 
-  /** Keeps `call` until its client retries (or the time is up). */
-  keep(call: SuspendedCall<C>): void {
+  /**
+   * Keeps `call` of caller `owner` (an identity id) until its client retries (or the time is up). A
+   * caller keeps at most `perCaller` calls waiting: its oldest is given up for a new one (each holds an
+   * upstream call open; a client that never retries must not pile them up).
+   */
+  keep(call: SuspendedCall<C>, owner: string): void {
     this.#drop(call.id);
     const timer = setTimeout(() => {
-      this.#calls.delete(call.id);
+      this.#drop(call.id);
       call.cancel(`no retry within ${this.#ttlMs} ms`);
     }, this.#ttlMs);
     timer.unref?.();
-    this.#calls.set(call.id, { call, timer });
+    this.#calls.set(call.id, { call, timer, owner });
+    const mine = this.#byOwner.get(owner) ?? new Set<string>();
+    this.#byOwner.set(owner, mine.add(call.id));
+    if (mine.size <= this.#perCaller) return;
+    const oldest = mine.values().next().value as string;
+    const evicted = this.#calls.get(oldest)?.call;
+    this.#drop(oldest);
+    evicted?.cancel(`its caller has ${this.#perCaller} newer calls waiting for its answers`);
   }
 
   /** Takes a kept call out (its client is retrying); undefined when it is unknown or expired. */
@@ -174,11 +192,16 @@ export class SuspendedCalls<C = unknown> {
       call.cancel('the gateway is shutting down');
     }
     this.#calls.clear();
+    this.#byOwner.clear();
   }
 
   #drop(id: string): void {
     const entry = this.#calls.get(id);
-    if (entry) clearTimeout(entry.timer);
+    if (!entry) return;
+    clearTimeout(entry.timer);
     this.#calls.delete(id);
+    const mine = this.#byOwner.get(entry.owner);
+    mine?.delete(id);
+    if (mine?.size === 0) this.#byOwner.delete(entry.owner);
   }
 }
