@@ -178,6 +178,16 @@ describe('YAML configs', () => {
       line: 4,
       column: 8,
     });
+    // A key given twice is refused as in YAML (JSON.parse kept the last: a second "mcpServers" dropped the first's).
+    const twice = await loadError(
+      'twice.json',
+      '{\n  "mcpServers": { "a": { "command": "x" } },\n  "mcpServers": {}\n}\n',
+    );
+    expect(twice.error.issues[0]).toMatchObject({
+      message: 'not valid JSON config: the key "mcpServers" is given twice in one object',
+      line: 3,
+      column: 3,
+    });
     // A byte order mark is no part of the JSON (some Windows editors write one).
     const file = await write('bom.json', '\ufeff{ "mcpServers": {} }');
     await expect(loadConfigFile(file, {})).resolves.toMatchObject({ upstreams: [] });

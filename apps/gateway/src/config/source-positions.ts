@@ -44,12 +44,18 @@ function yamlProblem(error: YAMLError): string {
   return error.message;
 }
 
-/** Parses a JSON config; a syntax error is one issue, placed when the engine says where. */
+/**
+ * Parses a JSON config; a syntax error is one issue, placed when the engine says where. A key given twice
+ * in one object is refused, as in YAML (JSON.parse would keep the last one silently: a second
+ * `"mcpServers"` would drop the first's servers).
+ */
 export function parseJsonSource(text: string): ParsedSource {
   // A byte order mark (some Windows editors write one) is no part of the JSON.
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
-    return { value: JSON.parse(json) };
+    const value: unknown = JSON.parse(json);
+    const duplicates = json.length <= MAX_CHECKED_BYTES ? duplicateKeys(text) : [];
+    return duplicates.length > 0 ? { issues: duplicates } : { value };
   } catch (error) {
     // V8 quotes the whole text in some messages (`Unexpected token ']', "…" is not valid JSON`): the
     // file, however long, in a log line. It names no position then; a trailing comma is found here.
@@ -59,6 +65,25 @@ export function parseJsonSource(text: string): ParsedSource {
     const position = Number.isNaN(at) ? {} : place(new LineCounterOf(text), at + offset);
     return { issues: [{ path: '$', message: `not valid JSON: ${message}`, ...position }] };
   }
+}
+
+/** The largest JSON config checked for duplicate keys (read again as YAML: about 300 ms a MiB). */
+const MAX_CHECKED_BYTES = 1024 * 1024;
+
+/** A key repeated in one object of `text` (JSON, which is YAML too), each placed. */
+function duplicateKeys(text: string): ConfigIssue[] {
+  const lines = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  return doc.errors
+    .filter((error) => error.code === 'DUPLICATE_KEY')
+    .map((error) => {
+      const key = /^"((?:[^"\\]|\\.)*)"/.exec(text.slice(error.pos[0]))?.[1];
+      return {
+        path: '$',
+        message: `not valid JSON config: ${key === undefined ? 'a key' : `the key "${key}"`} is given twice in one object`,
+        ...place(lines, error.pos[0]),
+      };
+    });
 }
 
 /** Where the first `,` right before a `]` or `}` is (outside strings), or NaN. */
