@@ -1,6 +1,7 @@
 import { createLogger, Gateway, type Logger, type LogLevel, openStore, type Store } from '@switchyard/core';
 import { ClientDirectory } from '@switchyard/core/listener';
 import { type AdminListener, startAdminListener } from './admin/listener.js';
+import { identitiesConfigured } from './admin/open-admin.js';
 import type { ReloadRecord } from './admin/status.js';
 import { createAuthenticator } from './auth/authenticator.js';
 import { LiveAuthenticator } from './auth/live-authenticator.js';
@@ -188,7 +189,7 @@ export async function runGateway(
         config: config.listen.admin,
         logger,
         auth,
-        identities: clients.enabled || config.auth?.oauth !== undefined,
+        identities: identitiesConfigured(config),
         listeners: mcp,
         listenersDown: () => (stopping || shared.drain.draining ? mcp().map((l) => l.kind) : []),
         reloads: () => reloader.history,

@@ -11,7 +11,7 @@ import {
 } from '@switchyard/core';
 import { type ClientConfig, jsonValueTooDeep } from '@switchyard/core/listener';
 import type { z } from 'zod';
-import { LOOPBACK_HOST, openAdminProblem } from '../admin/open-admin.js';
+import { identitiesConfigured, LOOPBACK_HOST, openAdminProblem } from '../admin/open-admin.js';
 import type { Limits } from '../listeners/limits.js';
 import type { AuthConfig } from './auth-schema.js';
 import type { CredentialsConfig } from './credentials-schema.js';
@@ -113,21 +113,13 @@ export async function loadConfigFile(
   try {
     return parseConfig(parsed.value, { source: path, baseDir: dirname(path), env });
   } catch (error) {
-    if (error instanceof ConfigError) {
-      const placed = text.length <= MAX_PLACED_BYTES ? placeIssues(text, error.issues) : error.issues;
-      throw new ConfigError(path, placed);
-    }
+    if (error instanceof ConfigError) throw new ConfigError(path, placeIssues(text, error.issues));
     throw error;
   }
 }
 
 /** Levels of objects and arrays a config may nest (a deep one is about 8: this is far past any). */
 const MAX_CONFIG_DEPTH = 64;
-/**
- * The largest config whose problems are placed at a line and column: placing re-reads the whole file as a
- * YAML document (about 300 ms and 40 MB a MiB), which froze a gateway for seconds on a huge file.
- */
-const MAX_PLACED_BYTES = 1024 * 1024;
 
 export function parseConfig(
   raw: unknown,
@@ -237,10 +229,10 @@ function resolveConfig(
   }
   const virtualServers = resolveVirtualServers(config.virtualServers, Object.keys(config.mcpServers), issues);
   const listen = config.listen ?? { stdio: true };
-  const identities = Object.keys(config.clients ?? {}).length > 0 || config.auth?.oauth !== undefined;
-  if ('admin' in listen && listen.admin && !identities && !LOOPBACK_HOST.test(listen.admin.host)) {
+  const admin = 'admin' in listen ? listen.admin : undefined;
+  if (admin && !identitiesConfigured(config) && !LOOPBACK_HOST.test(admin.host)) {
     // Refused here, not only when the listener starts: `switchyard check` says it as a start would.
-    issues.push({ path: '$.listen.admin.host', message: openAdminProblem(listen.admin.host) });
+    issues.push({ path: '$.listen.admin.host', message: openAdminProblem(admin.host) });
   }
   if (!listen.stdio && !listen.http && !listen.ws) {
     issues.push({

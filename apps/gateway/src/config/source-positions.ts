@@ -1,6 +1,13 @@
 import { isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLError } from 'yaml';
 import type { ConfigIssue } from './expand.js';
 
+/**
+ * The longest config text read a second time as a YAML document, to place its problems at lines or to find
+ * a JSON key given twice: about 300 ms and 40 MB a MiB, which froze a gateway for seconds on a huge file.
+ * A longer file's problems carry their JSON path only.
+ */
+const MAX_REREAD_CHARS = 1024 * 1024;
+
 /** A 1-based place in the config text. */
 export interface SourcePosition {
   line: number;
@@ -54,7 +61,7 @@ export function parseJsonSource(text: string): ParsedSource {
   const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   try {
     const value: unknown = JSON.parse(json);
-    const duplicates = json.length <= MAX_CHECKED_BYTES ? duplicateKeys(text) : [];
+    const duplicates = json.length <= MAX_REREAD_CHARS ? duplicateKeys(text) : [];
     return duplicates.length > 0 ? { issues: duplicates } : { value };
   } catch (error) {
     // V8 quotes the whole text in some messages (`Unexpected token ']', "…" is not valid JSON`): the
@@ -66,9 +73,6 @@ export function parseJsonSource(text: string): ParsedSource {
     return { issues: [{ path: '$', message: `not valid JSON: ${message}`, ...position }] };
   }
 }
-
-/** The largest JSON config checked for duplicate keys (read again as YAML: about 300 ms a MiB). */
-const MAX_CHECKED_BYTES = 1024 * 1024;
 
 /** A key repeated in one object of `text` (JSON, which is YAML too), each placed. */
 function duplicateKeys(text: string): ConfigIssue[] {
@@ -95,9 +99,11 @@ function trailingComma(json: string): number {
 /**
  * Adds the line and column of each issue's JSON path in `text` (YAML, or JSON read as the YAML it also
  * is). A path that does not exist in the text (a missing key) points at its nearest existing parent.
- * Issues keep their positions if they have them; text that does not parse leaves them unplaced.
+ * Issues keep their positions if they have them; text that does not parse, or is longer than
+ * {@link MAX_REREAD_CHARS}, leaves them unplaced.
  */
 export function placeIssues(text: string, issues: readonly ConfigIssue[]): ConfigIssue[] {
+  if (text.length > MAX_REREAD_CHARS) return [...issues];
   const lines = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lines, prettyErrors: false });
   if (doc.errors.length > 0 || !doc.contents) return [...issues];

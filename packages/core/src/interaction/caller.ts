@@ -1,6 +1,6 @@
 import { Cancellation, cancellationOf } from '../cancellation.js';
 import type { DownstreamClient, RequestContext } from '../context.js';
-import { ErrorCode, GatewayError } from '../errors.js';
+import { ErrorCode, GatewayError, type GatewayErrorData } from '../errors.js';
 import { withoutProgressToken } from '../features/params.js';
 import type { UpstreamCaller } from '../features/upstream-caller.js';
 import { isRecord } from '../payload.js';
@@ -264,7 +264,7 @@ function notDeclared(method: string, missing: string): GatewayError {
  * 2026-07-28 era has): answered as when the upstream asks for it mid-call ({@link cannotAsk}). Anything
  * else is thrown on as it came.
  */
-function notCapable(ctx: RequestContext, error: unknown): never | Record<string, unknown> {
+function notCapable(ctx: RequestContext, error: unknown): Record<string, unknown> {
   if (
     !(error instanceof GatewayError) ||
     error.code !== ErrorCode.MissingRequiredClientCapability ||
@@ -275,13 +275,17 @@ function notCapable(ctx: RequestContext, error: unknown): never | Record<string,
   const required = error.data?.requiredCapabilities;
   const missing = isRecord(required) ? Object.keys(required).join(', ') : '';
   const message = `${error.message.replace(/\.$/, '')}: the client did not declare the '${missing || 'required'}' capability.`;
-  if (ctx.method === 'tools/call') return { content: [{ type: 'text', text: message }], isError: true };
-  throw new GatewayError(ErrorCode.InternalError, message, { upstream: error.data?.upstream });
+  return notAsked(ctx.method, message, { upstream: error.data?.upstream });
 }
 
 /** Like the SDK's legacy shim: a tool call reports it as a tool error, other requests as an error. */
 function cannotAsk(method: string, key: string, asked: string, missing: string): Record<string, unknown> {
   const message = `Cannot request input '${key}' (${asked}): the client did not declare the '${missing}' capability.`;
+  return notAsked(method, message);
+}
+
+/** A client that cannot be asked: a tool call's error result, or (other requests) an error. */
+function notAsked(method: string, message: string, data?: GatewayErrorData): Record<string, unknown> {
   if (method === 'tools/call') return { content: [{ type: 'text', text: message }], isError: true };
-  throw new GatewayError(ErrorCode.InternalError, message);
+  throw new GatewayError(ErrorCode.InternalError, message, data);
 }
