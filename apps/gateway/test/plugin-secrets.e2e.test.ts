@@ -3,7 +3,15 @@ import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
 import type { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup, connectHttp, type GatewayProcess, httpUpstream, startGateway } from './support/harness.js';
+import {
+  Cleanup,
+  collectNotifications,
+  connectHttp,
+  eventually,
+  type GatewayProcess,
+  httpUpstream,
+  startGateway,
+} from './support/harness.js';
 
 // The secrets plugin through the real CLI, loaded by package name beside the audit plugin, in front of
 // a testkit upstream whose echo tools answer with their arguments; the gateway logs at debug level.
@@ -24,7 +32,12 @@ type Plugins = [string, Record<string, unknown>][];
 async function gateway(
   plugins: (audit: string) => Plugins,
 ): Promise<{ gw: GatewayProcess; upstream: TestServer; audit: string; client: Client }> {
-  const { server: upstream, url } = await httpUpstream(cleanup, { name: 'docs', tools: 1, prompts: 1 });
+  const { server: upstream, url } = await httpUpstream(cleanup, {
+    name: 'docs',
+    tools: 1,
+    prompts: 1,
+    behaviorTools: true,
+  });
   const gw = await startGateway(
     cleanup,
     {
@@ -156,6 +169,39 @@ describe('@switchyard/plugin-secrets through the CLI', () => {
     expect(await gw.stop()).toBe(0);
     for (const text of [gw.stderr(), gw.stdout(), readFileSync(audit, 'utf8')])
       expect(text).not.toContain(AWS_SECRET);
+  });
+
+  it('refuses a token under a `blob` key in arguments before the upstream (found from outside)', async () => {
+    const { gw, upstream, audit, client } = await gateway((file) => [
+      ['@switchyard/plugin-audit', { file, arguments: true }],
+      ['@switchyard/plugin-secrets', {}],
+    ]);
+    // Any key named `blob` was skipped as if it were base64 resource contents: the token reached the
+    // upstream and the audit log.
+    for (const args of [{ blob: TOKEN }, { nested: { blob: TOKEN } }]) {
+      await expect(
+        client.request({ method: 'tools/call', params: { name: 'docs__tool_0', arguments: args } }),
+      ).rejects.toMatchObject(SECRET_DETECTED);
+    }
+    expect(upstream.stats.toolCalls.tool_0 ?? 0).toBe(0);
+    await expectNoTokenAnywhere(gw, audit);
+  });
+
+  it("redacts a token in the upstream's log messages about a call (found from outside: never scanned)", async () => {
+    const { gw, audit, client } = await gateway((file) => [
+      ['@switchyard/plugin-audit', { file }],
+      ['@switchyard/plugin-secrets', { scan: ['results'] }],
+    ]);
+    const logs = collectNotifications(client, 'notifications/message');
+    const result = await client.request({
+      method: 'tools/call',
+      params: { name: 'docs__log', arguments: { message: `deploying with ${TOKEN}` } },
+    });
+    expect(result).toMatchObject({ content: [{ type: 'text', text: 'logged' }] });
+    await eventually(() => logs.length > 0, 'the log message', 2_000);
+    expect(logs).toEqual([{ level: 'info', logger: 'docs', data: 'deploying with [REDACTED:github]' }]);
+    expect(records(audit).at(-1)).toMatchObject({ method: 'tools/call', secrets: ['github'] });
+    await expectNoTokenAnywhere(gw, audit);
   });
 
   it('with block, refuses a result holding a token', async () => {

@@ -47,10 +47,17 @@ export interface RequestContext {
    * for it costs no `AbortSignal` (the gateway itself watches a cheaper cancellation).
    */
   readonly signal: AbortSignal;
-  /** Set when the downstream asked for progress; forwards upstream progress to it. */
-  readonly onProgress?: (update: ProgressUpdate) => void;
-  /** Sends a notification tied to this request (on HTTP it travels on the request's own stream). */
-  readonly notifyRelated: (method: string, params: Record<string, unknown>) => Promise<void>;
+  /**
+   * Set when the downstream asked for progress; forwards upstream progress to it. A plugin may replace it
+   * (wrapping the one it found) before `next()` to filter what the upstream's progress tells the caller.
+   */
+  onProgress?: (update: ProgressUpdate) => void;
+  /**
+   * Sends a notification tied to this request (on HTTP it travels on the request's own stream): the
+   * upstream's log messages about the request go this way. A plugin may replace it (wrapping the one it
+   * found) before `next()` to filter them.
+   */
+  notifyRelated: (method: string, params: Record<string, unknown>) => Promise<void>;
   /**
    * This request's response stream, when its client can resume it (SEP-1699): the gateway closes its
    * connection when the upstream polls the request's own stream, and resumes the upstream's when the client

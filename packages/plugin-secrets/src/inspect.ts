@@ -1,7 +1,7 @@
 import { Joined } from './joined.js';
 import { redactText } from './redactor.js';
 import type { Scanner } from './scanner.js';
-import { collect, replace, type WalkLimits } from './walker.js';
+import { type Blobs, collect, replace, type WalkLimits } from './walker.js';
 
 /** What scanning one value found. */
 export type Inspection<T> =
@@ -11,9 +11,14 @@ export type Inspection<T> =
   /** Credentials: the rules that found them (sorted, no repeats), and the value with each one redacted. */
   | { kind: 'found'; rules: string[]; redacted: () => T };
 
-/** Scans every string of `value` (see walker.ts) in one pass of `scanner`. */
-export async function inspect<T>(value: T, scanner: Scanner, limits: WalkLimits): Promise<Inspection<T>> {
-  const collected = collect(value, limits);
+/** Scans every string of `value` (see walker.ts; `blobs: 'skip'` for answers) in one pass of `scanner`. */
+export async function inspect<T>(
+  value: T,
+  scanner: Scanner,
+  limits: WalkLimits,
+  blobs: Blobs = 'scan',
+): Promise<Inspection<T>> {
+  const collected = collect(value, limits, blobs);
   if (!collected.ok) return { kind: 'unscannable', limit: collected.limit };
   const { texts } = collected.strings;
   if (texts.length === 0) return { kind: 'clean' };
@@ -25,7 +30,7 @@ export async function inspect<T>(value: T, scanner: Scanner, limits: WalkLimits)
   const redacted = () => {
     const replacements = new Map<number, string>();
     for (const [i, local] of byString) replacements.set(i, redactText(texts[i]!, local));
-    return replace(value, replacements);
+    return replace(value, replacements, blobs);
   };
   return { kind: 'found', rules, redacted };
 }

@@ -84,7 +84,7 @@ export function secretsMiddleware(
 
   const checkResult = async (ctx: RequestContext, outcome: Outcome): Promise<Outcome> => {
     const answer = outcome.ok ? outcome.result : { message: outcome.error.message, data: outcome.error.data };
-    const found = await inspect(answer, scanner, limits);
+    const found = await inspect(answer, scanner, limits, 'skip');
     if (found.kind === 'clean') return outcome;
     if (found.kind === 'unscannable') {
       return refuse('result', ctx, unscannable(ctx.method, 'result', found.limit, limits));
@@ -98,13 +98,59 @@ export function secretsMiddleware(
     return { ok: false, error: new GatewayError(outcome.error.code, message, data) };
   };
 
+  /**
+   * What the upstream tells the caller while the request runs (its progress messages, its log messages)
+   * is scanned like its answer, in order: a credential is redacted, or with `block` the message is dropped
+   * (a progress update keeps its numbers). Settles once every message so far is delivered.
+   */
+  const scanRelayed = (ctx: RequestContext): (() => Promise<void>) => {
+    let queue = Promise.resolve();
+    const scanned = async <T>(value: T, method: string): Promise<T | undefined> => {
+      const found = await inspect(value, scanner, limits, 'skip');
+      if (found.kind === 'clean') return value;
+      if (found.kind === 'unscannable') {
+        report.refused('result', method, 'unscannable');
+        return undefined;
+      }
+      report.found('result', method, found.rules);
+      note(ctx, found.rules);
+      return options.action === 'block' ? undefined : found.redacted();
+    };
+    const inOrder = (deliver: () => Promise<void>): Promise<void> => {
+      const turn = queue.then(deliver);
+      queue = turn.catch(() => {});
+      return turn;
+    };
+    const notify = ctx.notifyRelated;
+    ctx.notifyRelated = (method, params) =>
+      inOrder(async () => {
+        const clean = await scanned(params, method);
+        if (clean) await notify(method, clean);
+      });
+    const progress = ctx.onProgress;
+    if (progress) {
+      ctx.onProgress = (update) =>
+        void inOrder(async () => {
+          if (update.message === undefined) return progress(update);
+          const clean = await scanned(update, 'notifications/progress');
+          const { message: _dropped, ...numbers } = update;
+          progress(clean ?? numbers);
+        });
+    }
+    return () => queue;
+  };
+
   return async function secrets(ctx, next) {
     if (scanArguments && !isList(ctx.method)) {
       const refused = await checkArguments(ctx);
       if (refused) return refused;
     }
+    const scanning = scanResults && RESULT_METHODS.has(ctx.method);
+    const relayed = scanning ? scanRelayed(ctx) : undefined;
     const outcome = await next();
-    if (!scanResults || !RESULT_METHODS.has(ctx.method)) return outcome;
+    if (!scanning) return outcome;
+    // What the upstream sent before its answer reaches the caller before the answer does.
+    await relayed?.();
     return checkResult(ctx, outcome);
   };
 }

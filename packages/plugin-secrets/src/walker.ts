@@ -3,8 +3,11 @@
  *
  * Every string is visited, object keys included, in one fixed order (depth first, keys in
  * `Object.keys` order, each key just before its value), so the n-th string `collect` returns is the
- * n-th string `replace` meets. `blob` string values are skipped: base64 that is not decoded (a
- * credential in it is not found, and replacing part of it would corrupt the binary).
+ * n-th string `replace` meets. In answers (`blobs: 'skip'`) the `blob` of binary resource contents (an
+ * object with a string `uri` beside its string `blob`: MCP's `BlobResourceContents`, in a read or embedded
+ * in a tool result or prompt message) is skipped: base64 that is not decoded (a credential in it is not
+ * found, and replacing part of it would corrupt the binary). Any other `blob` key is a string like the
+ * rest, and what a client sends is scanned whole.
  */
 
 /** How much of a value is scanned at most; past either bound the whole value is refused, never passed unscanned. */
@@ -32,10 +35,19 @@ class LimitReached extends Error {
   }
 }
 
-const isBlob = (key: string, value: unknown) => key === 'blob' && typeof value === 'string';
+/** Whether the `blob` of binary resource contents is left out (answers) or scanned like any string. */
+export type Blobs = 'skip' | 'scan';
+
+/** `record[key]` is the base64 of binary resource contents: `{ uri: string, blob: string, … }`. */
+const isContentsBlob = (record: Record<string, unknown>, key: string) =>
+  key === 'blob' && typeof record.blob === 'string' && typeof record.uri === 'string';
 
 /** The strings of `value` to scan, or which bound it is over. */
-export function collect(value: unknown, limits: WalkLimits = DEFAULT_LIMITS): Collected {
+export function collect(
+  value: unknown,
+  limits: WalkLimits = DEFAULT_LIMITS,
+  blobs: Blobs = 'scan',
+): Collected {
   const strings: Strings = { texts: [], separators: [] };
   let chars = 0;
   const spend = (n: number) => {
@@ -63,7 +75,7 @@ export function collect(value: unknown, limits: WalkLimits = DEFAULT_LIMITS): Co
     for (const key of Object.keys(record)) {
       const member = record[key];
       push(key, typeof member === 'string' ? ': ' : '\n');
-      if (!isBlob(key, member)) visit(member, depth + 1);
+      if (blobs === 'scan' || !isContentsBlob(record, key)) visit(member, depth + 1);
     }
   };
   try {
@@ -78,9 +90,9 @@ export function collect(value: unknown, limits: WalkLimits = DEFAULT_LIMITS): Co
 /**
  * `value` with the n-th string (as `collect` numbers them) replaced by `replacements.get(n)`. Objects
  * and arrays on the way to a replaced string are copied; the rest is shared, and `value` itself is
- * never changed. Call it only on a value `collect` accepted.
+ * never changed. Call it only on a value `collect` accepted, with the same `blobs`.
  */
-export function replace<T>(value: T, replacements: ReadonlyMap<number, string>): T {
+export function replace<T>(value: T, replacements: ReadonlyMap<number, string>, blobs: Blobs = 'scan'): T {
   let index = 0;
   const visit = (node: unknown): unknown => {
     if (typeof node === 'string') {
@@ -102,7 +114,7 @@ export function replace<T>(value: T, replacements: ReadonlyMap<number, string>):
     const entries = Object.keys(record).map((key): [string, unknown] => {
       const member = record[key];
       const newKey = replacements.get(index++) ?? key;
-      const newMember = isBlob(key, member) ? member : visit(member);
+      const newMember = blobs === 'skip' && isContentsBlob(record, key) ? member : visit(member);
       if (newKey !== key || newMember !== member) changed = true;
       return [newKey, newMember];
     });

@@ -190,6 +190,72 @@ describe('results', () => {
     expect(task).toEqual({ ok: true, result: text('[REDACTED:slack]') });
   });
 
+  it('scan a `blob` that is no binary resource contents (found from outside: any `blob` key was skipped)', async () => {
+    const { run: scanArgs } = middleware();
+    for (const args of [{ blob: GITHUB_TOKEN }, { x: { blob: GITHUB_TOKEN } }]) {
+      const outcome = await scanArgs(testRequest('tools/call', { name: 'x', arguments: args }), answer({}));
+      expect(errorOf(outcome)?.data).toMatchObject({ reason: 'secret_detected', rules: ['github'] });
+    }
+    // A client cannot dress a credential up as contents either: what it sends is scanned whole.
+    const dressed = { resource: { uri: 'file:///x', blob: GITHUB_TOKEN } };
+    const refused = await scanArgs(testRequest('tools/call', { name: 'x', arguments: dressed }), answer({}));
+    expect(errorOf(refused)?.data).toMatchObject({ reason: 'secret_detected' });
+    const { run } = middleware({ action: 'block' });
+    const result = { content: [{ type: 'text', text: 'ok', blob: GITHUB_TOKEN }], structuredContent: {} };
+    const blocked = await run(testRequest('tools/call', { name: 'x' }), answer(result));
+    expect(errorOf(blocked)?.data).toMatchObject({ reason: 'secret_detected', where: 'result' });
+    const structured = await run(
+      testRequest('tools/call', { name: 'x' }),
+      answer({ content: [], structuredContent: { blob: GITHUB_TOKEN } }),
+    );
+    expect(errorOf(structured)?.data).toMatchObject({ reason: 'secret_detected', where: 'result' });
+  });
+
+  it('redact what the upstream tells the caller while the call runs: progress and log messages, in order', async () => {
+    // Found from outside: an upstream's progress and log messages reached the client with the credential.
+    const { run } = middleware();
+    const sent: [string, Record<string, unknown>][] = [];
+    const ctx = testRequest(
+      'tools/call',
+      { name: 'x', _meta: { progressToken: 7 } },
+      { notifyRelated: async (method, params) => void sent.push([method, params]) },
+    );
+    const outcome = await run(ctx, async () => {
+      void ctx.notifyRelated('notifications/message', { level: 'info', data: `log ${GITHUB_TOKEN}` });
+      ctx.onProgress?.({ progress: 1, total: 2, message: `p ${SLACK_TOKEN}` });
+      ctx.onProgress?.({ progress: 2, total: 2 });
+      return { ok: true, result: text('done') };
+    });
+    expect(outcome).toEqual({ ok: true, result: text('done') });
+    // Delivered before the answer is returned, in the order sent, redacted.
+    expect(sent).toEqual([
+      ['notifications/message', { level: 'info', data: 'log [REDACTED:github]' }],
+      ['notifications/progress', { progress: 1, total: 2, message: 'p [REDACTED:slack]', progressToken: 7 }],
+      ['notifications/progress', { progress: 2, total: 2, progressToken: 7 }],
+    ]);
+    expect(ctx.state.get(SECRETS_FINDINGS_KEY)).toEqual(['github', 'slack']);
+  });
+
+  it('with block, drop a log message holding a credential and keep only the numbers of a progress update', async () => {
+    const { run } = middleware({ action: 'block' });
+    const sent: [string, Record<string, unknown>][] = [];
+    const ctx = testRequest(
+      'tools/call',
+      { name: 'x', _meta: { progressToken: 'p' } },
+      { notifyRelated: async (method, params) => void sent.push([method, params]) },
+    );
+    await run(ctx, async () => {
+      void ctx.notifyRelated('notifications/message', { level: 'info', data: { token: GITHUB_TOKEN } });
+      ctx.onProgress?.({ progress: 1, message: GITHUB_TOKEN });
+      void ctx.notifyRelated('notifications/message', { level: 'info', data: 'clean' });
+      return { ok: true, result: text('done') };
+    });
+    expect(sent).toEqual([
+      ['notifications/progress', { progress: 1, progressToken: 'p' }],
+      ['notifications/message', { level: 'info', data: 'clean' }],
+    ]);
+  });
+
   it('with block, refuse an answer holding a credential', async () => {
     const { run } = middleware({ action: 'block' });
     const ctx = testRequest('tools/call', { name: 'x', arguments: {} });

@@ -6,16 +6,20 @@ import { collect, replace } from '../src/walker.js';
 const limits = { maxDepth: 4, maxChars: 100 };
 
 describe('collect and replace', () => {
-  it('visit every string, keys included, each key before its value, and skip blobs', () => {
-    const value = { a: 'x', b: [1, 'y', { c: null }], blob: 'AAAA', d: { blob: 5 } };
-    const collected = collect(value);
-    expect(collected).toEqual({
+  it('visit every string, keys included, each key before its value, and skip only contents blobs', () => {
+    const value = { a: 'x', b: [1, 'y', { c: null }], r: { uri: 'u', blob: 'AAAA' }, d: { blob: 'BBBB' } };
+    expect(collect(value, undefined, 'skip')).toEqual({
       ok: true,
       strings: {
-        texts: ['a', 'x', 'b', 'y', 'c', 'blob', 'd', 'blob'],
-        separators: [': ', '\n', '\n', '\n', '\n', ': ', '\n', '\n'],
+        texts: ['a', 'x', 'b', 'y', 'c', 'r', 'uri', 'u', 'blob', 'd', 'blob', 'BBBB'],
+        separators: [': ', '\n', '\n', '\n', '\n', '\n', ': ', '\n', ': ', '\n', ': ', '\n'],
       },
     });
+    // What a client sends is scanned whole: a `blob` there is a string like any other.
+    const scanned = collect(value);
+    expect(scanned.ok && scanned.strings.texts).toEqual([
+      ...['a', 'x', 'b', 'y', 'c', 'r', 'uri', 'u', 'blob', 'AAAA', 'd', 'blob', 'BBBB'],
+    ]);
   });
 
   it('replace the n-th string, copying only what leads to it', () => {
