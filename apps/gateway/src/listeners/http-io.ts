@@ -13,10 +13,24 @@ export async function readJson(req: IncomingMessage, maxBytes: number): Promise<
   return JSON.parse((await readBody(req, maxBytes)).toString('utf8'));
 }
 
-/** The request's body, at most `maxBytes` (else BodyTooLarge, before more is buffered). */
+/**
+ * The requests that asked `Expect: 100-continue` and have not been told to send their body yet, with the
+ * response that tells them (see `answerClientErrors`).
+ */
+const awaitingContinue = new WeakMap<IncomingMessage, ServerResponse>();
+
+/**
+ * The request's body, at most `maxBytes` (else BodyTooLarge, before more is buffered). A client that asked
+ * `Expect: 100-continue` is told to send it here, once the request has passed every check before its body.
+ */
 export async function readBody(req: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > maxBytes) throw new BodyTooLarge(`${declared} bytes declared`);
+  const waiting = awaitingContinue.get(req);
+  if (waiting) {
+    awaitingContinue.delete(req);
+    waiting.writeContinue();
+  }
   const body = await new Promise<Buffer>((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -112,7 +126,8 @@ export function sendJson(
 /**
  * Answers what node's HTTP parser refuses before any handler runs (headers over its 16 KiB limit, a
  * malformed request line or header) with a status and `body(status, message)` as JSON, instead of node's
- * bare status line: an MCP client then reads a JSON-RPC error like for every other refusal.
+ * bare status line: an MCP client then reads a JSON-RPC error like for every other refusal. An `Expect`
+ * is the handler's to answer too (100-continue) or refused as JSON (any other).
  */
 export function answerClientErrors(server: Server, body: (status: number, message: string) => unknown): void {
   const answered = new WeakSet<Duplex>();
@@ -138,6 +153,13 @@ export function answerClientErrors(server: Server, body: (status: number, messag
     socket.on('data', () => {});
     socket.resume();
     setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS).unref();
+  });
+  // `Expect: 100-continue`: node would answer `100 Continue` before any check of ours, so a client refused
+  // (401, 403, 404, a declared length over the limit) would send its whole body for nothing. The request
+  // goes to the handler as any other; `readBody` says continue once the body is wanted.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    awaitingContinue.set(req, res);
+    server.emit('request', req, res);
   });
   // An `Expect` other than 100-continue: node would answer a bare 417 before any check of ours.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
