@@ -127,12 +127,37 @@ export async function startTelemetry(
   return {
     prometheusUrl,
     close: () => {
-      closing ??= (async () => {
-        for (const shutdown of shutdowns.reverse()) {
-          await shutdown().catch((error) => log.warn('telemetry shutdown failed', { error: String(error) }));
-        }
-      })();
+      closing ??= flushWithin(shutdowns, FLUSH_BOUND_MS, log);
       return closing;
     },
   };
+}
+
+/**
+ * How long stopping waits for the last spans and metrics to reach the collector. Each exporter's own
+ * timeout is 10 s, one after the other: a collector that is down or hung held the exit for 16–20 s,
+ * past the `shutdownGraceMs` an orchestrator's kill timeout is set by.
+ */
+export const FLUSH_BOUND_MS = 2_000;
+
+/** Runs every shutdown at once; what has not finished within `boundMs` is given up (and said so). */
+async function flushWithin(shutdowns: (() => Promise<void>)[], boundMs: number, log: Logger): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), boundMs);
+  });
+  const done = Promise.all(
+    shutdowns.map((shutdown) =>
+      shutdown().catch((error) => log.warn('telemetry shutdown failed', { error: String(error) })),
+    ),
+  );
+  const outcome = await Promise.race([done, bound]);
+  clearTimeout(timer);
+  if (outcome === 'late') {
+    log.warn(
+      `telemetry: the collector did not take the last spans and metrics within ${boundMs} ms; dropped`,
+    );
+    trace.disable();
+    metrics.disable();
+  }
 }

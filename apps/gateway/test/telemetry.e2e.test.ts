@@ -90,6 +90,38 @@ describe('telemetry', () => {
     );
   });
 
+  it('stops without waiting out a collector that never answers: the last spans are given up after a bound', async () => {
+    // Found from outside: with the collector down or hung, stopping took 16–20 s (each exporter's own 10 s
+    // timeout, one after the other), past the shutdownGraceMs an orchestrator's kill timeout is set by.
+    const sockets = new Set<import('node:net').Socket>();
+    const hung = createServer(() => {}); // reads the export, never answers it
+    hung.on('connection', (socket) => sockets.add(socket));
+    await new Promise<void>((resolve) => hung.listen(0, '127.0.0.1', resolve));
+    cleanup.add(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          hung.close(() => resolve());
+        }),
+    );
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 2 });
+    const gw = await startGateway(cleanup, {
+      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+      mcpServers: { docs: { url: docs.url } },
+      telemetry: {
+        otlp: {
+          endpoint: `http://127.0.0.1:${(hung.address() as AddressInfo).port}`,
+          exportIntervalMs: 60_000,
+        },
+      },
+    });
+    await readThrough(gw.url);
+    expect(await gw.stop()).toBe(0);
+    expect(gw.stderr()).toMatch(
+      /the collector did not take the last spans and metrics within 2000 ms; dropped/,
+    );
+  });
+
   it('serves request, error, latency, upstream, session and subscription metrics to Prometheus', async () => {
     const docs = await httpUpstream(cleanup, { name: 'docs', resources: 2 });
     const port = await freePort();
