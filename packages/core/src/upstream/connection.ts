@@ -18,6 +18,9 @@ import { ResourceFollower } from './resource-follower.js';
 import { sendRequest } from './send.js';
 import { ToolHeaders } from './tool-headers.js';
 
+/** How long a connection must last for its loss to start the reconnect backoff over (250 ms again). */
+export const STABLE_CONNECTION_MS = 10_000;
+
 /**
  * Where a connection stands. `personal`: an upstream that authorizes each person (`auth.user`) has no
  * connection of its own; each caller's requests go over that caller's own (PersonalUpstream).
@@ -215,7 +218,8 @@ export class UpstreamConnection {
     // time: adopting the last result "connects" without reaching the server, so a down upstream would look
     // ready and never back off, and a restarted one could offer something else now.
     this.#prior = client.getProtocolEra() === 'modern' ? undefined : { kind: 'legacy' };
-    this.#attempt = 0;
+    // The backoff starts over only once this connection has lasted (`#lost`): a server that exits right
+    // after its handshake would otherwise be restarted every 250 ms for ever.
     this.#lastError = undefined;
     client.onclose = () => this.#onClosed(client);
     const info = client.getServerVersion();
@@ -238,8 +242,15 @@ export class UpstreamConnection {
     this.#lastError = error;
     // Not ready any more before anyone hears of it (listeners may ask, e.g. a plugin's canSubscribe).
     this.#state = 'backoff';
+    this.#lost();
     this.#listener.down(this, error);
     this.#scheduleReconnect('connection lost');
+  }
+
+  /** A connection that lasted `STABLE_CONNECTION_MS` starts the backoff over; a shorter one goes on with it. */
+  #lost(): void {
+    if (this.#connectedSince !== undefined && Date.now() - this.#connectedSince >= STABLE_CONNECTION_MS)
+      this.#attempt = 0;
   }
 
   #scheduleReconnect(reason: string): void {
@@ -263,6 +274,7 @@ export class UpstreamConnection {
     void this.#dropLegacy();
     this.#lastError = error;
     this.#state = 'backoff';
+    this.#lost();
     this.#listener.down(this, error);
     void client.close().catch(() => {});
     this.#scheduleReconnect(`request failed: ${errorText(error)}`);
