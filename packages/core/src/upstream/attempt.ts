@@ -10,7 +10,7 @@ import { errorText } from './errors.js';
 import { inboundGuard } from './inbound-guard.js';
 import { LayeredTransport } from './layered-transport.js';
 import type { UpstreamLimits } from './limits.js';
-import { pipeLines } from './stderr.js';
+import { logStderr } from './stderr.js';
 import { TASK_RESULTS_LAYER } from './task-results.js';
 import { createUpstreamClient } from './upstream-client.js';
 
@@ -41,7 +41,7 @@ export function prepareAttempt(
   const noise = new RateLimitedLog(log);
   const credentials = auth?.bind((message) => correlation.callerOf(message));
   const { transport, stderr } = createUpstreamTransport(config.transport, credentials);
-  if (stderr) pipeLines(stderr, (line) => log.info(line, { stream: 'stderr' }));
+  if (stderr) logStderr(stderr, log);
   const client = createUpstreamClient(
     config.timeoutMs,
     {
