@@ -123,6 +123,9 @@ export interface GatewayErrorData {
   [key: string]: unknown;
 }
 
+/** The requests of an upstream handshake: an invalid answer to one fails the connection, not a request. */
+const HANDSHAKE_METHODS: ReadonlySet<string> = new Set(['initialize', 'server/discover']);
+
 /**
  * The one error type the core produces. It carries its JSON-RPC code and a stable `data.reason`,
  * so era adapters and plugins can map or inspect it without string matching.
@@ -186,12 +189,16 @@ export class GatewayError extends Error {
 
   /**
    * An upstream answered one request with something that is not a result of its method (not an object,
-   * or not fitting the method's schema). Only that request fails; the upstream stays connected.
+   * or not fitting the method's schema). Only that request fails; the upstream stays connected (a
+   * handshake's request: the connection fails, and is tried again later).
    */
   static upstreamInvalidResult(upstream: string, method: string, detail: string): GatewayError {
+    const consequence = HANDSHAKE_METHODS.has(method)
+      ? 'The handshake failed; the gateway tries again with backoff.'
+      : 'Only this request failed; the upstream stays connected.';
     return new GatewayError(
       ErrorCode.InternalError,
-      `Upstream '${upstream}' answered ${method} with an invalid result (${detail}). Only this request failed; the upstream stays connected. Report it to the server's maintainers.`,
+      `Upstream '${upstream}' answered ${method} with an invalid result (${detail}). ${consequence} Report it to the server's maintainers.`,
       { reason: 'upstream_invalid_result', upstream, method },
     );
   }

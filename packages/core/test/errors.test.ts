@@ -178,3 +178,17 @@ describe('ErrorCode', () => {
     expect(shared).toEqual([['GatewayRefused', 'StoreUnavailable']]);
   });
 });
+
+describe('an invalid upstream result', () => {
+  it('says only the request failed, except for a handshake, whose connection fails instead', () => {
+    // Found from outside: a garbage initialize answer was logged as "the upstream stays connected".
+    expect(GatewayError.upstreamInvalidResult('docs', 'tools/call', 'x').message).toContain(
+      'Only this request failed; the upstream stays connected.',
+    );
+    for (const method of ['initialize', 'server/discover']) {
+      const { message } = GatewayError.upstreamInvalidResult('docs', method, 'the result is not an object');
+      expect(message).toContain('The handshake failed; the gateway tries again with backoff.');
+      expect(message).not.toContain('stays connected');
+    }
+  });
+});
