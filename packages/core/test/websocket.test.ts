@@ -1,6 +1,11 @@
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo, Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -109,6 +114,15 @@ function closeEvent(ws: WebSocket, ms = 5_000): Promise<{ code: number; reason: 
     ms,
     'close event',
   );
+}
+
+function hasOpenssl(): boolean {
+  try {
+    execFileSync('openssl', ['version'], { stdio: 'ignore' });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function clientTransport(
@@ -250,6 +264,41 @@ describe('WebSocketClientTransport', () => {
     await expect(within(transport.start(), 3_000, 'start()')).rejects.toThrow(/403/);
   });
 
+  it.skipIf(!hasOpenssl())(
+    'wss: connects over TLS and verifies the certificate (a self-signed one is refused)',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ws-tls-'));
+      cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+      const [key, cert] = [join(dir, 'key.pem'), join(dir, 'cert.pem')];
+      execFileSync(
+        'openssl',
+        ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', key, '-out', cert].concat([
+          '-days',
+          '1',
+          '-subj',
+          '/CN=localhost',
+        ]),
+        { stdio: 'ignore' },
+      );
+      let servername: string | undefined;
+      const https = createHttpsServer({
+        key: readFileSync(key),
+        cert: readFileSync(cert),
+        SNICallback: (name, callback) => {
+          servername = name;
+          callback(null, undefined);
+        },
+      });
+      https.on('tlsClientError', () => {});
+      await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
+      cleanup.push(() => new Promise<void>((resolve) => https.close(() => resolve())));
+      const { port } = https.address() as AddressInfo;
+      const transport = clientTransport(`wss://localhost:${port}/mcp`);
+      await expect(within(transport.start(), 3_000, 'start()')).rejects.toThrow(/self.signed/i);
+      expect(servername).toBe('localhost'); // SNI, as ws sends it
+    },
+  );
+
   it('start() rejects when nothing listens', async () => {
     const server = await wsServer();
     const url = server.url;
@@ -298,18 +347,61 @@ describe('WebSocketClientTransport', () => {
     await closed;
   });
 
-  it('closes with 1009 when the upstream sends a message over maxMessageBytes', async () => {
+  it('drops a message over the limit as it arrives, one frame or several, and stays connected', async () => {
+    const server = await wsServer({ handleProtocols: () => MCP_WS_SUBPROTOCOL });
+    const transport = clientTransport(server.url);
+    const dropped: Array<{ id: unknown; bytes: number; hasMethod?: boolean }> = [];
+    transport.faults = {
+      oversized: (id, bytes, hasMethod) => dropped.push({ id, bytes, hasMethod }),
+      unparsable: () => {},
+      failed: () => {},
+      maxBytes: () => 1024,
+    };
+    const messages: unknown[] = [];
+    const received = within(
+      new Promise<void>((resolve) => {
+        transport.onmessage = (message) => {
+          messages.push(message);
+          resolve();
+        };
+      }),
+      3_000,
+      'the message after the oversized ones',
+    );
+    let closed = false;
+    transport.onclose = () => {
+      closed = true;
+    };
+    await transport.start();
+    const serverSide = server.sockets[0]!;
+    // 64 times the limit in one frame: ws alone would close (1009) at twice it.
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { pad: 'y'.repeat(64 * 1024) } });
+    serverSide.send(big);
+    const fragmented = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'x',
+      params: { pad: 'z'.repeat(4096) },
+    });
+    for (let at = 0; at < fragmented.length; at += 1000) {
+      serverSide.send(fragmented.slice(at, at + 1000), { fin: at + 1000 >= fragmented.length });
+    }
+    serverSide.send(JSON.stringify({ jsonrpc: '2.0', id: 3, result: {} }));
+    await received;
+    expect(dropped).toEqual([
+      { id: 1, bytes: big.length, hasMethod: false },
+      { id: 2, bytes: fragmented.length, hasMethod: true },
+    ]);
+    expect(messages).toEqual([{ jsonrpc: '2.0', id: 3, result: {} }]);
+    expect(closed).toBe(false);
+    expect(serverSide.readyState).toBe(WebSocket.OPEN);
+  });
+
+  it('without faults, reports a dropped message through onerror; an oversized binary one closes with 1003', async () => {
     const server = await wsServer({ handleProtocols: () => MCP_WS_SUBPROTOCOL });
     const transport = clientTransport(server.url, { maxMessageBytes: 1024 });
     const errors: Error[] = [];
     transport.onerror = (error) => errors.push(error);
-    const closed = within(
-      new Promise<void>((resolve) => {
-        transport.onclose = resolve;
-      }),
-      3_000,
-      'onclose after oversized frame',
-    );
     await transport.start();
     const serverSide = server.sockets[0]!;
     const code = within(
@@ -318,8 +410,10 @@ describe('WebSocketClientTransport', () => {
       'server close',
     );
     serverSide.send(JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { pad: 'y'.repeat(4096) } }));
-    await closed;
-    expect(await code).toBe(1009);
-    expect(errors.map((e) => e.message).join()).toMatch(/max payload|too big|exceeded/i);
+    serverSide.send(Buffer.alloc(4096), { binary: true });
+    expect(await code).toBe(1003);
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/discarded a WebSocket message of \d+ bytes/),
+    ]);
   });
 });

@@ -1,9 +1,10 @@
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import WebSocket from 'ws';
+import WebSocket, { type ClientOptions } from 'ws';
 import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, KEEP_ALIVE_MS, keepAlive, MCP_WS_SUBPROTOCOL } from '../websocket.js';
 import type { InboundFaults, UpstreamClientTransport } from './faults.js';
-import { JsonIdScanner } from './json-id-scanner.js';
+import { filteredConnection } from './filtered-socket.js';
+import { WsMessageFilter } from './ws-message-filter.js';
 
 function noSubprotocol(): Error {
   return new Error(`upstream did not accept the "${MCP_WS_SUBPROTOCOL}" WebSocket subprotocol`);
@@ -21,8 +22,9 @@ export interface WebSocketClientOptions {
 /**
  * MCP over WebSocket to an upstream (`ws://` / `wss://`): subprotocol `mcp`, one JSON-RPC message per
  * text frame, ping/pong keepalive (a peer that misses a pong is dropped), and a message size limit. A
- * message over the limit fails the request it answers; `ws` itself closes the connection (1009) only for
- * one over twice the limit, where it stops buffering.
+ * message over the limit is dropped as it arrives, before `ws` buffers it (`WsMessageFilter` between the
+ * socket and `ws`), and fails only the request it answers; the connection stays. No permessage-deflate is
+ * offered: a compressed message's size is known only once inflated.
  */
 export class WebSocketClientTransport implements UpstreamClientTransport {
   onmessage?: (message: JSONRPCMessage) => void;
@@ -65,10 +67,29 @@ export class WebSocketClientTransport implements UpstreamClientTransport {
         reject(error);
       };
       const headers = authorization ? { ...this.#options.headers, authorization } : this.#options.headers;
+      const filter = (push: (bytes: Buffer) => void) =>
+        new WsMessageFilter(
+          {
+            pass: push,
+            oversized: (id, bytes, hasMethod, binary) => {
+              if (binary) socket.close(1003, 'MCP messages are text frames');
+              else if (this.faults) this.faults.oversized(id, bytes, hasMethod);
+              else
+                this.onerror?.(new Error(`discarded a WebSocket message of ${bytes} bytes (over the limit)`));
+            },
+          },
+          () => this.#maxBytes(),
+        );
       const socket = new WebSocket(this.#url, MCP_WS_SUBPROTOCOL, {
         headers,
-        maxPayload: 2 * this.#maxBytes(),
+        perMessageDeflate: false,
+        // The filter holds every message to the live limit before ws sees it; ws's own cap would close.
+        maxPayload: 0,
         handshakeTimeout: 30_000,
+        createConnection: filteredConnection(
+          this.#url.protocol === 'wss:',
+          filter,
+        ) as unknown as ClientOptions['createConnection'],
       });
       this.#socket = socket;
       socket.once('open', () => {
@@ -95,18 +116,6 @@ export class WebSocketClientTransport implements UpstreamClientTransport {
       socket.on('message', (data, isBinary) => {
         if (isBinary) {
           socket.close(1003, 'MCP messages are text frames');
-          return;
-        }
-        const bytes = Array.isArray(data)
-          ? data.reduce((n, b) => n + b.length, 0)
-          : (data as Buffer | ArrayBuffer).byteLength;
-        if (bytes > this.#maxBytes() && this.faults) {
-          const scanner = new JsonIdScanner();
-          const parts = Array.isArray(data)
-            ? data
-            : [data instanceof ArrayBuffer ? new Uint8Array(data) : data];
-          for (const part of parts) scanner.feed(part);
-          this.faults.oversized(scanner.id, bytes, scanner.hasMethod);
           return;
         }
         const text = data.toString();
