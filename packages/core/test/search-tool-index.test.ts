@@ -111,6 +111,41 @@ describe('ToolSearchIndex', () => {
     expect(twice.search('second', { limit: 5 })).toEqual([]);
   });
 
+  it('finds a tool by a number in its name, split in the query as in the index', () => {
+    // Found from outside: the query lost the `3` of `tool_3` (read as an argument), the index kept it.
+    const numbered = new ToolSearchIndex(
+      [0, 1, 2, 3, 4].map((n) => tool('alpha', `tool_${n}`, `Test tool number ${n}.`)),
+    );
+    for (const query of ['alpha__tool_3', 'tool_3', 'tool-3', 'tool 3', 'toolThree 3', '3'])
+      expect(names(numbered.search(query, { limit: 3 }))[0], query).toBe('alpha__tool_3');
+    expect(names(numbered.search('3', { limit: 3 }))).toEqual(['alpha__tool_3']);
+    expect(names(index.search('merge PR 42', { limit: 1 }))).toEqual(['codehost__merge_pull_request']);
+  });
+
+  it('finds the tool of an exact exposed name first, and only when the caller may see it', () => {
+    const close = new ToolSearchIndex([
+      tool('gh', 'create_issue_comment', 'Create a comment on an issue: create issue comments on issues.'),
+      tool('gh', 'create_issue', 'Open a ticket.'),
+      tool('x', 'do_it', 'Runs.'),
+    ]);
+    // Ranked by words alone, the comment tool (more of them) comes first.
+    expect(names(close.search('gh create issue', { limit: 2 }))).toEqual([
+      'gh__create_issue_comment',
+      'gh__create_issue',
+    ]);
+    const hits = close.search(' gh__create_issue ', { limit: 2 });
+    expect(names(hits)).toEqual(['gh__create_issue', 'gh__create_issue_comment']);
+    expect(hits[0]!.score).toBeGreaterThanOrEqual(hits[1]!.score);
+    expect(names(close.search('gh__create_issue', { limit: 1 }))).toEqual(['gh__create_issue']);
+    expect(
+      names(close.search('gh__create_issue', { limit: 5, visible: (name) => name !== 'gh__create_issue' })),
+    ).not.toContain('gh__create_issue');
+    // A name of stop words and lone letters only has no terms, and is still found by name.
+    expect(names(close.search('x__do_it', { limit: 5 }))).toEqual(['x__do_it']);
+    expect(close.search('do_it', { limit: 5 })).toEqual([]);
+    expect(close.search('gh__create_issue', { limit: 0 })).toEqual([]);
+  });
+
   it('takes __proto__, constructor and other Object.prototype names as ordinary names and queries', () => {
     const odd = new ToolSearchIndex([
       { name: '__proto__', server: 'x', description: 'prototype tool' },

@@ -81,7 +81,9 @@ describe('query understanding', () => {
     expect(typed('move WEB-12 to done')).toBe('move issue to done');
     expect(typed('open notes.txt and logo.png')).toBe('open notes file and logo image file');
     expect(typed('post in #releases for @sam')).toBe('post in channel for user');
-    expect(typed('add up 17 and 25')).toBe('add up and');
+    // A bare number is kept (found from outside: `tool 3` and `tool_3` lost the 3 the index keeps).
+    expect(typed('add up 17 and 25')).toBe('add up 17 and 25');
+    expect(typed('call alpha__tool_3, tool-3 or 3')).toBe('call alpha__tool_3, tool-3 or 3');
     expect(typed('list ec2 and s3')).toBe('list ec2 and s3');
   });
 });

@@ -53,6 +53,8 @@ type Indexed = SearchDocument & { id: number };
  */
 export class ToolSearchIndex {
   readonly #names: string[] = [];
+  /** Ids by exposed name: a query that is a tool's exposed name finds that tool first. */
+  readonly #ids = new Map<string, number>();
   /** Every term of the index: a query word not among them may meet a shorter one it starts with. */
   readonly #vocabulary = new Set<string>();
   readonly #engine: MiniSearch<Indexed>;
@@ -73,10 +75,9 @@ export class ToolSearchIndex {
         return term;
       },
     });
-    const seen = new Set<string>();
     for (const tool of tools) {
-      if (seen.has(tool.name)) continue;
-      seen.add(tool.name);
+      if (this.#ids.has(tool.name)) continue;
+      this.#ids.set(tool.name, this.#names.length);
       this.#engine.add({ id: this.#names.length, ...searchDocument(tool) });
       this.#names.push(tool.name);
     }
@@ -120,12 +121,19 @@ export class ToolSearchIndex {
     return undefined;
   }
 
-  /** The tools best matching `query`, best first, at most `limit`, only those `visible` admits. */
+  /**
+   * The tools best matching `query`, best first, at most `limit`, only those `visible` admits. A query
+   * that is a tool's exposed name (`github__create_issue`) finds that tool first, scored as the best.
+   */
   search(query: string, { limit, visible }: ToolSearchQuery): ToolSearchHit[] {
     const terms = this.terms(query);
     const max = Math.floor(limit);
-    if (terms.size === 0 || !(max >= 1) || this.#names.length === 0) return [];
+    if (!(max >= 1) || this.#names.length === 0) return [];
     const names = this.#names;
+    const named = this.#ids.get(query.trim());
+    const exact =
+      named !== undefined && (visible === undefined || visible(names[named]!)) ? named : undefined;
+    if (terms.size === 0) return exact === undefined ? [] : [{ name: names[exact]!, score: 0 }];
     const { boost, prefix, prefixWeight, fuzzy, fuzzyWeight, bm25 } = this.#options;
     const results = this.#engine.search(
       { queries: [...terms.keys()], combineWith: 'OR' },
@@ -145,9 +153,10 @@ export class ToolSearchIndex {
       },
     );
     const hits: ToolSearchHit[] = [];
+    if (exact !== undefined) hits.push({ name: names[exact]!, score: results[0]?.score ?? 0 });
     for (const result of results) {
       if (hits.length === max) break;
-      hits.push({ name: names[result.id as number]!, score: result.score });
+      if (result.id !== exact) hits.push({ name: names[result.id as number]!, score: result.score });
     }
     return hits;
   }

@@ -2,7 +2,9 @@
  * Argument values in a task phrasing, read as what they are: "share the plan with jane@acme.com",
  * "point www.example.com to 203.0.113.7", "show notes.txt", "move WEB-12 to done". The value's own
  * characters (`jane`, `acme`, `203`, `txt`) match nothing useful, its kind does (a user, a domain, an IP
- * address, a file, an issue). Applied to queries only: documents keep their text.
+ * address, a file, an issue). Applied to queries only: documents keep their text. A bare number stays a
+ * word, split as in names (`tool_3` → `tool`, `3`): tool names hold numbers, and one no tool holds finds
+ * nothing.
  */
 
 const IMAGE_EXTENSIONS = 'png|jpe?g|gif|svg|webp|bmp|ico';
@@ -25,8 +27,6 @@ const VALUES: readonly [RegExp, string][] = [
     ' region ',
   ],
   [/\b\d{1,2}(?::\d{2})?\s?(?:am|pm)\b/giu, ' time '],
-  // A bare number is an argument (an ID, a count, a size), not a word of any tool.
-  [/(?<![\p{L}\p{N}])\d+(?:[.,]\d+)*%?(?![\p{L}\p{N}])/gu, ' '],
 ];
 
 /** `query` with its argument values replaced by their kinds. */
