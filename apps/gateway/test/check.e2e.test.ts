@@ -153,4 +153,38 @@ describe('switchyard check', () => {
       /^ops\s+gh,ci\s+6\s+0\s+on\s+alwaysList names no tool it exposes: ci__tool_9$/,
     );
   });
+
+  it("warns of an alwaysList name given twice, and of upstream tools tool search's own shadow", async () => {
+    // Found from outside: a repeated entry listed its tool twice; an unprefixed upstream's call_tool and
+    // search_tools were said to be shadowed, and `check` said nothing of either.
+    const dir = await tempDir(cleanup);
+    const file = join(dir, 'switchyard.json');
+    await writeFile(
+      file,
+      JSON.stringify({
+        mcpServers: {
+          gh: { command: process.execPath, args: [TESTKIT_CLI, '--name', 'gh', '--tools', '2'] },
+          flat: {
+            command: process.execPath,
+            args: [TESTKIT_CLI, '--name', 'flat', '--tool-name', 'search_tools', '--tool-name', 'call_tool'],
+            prefix: false,
+          },
+        },
+        virtualServers: {
+          dup: { servers: ['gh'], toolSearch: { alwaysList: ['gh__tool_1', 'gh__tool_0', 'gh__tool_1'] } },
+          flat: { servers: ['*'], toolSearch: {} },
+          nosearch: { servers: ['flat'] },
+        },
+      }),
+    );
+    const { code, stdout } = await check(file);
+    expect(code).toBe(0);
+    const lines = stdout.split('\n');
+    const at = lines.findIndex((l) => l.startsWith('VIRTUAL SERVER'));
+    expect(lines[at + 1]).toMatch(/^dup\s+gh\s+2\s+0\s+on\s+alwaysList names a tool twice: gh__tool_1$/);
+    expect(lines[at + 2]).toMatch(
+      /^flat\s+gh,flat\s+4\s+0\s+on\s+tool search's own tools shadow the upstream tools named search_tools, call_tool: not found, not called$/,
+    );
+    expect(lines[at + 3]?.split(/\s+/)).toEqual(['nosearch', 'flat', '2', '0', 'off']);
+  });
 });

@@ -42,7 +42,12 @@ export {
   type GatewayErrorReasons,
   isResourceNotFound,
 } from './errors.js';
-export { CALL_TOOL, gatewayTools, SEARCH_TOOLS } from './features/tool-search/gateway-tools.js';
+export {
+  CALL_TOOL,
+  gatewayTools,
+  isGatewayTool,
+  SEARCH_TOOLS,
+} from './features/tool-search/gateway-tools.js';
 export {
   Gateway,
   type GatewayOptions,

@@ -1,6 +1,7 @@
 import {
   EndpointView,
   exposeName,
+  isGatewayTool,
   nameFilter,
   type ToolSearchConfig,
   type UpstreamConfig,
@@ -13,7 +14,8 @@ const HEADER = ['VIRTUAL SERVER', 'SERVERS', 'TOOLS', 'PROMPTS', 'TOOL SEARCH', 
 /**
  * The `switchyard check` table of virtual servers (DESIGN §13): what each exposes of what the upstreams
  * listed (their tools and prompts after curation, by the gateway's exposed names), whether it searches,
- * and what looks wrong (an `alwaysList` name no server lists).
+ * and what looks wrong: an `alwaysList` name no server lists or given twice, and a tool the gateway's own
+ * `search_tools` or `call_tool` shadows there.
  */
 export function renderVirtualServers(
   virtualServers: ReadonlyMap<string, VirtualServerConfig>,
@@ -28,8 +30,7 @@ export function renderVirtualServers(
     const tools = exposed.tools.filter(([e, u]) => view.tool(e, u)).map(([e]) => e);
     const prompts = exposed.prompts.filter(([e, u]) => view.prompt(e, u)).length;
     const search = view.toolSearch?.enabled === true;
-    const missing = search ? (view.toolSearch?.alwaysList ?? []).filter((t) => !tools.includes(t)) : [];
-    const notes = missing.length > 0 ? `alwaysList names no tool it exposes: ${missing.join(', ')}` : '';
+    const notes = search ? searchNotes(view.toolSearch?.alwaysList ?? [], tools).join('; ') : '';
     return [name, servers.join(','), String(tools.length), String(prompts), search ? 'on' : 'off', notes];
   });
   const widths = HEADER.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]?.length ?? 0)));
@@ -39,6 +40,22 @@ export function renderVirtualServers(
       .join('  ')
       .trimEnd();
   return [line(HEADER), ...rows.map(line)].join('\n');
+}
+
+/** What looks wrong with tool search on an endpoint exposing `tools`, each a note. */
+function searchNotes(alwaysList: readonly string[], tools: readonly string[]): string[] {
+  const notes: string[] = [];
+  const missing = alwaysList.filter((t, i) => alwaysList.indexOf(t) === i && !tools.includes(t));
+  if (missing.length > 0) notes.push(`alwaysList names no tool it exposes: ${missing.join(', ')}`);
+  const twice = alwaysList.filter((t, i) => alwaysList.indexOf(t) !== i);
+  if (twice.length > 0) notes.push(`alwaysList names a tool twice: ${[...new Set(twice)].join(', ')}`);
+  const shadowed = tools.filter(isGatewayTool);
+  if (shadowed.length > 0) {
+    notes.push(
+      `tool search's own tools shadow the upstream tools named ${shadowed.join(', ')}: not found, not called`,
+    );
+  }
+  return notes;
 }
 
 /** Every listed tool and prompt as [exposed name, server], curation applied. */

@@ -2,6 +2,7 @@ import type { RequestContext } from '../../context.js';
 import type { Outcome } from '../../middleware.js';
 import { asRecords } from '../../payload.js';
 import { GATEWAY_REQUEST_KEY } from '../../state-keys.js';
+import { isGatewayTool } from './gateway-tools.js';
 
 /** The key in `ctx.state` of the gateway's own full `tools/list` for a caller: search mode stays out of it. */
 export const FULL_TOOL_LIST_KEY = 'switchyard.full-tool-list';
@@ -19,7 +20,8 @@ type Tools = ReadonlyMap<string, Record<string, unknown>>;
 /**
  * The tools one caller may use on one endpoint: what its own `tools/list` answers, through every plugin
  * (access rules, pins' quarantine, curation, the virtual server), walked once per catalog change and
- * kept. Tool search returns and calls nothing else, so it hides exactly what `tools/list` hides.
+ * kept. Tool search returns and calls nothing else, so it hides exactly what `tools/list` hides; and not
+ * an upstream's tool named `search_tools` or `call_tool`, which the gateway's own shadow (`isGatewayTool`).
  */
 export class CallerTools {
   readonly #list: (ctx: RequestContext) => Promise<Outcome>;
@@ -59,7 +61,7 @@ export class CallerTools {
       // A caller refused tools/list itself may use no tool.
       if (!outcome.ok) return tools;
       for (const tool of asRecords(outcome.result.tools)) {
-        if (typeof tool.name === 'string') tools.set(tool.name, tool);
+        if (typeof tool.name === 'string' && !isGatewayTool(tool.name)) tools.set(tool.name, tool);
       }
       const next = outcome.result.nextCursor;
       if (typeof next !== 'string' || next.length === 0) break;

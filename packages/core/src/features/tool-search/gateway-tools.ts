@@ -5,6 +5,14 @@ import { isRecord } from '../../payload.js';
 export const SEARCH_TOOLS = 'search_tools';
 export const CALL_TOOL = 'call_tool';
 
+/**
+ * Whether `name` is one of the gateway's own tools in search mode: on an endpoint that searches, they
+ * shadow an upstream's tools of those names (`"prefix": false`), which are neither found nor called there.
+ */
+export function isGatewayTool(name: string): boolean {
+  return name === SEARCH_TOOLS || name === CALL_TOOL;
+}
+
 /** The longest query `search_tools` takes, in characters. */
 export const MAX_QUERY_CHARS = 1000;
 export const MAX_SEARCH_LIMIT = 20;
@@ -91,6 +99,13 @@ export function callArguments(args: unknown): {
   const { name } = given;
   if (typeof name !== 'string' || name.length === 0) {
     throw refused('invalid_name', `${CALL_TOOL} needs "name": the name of a tool ${SEARCH_TOOLS} returned.`);
+  }
+  // Whatever the endpoint's upstreams are named: a gateway tool is called directly, never through call_tool.
+  if (isGatewayTool(name)) {
+    throw refused(
+      'invalid_name',
+      `${CALL_TOOL} calls the tools ${SEARCH_TOOLS} returns; "${name}" is the gateway's own: call it directly.`,
+    );
   }
   const inner = given.arguments;
   if (inner !== undefined && !isRecord(inner)) {

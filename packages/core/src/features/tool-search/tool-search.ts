@@ -29,7 +29,8 @@ export function withToolSearch(tools: Feature, { catalog, callers }: ToolSearchD
     const search = searchModeOf(ctx);
     if (!search) return list(ctx);
     const usable = await callers.of(ctx);
-    const always = search.alwaysList.flatMap((name) => {
+    // Each once (a name a list holds twice is one tool), and never a shadowed gateway tool's name.
+    const always = [...new Set(search.alwaysList)].flatMap((name) => {
       const tool = usable.get(name);
       return tool ? [tool] : [];
     });
