@@ -6,7 +6,8 @@ import { type ClientEra, connectOverHttp, interactiveClient } from './support/in
 
 // Names on endpoints that search (DESIGN §13), through the real CLI over testkit upstreams, SDK clients of
 // both eras: the gateway's own search_tools and call_tool shadow an unprefixed upstream's tools of those
-// names everywhere; an alwaysList lists each tool once.
+// names everywhere; an alwaysList lists each tool once; and a completion ref an endpoint does not expose
+// is refused as the root endpoint refuses one nobody serves.
 
 const shared = new Cleanup();
 const cleanup = new Cleanup();
@@ -116,5 +117,34 @@ describe.each(['legacy', 'modern'] as ClientEra[])('a %s client', (era) => {
     const { tools } = await c.listTools();
     expect(tools.map((t) => t.name)).toEqual(['alpha__tool_1', 'search_tools', 'call_tool']);
     expect(tools.find((t) => t.name === 'call_tool')?.title).toBe('Call a tool');
+  });
+
+  it('refuses a completion ref a virtual server hides exactly as the root refuses an unknown one', async () => {
+    // Found from outside: the virtual server answered "completion/complete needs params.ref" without a
+    // reason, where the root endpoint answered prompt_not_found.
+    const one = await connect(era, '/one');
+    const root = await connect(era, '');
+    const argument = { name: 'id', value: '' };
+    const prompt = (client: Client, name: string) =>
+      refusal(client.complete({ ref: { type: 'ref/prompt', name }, argument }), name);
+    const rootUnknown = await prompt(root, 'nope__prompt');
+    expect(rootUnknown).toMatchObject({ code: -32602, reason: 'prompt_not_found' });
+    expect(await prompt(one, 'nope__prompt')).toEqual(rootUnknown);
+    expect(await prompt(one, 'alpha__prompt_1')).toEqual(rootUnknown);
+    expect(
+      await one.complete({ ref: { type: 'ref/prompt', name: 'alpha__prompt_0' }, argument }),
+    ).toBeDefined();
+
+    const template = (client: Client, uri: string) =>
+      refusal(client.complete({ ref: { type: 'ref/resource', uri }, argument }), uri);
+    const rootNone = await template(root, 'nope+test://x/{id}');
+    expect(rootNone).toMatchObject({ code: -32602 });
+    expect(rootNone.message).toContain("Unknown resource template 'N'");
+    expect(await template(one, 'nope+test://x/{id}')).toEqual(rootNone);
+    expect(await template(one, 'alpha+test://alpha/items/{id}')).toEqual(rootNone);
+    expect(
+      (await root.complete({ ref: { type: 'ref/resource', uri: 'alpha+test://alpha/items/{id}' }, argument }))
+        .completion.values,
+    ).toEqual(['apple', 'banana']);
   });
 });

@@ -2,7 +2,7 @@ import { cancellationOf } from '../cancellation.js';
 import type { RequestContext, RequestTarget } from '../context.js';
 import { GatewayError } from '../errors.js';
 import { isRecord } from '../payload.js';
-import type { NamedCatalog } from '../routing/named-catalog.js';
+import { type NamedCatalog, unknownNamed } from '../routing/named-catalog.js';
 import type { ResourceRouter } from '../routing/resource-router.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { originOf } from '../upstream/origin.js';
@@ -84,8 +84,20 @@ export function completionFeature({ pool, router, prompts }: CompletionDeps): Fe
   };
 }
 
-/** The refusal of a completion `ref` nothing (this endpoint exposes) answers. */
+/**
+ * The refusal of a completion `ref` nothing (this endpoint exposes) answers, alike on every endpoint and
+ * for a hidden and an unknown one: a prompt's is that of `prompts/get` of the name (`prompt_not_found`).
+ */
 export function unknownCompletionRef(ref: unknown): GatewayError {
+  if (isRecord(ref) && ref.type === 'ref/prompt' && typeof ref.name === 'string') {
+    return unknownNamed('prompts', ref.name);
+  }
+  if (isRecord(ref) && ref.type === 'ref/resource' && typeof ref.uri === 'string') {
+    return GatewayError.invalidParams(
+      `Unknown resource template '${ref.uri}': completion/complete completes the arguments of a uriTemplate from resources/templates/list.`,
+      { ref },
+    );
+  }
   return GatewayError.invalidParams(
     'completion/complete needs params.ref: {"type":"ref/resource","uri":<a uriTemplate from resources/templates/list>} or {"type":"ref/prompt","name":<a name from prompts/list>}.',
     { ref },
