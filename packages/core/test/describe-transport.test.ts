@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { describeTransport } from '../src/transports/upstream/describe.js';
+import { describeTransport, urlSecretMask } from '../src/transports/upstream/describe.js';
 
 it('describes an upstream for the logs without a credential: userinfo and query values masked', () => {
   // Found from outside: `?api_key=…` went to the log verbatim (only userinfo was masked).
@@ -14,4 +14,20 @@ it('describes an upstream for the logs without a credential: userinfo and query 
     'websocket: ws://127.0.0.1:3003/mcp?token=***&token=***',
   ]);
   expect(described.join(' ')).not.toMatch(/SECRET|T0K3N/);
+});
+
+it('masks a URL and its secrets wherever an error text quotes them', () => {
+  const mask = urlSecretMask('http://alice:PW%40SECRET@127.0.0.1:1/sse?token=TOKSECRET&v=2')!;
+  expect(
+    mask(
+      'Request cannot be constructed from a URL that includes credentials: http://alice:PW%40SECRET@127.0.0.1:1/sse?token=TOKSECRET&v=2',
+    ),
+  ).toBe(
+    'Request cannot be constructed from a URL that includes credentials: http://***:***@127.0.0.1:1/sse?token=***&v=***',
+  );
+  // Alone, raw or decoded; a short value (`v=2`) is no secret worth masking every "2" for.
+  expect(mask('refused PW@SECRET / PW%40SECRET, token TOKSECRET, v 2')).toBe(
+    'refused *** / ***, token ***, v 2',
+  );
+  expect(urlSecretMask('http://127.0.0.1:1/sse')).toBeUndefined();
 });

@@ -1,6 +1,7 @@
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamTransportConfig } from '../../config.js';
 import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
+import { urlSecretMask } from './describe.js';
 import type { UpstreamClientTransport } from './faults.js';
 import { HttpClientTransport } from './http-client-transport.js';
 import { SseClientTransport } from './sse-client-transport.js';
@@ -17,7 +18,7 @@ export interface UpstreamTransport {
 /**
  * The transport for one connection attempt. `credentials` (from the upstream's `auth`) authorize every
  * HTTP request it makes: per message on Streamable HTTP, the gateway's own on SSE and on the WebSocket
- * upgrade.
+ * upgrade. A remote transport's errors never show its URL's secrets (`maskingErrors`).
  */
 export function createUpstreamTransport(
   config: UpstreamTransportConfig,
@@ -34,27 +35,80 @@ export function createUpstreamTransport(
       });
       return { transport, stderr: transport.stderr };
     }
-    case 'http':
-      return { transport: new HttpClientTransport(new URL(config.url), config.headers, credentials) };
+    case 'http': {
+      const transport = new HttpClientTransport(new URL(config.url), config.headers, credentials);
+      return { transport: maskingErrors(transport, config.url) };
+    }
     case 'ws': {
       const options = { headers: config.headers, credentials };
-      return { transport: new WebSocketClientTransport(new URL(config.url), options) };
+      const transport = new WebSocketClientTransport(new URL(config.url), options);
+      return { transport: maskingErrors(transport, config.url) };
     }
     case 'sse': {
       const authorized = credentials ? authorizedFetch(credentials) : fetch;
-      return {
-        transport: new SseClientTransport(new URL(config.url), {
-          requestInit: { headers: config.headers },
-          fetch: (input, init) => fetchWithScopedAbort(input, init, authorized),
-          eventSourceInit: {
-            fetch: (url, init) =>
-              authorized(url, {
-                ...init,
-                headers: { ...(init?.headers as Record<string, string>), ...config.headers },
-              }),
-          },
-        }),
-      };
+      const transport = new SseClientTransport(new URL(config.url), {
+        requestInit: { headers: config.headers },
+        fetch: (input, init) => fetchWithScopedAbort(input, init, authorized),
+        eventSourceInit: {
+          fetch: (url, init) =>
+            authorized(url, {
+              ...init,
+              headers: { ...(init?.headers as Record<string, string>), ...config.headers },
+            }),
+        },
+      });
+      return { transport: maskingErrors(transport, config.url) };
     }
   }
+}
+
+/**
+ * `transport`, its errors (a failed start or send, `onerror`) with the secrets of its `url` masked
+ * (`urlSecretMask`): their text reaches the log, `/admin/status` and callers' `upstream_unavailable`
+ * errors, which never show a URL credential (docs/security.md).
+ */
+function maskingErrors(transport: UpstreamClientTransport, url: string): UpstreamClientTransport {
+  const mask = urlSecretMask(url);
+  if (mask === undefined) return transport;
+  const start = transport.start.bind(transport);
+  const send = transport.send.bind(transport);
+  transport.start = async () => {
+    try {
+      await start();
+    } catch (error) {
+      throw maskError(error, mask);
+    }
+  };
+  transport.send = async (message, options) => {
+    try {
+      await send(message, options);
+    } catch (error) {
+      throw maskError(error, mask);
+    }
+  };
+  let onerror: UpstreamClientTransport['onerror'];
+  Object.defineProperty(transport, 'onerror', {
+    get: () => onerror,
+    set: (handler: UpstreamClientTransport['onerror']) => {
+      onerror = handler && ((error) => handler(maskError(error, mask)));
+    },
+    configurable: true,
+    enumerable: true,
+  });
+  return transport;
+}
+
+/** `error` (and its causes), their messages and stacks masked in place: its type stays what callers test. */
+function maskError<T>(error: T, mask: (text: string) => string): T {
+  let current: unknown = error;
+  for (let depth = 0; current instanceof Error && depth < 8; depth++) {
+    try {
+      current.message = mask(current.message);
+      if (current.stack !== undefined) current.stack = mask(current.stack);
+    } catch {
+      // a read-only message (a DOMException): left as it is
+    }
+    current = current.cause;
+  }
+  return error;
 }

@@ -35,3 +35,47 @@ export function redactUrl(raw: string): string {
     return '(an invalid URL)';
   }
 }
+
+/** A secret shorter than this, met alone in a text, is left as is: it would mask ordinary words and numbers. */
+const MIN_LONE_SECRET = 6;
+
+/**
+ * Masks what `redactUrl` masks wherever it appears in a text (an error message that quoted the URL): the
+ * URL itself, as configured or as `URL` spells it, becomes its redacted form, and its password and query
+ * values met alone (raw or decoded, at least 6 characters) become `***`. Undefined when the URL has nothing
+ * to mask.
+ */
+export function urlSecretMask(raw: string): ((text: string) => string) | undefined {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return undefined;
+  }
+  if (!url.username && !url.password && !url.search) return undefined;
+  const values = url.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => pair.includes('='))
+    .map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const lone = [url.password, ...values]
+    .flatMap((value) => [value, safeDecode(value)])
+    .filter((value) => value.length >= MIN_LONE_SECRET);
+  const whole = [...new Set([raw, url.href])].sort((a, b) => b.length - a.length);
+  const alone = [...new Set(lone)].sort((a, b) => b.length - a.length);
+  const redacted = redactUrl(raw);
+  return (text) => {
+    let masked = text;
+    for (const form of whole) masked = masked.replaceAll(form, redacted);
+    for (const secret of alone) masked = masked.replaceAll(secret, '***');
+    return masked;
+  };
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text.replaceAll('+', ' '));
+  } catch {
+    return text;
+  }
+}
