@@ -5,7 +5,6 @@ import { urlSecretMask } from './describe.js';
 import type { UpstreamClientTransport } from './faults.js';
 import { HttpClientTransport } from './http-client-transport.js';
 import { SseClientTransport } from './sse-client-transport.js';
-import { authorizedFetch, fetchWithScopedAbort } from './sse-fetch.js';
 import { StdioClientTransport } from './stdio-client-transport.js';
 import { WebSocketClientTransport } from './ws-client-transport.js';
 
@@ -45,18 +44,7 @@ export function createUpstreamTransport(
       return { transport: maskingErrors(transport, config.url) };
     }
     case 'sse': {
-      const authorized = credentials ? authorizedFetch(credentials) : fetch;
-      const transport = new SseClientTransport(new URL(config.url), {
-        requestInit: { headers: config.headers },
-        fetch: (input, init) => fetchWithScopedAbort(input, init, authorized),
-        eventSourceInit: {
-          fetch: (url, init) =>
-            authorized(url, {
-              ...init,
-              headers: { ...(init?.headers as Record<string, string>), ...config.headers },
-            }),
-        },
-      });
+      const transport = new SseClientTransport(new URL(config.url), config.headers, credentials);
       return { transport: maskingErrors(transport, config.url) };
     }
   }
