@@ -1,5 +1,9 @@
 import { expect, it } from 'vitest';
-import { describeTransport, urlSecretMask } from '../src/transports/upstream/describe.js';
+import {
+  describeTransport,
+  transportSecretMask,
+  urlSecretMask,
+} from '../src/transports/upstream/describe.js';
 
 it('describes an upstream for the logs without a credential: userinfo and query values masked', () => {
   // Found from outside: `?api_key=…` went to the log verbatim (only userinfo was masked).
@@ -30,4 +34,20 @@ it('masks a URL and its secrets wherever an error text quotes them', () => {
     'refused *** / ***, token ***, v 2',
   );
   expect(urlSecretMask('http://127.0.0.1:1/sse')).toBeUndefined();
+});
+
+it("masks a connection's every credential an upstream may echo: header values, Basic userinfo, any Bearer", () => {
+  const mask = transportSecretMask('http://bob:hunter22@127.0.0.1:1/mcp', {
+    authorization: 'Token CONFIGURED9',
+    'x-api-key': 'KEY-123456',
+  });
+  expect(
+    mask(
+      'got Token CONFIGURED9 / CONFIGURED9, x-api-key KEY-123456, Basic Ym9iOmh1bnRlcjIy, Bearer eyJhbGciOi.x.y, ok',
+    ),
+  ).toBe('got *** / ***, x-api-key ***, Basic ***, Bearer ***, ok');
+  // A connection without secrets of its own still has any Bearer or Basic value masked (OAuth tokens).
+  expect(transportSecretMask('http://127.0.0.1:1/mcp')('sent Bearer abcdef123 and bearer ghijkl456')).toBe(
+    'sent Bearer *** and bearer ***',
+  );
 });

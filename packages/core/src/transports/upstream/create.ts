@@ -1,7 +1,7 @@
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamTransportConfig } from '../../config.js';
 import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
-import { urlSecretMask } from './describe.js';
+import { transportSecretMask } from './describe.js';
 import type { UpstreamClientTransport } from './faults.js';
 import { HttpClientTransport } from './http-client-transport.js';
 import { SseClientTransport } from './sse-client-transport.js';
@@ -36,28 +36,32 @@ export function createUpstreamTransport(
     }
     case 'http': {
       const transport = new HttpClientTransport(new URL(config.url), config.headers, credentials);
-      return { transport: maskingErrors(transport, config.url) };
+      return { transport: maskingErrors(transport, config.url, config.headers) };
     }
     case 'ws': {
       const options = { headers: config.headers, credentials };
       const transport = new WebSocketClientTransport(new URL(config.url), options);
-      return { transport: maskingErrors(transport, config.url) };
+      return { transport: maskingErrors(transport, config.url, config.headers) };
     }
     case 'sse': {
       const transport = new SseClientTransport(new URL(config.url), config.headers, credentials);
-      return { transport: maskingErrors(transport, config.url) };
+      return { transport: maskingErrors(transport, config.url, config.headers) };
     }
   }
 }
 
 /**
- * `transport`, its errors (a failed start or send, `onerror`) with the secrets of its `url` masked
- * (`urlSecretMask`): their text reaches the log, `/admin/status` and callers' `upstream_unavailable`
- * errors, which never show a URL credential (docs/security.md).
+ * `transport`, its errors (a failed start or send, `onerror`) with the secrets of its connection masked
+ * (`transportSecretMask`: the URL's, the configured headers', any `Bearer`/`Basic` value an upstream's
+ * error page echoed): their text reaches the log, `/admin/status` and callers' errors, which never show
+ * an upstream credential (docs/security.md).
  */
-function maskingErrors(transport: UpstreamClientTransport, url: string): UpstreamClientTransport {
-  const mask = urlSecretMask(url);
-  if (mask === undefined) return transport;
+function maskingErrors(
+  transport: UpstreamClientTransport,
+  url: string,
+  headers: Record<string, string>,
+): UpstreamClientTransport {
+  const mask = transportSecretMask(url, headers);
   const start = transport.start.bind(transport);
   const send = transport.send.bind(transport);
   transport.start = async () => {
@@ -74,6 +78,21 @@ function maskingErrors(transport: UpstreamClientTransport, url: string): Upstrea
       throw maskError(error, mask);
     }
   };
+  // An HTTP error page answering one request (`faults.failed`) becomes that request's error: masked too.
+  let faults: UpstreamClientTransport['faults'];
+  Object.defineProperty(transport, 'faults', {
+    get: () => faults,
+    set: (reporter: UpstreamClientTransport['faults']) => {
+      faults = reporter && {
+        oversized: (id, bytes, hasMethod) => reporter.oversized(id, bytes, hasMethod),
+        unparsable: (text, where) => reporter.unparsable(mask(text), where),
+        failed: (id, detail, data) => reporter.failed(id, mask(detail), data),
+        maxBytes: () => reporter.maxBytes(),
+      };
+    },
+    configurable: true,
+    enumerable: true,
+  });
   let onerror: UpstreamClientTransport['onerror'];
   Object.defineProperty(transport, 'onerror', {
     get: () => onerror,

@@ -72,6 +72,44 @@ export function urlSecretMask(raw: string): ((text: string) => string) | undefin
   };
 }
 
+/** An HTTP credential quoted in a text: the scheme stays, what follows it is the secret. */
+const AUTHORIZATION_VALUE = /\b(Bearer|Basic)\s+[\w.~+/=-]{6,}/gi;
+
+/**
+ * Masks every credential of an upstream's connection in a text its transport produced, which may quote
+ * what the upstream echoed (an error page showing the request's headers): the URL's secrets
+ * (`urlSecretMask`), the configured header values, the URL's userinfo as its Basic authorization, and
+ * any `Bearer …`/`Basic …` value at all (the gateway's own OAuth tokens change as they are refreshed).
+ */
+export function transportSecretMask(
+  raw: string,
+  headers: Record<string, string> = {},
+): (text: string) => string {
+  const ofUrl = urlSecretMask(raw);
+  const secrets: string[] = [];
+  for (const value of Object.values(headers)) {
+    const scheme = /^\s*\S+\s+(\S.*)$/.exec(value);
+    secrets.push(value.trim(), ...(scheme ? [scheme[1]!.trim()] : []));
+  }
+  try {
+    const url = new URL(raw);
+    if (url.username || url.password) {
+      const userinfo = `${safeDecode(url.username)}:${safeDecode(url.password)}`;
+      secrets.push(Buffer.from(userinfo).toString('base64'));
+    }
+  } catch {
+    // no URL, no userinfo
+  }
+  const alone = [...new Set(secrets.filter((secret) => secret.length >= MIN_LONE_SECRET))].sort(
+    (a, b) => b.length - a.length,
+  );
+  return (text) => {
+    let masked = ofUrl ? ofUrl(text) : text;
+    for (const secret of alone) masked = masked.replaceAll(secret, '***');
+    return masked.replace(AUTHORIZATION_VALUE, '$1 ***');
+  };
+}
+
 function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text.replaceAll('+', ' '));
