@@ -120,6 +120,21 @@ describe('SseClientTransport', () => {
     await expect(open(`http://${elsewhere.origin}/sse`).transport.start()).rejects.toThrow(/origin/);
   });
 
+  it('takes an event stream whatever the case of its media type, and fails at once on a refusal whose page never ends', async () => {
+    // Found from outside: `Text/Event-Stream` was refused; a refusal that kept its body open was reported
+    // only as a timeout once the connection's timeoutMs ran out.
+    const cased = await sseServer((res) =>
+      res
+        .writeHead(200, { 'content-type': 'Text/Event-Stream; charset=utf-8' })
+        .write('event: endpoint\ndata: /messages?sessionId=1\n\n'),
+    );
+    await open(`http://${cased.origin}/sse`).transport.start();
+    const endless = await sseServer((res) => res.writeHead(500).write('<title>Overloaded</title>'));
+    await expect(open(`http://${endless.origin}/sse`).transport.start()).rejects.toThrow(
+      'the SSE stream was refused: HTTP 500 Internal Server Error: Overloaded',
+    );
+  });
+
   it('an error page answering one POST fails that request alone', async () => {
     const server = await sseServer();
     const { transport } = open(`http://${server.origin}/sse`);
@@ -150,5 +165,37 @@ describe('createUpstreamTransport', () => {
     await expect(transport.start()).rejects.toThrow(
       'the SSE stream was refused: HTTP 401 Unauthorized: bad token *** for ***',
     );
+  });
+
+  it('masks the credentials an upstream echoes back: the Basic form of the userinfo, header values, any Bearer', async () => {
+    // Found from outside: an error page quoting the request's Authorization reached callers, the log and
+    // /admin/status (`Basic YWxp…` decodes to the URL's password; a configured header's value as sent).
+    const echoing = createServer((req, res) => {
+      res.writeHead(401).end(`auth=${req.headers.authorization} key=${req.headers['x-api-key']}`);
+    });
+    echoing.listen(0, '127.0.0.1');
+    await once(echoing, 'listening');
+    closers.push(async () => {
+      echoing.closeAllConnections();
+      await new Promise((resolve) => echoing.close(resolve));
+    });
+    const origin = `127.0.0.1:${(echoing.address() as AddressInfo).port}`;
+    const texts: string[] = [];
+    for (const [url, headers] of [
+      [`http://alice:s3cr%40tPW@${origin}/sse`, {}],
+      [`http://${origin}/sse`, { authorization: 'Bearer HDRSECRET77', 'x-api-key': 'KEY-123456' }],
+    ] as const) {
+      const { transport } = createUpstreamTransport({ kind: 'sse', url, headers: { ...headers } });
+      closers.push(() => transport.close());
+      texts.push(
+        await transport.start().then(
+          () => 'started',
+          (error: Error) => error.message,
+        ),
+      );
+    }
+    expect(texts[0]).toBe('the SSE stream was refused: HTTP 401 Unauthorized: auth=Basic *** key=undefined');
+    expect(texts[1]).toBe('the SSE stream was refused: HTTP 401 Unauthorized: auth=*** key=***');
+    for (const text of texts) expect(text).not.toMatch(/YWxp|HDRSECRET77|KEY-123456|s3cr/);
   });
 });

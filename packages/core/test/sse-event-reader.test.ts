@@ -70,3 +70,12 @@ describe('SseEventReader', () => {
     expect(seen.at(-1)).toEqual(['event', 'message', '{"id":2}']);
   });
 });
+
+describe('SseEventReader at the start of a stream', () => {
+  it('skips one byte order mark opening the stream, however it is chunked (found from outside: the endpoint was lost)', () => {
+    const stream = '\uFEFFevent: endpoint\ndata: /messages\n\n';
+    expect(both(stream)).toEqual([['event', 'endpoint', '/messages']]);
+    // Only the first: a second one is part of the field name, as the format says.
+    expect(both('\uFEFF\uFEFFevent: endpoint\ndata: x\n\n')).toEqual([['event', 'message', 'x']]);
+  });
+});

@@ -15,6 +15,7 @@ import {
   modernHeaders,
   parseErrorFor,
   readBody,
+  readErrorPage,
 } from './http-wire.js';
 import { StreamResumptions } from './stream-resumption.js';
 
@@ -146,7 +147,7 @@ export class HttpClientTransport implements UpstreamClientTransport {
     }
     const { id, method } = message as { id?: string | number; method?: string };
     if (status < 200 || status >= 300) {
-      const text = (await readBody(res, ERROR_PAGE_BYTES).catch(() => undefined))?.text ?? '';
+      const text = await readErrorPage(res, ERROR_PAGE_BYTES);
       // A modern request's 4xx usually carries its JSON-RPC error (e.g. -32022): deliver it as such.
       if (modern && status >= 400 && status < 500) {
         const answer = parseErrorFor(text, id);

@@ -71,8 +71,46 @@ export function parseErrorFor(text: string, id: unknown): JSONRPCMessage | undef
   }
 }
 
+/** The response is an event stream (media types are case-insensitive: `Text/Event-Stream` is one too). */
 export function isEventStream(res: IncomingMessage): boolean {
-  return String(res.headers['content-type'] ?? '').includes('text/event-stream');
+  return String(res.headers['content-type'] ?? '')
+    .toLowerCase()
+    .includes('text/event-stream');
+}
+
+/** How long an error page may take to arrive before what came of it describes the failure. */
+export const ERROR_PAGE_MS = 2_000;
+
+/**
+ * The start of an error page: at most `maxBytes` of it, or what arrived within `timeoutMs`; the rest is
+ * not waited for (the response is destroyed). A refusal whose body never ends fails at once, with what
+ * its page said so far, instead of at the request's timeout.
+ */
+export function readErrorPage(
+  res: IncomingMessage,
+  maxBytes: number,
+  timeoutMs = ERROR_PAGE_MS,
+): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const done = () => {
+      clearTimeout(timer);
+      res.off('data', onData);
+      resolve(Buffer.concat(chunks, Math.min(size, maxBytes)).toString('utf8'));
+      if (!res.complete) res.destroy();
+    };
+    const onData = (chunk: Buffer) => {
+      chunks.push(chunk.subarray(0, Math.max(0, maxBytes - size)));
+      size += chunk.length;
+      if (size >= maxBytes) done();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    res.on('data', onData);
+    res.once('end', done);
+    res.once('error', done);
+    res.once('close', done);
+  });
 }
 
 /** A response body: its text, or, when it was over the limit, only its size (it was discarded as it arrived). */

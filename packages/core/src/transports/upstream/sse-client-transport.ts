@@ -5,7 +5,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
 import type { InboundFaults, UpstreamClientTransport } from './faults.js';
-import { failsAlone, httpFailure, isEventStream, readBody } from './http-wire.js';
+import { failsAlone, httpFailure, isEventStream, readErrorPage } from './http-wire.js';
 import { SseEventReader } from './sse-event-reader.js';
 
 /** Without a guard's limit, an event may be this big. */
@@ -90,7 +90,7 @@ export class SseClientTransport implements UpstreamClientTransport {
       res.resume();
       return;
     }
-    const text = (await readBody(res, ERROR_PAGE_BYTES).catch(() => undefined))?.text ?? '';
+    const text = await readErrorPage(res, ERROR_PAGE_BYTES);
     const alone = failsAlone(message);
     if (this.faults && alone !== undefined) {
       this.faults.failed(alone, httpFailure(status, res.statusMessage, text), { status });
@@ -123,16 +123,13 @@ export class SseClientTransport implements UpstreamClientTransport {
   #read(res: IncomingMessage): void {
     const status = res.statusCode ?? 0;
     if (status !== 200 || !isEventStream(res)) {
-      void readBody(res, ERROR_PAGE_BYTES).then(
-        (body) => {
-          const why =
-            status === 200
-              ? `its content-type is ${res.headers['content-type'] ?? 'missing'}, not text/event-stream`
-              : httpFailure(status, res.statusMessage, body.text ?? '');
-          this.#end(new Error(`the SSE stream was refused: ${why}`));
-        },
-        (error: Error) => this.#end(error),
-      );
+      void readErrorPage(res, ERROR_PAGE_BYTES).then((page) => {
+        const why =
+          status === 200
+            ? `its content-type is ${res.headers['content-type'] ?? 'missing'}, not text/event-stream`
+            : httpFailure(status, res.statusMessage, page);
+        this.#end(new Error(`the SSE stream was refused: ${why}`));
+      });
       return;
     }
     const reader = new SseEventReader(

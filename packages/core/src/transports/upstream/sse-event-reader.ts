@@ -5,6 +5,8 @@ const CR = 0x0d;
 const COLON = 0x3a;
 const SPACE = 0x20;
 const NEWLINE = Buffer.from('\n');
+/** UTF-8's byte order mark. */
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 /** Longest field name or event type kept: longer ones are nothing the legacy transport knows. */
 const MAX_NAME_BYTES = 64;
 
@@ -37,6 +39,8 @@ export class SseEventReader {
   #name: number[] = [];
   /** The current line's field, once its name ended. */
   #field: string | undefined;
+  /** How much of a byte order mark opening the stream has been skipped (`BOM.length`: past the start). */
+  #bom = 0;
   /** The last line ended with CR: an LF opening the next chunk belongs to it. */
   #afterCr = false;
   /** The event's type, as far as it was read (undefined: `message`). */
@@ -55,7 +59,16 @@ export class SseEventReader {
 
   push(chunk: Buffer): void {
     let start = 0;
-    if (this.#afterCr && chunk[0] === LF) start = 1;
+    // One byte order mark opening the stream is no part of it (WHATWG: the first field would be `\uFEFFevent`).
+    if (this.#bom < BOM.length) {
+      while (start < chunk.length && this.#bom < BOM.length && chunk[start] === BOM[this.#bom]) {
+        start += 1;
+        this.#bom += 1;
+      }
+      if (start < chunk.length) this.#bom = BOM.length;
+      if (start === chunk.length) return;
+    }
+    if (this.#afterCr && chunk[start] === LF) start += 1;
     this.#afterCr = false;
     // The next CR and LF, each searched for once per chunk (not once per line: short lines stay linear).
     let cr = -2;
