@@ -1,4 +1,4 @@
-import { GatewayError } from './errors.js';
+import { ErrorCode, GatewayError } from './errors.js';
 import { InputRequired } from './interaction/input-required.js';
 
 /** The outcome of a request travels as a value, so every outer middleware sees successes and failures alike. */
@@ -28,7 +28,7 @@ export function compose<C>(
   const settle = async (step: () => Promise<Outcome>, ctx: C): Promise<Outcome> => {
     let outcome: Outcome;
     try {
-      outcome = await step();
+      outcome = asOutcome(await step());
     } catch (error) {
       // A layer that needs the client's input first answers with an input-required result.
       outcome =
@@ -51,5 +51,39 @@ export function compose<C>(
       return settle(() => (layer === undefined ? terminal(ctx) : layer(ctx, () => dispatch(i + 1))), ctx);
     };
     return dispatch(0);
+  };
+}
+
+/**
+ * What a layer answered, as an outcome: a plugin's mistake (no outcome, `ok: true` without an object
+ * result, an error that is no `GatewayError`) fails its request with a clear error instead of reaching
+ * the wire as it is (a result the era mapping cannot read took the gateway down; an error without a
+ * code is no JSON-RPC error).
+ */
+function asOutcome(value: unknown): Outcome {
+  const outcome = value as { ok?: unknown; result?: unknown; error?: unknown } | null | undefined;
+  if (outcome?.ok === true) {
+    const { result } = outcome;
+    if (typeof result === 'object' && result !== null && !Array.isArray(result)) return value as Outcome;
+    return noOutcome(
+      `{ ok: true } with ${result === undefined ? 'no result' : `a result that is no object (${typeof result})`}`,
+    );
+  }
+  if (outcome?.ok === false) {
+    return outcome.error instanceof GatewayError
+      ? (value as Outcome)
+      : { ok: false, error: GatewayError.fromUnknown(outcome.error) };
+  }
+  return noOutcome(value === null || typeof value !== 'object' ? String(value) : 'an object without ok');
+}
+
+function noOutcome(what: string): Outcome {
+  return {
+    ok: false,
+    error: new GatewayError(
+      ErrorCode.InternalError,
+      `Internal gateway error: a request layer answered ${what}; a plugin's request hook must return next()'s outcome, { ok: true, result: {…} } or { ok: false, error }.`,
+      { reason: 'internal' },
+    ),
   };
 }

@@ -252,3 +252,37 @@ describe('compose and InputRequired', () => {
     expect(terminal).not.toHaveBeenCalled();
   });
 });
+
+describe('compose and what a layer answers (found from outside: a plugin returning no result took the gateway down)', () => {
+  it.each([
+    ['{ ok: true } without a result', { ok: true }, /answered \{ ok: true \} with no result/],
+    ['a result that is no object', { ok: true, result: 'str' }, /a result that is no object \(string\)/],
+    ['an array result', { ok: true, result: [1] }, /a result that is no object \(object\)/],
+    ['undefined', undefined, /answered undefined/],
+    ['an object without ok', { result: {} }, /answered an object without ok/],
+  ])('turns %s into an internal error outcome', async (_, answer, message) => {
+    const run = compose<object>([async () => answer as never], async () => ({ ok: true, result: {} }));
+    const outcome = await run({});
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.error).toBeInstanceOf(GatewayError);
+    expect(outcome.error.code).toBe(-32603);
+    expect(outcome.error.message).toMatch(message);
+  });
+
+  it('makes an error that is no GatewayError one, with a JSON-RPC code', async () => {
+    const run = compose<object>(
+      [async () => ({ ok: false, error: new Error('plain') }) as never],
+      async () => ({
+        ok: true,
+        result: {},
+      }),
+    );
+    const outcome = await run({});
+    expect(outcome.ok === false && outcome.error).toBeInstanceOf(GatewayError);
+    expect(outcome.ok === false && outcome.error.toJSON()).toMatchObject({
+      code: -32603,
+      message: expect.stringContaining('plain'),
+    });
+  });
+});
