@@ -1,4 +1,4 @@
-import { TestServer } from '@switchyard/testkit';
+import { eventually, TestServer } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SessionSink } from '../src/context.js';
 import { GatewayError } from '../src/errors.js';
@@ -326,5 +326,45 @@ describe('CORE_VERSION', () => {
     };
     const { CORE_VERSION } = await import('../src/version.js');
     expect(CORE_VERSION).toBe(pkg.version);
+  });
+});
+
+describe('setupPlugins: a plugin that misbehaves while setting up (found from outside)', () => {
+  it('fails a setup that never finishes, naming the plugin, and closes it should it finish later', async () => {
+    // A setup that never settled let the gateway exit 0 with nothing said, and queued every later reload.
+    let finish: (hooks: unknown) => void = () => {};
+    const closed: string[] = [];
+    const slow = definePlugin({
+      name: 'slow',
+      setup: () => new Promise((resolve) => (finish = resolve as (hooks: unknown) => void)),
+    });
+    await expect(setupPlugins([entry(slow)], silentLogger, { setupTimeoutMs: 50 })).rejects.toMatchObject({
+      code: 'PLUGIN_SETUP_FAILED',
+      plugin: 'slow',
+      message: 'Plugin slow failed to set up: it did not finish within 50 ms',
+    });
+    finish({ close: () => void closed.push('slow') });
+    await eventually(() => closed.length > 0 || undefined, 'the late setup closed');
+  });
+
+  it.each([
+    [
+      'a request hook that is no function',
+      { request: 42 },
+      'returned a "request" hook that is a number, not a function',
+    ],
+    [
+      'an admin hook that is no object',
+      { admin: 'x' },
+      'returned a "admin" hook that is a string, not an object',
+    ],
+    ['a string', 'abc', 'setup returned a string, not an object of hooks'],
+    ['an array', [() => {}], 'setup returned an array, not an object of hooks'],
+  ])('refuses a setup that returns %s, naming the plugin and the hook', async (_, hooks, message) => {
+    const odd = definePlugin({ name: 'odd', setup: () => hooks as never });
+    const refused = setupPlugins([entry(odd)], silentLogger);
+    await expect(refused).rejects.toBeInstanceOf(PluginError);
+    await expect(refused).rejects.toMatchObject({ code: 'PLUGIN_INVALID_HOOK', plugin: 'odd' });
+    await expect(refused).rejects.toThrow(message);
   });
 });

@@ -5,6 +5,8 @@ export type PluginErrorCode =
   | 'PLUGIN_MISSING_DEPENDENCY'
   | 'PLUGIN_INCOMPATIBLE'
   | 'PLUGIN_UNKNOWN_HOOK'
+  /** A known hook of the wrong kind (`request: 42`), or a setup that returned no object of hooks. */
+  | 'PLUGIN_INVALID_HOOK'
   | 'PLUGIN_SETUP_FAILED'
   /** `defineErrorReasons` refused a reason: taken by core or with another code, or a code it may not use. */
   | 'PLUGIN_INVALID_ERROR_REASON';

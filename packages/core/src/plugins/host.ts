@@ -108,7 +108,16 @@ export interface PluginHost {
    * plugins whose options did not change); it is still checked against the plugins listed before it.
    */
   reuse?: (entry: PluginEntry) => LoadedPlugin | undefined;
+  /** How long one plugin's `setup` may take (default `PLUGIN_SETUP_TIMEOUT_MS`). */
+  setupTimeoutMs?: number;
 }
+
+/**
+ * How long one plugin's `setup` may take before the start (or the reload) fails naming it: a setup that
+ * never settled left the gateway exiting 0 with nothing said, or hanging, and every later reload queued
+ * behind it.
+ */
+export const PLUGIN_SETUP_TIMEOUT_MS = 30_000;
 
 /**
  * Checks and sets up plugins in order (metadata first: name, duplicates, required plugins listed
@@ -157,9 +166,10 @@ async function setupOne(
   const options = plugin.options ? validateOptions(name, plugin.options, raw, entry.at) : raw;
   const { tracer, meter } = telemetryApi();
   let hooks: PluginHooks;
+  const timeoutMs = host.setupTimeoutMs ?? PLUGIN_SETUP_TIMEOUT_MS;
   try {
-    hooks =
-      (await plugin.setup(options, {
+    const setup: Promise<PluginHooks | undefined> = Promise.resolve(
+      plugin.setup(options, {
         logger: logger.child(`plugin:${name}`),
         loaded: loaded.map((p) => p.name),
         baseDir: host.baseDir ?? process.cwd(),
@@ -168,13 +178,22 @@ async function setupOne(
         events: bus.emitter(name),
         tracer,
         meter,
-      })) ?? {};
+      }),
+    );
+    hooks = (await withinSetupTime(setup, timeoutMs, name, logger)) ?? {};
   } catch (error) {
     throw new PluginError(
       'PLUGIN_SETUP_FAILED',
       name,
       `Plugin ${name} failed to set up: ${error instanceof Error ? error.message : String(error)}`,
       { cause: error },
+    );
+  }
+  if (typeof hooks !== 'object' || Array.isArray(hooks)) {
+    throw new PluginError(
+      'PLUGIN_INVALID_HOOK',
+      name,
+      `Plugin ${name}'s setup returned ${Array.isArray(hooks) ? 'an array' : `a ${typeof hooks}`}, not an object of hooks (${HOOK_NAMES.join(', ')}).`,
     );
   }
   const unknown = Object.keys(hooks).find((key) => !(HOOK_NAMES as readonly string[]).includes(key));
@@ -186,9 +205,57 @@ async function setupOne(
       `Plugin ${name} returned an unknown hook "${unknown}" (known: ${HOOK_NAMES.join(', ')}).`,
     );
   }
+  const wrong = HOOK_NAMES.find((key) => hooks[key] !== undefined && typeof hooks[key] !== HOOK_KINDS[key]);
+  if (wrong !== undefined) {
+    await runCloseHooks([{ name, hooks: { ...hooks, [wrong]: undefined }, port }], logger);
+    throw new PluginError(
+      'PLUGIN_INVALID_HOOK',
+      name,
+      `Plugin ${name} returned a "${wrong}" hook that is a ${typeof hooks[wrong]}, not ${HOOK_KINDS[wrong] === 'object' ? 'an object' : 'a function'}.`,
+    );
+  }
   const instance = { name, hooks, port };
   buses.set(instance, bus);
   return instance;
+}
+
+/** What each hook is: `admin` describes routes and a status section, every other hook is called. */
+const HOOK_KINDS: Record<(typeof HOOK_NAMES)[number], 'function' | 'object'> = {
+  request: 'function',
+  upstreamCall: 'function',
+  notification: 'function',
+  ready: 'function',
+  close: 'function',
+  stats: 'function',
+  admin: 'object',
+  event: 'function',
+};
+
+/**
+ * A plugin's setup, or a failure once `timeoutMs` passed without it; a setup that finishes after that
+ * has its `close` hook run (what it opened is released), since nothing will use it.
+ */
+async function withinSetupTime(
+  setup: Promise<PluginHooks | undefined>,
+  timeoutMs: number,
+  name: string,
+  logger: Logger,
+): Promise<PluginHooks | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(new Error(`it did not finish within ${timeoutMs} ms`));
+      void setup.then(
+        (hooks) => hooks && runCloseHooks([{ name, hooks, port: new GatewayPort() }], logger),
+        () => {},
+      );
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([setup, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** The event bus each instance was set up with (retargeted when a reload keeps the instance). */
