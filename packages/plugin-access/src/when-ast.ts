@@ -84,7 +84,7 @@ export interface Rewrite {
 
 /**
  * A copy of `root` for the cost meter: every operand of a function call (the accumulator of a macro
- * excepted) and every comprehension range goes through `how.meter`, which charges its size, and every
+ * excepted, a constant included: inside a loop it is passed once per step) and every comprehension range goes through `how.meter`, which charges its size, and every
  * loop condition through `how.step`, which charges a step. With `replace`, the free variable is replaced by a call (evaluated as an error the caller
  * recognizes), so an expression can be evaluated without that variable's value.
  */
@@ -99,7 +99,6 @@ export function rewrite(root: Expr, how: Rewrite): Expr {
     const copy = visit(expr, bound, accumulators);
     const kind = expr.exprKind;
     if (kind.case === 'identExpr' && accumulators.has(kind.value.name)) return copy;
-    if (kind.case === 'constExpr') return copy;
     return call(how.meter, [copy]);
   };
   const visit = (expr: Expr, bound: ReadonlySet<string>, accumulators: ReadonlySet<string>): Expr => {

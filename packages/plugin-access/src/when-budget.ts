@@ -3,7 +3,8 @@ import { CelScalar, type CelValue, celFunc, isCelList, isCelMap } from '@bufbuil
 /**
  * The work one evaluation of a `when` condition may do, in cost units: each comprehension step costs
  * {@link STEP_COST}, and each value passed to a function or operator, or iterated by a comprehension,
- * costs 1 plus its size (a string's length; a list's or map's elements, recursively). `@bufbuild/cel`
+ * costs 1 plus its size (a string's length; a list's or map's elements, recursively), a constant
+ * included; a regular expression's match costs what `when-regex.ts` charges, before it runs. `@bufbuild/cel`
  * has no cost limit of its own, so the plugin meters the expression (see `rewrite` in `when-ast.ts`).
  */
 export const MAX_COST = 20_000;
@@ -42,7 +43,8 @@ export function withBudget<T>(evaluate: () => T): { result: T; exceeded: boolean
   return { result, exceeded: remaining < 0 };
 }
 
-function take(units: number): void {
+/** Charges `units` against the running evaluation's budget; throws (an error value in CEL) once it is spent. */
+export function take(units: number): void {
   remaining -= units;
   if (remaining < 0) throw new OverBudget();
 }

@@ -2,6 +2,7 @@ import { CelScalar, type CelValue, celEnv, celFunc, isCelError, parse, plan } fr
 import { celArguments } from './when-arguments.js';
 import { type Expr, PLANNER_OPERATORS, references, rewrite } from './when-ast.js';
 import { MAX_COST, METER, meters, STEP, withBudget } from './when-budget.js';
+import { compileConstant, matchCost, meteredRe2 } from './when-regex.js';
 
 /** The longest `when` expression accepted, in characters. */
 export const MAX_WHEN_LENGTH = 2048;
@@ -27,6 +28,7 @@ const STAND_IN = '@switchyard_arguments';
 let standInRead = false;
 
 const env = celEnv({
+  re2: meteredRe2,
   funcs: [
     ...meters,
     celFunc(STAND_IN, [], CelScalar.DYN, () => {
@@ -92,6 +94,7 @@ export function compileWhen(source: string): When {
       throw new Error(`calls an unknown function "${name}"`);
     }
   }
+  checkMatches(expr);
   const needsArguments = variables.has('arguments');
   const program = planExpr(rewrite(expr, { meter: METER, step: STEP }));
   const withoutArguments = needsArguments
@@ -126,6 +129,44 @@ export function compileWhen(source: string): When {
       });
     },
   };
+}
+
+/**
+ * Compiles each constant pattern of a `matches` once, at load, and refuses a match of a constant text
+ * whose cost alone is over the budget (it could never be evaluated).
+ */
+function checkMatches(root: Expr): void {
+  const visit = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null) return;
+    if (Array.isArray(value)) {
+      for (const item of value) visit(item);
+      return;
+    }
+    const record = value as Record<string, unknown>;
+    if (record.$typeName === 'cel.expr.Expr.Call' && record.function === 'matches') {
+      const call = record as unknown as { target?: Expr; args: Expr[] };
+      const pattern = constantString(call.args[0]);
+      if (pattern !== undefined) {
+        compileConstant(pattern);
+        const text = constantString(call.target);
+        const cost = text === undefined ? undefined : matchCost(pattern, text);
+        if (cost !== undefined && cost > MAX_COST) {
+          throw new Error(
+            `matches a constant text of ${text?.length} characters against a pattern that needs ${cost} cost units, over the budget of ${MAX_COST}`,
+          );
+        }
+      }
+    }
+    for (const [key, item] of Object.entries(record)) if (key !== '$typeName') visit(item);
+  };
+  visit(root);
+}
+
+function constantString(expr: Expr | undefined): string | undefined {
+  const kind = expr?.exprKind;
+  return kind?.case === 'constExpr' && kind.value.constantKind.case === 'stringValue'
+    ? kind.value.constantKind.value
+    : undefined;
 }
 
 function parseExpr(source: string): Expr {
