@@ -158,7 +158,12 @@ async function main(): Promise<number> {
     const logger = createLogger({ level: (level as LogLevel | undefined) ?? 'warn' });
     if (command === 'check') {
       const { runCheck } = await import('./check/command.js');
-      return runCheck(config, (text) => process.stdout.write(text), logger);
+      return runCheck(
+        config,
+        (text) => process.stdout.write(text),
+        logger,
+        (text) => process.stderr.write(text),
+      );
     }
     const { runPin } = await import('./pin/command.js');
     const write = (stream: NodeJS.WriteStream) => (text: string) => void stream.write(text);

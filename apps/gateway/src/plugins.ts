@@ -29,8 +29,31 @@ export async function loadPlugins(
   store: Store,
   running?: RunningPlugins,
 ): Promise<LoadedPlugin[]> {
-  const entries = [];
   const keys = new Map<PluginEntry, string>();
+  const entries = await pluginEntries(config, (entry, key) => keys.set(entry, key));
+  const reusable = new Map<string, LoadedPlugin>();
+  if (running) {
+    for (const [i, { specifier, options }] of running.config.plugins.entries()) {
+      const instance = running.plugins[i];
+      if (instance) reusable.set(entryKey(moduleTarget(running.config, specifier).target, options), instance);
+    }
+  }
+  return setupPlugins(entries, logger, {
+    baseDir: config.baseDir,
+    store,
+    reuse: (entry) => reusable.get(keys.get(entry) ?? ''),
+  });
+}
+
+/**
+ * The config's plugin entries, each module imported (`PLUGIN_INVALID` naming the entry when it cannot
+ * be); `keyed` learns the key a reload keeps a running instance by.
+ */
+export async function pluginEntries(
+  config: GatewayConfig,
+  keyed: (entry: PluginEntry, key: string) => void = () => {},
+): Promise<PluginEntry[]> {
+  const entries: PluginEntry[] = [];
   for (const [i, { specifier, options }] of config.plugins.entries()) {
     const { local, target } = moduleTarget(config, specifier);
     let module: { default?: unknown; plugin?: unknown };
@@ -51,21 +74,10 @@ export async function loadPlugins(
       source: specifier,
       at: `$.plugins[${i}]`,
     };
-    keys.set(entry, entryKey(target, options));
+    keyed(entry, entryKey(target, options));
     entries.push(entry);
   }
-  const reusable = new Map<string, LoadedPlugin>();
-  if (running) {
-    for (const [i, { specifier, options }] of running.config.plugins.entries()) {
-      const instance = running.plugins[i];
-      if (instance) reusable.set(entryKey(moduleTarget(running.config, specifier).target, options), instance);
-    }
-  }
-  return setupPlugins(entries, logger, {
-    baseDir: config.baseDir,
-    store,
-    reuse: (entry) => reusable.get(keys.get(entry) ?? ''),
-  });
+  return entries;
 }
 
 /** What `import()` is given for a specifier: a package name as is, a path as a file URL from the config's folder. */

@@ -122,6 +122,32 @@ describe('switchyard check', () => {
     expect(stderr).toMatch(/\$\.mcpServers\.docs\.url: unsupported URL scheme "ftp:".*\(line 3, column 10\)/);
   });
 
+  it('refuses with exit 2 a plugin a start would refuse, before probing anything (found from outside: exit 0)', async () => {
+    const dir = await tempDir(cleanup);
+    const file = join(dir, 'switchyard.json');
+    const server = { command: process.execPath, args: [TESTKIT_CLI, '--name', 'only'] };
+    for (const [plugins, message] of [
+      [
+        [['./no-such-plugin.js', {}]],
+        /PLUGIN_INVALID.*Cannot load plugin "\.\/no-such-plugin\.js" \(\$\.plugins\[0\]/,
+      ],
+      [[['@switchyard/plugin-access', { default: 'maybe' }]], /PLUGIN_INVALID_OPTIONS/],
+      [
+        [
+          ['@switchyard/plugin-cache', {}],
+          ['@switchyard/plugin-cache', {}],
+        ],
+        /PLUGIN_DUPLICATE/,
+      ],
+    ] as const) {
+      await writeFile(file, JSON.stringify({ mcpServers: { only: server }, plugins }));
+      const { code, stdout, stderr } = await check(file);
+      expect(code).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toMatch(message);
+    }
+  });
+
   it('prints what each virtual server exposes, and names an alwaysList tool it does not', async () => {
     const dir = await tempDir(cleanup);
     const file = join(dir, 'switchyard.json');

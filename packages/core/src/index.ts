@@ -94,7 +94,13 @@ export {
 } from './plugins/define.js';
 export { PluginError, type PluginErrorCode } from './plugins/error.js';
 export type { PluginEvent, PluginEventInput, PluginEvents } from './plugins/events.js';
-export { type LoadedPlugin, type PluginEntry, type PluginHost, setupPlugins } from './plugins/host.js';
+export {
+  checkPlugins,
+  type LoadedPlugin,
+  type PluginEntry,
+  type PluginHost,
+  setupPlugins,
+} from './plugins/host.js';
 export { runCloseHooks as closePlugins } from './plugins/lifecycle.js';
 export { type OptionsSchema, validateOptions } from './plugins/options.js';
 export type { StandardSchemaV1 } from './plugins/standard-schema.js';

@@ -261,8 +261,22 @@ async function withinSetupTime(
 /** The event bus each instance was set up with (retargeted when a reload keeps the instance). */
 const buses = new WeakMap<LoadedPlugin, PluginEventBus>();
 
+/**
+ * What `setupPlugins` checks before any `setup` runs, without setting anything up (`switchyard check`):
+ * each plugin's metadata against the plugins listed before it, and its options against its schema.
+ * Throws the `PluginError` a start would. What a plugin checks in its own `setup` shows only at start.
+ */
+export function checkPlugins(entries: readonly PluginEntry[]): void {
+  const listed: { name: string }[] = [];
+  for (const entry of entries) {
+    const plugin = checked(entry, listed);
+    if (plugin.options) validateOptions(plugin.name, plugin.options, entry.options ?? {}, entry.at);
+    listed.push({ name: plugin.name });
+  }
+}
+
 /** A plugin's metadata checked against the plugins listed before it (name, duplicates, requires, core range). */
-function checked(entry: PluginEntry, loaded: readonly LoadedPlugin[]): SwitchyardPlugin<unknown> {
+function checked(entry: PluginEntry, loaded: readonly { name: string }[]): SwitchyardPlugin<unknown> {
   const { plugin, source } = entry;
   if (!isPlugin(plugin) || typeof plugin.name !== 'string' || plugin.name.length === 0) {
     throw new PluginError(
