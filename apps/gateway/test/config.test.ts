@@ -335,6 +335,16 @@ describe('ConfigError: each problem names the file, the JSON path and what is wr
     }
   });
 
+  it('says what a plugins entry is (found from outside: `Invalid input`, and "" loaded `node_modules//index.js`)', async () => {
+    const shape = 'each plugin is ["<package or path>"] or ["<package or path>", { options }]';
+    for (const entry of [[42], ['x', 'deny'], ['a', {}, 1], 'x']) {
+      const { file, error } = await loadError({ mcpServers: {}, plugins: [entry] });
+      expectIssue(error, file, '$.plugins[0]', shape);
+    }
+    const { file, error } = await loadError({ mcpServers: {}, plugins: [['']] });
+    expectIssue(error, file, '$.plugins[0][0]', 'name the plugin: its package name or a path to its module');
+  });
+
   // Regression: zod's generic "Invalid key in record" used to replace the schema's own explanation.
   it('says why a server name is refused', async () => {
     const { file, error } = await loadError({ mcpServers: { Docs: { command: 'x' } } });

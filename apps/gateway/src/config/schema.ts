@@ -95,6 +95,13 @@ const toolSearch = z.strictObject({
 export const VIRTUAL_SERVER_NAME = /^[a-z0-9][a-z0-9-]*$/;
 
 /** `virtualServers.<name>` (DESIGN §13): an endpoint exposing part of the catalog. */
+/** One `plugins` entry: `["<package or path>"]` or `["<package or path>", { options }]`. */
+const pluginSpecifier = z.string().min(1, 'name the plugin: its package name or a path to its module');
+const pluginEntry = z.union(
+  [z.tuple([pluginSpecifier, z.record(z.string(), z.unknown())]), z.tuple([pluginSpecifier])],
+  { error: 'each plugin is ["<package or path>"] or ["<package or path>", { options }]' },
+);
+
 const virtualServer = z.strictObject({
   servers: z
     .array(z.string().min(1, 'must be a server name or a glob'))
@@ -162,9 +169,7 @@ export const configSchema = z.strictObject({
     }
     return out;
   }),
-  plugins: z
-    .array(z.tuple([z.string(), z.record(z.string(), z.unknown())]).or(z.tuple([z.string()])))
-    .default([]),
+  plugins: z.array(pluginEntry).default([]),
   virtualServers: z
     .record(
       z.string().regex(VIRTUAL_SERVER_NAME, 'virtual server names must match ^[a-z0-9][a-z0-9-]*$'),
