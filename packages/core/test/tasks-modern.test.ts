@@ -1,3 +1,4 @@
+import { FixtureState, startConformanceHttp } from '@switchyard/testkit/conformance';
 import { afterEach, describe, expect, it } from 'vitest';
 import { testRequest } from '../src/testing.js';
 import { restoreTaskResult } from '../src/upstream/task-results.js';
@@ -108,5 +109,45 @@ describe('tasks, 2026-07-28 client and upstream', () => {
     const gateway = await startGateway(cleanup, [legacyFixture('old')]);
     expect(gateway.capabilities('modern').extensions).not.toHaveProperty([TASKS]);
     expect(gateway.capabilities('legacy').tasks).toBeDefined();
+  });
+});
+
+describe('a task its upstream no longer knows (found from outside: after a restart)', () => {
+  it("is task_not_found with the caller's own id, never the upstream's", async () => {
+    // The upstream's "Task not found (<its own id>)" went to the caller as it was: no reason, and the
+    // upstream's task id the sealed id exists to keep from the caller.
+    const first = await startConformanceHttp(new FixtureState());
+    const port = Number(new URL(first.url).port);
+    cleanup.add(() => first.close());
+    const gateway = await startGateway(cleanup, [
+      {
+        name: 'jobs',
+        prefix: true,
+        timeoutMs: 10_000,
+        transport: { kind: 'http', url: first.url, headers: {} },
+      },
+    ]);
+    const client = await modernClient(cleanup, gateway, alice);
+    const created = restoreTaskResult(
+      await request(client, 'tools/call', { name: 'jobs__slow_compute', arguments: { seconds: 30 } }),
+    );
+    const taskId = created.taskId as string;
+    // The same server again, on the same port, with none of its tasks.
+    await first.close();
+    const again = await startConformanceHttp(new FixtureState(), { port });
+    cleanup.add(() => again.close());
+    for (const method of ['tasks/get', 'tasks/cancel']) {
+      const error = await eventually(
+        () =>
+          request(client, method, { taskId }).then(
+            () => undefined,
+            (e: { code?: number; data?: { reason?: string } }) =>
+              e.data?.reason === 'upstream_unavailable' ? undefined : e,
+          ),
+        `${method} answered by the restarted upstream`,
+      );
+      expect(error).toMatchObject({ code: -32602, data: { reason: 'task_not_found', taskId } });
+      expect(JSON.stringify(error)).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    }
   });
 });

@@ -178,13 +178,39 @@ export function tasksFeature(deps: TasksDeps): Feature {
     return owned.held;
   };
 
+  /**
+   * An upstream's error about a task, as its caller may see it: one the upstream answers a task id with
+   * alone (`tasks/get`, `tasks/result`, `tasks/cancel`: invalid params) is that it no longer knows the task
+   * (it restarted), the gateway's own `task_not_found`; and no error shows the upstream's own task id,
+   * which the sealed id exists to keep from the caller.
+   */
+  const asSeen =
+    (handler: (ctx: RequestContext) => Promise<Record<string, unknown>>) => async (ctx: RequestContext) => {
+      try {
+        return await handler(ctx);
+      } catch (error) {
+        const e = GatewayError.fromUnknown(error);
+        const exposed = ctx.params.taskId;
+        const binding =
+          typeof exposed === 'string' && e.data?.upstream !== undefined
+            ? seal.open(exposed, ctx.identity.id)
+            : undefined;
+        if (!binding || typeof exposed !== 'string') throw e;
+        if (e.code === ErrorCode.InvalidParams && ctx.method !== 'tasks/update') throw taskNotFound(exposed);
+        const hide = (text: string) => text.replaceAll(binding.taskId, exposed);
+        const data =
+          e.data === undefined ? undefined : (JSON.parse(hide(JSON.stringify(e.data))) as typeof e.data);
+        throw new GatewayError(e.code, hide(e.message), data);
+      }
+    };
+
   return {
     handlers: {
-      'tasks/get': get,
-      'tasks/result': result,
+      'tasks/get': asSeen(get),
+      'tasks/result': asSeen(result),
       'tasks/list': list,
-      'tasks/cancel': cancel,
-      'tasks/update': update,
+      'tasks/cancel': asSeen(cancel),
+      'tasks/update': asSeen(update),
     },
     target(ctx): RequestTarget | undefined {
       if (!TASK_METHODS.has(ctx.method)) return undefined;
