@@ -145,12 +145,13 @@ export function secretsMiddleware(
       const refused = await checkArguments(ctx);
       if (refused) return refused;
     }
-    const scanning = scanResults && RESULT_METHODS.has(ctx.method);
-    const relayed = scanning ? scanRelayed(ctx) : undefined;
+    // Every request's own channel is watched, not only the scanned answers': a log message about a call
+    // goes out on its session's newest request in flight, which may be a list or a subscribe.
+    const relayed = scanResults ? scanRelayed(ctx) : undefined;
     const outcome = await next();
-    if (!scanning) return outcome;
     // What the upstream sent before its answer reaches the caller before the answer does.
     await relayed?.();
+    if (!scanResults || !RESULT_METHODS.has(ctx.method)) return outcome;
     return checkResult(ctx, outcome);
   };
 }

@@ -4,8 +4,8 @@
  * Every string is visited, object keys included, in one fixed order (depth first, keys in
  * `Object.keys` order, each key just before its value), so the n-th string `collect` returns is the
  * n-th string `replace` meets. In answers (`blobs: 'skip'`) the `blob` of binary resource contents (an
- * object with a string `uri` beside its string `blob`: MCP's `BlobResourceContents`, in a read or embedded
- * in a tool result or prompt message) is skipped: base64 that is not decoded (a credential in it is not
+ * object with a string `uri` beside its base64 `blob`: MCP's `BlobResourceContents`, as an item of a
+ * read's `contents` or the `resource` of an embedded resource in a tool result or prompt message) is skipped: base64 that is not decoded (a credential in it is not
  * found, and replacing part of it would corrupt the binary). Any other `blob` key is a string like the
  * rest, and what a client sends is scanned whole.
  */
@@ -38,9 +38,23 @@ class LimitReached extends Error {
 /** Whether the `blob` of binary resource contents is left out (answers) or scanned like any string. */
 export type Blobs = 'skip' | 'scan';
 
-/** `record[key]` is the base64 of binary resource contents: `{ uri: string, blob: string, … }`. */
-const isContentsBlob = (record: Record<string, unknown>, key: string) =>
-  key === 'blob' && typeof record.blob === 'string' && typeof record.uri === 'string';
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/**
+ * `record[key]` is the base64 of binary resource contents: `{ uri: string, blob: <base64>, … }` where
+ * resource contents go (`place`: an item of a `contents` list, or the `resource` of an embedded resource
+ * item); anywhere else (`structuredContent`, an argument) a `blob` is a string like the others.
+ */
+const isContentsBlob = (record: Record<string, unknown>, key: string, place: boolean) =>
+  place &&
+  key === 'blob' &&
+  typeof record.uri === 'string' &&
+  typeof record.blob === 'string' &&
+  BASE64.test(record.blob);
+
+/** Where resource contents go: the items of `contents`, the `resource` of a `{ type: "resource" }` item. */
+const contentsIn = (record: Record<string, unknown>, key: string) =>
+  key === 'contents' || (key === 'resource' && record.type === 'resource');
 
 /** The strings of `value` to scan, or which bound it is over. */
 export function collect(
@@ -59,7 +73,8 @@ export function collect(
     strings.texts.push(text);
     strings.separators.push(separator);
   };
-  const visit = (node: unknown, depth: number): void => {
+  /** `place`: `node` stands where resource contents go (see `contentsIn`). */
+  const visit = (node: unknown, depth: number, place = false): void => {
     if (typeof node === 'string') {
       push(node, '\n');
       return;
@@ -68,14 +83,15 @@ export function collect(
     if (typeof node !== 'object' || node === null) return;
     if (depth >= limits.maxDepth) throw new LimitReached('depth');
     if (Array.isArray(node)) {
-      for (const item of node) visit(item, depth + 1);
+      for (const item of node) visit(item, depth + 1, place);
       return;
     }
     const record = node as Record<string, unknown>;
     for (const key of Object.keys(record)) {
       const member = record[key];
       push(key, typeof member === 'string' ? ': ' : '\n');
-      if (blobs === 'scan' || !isContentsBlob(record, key)) visit(member, depth + 1);
+      if (blobs === 'scan' || !isContentsBlob(record, key, place))
+        visit(member, depth + 1, contentsIn(record, key));
     }
   };
   try {
@@ -94,7 +110,7 @@ export function collect(
  */
 export function replace<T>(value: T, replacements: ReadonlyMap<number, string>, blobs: Blobs = 'scan'): T {
   let index = 0;
-  const visit = (node: unknown): unknown => {
+  const visit = (node: unknown, place = false): unknown => {
     if (typeof node === 'string') {
       const replacement = replacements.get(index++);
       return replacement ?? node;
@@ -103,7 +119,7 @@ export function replace<T>(value: T, replacements: ReadonlyMap<number, string>, 
     if (Array.isArray(node)) {
       let changed = false;
       const items = node.map((item) => {
-        const next = visit(item);
+        const next = visit(item, place);
         if (next !== item) changed = true;
         return next;
       });
@@ -114,7 +130,10 @@ export function replace<T>(value: T, replacements: ReadonlyMap<number, string>, 
     const entries = Object.keys(record).map((key): [string, unknown] => {
       const member = record[key];
       const newKey = replacements.get(index++) ?? key;
-      const newMember = blobs === 'skip' && isContentsBlob(record, key) ? member : visit(member);
+      const newMember =
+        blobs === 'skip' && isContentsBlob(record, key, place)
+          ? member
+          : visit(member, contentsIn(record, key));
       if (newKey !== key || newMember !== member) changed = true;
       return [newKey, newMember];
     });

@@ -204,11 +204,16 @@ describe('results', () => {
     const result = { content: [{ type: 'text', text: 'ok', blob: GITHUB_TOKEN }], structuredContent: {} };
     const blocked = await run(testRequest('tools/call', { name: 'x' }), answer(result));
     expect(errorOf(blocked)?.data).toMatchObject({ reason: 'secret_detected', where: 'result' });
-    const structured = await run(
-      testRequest('tools/call', { name: 'x' }),
-      answer({ content: [], structuredContent: { blob: GITHUB_TOKEN } }),
-    );
-    expect(errorOf(structured)?.data).toMatchObject({ reason: 'secret_detected', where: 'result' });
+    for (const structuredContent of [
+      { blob: GITHUB_TOKEN },
+      { c: { uri: 'x', blob: `sc ${GITHUB_TOKEN}` } },
+    ]) {
+      const structured = await run(
+        testRequest('tools/call', { name: 'x' }),
+        answer({ content: [], structuredContent }),
+      );
+      expect(errorOf(structured)?.data).toMatchObject({ reason: 'secret_detected', where: 'result' });
+    }
   });
 
   it('redact what the upstream tells the caller while the call runs: progress and log messages, in order', async () => {
@@ -234,6 +239,22 @@ describe('results', () => {
       ['notifications/progress', { progress: 2, total: 2, progressToken: 7 }],
     ]);
     expect(ctx.state.get(SECRETS_FINDINGS_KEY)).toEqual(['github', 'slack']);
+  });
+
+  it("scan a call's log message that goes out on another request of its session (found from outside: a list's channel)", async () => {
+    // A log message about a call goes to its session's newest request in flight, which may be a list.
+    const { run } = middleware();
+    const sent: [string, Record<string, unknown>][] = [];
+    const ctx = testRequest(
+      'resources/list',
+      {},
+      { notifyRelated: async (method, params) => void sent.push([method, params]) },
+    );
+    await run(ctx, async () => {
+      void ctx.notifyRelated('notifications/message', { level: 'info', data: `slowlog ${GITHUB_TOKEN}` });
+      return { ok: true, result: { resources: [] } };
+    });
+    expect(sent).toEqual([['notifications/message', { level: 'info', data: 'slowlog [REDACTED:github]' }]]);
   });
 
   it('with block, drop a log message holding a credential and keep only the numbers of a progress update', async () => {
