@@ -52,13 +52,14 @@ export async function loadPlugins(
 export async function pluginEntries(
   config: GatewayConfig,
   keyed: (entry: PluginEntry, key: string) => void = () => {},
+  importTimeoutMs = PLUGIN_IMPORT_TIMEOUT_MS,
 ): Promise<PluginEntry[]> {
   const entries: PluginEntry[] = [];
   for (const [i, { specifier, options }] of config.plugins.entries()) {
     const { local, target } = moduleTarget(config, specifier);
     let module: { default?: unknown; plugin?: unknown };
     try {
-      module = (await import(target)) as { default?: unknown; plugin?: unknown };
+      module = (await importWithin(target, importTimeoutMs)) as { default?: unknown; plugin?: unknown };
     } catch (error) {
       const where = local ? `relative to ${config.baseDir}` : "from the gateway's own dependencies";
       throw new PluginError(
@@ -88,4 +89,26 @@ function moduleTarget(config: GatewayConfig, specifier: string): { local: boolea
 
 function entryKey(target: string, options: unknown): string {
   return `${target}\n${canonical(options)}`;
+}
+
+/**
+ * How long a plugin's module may take to load: one whose top-level `await` never settles left the gateway
+ * (and `check`) exiting 0 saying nothing, or hanging past a SIGTERM, and a reload adding it blocked every
+ * later reload.
+ */
+export const PLUGIN_IMPORT_TIMEOUT_MS = 30_000;
+
+async function importWithin(target: string, timeoutMs: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`its module did not finish loading within ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+  });
+  try {
+    return await Promise.race([import(target), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
