@@ -2,14 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { JSONRPCMessage, TransportSendOptions } from '@modelcontextprotocol/client';
-import { SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { ErrorCode } from '../../errors.js';
 import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
 import type { InboundFaults, UpstreamClientTransport } from './faults.js';
 import { consumeEvents, type EventSink } from './http-events.js';
 import {
-  failsAlone,
-  httpFailure,
+  failWithPage,
   isEventStream,
   messageHeaders,
   modernHeaders,
@@ -25,8 +23,6 @@ const ACCEPT = 'application/json, text/event-stream';
 const STREAM_RETRY_MS = [250, 1_000, 5_000, 15_000, 30_000];
 /** Without a guard's limit, a response body may be this big. */
 const FALLBACK_MAX_BODY_BYTES = 64 * 1024 * 1024;
-/** How much of an HTTP error page is read to describe it. */
-const ERROR_PAGE_BYTES = 64 * 1024;
 
 /**
  * The client side of Streamable HTTP on plain node:http with a keep-alive agent: POST per message, JSON
@@ -147,7 +143,7 @@ export class HttpClientTransport implements UpstreamClientTransport {
     }
     const { id, method } = message as { id?: string | number; method?: string };
     if (status < 200 || status >= 300) {
-      const text = await readErrorPage(res, ERROR_PAGE_BYTES);
+      const text = await readErrorPage(res);
       // A modern request's 4xx usually carries its JSON-RPC error (e.g. -32022): deliver it as such.
       if (modern && status >= 400 && status < 500) {
         const answer = parseErrorFor(text, id);
@@ -156,18 +152,7 @@ export class HttpClientTransport implements UpstreamClientTransport {
           return;
         }
       }
-      // An error page for one request (a 500 from the server or a proxy) fails that request alone.
-      const alone = failsAlone(message);
-      if (this.faults && alone !== undefined) {
-        this.faults.failed(alone, httpFailure(status, res.statusMessage, text), { status });
-        return;
-      }
-      // Typed like the SDK's own transport, so its version probe can classify the answer.
-      throw new SdkHttpError(
-        SdkErrorCode.ClientHttpNotImplemented,
-        `upstream answered HTTP ${status}${text ? `: ${text.slice(0, 300)}` : ''}`,
-        { status, statusText: res.statusMessage ?? '', text },
-      );
+      return failWithPage(message, res, text, this.faults);
     }
     const awaited = method !== undefined ? id : undefined;
     if (status === 202) {

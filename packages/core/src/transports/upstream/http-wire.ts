@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import type { JSONRPCMessage } from '@modelcontextprotocol/client';
+import { type JSONRPCMessage, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { encodeParamValue } from '../../param-headers/values.js';
+import type { InboundFaults } from './faults.js';
 
 // The HTTP shapes the upstream Streamable HTTP transport reads and writes.
 
@@ -80,6 +81,8 @@ export function isEventStream(res: IncomingMessage): boolean {
 
 /** How long an error page may take to arrive before what came of it describes the failure. */
 export const ERROR_PAGE_MS = 2_000;
+/** How much of an HTTP error page is read to describe it. */
+export const ERROR_PAGE_BYTES = 64 * 1024;
 
 /**
  * The start of an error page: at most `maxBytes` of it, or what arrived within `timeoutMs`; the rest is
@@ -88,7 +91,7 @@ export const ERROR_PAGE_MS = 2_000;
  */
 export function readErrorPage(
   res: IncomingMessage,
-  maxBytes: number,
+  maxBytes = ERROR_PAGE_BYTES,
   timeoutMs = ERROR_PAGE_MS,
 ): Promise<string> {
   return new Promise((resolve) => {
@@ -159,4 +162,28 @@ function describePage(text: string): string {
   const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1];
   const plain = (title ?? text.replace(/<[^>]*>/g, ' ')).replace(/\s+/g, ' ').trim();
   return plain.length > 200 ? `${plain.slice(0, 200)}…` : plain;
+}
+
+/**
+ * An HTTP error page (`text`) answering `message`: it fails that request alone when the guard takes
+ * faults (an error page for one request: a 500 from the server or a proxy); otherwise (a handshake's, or
+ * no guard) it is thrown typed like the SDK's own transports, so its version probe can classify it.
+ */
+export function failWithPage(
+  message: JSONRPCMessage,
+  res: IncomingMessage,
+  text: string,
+  faults: InboundFaults | undefined,
+): void {
+  const status = res.statusCode ?? 0;
+  const alone = failsAlone(message);
+  if (faults && alone !== undefined) {
+    faults.failed(alone, httpFailure(status, res.statusMessage, text), { status });
+    return;
+  }
+  throw new SdkHttpError(
+    SdkErrorCode.ClientHttpNotImplemented,
+    `upstream answered HTTP ${status}${text ? `: ${text.slice(0, 300)}` : ''}`,
+    { status, statusText: res.statusMessage ?? '', text },
+  );
 }

@@ -2,16 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
-import { SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import { SdkError, SdkErrorCode } from '@modelcontextprotocol/client';
 import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
 import type { InboundFaults, UpstreamClientTransport } from './faults.js';
-import { failsAlone, httpFailure, isEventStream, readErrorPage } from './http-wire.js';
+import { failWithPage, httpFailure, isEventStream, readErrorPage } from './http-wire.js';
 import { SseEventReader } from './sse-event-reader.js';
 
 /** Without a guard's limit, an event may be this big. */
 const FALLBACK_MAX_EVENT_BYTES = 64 * 1024 * 1024;
-/** How much of an HTTP error page is read to describe it. */
-const ERROR_PAGE_BYTES = 64 * 1024;
 
 /**
  * The client side of the legacy HTTP+SSE transport (2024-11-05) on plain node:http: a GET event stream
@@ -90,18 +88,7 @@ export class SseClientTransport implements UpstreamClientTransport {
       res.resume();
       return;
     }
-    const text = await readErrorPage(res, ERROR_PAGE_BYTES);
-    const alone = failsAlone(message);
-    if (this.faults && alone !== undefined) {
-      this.faults.failed(alone, httpFailure(status, res.statusMessage, text), { status });
-      return;
-    }
-    // Typed like the SDK's own transports, so its version probe can classify the answer.
-    throw new SdkHttpError(
-      SdkErrorCode.ClientHttpNotImplemented,
-      `upstream answered HTTP ${status}${text ? `: ${text.slice(0, 300)}` : ''}`,
-      { status, statusText: res.statusMessage ?? '', text },
-    );
+    failWithPage(message, res, await readErrorPage(res), this.faults);
   }
 
   async close(): Promise<void> {
@@ -123,7 +110,7 @@ export class SseClientTransport implements UpstreamClientTransport {
   #read(res: IncomingMessage): void {
     const status = res.statusCode ?? 0;
     if (status !== 200 || !isEventStream(res)) {
-      void readErrorPage(res, ERROR_PAGE_BYTES).then((page) => {
+      void readErrorPage(res).then((page) => {
         const why =
           status === 200
             ? `its content-type is ${res.headers['content-type'] ?? 'missing'}, not text/event-stream`
