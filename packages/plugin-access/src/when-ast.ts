@@ -178,18 +178,25 @@ function withKind(expr: Expr, exprKind: Expr['exprKind']): Expr {
 
 function maxId(root: Expr): bigint {
   let max = root.id;
-  const visit = (value: unknown): void => {
-    if (typeof value !== 'object' || value === null) return;
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
-    }
-    const record = value as Record<string, unknown>;
+  eachMessage(root, (record) => {
     if (record.$typeName === 'cel.expr.Expr' && typeof record.id === 'bigint' && record.id > max) {
       max = record.id;
     }
-    for (const [key, item] of Object.entries(record)) if (key !== '$typeName') visit(item);
-  };
-  visit(root);
+  });
   return max;
+}
+
+/** Calls `visit` with every message of a parsed expression (each node and its parts), depth first. */
+export function eachMessage(root: Expr, visit: (record: Record<string, unknown>) => void): void {
+  const walk = (value: unknown): void => {
+    if (typeof value !== 'object' || value === null) return;
+    if (Array.isArray(value)) {
+      for (const item of value) walk(item);
+      return;
+    }
+    const record = value as Record<string, unknown>;
+    visit(record);
+    for (const [key, item] of Object.entries(record)) if (key !== '$typeName') walk(item);
+  };
+  walk(root);
 }

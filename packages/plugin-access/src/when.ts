@@ -1,6 +1,6 @@
 import { CelScalar, type CelValue, celEnv, celFunc, isCelError, parse, plan } from '@bufbuild/cel';
 import { celArguments } from './when-arguments.js';
-import { type Expr, PLANNER_OPERATORS, references, rewrite } from './when-ast.js';
+import { type Expr, eachMessage, PLANNER_OPERATORS, references, rewrite } from './when-ast.js';
 import { MAX_COST, METER, meters, STEP, withBudget } from './when-budget.js';
 import { compileConstant, matchCost, meteredRe2 } from './when-regex.js';
 
@@ -136,30 +136,20 @@ export function compileWhen(source: string): When {
  * whose cost alone is over the budget (it could never be evaluated).
  */
 function checkMatches(root: Expr): void {
-  const visit = (value: unknown): void => {
-    if (typeof value !== 'object' || value === null) return;
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
+  eachMessage(root, (record) => {
+    if (record.$typeName !== 'cel.expr.Expr.Call' || record.function !== 'matches') return;
+    const call = record as unknown as { target?: Expr; args: Expr[] };
+    const pattern = constantString(call.args[0]);
+    if (pattern === undefined) return;
+    compileConstant(pattern);
+    const text = constantString(call.target);
+    const cost = text === undefined ? undefined : matchCost(pattern, text);
+    if (cost !== undefined && cost > MAX_COST) {
+      throw new Error(
+        `matches a constant text of ${text?.length} characters against a pattern that needs ${cost} cost units, over the budget of ${MAX_COST}`,
+      );
     }
-    const record = value as Record<string, unknown>;
-    if (record.$typeName === 'cel.expr.Expr.Call' && record.function === 'matches') {
-      const call = record as unknown as { target?: Expr; args: Expr[] };
-      const pattern = constantString(call.args[0]);
-      if (pattern !== undefined) {
-        compileConstant(pattern);
-        const text = constantString(call.target);
-        const cost = text === undefined ? undefined : matchCost(pattern, text);
-        if (cost !== undefined && cost > MAX_COST) {
-          throw new Error(
-            `matches a constant text of ${text?.length} characters against a pattern that needs ${cost} cost units, over the budget of ${MAX_COST}`,
-          );
-        }
-      }
-    }
-    for (const [key, item] of Object.entries(record)) if (key !== '$typeName') visit(item);
-  };
-  visit(root);
+  });
 }
 
 function constantString(expr: Expr | undefined): string | undefined {
