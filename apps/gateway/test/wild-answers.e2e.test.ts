@@ -176,6 +176,23 @@ describe('upstreams in the wild: answers', () => {
     await expectUnharmed(fx, HTTP);
   });
 
+  it("passes an upstream's 429 Retry-After on as data.retryAfterMs of -32009 upstream_error", async () => {
+    for (const client of [fx.legacy, fx.modern]) {
+      for (const name of HTTP) {
+        expect(await callTool(client, `${name}__http_429`), `http_429 on ${name}`).toEqual({
+          error: {
+            code: -32009,
+            message: expect.stringContaining(
+              `Upstream '${name}' failed this request: HTTP 429 Too Many Requests: Too Many Requests. The upstream asks to retry after 7000 ms.`,
+            ),
+            data: { reason: 'upstream_error', upstream: name, status: 429, retryAfterMs: 7000 },
+          },
+        });
+      }
+    }
+    await expectUnharmed(fx, HTTP);
+  });
+
   // Last: the rate limit lets a warning through again 10 s after the first ones (at connect), and this
   // test waits for that line.
   it('drops non-JSON stdout lines, stray and duplicate responses and malformed notifications, logged rate-limited', async () => {

@@ -223,9 +223,14 @@ export class GatewayError extends Error {
 
   /** An upstream failed one request outside JSON-RPC, e.g. an HTTP 500 page; the upstream stays connected. */
   static upstreamError(upstream: string, detail: string, data?: GatewayErrorData): GatewayError {
+    const wait = data?.retryAfterMs;
+    const advice =
+      typeof wait === 'number'
+        ? `The upstream asks to retry after ${wait} ms.`
+        : "Retry; if it keeps failing, check the server's own logs.";
     return new GatewayError(
       ErrorCode.UpstreamError,
-      `Upstream '${upstream}' failed this request: ${detail}. Retry; if it keeps failing, check the server's own logs.`,
+      `Upstream '${upstream}' failed this request: ${detail}. ${advice}`,
       { ...data, reason: 'upstream_error', upstream },
     );
   }

@@ -46,7 +46,8 @@ const USAGE = `usage: switchyard-testkit [--stdio | --http] [--port N] [--host H
     hang-handshake           never answers anything, initialize and server/discover included (still counted
                              in stats.handshakes; the control API still serves)
     http-500                 HTTP only (ignored with a warning on stdio): a POST calling tool http_500 gets
-                             HTTP 500 with an HTML page`;
+                             HTTP 500 with an HTML page, one calling http_429 gets HTTP 429 with
+                             Retry-After: 7`;
 
 function log(message: string): void {
   process.stderr.write(`[switchyard-testkit] ${message}\n`);

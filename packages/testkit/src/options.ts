@@ -125,7 +125,8 @@ export interface TestServerOptions {
    *   era) and reports the answer, an error or `no answer within 15 s`;
    * - `hang-handshake` — nothing is ever answered (`initialize`/`server/discover` included); requests are
    *   still counted, and the control API still serves;
-   * - `http-500` (HTTP only) — a POST calling tool `http_500` gets HTTP 500 with an HTML page.
+   * - `http-500` (HTTP only) — a POST calling tool `http_500` gets HTTP 500 with an HTML page, one calling
+   *   `http_429` gets HTTP 429 with `Retry-After: 7`.
    *
    * The wire-level modes act on the stdio wire ({@link TestServer.serveStdio}) and HTTP listeners
    * ({@link TestServer.listenHttp}), not on transports a test connects {@link TestServer.createServer} to.

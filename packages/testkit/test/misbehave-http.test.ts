@@ -194,6 +194,20 @@ describe('misbehave over HTTP: results, lists, tools (in-process)', () => {
     expect(server.stats.toolCalls.http_500).toBe(2);
   });
 
+  it('http-500 answers a call of http_429 with a 429 and Retry-After: 7 in both eras', async () => {
+    const session = await legacySession(url);
+    for (const [call, headers] of [
+      [toolCall(14, 'http_429'), session],
+      [toolCall(15, 'http_429', {}, true), {}],
+    ] as const) {
+      const failed = await postRaw(url, call, headers);
+      expect(failed.status).toBe(429);
+      expect(failed.headers.get('retry-after')).toBe('7');
+      await failed.text();
+    }
+    expect(server.stats.toolCalls.http_429).toBe(2);
+  });
+
   it('burst: 2000 list_changed on the call stream (2025), to the listen streams (modern)', async () => {
     const session = await legacySession(url);
     const legacy = await post(url, toolCall(20, 'burst'), session);

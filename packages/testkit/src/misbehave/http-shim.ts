@@ -11,6 +11,12 @@ export const HTTP_500_PAGE =
 /** The tool whose calls `http-500` answers with HTTP 500. */
 export const HTTP_500_TOOL = 'http_500';
 
+/** The tool whose calls `http-500` answers with HTTP 429 and `Retry-After: 7`, as a server that is rate limiting. */
+export const HTTP_429_TOOL = 'http_429';
+
+/** The `Retry-After` (seconds) of the 429 answer. */
+export const HTTP_429_RETRY_AFTER_S = 7;
+
 /**
  * Sees every parsed MCP POST before it is served; returns true when it answered (or holds) the request
  * itself. Installed by the HTTP listener right after it read the body.
@@ -48,7 +54,7 @@ function requestsIn(body: unknown): RequestShape[] {
 /**
  * The HTTP side of the misbehave modes, for both the sessionful 2025 endpoint and the stateless modern
  * handler: `hang-handshake` holds every POST open unanswered; `http-500` answers a `tools/call` of
- * `http_500` with a 500 HTML page; the response modes rewrite the JSON-RPC messages of 200 responses (SSE
+ * `http_500` with a 500 HTML page and one of `http_429` with a 429 and `Retry-After`; the response modes rewrite the JSON-RPC messages of 200 responses (SSE
  * event by event; a JSON body that becomes several messages is sent as an SSE stream instead). Returns
  * undefined when no mode concerns HTTP.
  */
@@ -74,6 +80,12 @@ export function createHttpIntercept(
         'content-length': Buffer.byteLength(HTTP_500_PAGE),
       });
       res.end(HTTP_500_PAGE);
+      return true;
+    }
+    if (fail500 && requests.some((r) => r.toolName === HTTP_429_TOOL)) {
+      for (const r of requests) observer.intercepted(r.method, r.toolName);
+      res.writeHead(429, { 'content-type': 'text/plain', 'retry-after': String(HTTP_429_RETRY_AFTER_S) });
+      res.end('Too Many Requests\n');
       return true;
     }
     if (rewriter !== undefined) rewriteBody(res, (message) => rewriter.rewrite(message));

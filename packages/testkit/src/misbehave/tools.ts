@@ -12,7 +12,7 @@ import {
 import type { ListKind } from '../server.js';
 import type { SessionHost } from '../session-host.js';
 import { ask } from './ask.js';
-import { HTTP_500_TOOL } from './http-shim.js';
+import { HTTP_429_TOOL, HTTP_500_TOOL } from './http-shim.js';
 import { MISBEHAVE_MODES, type MisbehaveMode } from './modes.js';
 import { REWRITE_MARKER, type ResultRewrite } from './response-rewriter.js';
 import { invalidArgs, type MisbehaveSession, type ToolArgs, text } from './tool-session.js';
@@ -134,12 +134,17 @@ const HTTP_500: MisbehaveTool = {
   call: async () => text(`${HTTP_500_TOOL} fails only over HTTP`),
 };
 
+const HTTP_429: MisbehaveTool = {
+  tool: definition(HTTP_429_TOOL, 'Over HTTP, its call is answered with HTTP 429 and Retry-After: 7'),
+  call: async () => text(`${HTTP_429_TOOL} fails only over HTTP`),
+};
+
 const TOOLS_OF: Partial<Record<MisbehaveMode, readonly MisbehaveTool[]>> = {
   'invalid-result': [INVALID_RESULT, NON_OBJECT_RESULT],
   'huge-result': [HUGE],
   'list-changed-burst': [BURST],
   'server-requests': [ASK],
-  'http-500': [HTTP_500],
+  'http-500': [HTTP_500, HTTP_429],
 };
 
 /** The tools `modes` add, in the order of {@link MISBEHAVE_MODES} (listed after the catalog's tools). */

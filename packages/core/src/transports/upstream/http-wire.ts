@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { type JSONRPCMessage, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import { encodeParamValue } from '../../param-headers/values.js';
 import type { InboundFaults } from './faults.js';
+import { retryAfterMs } from './retry-after.js';
 
 // The HTTP shapes the upstream Streamable HTTP transport reads and writes.
 
@@ -178,7 +179,10 @@ export function failWithPage(
   const status = res.statusCode ?? 0;
   const alone = failsAlone(message);
   if (faults && alone !== undefined) {
-    faults.failed(alone, httpFailure(status, res.statusMessage, text), { status });
+    // A 429 or 503 that says when to come back: the caller is told (`data.retryAfterMs`).
+    const wait = status === 429 || status === 503 ? retryAfterMs(res.headers['retry-after']) : undefined;
+    const data = wait === undefined ? { status } : { status, retryAfterMs: wait };
+    faults.failed(alone, httpFailure(status, res.statusMessage, text), data);
     return;
   }
   throw new SdkHttpError(
