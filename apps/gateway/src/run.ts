@@ -85,9 +85,9 @@ export async function runGateway(
   const clients = new ClientDirectory({ clients: config.clients, anonymous: config.anonymous });
   if (config.store?.redis && config.cursorSecret === undefined)
     logger.warn(
-      'store.redis is set without cursorSecret: cursors, requestState, task ids and sessions minted by one replica are refused by the others; give every replica the same cursorSecret',
+      'store.redis is set without cursorSecret: cursors, requestState, task ids and sessions minted by one replica are refused by the others, and what replicas publish to each other is not signed; give every replica the same cursorSecret',
     );
-  const store = await openStore(config.store, logger);
+  const store = await openStore(config.store, logger, config.cursorSecret);
   let plugins: Awaited<ReturnType<typeof loadPlugins>>;
   try {
     plugins = await loadPlugins(config, logger, store);

@@ -1,3 +1,4 @@
+import { openStore, silentLogger } from '@switchyard/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminGet } from './support/admin.js';
 import { Cleanup, connectHttp, eventually, httpUpstream } from './support/harness.js';
@@ -68,5 +69,45 @@ describe.skipIf(replicasMissing !== undefined)('approvals across replicas', () =
     expect(await post(other.adminUrl!, `/admin/approvals/${second.id}`, { decision: 'deny' })).toBe(200);
     await expect(denied).rejects.toMatchObject({ code: -32013, data: { reason: 'approval_denied' } });
     expect(calls()).toBe(1);
+  });
+
+  it('whoever writes to Redis without the cursorSecret can neither decide a held call nor stop a replica', async () => {
+    const up = await httpUpstream(cleanup, { name: 'db', tools: 1 });
+    const { redis, replicas } = await startReplicas(cleanup, {
+      config: {
+        mcpServers: { db: { url: up.url } },
+        plugins: [['@switchyard/plugin-approve', { rules: [{ tools: ['db__*'], by: ['leads'] }] }]],
+      },
+      admin: true,
+    });
+    const [holder, other] = replicas as [(typeof replicas)[0], (typeof replicas)[0]];
+    const client = await connectHttp(cleanup, `http://127.0.0.1:${holder.port}/mcp`, 'replicas-forgery');
+    const held = client.callTool({ name: 'db__tool_0', arguments: { text: 'drop' } }, { timeout: 20_000 });
+    held.catch(() => undefined);
+    let id = '';
+    await eventually(async () => {
+      const pending = (await adminGet(other.adminUrl!, '/admin/approvals')).json.pending as { id: string }[];
+      id = pending[0]?.id ?? '';
+      return id !== '';
+    }, 'the held call listed on the other replica');
+
+    // The plugin's channel as a replica without the secret (any Redis client) writes to it.
+    const intruder = await openStore({ redis: { url: redis.url } }, silentLogger);
+    cleanup.add(() => intruder.dispose());
+    const channel = intruder.scoped('plugin:@switchyard/plugin-approve:').pubsub!;
+    await channel.publish(
+      'approvals',
+      JSON.stringify({ t: 'decide', id, decision: 'approve', approver: 'the-ceo' }),
+    );
+    await channel.publish('approvals', 'null');
+    await channel.publish('approvals', JSON.stringify({ t: 'held', approval: null }));
+    // Published after them: each replica hears this decision after the forged ones.
+    expect(await post(other.adminUrl!, `/admin/approvals/${id}`, { decision: 'deny' })).toBe(200);
+    await expect(held).rejects.toMatchObject({ code: -32013, data: { reason: 'approval_denied' } });
+    expect(up.server.stats.toolCalls.tool_0 ?? 0).toBe(0);
+    expect(holder.gateway.stderr()).toContain('dropped a store message no replica signed');
+    for (const replica of replicas) {
+      expect((await adminGet(replica.adminUrl!, '/admin/approvals')).status).toBe(200);
+    }
   });
 });

@@ -3,7 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { silentLogger } from '../src/logger.js';
 import { MemoryStore } from '../src/store/memory.js';
 import { openStore } from '../src/store/open.js';
+import { MessageSigner } from '../src/store/signed-messages.js';
 import { type Store, StoreUnavailableError } from '../src/store/store.js';
+import { recordingLogger } from './support/recording-logger.js';
 
 /** Resolves with the next message on `channel`. */
 function nextMessage(store: Store, channel: string): Promise<string> {
@@ -149,6 +151,41 @@ describe.skipIf(redisMissing())('the redis store', () => {
         .toBe(true);
     } finally {
       await store.dispose();
+    }
+  });
+
+  it('with a secret, drops what no replica signed; a listener that throws costs only its message', async () => {
+    const log = recordingLogger();
+    const config = { redis: { url: redis.url, keyPrefix: 'signed:' } };
+    const a = await openStore(config, log, 'the-secret');
+    const b = await openStore(config, silentLogger, 'the-secret');
+    const other = await openStore(config, silentLogger, 'another-secret');
+    try {
+      const heard: string[] = [];
+      await a.pubsub!.subscribe('ch', (m) => {
+        if (m === 'boom') throw new TypeError("Cannot read properties of null (reading 'id')");
+        heard.push(m);
+      });
+      // Whoever writes to Redis without the secret: a raw PUBLISH, or a replica with another secret.
+      const raw = (b.native!.client as { publish(channel: string, message: string): Promise<number> })
+        .publish;
+      await raw.call(b.native!.client, 'signed:ch', 'forged');
+      await raw.call(b.native!.client, 'signed:ch', `${'A'.repeat(43)}.forged too`);
+      await other.pubsub!.publish('ch', 'wrong secret');
+      // A replica's message for another channel does not pass on this one.
+      await raw.call(
+        b.native!.client,
+        'signed:ch',
+        new MessageSigner('the-secret').sign('signed:elsewhere', 'moved'),
+      );
+      await b.pubsub!.publish('ch', 'boom');
+      await b.pubsub!.publish('ch', 'signed');
+      await expect.poll(() => heard, { timeout: 5000, interval: 20 }).toEqual(['signed']);
+      const warned = log.entries.filter((e) => e.level === 'warn').map((e) => e.message);
+      expect(warned).toContain('dropped a store message no replica signed (check cursorSecret)');
+      expect(warned).toContain('a store message could not be handled; dropped');
+    } finally {
+      await Promise.all([a.dispose(), b.dispose(), other.dispose()]);
     }
   });
 

@@ -1,4 +1,5 @@
 import type { Identity, Logger, Store } from '@switchyard/core';
+import { type BoardMessage, readBoardMessage } from './board-messages.js';
 import {
   type EndedApproval,
   EndedApprovals,
@@ -14,12 +15,6 @@ import {
 export type DecideRefusal = 'not_found' | 'forbidden' | 'unavailable' | { ended: EndedApproval };
 
 const CHANNEL = 'approvals';
-
-type Message =
-  | { t: 'hello' }
-  | { t: 'held'; approval: PendingApproval }
-  | { t: 'gone'; id: string; ended?: EndedApproval }
-  | { t: 'decide'; id: string; decision: 'approve' | 'deny'; approver: string };
 
 /**
  * The pending approvals as approvers see them and decide them. Alone, the calls held by this gateway.
@@ -109,10 +104,9 @@ export class ApprovalBoard {
   }
 
   #receive(raw: string): void {
-    let message: Message;
-    try {
-      message = JSON.parse(raw) as Message;
-    } catch {
+    const message = readBoardMessage(raw);
+    if (!message) {
+      this.#log.debug('dropped an approvals message that is none', { length: raw.length });
       return;
     }
     switch (message.t) {
@@ -124,8 +118,7 @@ export class ApprovalBoard {
         return;
       case 'gone':
         this.#remote.delete(message.id);
-        if (message.ended && typeof message.ended.id === 'string' && Array.isArray(message.ended.groups))
-          this.#remoteEnded.add(message.ended);
+        if (message.ended) this.#remoteEnded.add(message.ended);
         return;
       case 'decide':
         this.#local.settle(message.id, message.decision, message.approver);
@@ -133,7 +126,7 @@ export class ApprovalBoard {
     }
   }
 
-  #publish(message: Message): void {
+  #publish(message: BoardMessage): void {
     this.#store.pubsub?.publish(CHANNEL, JSON.stringify(message)).catch((error: unknown) => {
       this.#log.warn('could not share a pending approval with the other replicas', {
         kind: message.t,

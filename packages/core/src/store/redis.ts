@@ -1,7 +1,9 @@
 import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logger.js';
+import { preview, RateLimitedLog } from '../rate-limited-log.js';
 import { DEFAULT_KEY_PREFIX, type RedisStoreConfig } from './redis-config.js';
 import { ScopedStore } from './scoped.js';
+import { MessageSigner } from './signed-messages.js';
 import {
   type Store,
   type StoreCounters,
@@ -30,6 +32,10 @@ export class RedisStore implements Store {
   readonly #subscriber: Redis;
   readonly #prefix: string;
   readonly #log: Logger;
+  /** What a channel's message or listener did wrong, at most once per window. */
+  readonly #noise: RateLimitedLog;
+  /** With `cursorSecret`: every message is signed, and one no replica signed is dropped. */
+  readonly #signer: MessageSigner | undefined;
   readonly #listeners = new Set<(available: boolean) => void>();
   readonly #channels = new Map<string, Set<(message: string) => void>>();
   #available = false;
@@ -37,10 +43,12 @@ export class RedisStore implements Store {
   /** Pings a store that stopped answering, until it does again. */
   #probe: NodeJS.Timeout | undefined;
 
-  constructor(config: RedisStoreConfig, logger: Logger) {
+  constructor(config: RedisStoreConfig, logger: Logger, secret?: string) {
     this.#prefix = config.keyPrefix ?? DEFAULT_KEY_PREFIX;
     this.onUnavailable = config.onUnavailable ?? 'local';
     this.#log = logger;
+    this.#noise = new RateLimitedLog(logger);
+    this.#signer = secret === undefined ? undefined : new MessageSigner(secret);
     const options: RedisOptions = {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -68,9 +76,7 @@ export class RedisStore implements Store {
     // ioredis reports every failed attempt; the availability change is what the log needs.
     this.#client.on('error', () => {});
     this.#subscriber.on('error', () => {});
-    this.#subscriber.on('message', (channel: string, message: string) => {
-      for (const listener of this.#channels.get(channel) ?? []) listener(message);
-    });
+    this.#subscriber.on('message', (channel: string, message: string) => this.#deliver(channel, message));
   }
 
   /** Connects, waiting at most the connect timeout: an unreachable Redis leaves the store unavailable (retrying). */
@@ -149,10 +155,13 @@ export class RedisStore implements Store {
   };
 
   readonly pubsub: StorePubSub = {
-    publish: (channel, message) =>
-      this.#run(async () => {
-        await this.#client.publish(this.#prefix + channel, message);
-      }),
+    publish: (channel, message) => {
+      const full = this.#prefix + channel;
+      const sent = this.#signer ? this.#signer.sign(full, message) : message;
+      return this.#run(async () => {
+        await this.#client.publish(full, sent);
+      });
+    },
     subscribe: async (channel, listener) => {
       const full = this.#prefix + channel;
       let listeners = this.#channels.get(full);
@@ -184,6 +193,37 @@ export class RedisStore implements Store {
     this.#channels.clear();
     this.#client.disconnect();
     this.#subscriber.disconnect();
+  }
+
+  /**
+   * Hands a channel's message to its listeners: one no replica signed (with a secret) is dropped, and a
+   * listener that throws costs only that message; whatever is published, the replica keeps serving.
+   */
+  #deliver(channel: string, received: string): void {
+    const listeners = this.#channels.get(channel);
+    if (!listeners) return;
+    const message = this.#signer ? this.#signer.open(channel, received) : received;
+    if (message === undefined) {
+      this.#noise.warn(
+        `unsigned:${channel}`,
+        'dropped a store message no replica signed (check cursorSecret)',
+        {
+          channel,
+          message: preview(received, 80),
+        },
+      );
+      return;
+    }
+    for (const listener of listeners) {
+      try {
+        listener(message);
+      } catch (error) {
+        this.#noise.warn(`listener:${channel}`, 'a store message could not be handled; dropped', {
+          channel,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }
   }
 
   async #run<T>(command: () => Promise<T>): Promise<T> {
