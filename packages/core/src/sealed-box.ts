@@ -51,8 +51,11 @@ export class SealedBox {
   open(raw: unknown): unknown {
     if (typeof raw !== 'string' || !raw.startsWith(this.#prefix) || raw.length > this.maxChars)
       return undefined;
-    const bytes = Buffer.from(raw.slice(this.#prefix.length), 'base64url');
-    if (bytes.length <= IV_BYTES + TAG_BYTES) return undefined;
+    const text = raw.slice(this.#prefix.length);
+    const bytes = Buffer.from(text, 'base64url');
+    // Base64url decoding skips stray characters and ignores a last character's spare bits: only the one
+    // text this box could have written opens, so no value has two tokens.
+    if (bytes.length <= IV_BYTES + TAG_BYTES || bytes.toString('base64url') !== text) return undefined;
     try {
       const decipher = createDecipheriv('aes-256-gcm', this.#key, bytes.subarray(0, IV_BYTES));
       decipher.setAuthTag(bytes.subarray(bytes.length - TAG_BYTES));

@@ -25,9 +25,10 @@ export class MessageSigner {
   /** The message a replica signed for `channel`, or undefined for anything else. */
   open(channel: string, signed: string): string | undefined {
     if (signed.length <= MAC_CHARS || signed[MAC_CHARS] !== '.') return undefined;
-    const given = Buffer.from(signed.slice(0, MAC_CHARS), 'base64url');
+    // The MAC's text itself is compared: base64url decoding would take other texts for the same bytes.
+    const given = Buffer.from(signed.slice(0, MAC_CHARS), 'latin1');
     const message = signed.slice(MAC_CHARS + 1);
-    const expected = this.#mac(channel, message);
+    const expected = Buffer.from(this.#mac(channel, message).toString('base64url'), 'latin1');
     return given.length === expected.length && timingSafeEqual(given, expected) ? message : undefined;
   }
 
