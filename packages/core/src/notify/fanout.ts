@@ -9,6 +9,7 @@ import type { UnprefixedCatalog } from '../routing/unprefixed-catalog.js';
 import type { SubscriptionTable } from '../subscriptions.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import type { RequestOrigin } from '../upstream/origin.js';
+import { withoutHopMeta } from './hop-meta.js';
 import { type ListChangedCoalescer, type ListedKind, listChangedKind } from './list-changed.js';
 import { RefreshThrottle } from './refresh-throttle.js';
 import { atLeast, type SessionRegistry } from './sessions.js';
@@ -79,7 +80,7 @@ export class NotificationFanout {
       const uri = params.uri;
       if (typeof uri !== 'string') return;
       const deliver = () => {
-        const exposed = { ...params, uri: exposeUri(u.name, uri, u.config.prefix) };
+        const exposed = { ...withoutHopMeta(params), uri: exposeUri(u.name, uri, u.config.prefix) };
         for (const id of subscriptions.subscribers(u.name, uri)) {
           if (watches.updated(id)) continue;
           if (this.#deps.exposes(id, u.name, exposed.uri)) sessions.send(id, method, exposed);
