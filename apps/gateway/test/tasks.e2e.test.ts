@@ -79,7 +79,11 @@ describe('tasks through the gateway process', () => {
     bob.fallbackNotificationHandler = async (n) => {
       if (n.method === 'notifications/tasks/status') bobHeard.push(n.params);
     };
-    expect(alice.getServerCapabilities()?.tasks).toEqual({ cancel: {}, requests: { tools: { call: {} } } });
+    expect(alice.getServerCapabilities()?.tasks).toEqual({
+      list: {},
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
 
     const created = await request(alice, 'tools/call', {
       name: 'old__slow_compute',
@@ -122,5 +126,38 @@ describe('tasks through the gateway process', () => {
     expect((await modern(gw.url, 'bob-token', 'tasks/get', { taskId: modernId })).error).toMatchObject({
       code: -32602,
     });
+  });
+  it('bridges each era’s tasks onto the other’s upstream (found from outside: refused, and unlisted)', async () => {
+    const gw = await gateway();
+    // A 2026-07-28 client, a tool the 2025-only upstream runs only as a task: the upstream's -32601 came back.
+    const made = await modern(gw.url, 'alice-token', 'tools/call', {
+      name: 'old__failing_job',
+      arguments: {},
+    });
+    expect(made.result).toMatchObject({ resultType: 'task', taskId: expect.stringMatching(/^swt1\./) });
+    const taskId = made.result?.taskId as string;
+    const done = await eventually(async () => {
+      const got = await modern(gw.url, 'alice-token', 'tasks/get', { taskId });
+      return got.result?.status === 'completed' ? got.result : undefined;
+    }, 'completed');
+    expect(done).toMatchObject({ result: { isError: true } });
+    expect((await modern(gw.url, 'bob-token', 'tasks/get', { taskId })).error).toMatchObject({
+      code: -32602,
+    });
+
+    // A 2025-11-25 client's task on the 2026-07-28 upstream: missing from its tasks/list before.
+    const alice = await connectHttp(cleanup, gw.url, 'alice', { token: 'alice-token' });
+    const bob = await connectHttp(cleanup, gw.url, 'bob', { token: 'bob-token' });
+    const created = await request(alice, 'tools/call', {
+      name: 'mod__slow_compute',
+      arguments: { seconds: 30 },
+      task: {},
+    });
+    const bridged = (created.task as { taskId: string }).taskId;
+    expect((await request(alice, 'tasks/list', {})).tasks).toEqual([
+      expect.objectContaining({ taskId: bridged, status: 'working' }),
+    ]);
+    expect((await request(bob, 'tasks/list', {})).tasks).toEqual([]);
+    await request(alice, 'tasks/cancel', { taskId: bridged });
   });
 });

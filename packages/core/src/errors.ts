@@ -62,6 +62,8 @@ export const CORE_ERROR_REASONS = [
   'prompt_not_found',
   // A task id this gateway did not hand to this caller (or whose upstream is gone).
   'task_not_found',
+  // `tasks/update` of a 2026-07-28 client's task on a 2025-11-25 upstream (which takes no input that way).
+  'task_input_unsupported',
   'invalid_cursor',
   // Tool search (DESIGN §13): `search_tools` without a usable query, or with a limit out of 1..20.
   'invalid_query',

@@ -5,6 +5,7 @@ import { ErrorCode, GatewayError } from './errors.js';
 import type { Dispatcher } from './features/dispatch.js';
 import { gatewayFeatures } from './features/index.js';
 import { skillsExtensions } from './features/skills-capability.js';
+import { TaskOnlyTools } from './features/task-only-tools.js';
 import { tasksCapabilities } from './features/tasks-capability.js';
 import { unwrapCallTool } from './features/tool-search/call-tool.js';
 import { CallerTools } from './features/tool-search/caller-tools.js';
@@ -112,6 +113,8 @@ export class Gateway {
   readonly #listing: MergedListing;
   /** The tasks handed out (whose each is): forgotten for upstreams a reload removes. */
   readonly #taskOwners = new TaskOwners();
+  /** The tools 2025-11-25 upstreams run only as tasks (a 2026-07-28 client's calls of them are made tasks). */
+  readonly #taskOnly = new TaskOnlyTools();
   readonly #taskIds: TaskIdSeal;
   /** Telemetry, or undefined when no OpenTelemetry SDK is registered: then no wrappers at all. */
   readonly #telemetry: GatewayTelemetry | undefined;
@@ -186,7 +189,10 @@ export class Gateway {
     // Tool search: the catalog indexed from the gateway's own full listings, once per change of it, and
     // each caller's usable tools from its own tools/list, listed again after any list change.
     this.#searchCatalog = new SearchCatalog();
-    tools.onListed((upstream, items) => this.#searchCatalog.update(upstream, items));
+    tools.onListed((upstream, items) => {
+      this.#searchCatalog.update(upstream, items);
+      this.#taskOnly.update(upstream, items);
+    });
     this.#callerTools = new CallerTools((ctx) => this.handle(ctx));
     // A session hears of a list change only when its endpoint exposes a name that changed (or an upstream
     // all of whose names did). Tool search forgets every caller's tools on any change, heard or not.
@@ -242,6 +248,7 @@ export class Gateway {
       call,
       taskIds: this.#taskIds,
       taskOwners: this.#taskOwners,
+      taskOnly: this.#taskOnly,
       search: { catalog: this.#searchCatalog, callers: this.#callerTools },
     });
     this.#dispatcher = dispatcher;

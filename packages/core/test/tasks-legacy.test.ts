@@ -28,7 +28,8 @@ describe('tasks, 2025-11-25 client and upstream', () => {
       requests: { tools: { call: {} } },
     });
     expect(gateway.capabilities('modern').tasks).toBeUndefined();
-    expect(gateway.capabilities('modern').extensions).not.toHaveProperty(['io.modelcontextprotocol/tasks']);
+    // Bridged for a 2026-07-28 client (tasks-bridge-legacy.test.ts).
+    expect(gateway.capabilities('modern').extensions).toHaveProperty(['io.modelcontextprotocol/tasks']);
     const { client, heard } = await legacyClient(cleanup, gateway, alice);
     const other = await legacyClient(cleanup, gateway, bob);
     expect(client.getServerCapabilities()?.tasks).toMatchObject({ requests: { tools: { call: {} } } });
@@ -132,8 +133,12 @@ describe('tasks, 2025-11-25 client on a 2026-07-28 upstream', () => {
   it('creates tasks on the client’s behalf, answers tasks/result by polling and delivers its input', async () => {
     const gateway = await startGateway(cleanup, [await modernFixture(cleanup, 'jobs')]);
     expect(gateway.status()[0]).toMatchObject({ protocolVersion: '2026-07-28' });
-    // No tasks/list in the 2026-07-28 extension: not declared to a 2025 client.
-    expect(gateway.capabilities('legacy').tasks).toEqual({ cancel: {}, requests: { tools: { call: {} } } });
+    // No tasks/list in the 2026-07-28 extension: the gateway lists the tasks it bridged itself.
+    expect(gateway.capabilities('legacy').tasks).toEqual({
+      list: {},
+      cancel: {},
+      requests: { tools: { call: {} } },
+    });
     expect(gateway.capabilities('modern').extensions).toMatchObject({ 'io.modelcontextprotocol/tasks': {} });
     const { client, heard } = await legacyClient(cleanup, gateway, alice);
     const tools = (await client.listTools()).tools;
@@ -210,6 +215,23 @@ describe('tasks, 2025-11-25 client on a 2026-07-28 upstream', () => {
         { type: 'resource_link', uri: 'jobs+test://static-text' },
       ],
     });
-    await expect(client.request({ method: 'tasks/list', params: {} }, RAW)).resolves.toEqual({ tasks: [] });
+
+    // Found from outside: tasks/list left every bridged task out. Now each is listed, as it is now, to
+    // its creator alone.
+    const listed = (await client.request({ method: 'tasks/list', params: {} }, RAW)).tasks as {
+      taskId: string;
+      status: string;
+    }[];
+    expect(Object.fromEntries(listed.map((t) => [t.taskId, t.status]))).toEqual({
+      [taskId]: 'completed',
+      [held.taskId]: 'completed',
+      [slow.taskId]: 'cancelled',
+      [failing.taskId]: 'failed',
+    });
+    expect(listed[0]).toMatchObject({ createdAt: expect.any(String), ttl: expect.any(Number) });
+    const other = await legacyClient(cleanup, gateway, bob);
+    await expect(other.client.request({ method: 'tasks/list', params: {} }, RAW)).resolves.toEqual({
+      tasks: [],
+    });
   });
 });

@@ -104,10 +104,10 @@ describe('tasks, 2026-07-28 client and upstream', () => {
     await expect(request(client, 'tasks/get', { taskId: 'x' })).rejects.toMatchObject({ code: -32601 });
   });
 
-  it('tells a 2026-07-28 client of the extension only when a 2026-07-28 upstream declares it', async () => {
-    // A 2025-only upstream's tasks are for 2025-11-25 clients (the other direction is not bridged).
+  it('tells a 2026-07-28 client of the extension when a 2025-only upstream runs tool calls as tasks', async () => {
+    // Its tasks are bridged both ways (tasks-bridge-legacy.test.ts).
     const gateway = await startGateway(cleanup, [legacyFixture('old')]);
-    expect(gateway.capabilities('modern').extensions).not.toHaveProperty([TASKS]);
+    expect(gateway.capabilities('modern').extensions).toMatchObject({ [TASKS]: {} });
     expect(gateway.capabilities('legacy').tasks).toBeDefined();
   });
 });

@@ -8,6 +8,7 @@ import { promptsFeature } from './prompts.js';
 import { type ResourcesDeps, resourcesFeature } from './resources.js';
 import { skillsFeature } from './skills.js';
 import { taskAwareToolCaller } from './task-calls.js';
+import type { TaskOnlyTools } from './task-only-tools.js';
 import { tasksFeature } from './tasks.js';
 import { type ToolSearchDeps, withToolSearch } from './tool-search/tool-search.js';
 import { toolsFeature } from './tools.js';
@@ -20,6 +21,8 @@ export interface GatewayFeaturesDeps extends ResourcesDeps {
   taskIds: TaskIdSeal;
   /** The tasks handed out, by whose they are. */
   taskOwners: TaskOwners;
+  /** The tools 2025-11-25 upstreams run only as tasks. */
+  taskOnly: TaskOnlyTools;
   /** Tool search (DESIGN §13): the indexed catalog and what each caller may use. */
   search: ToolSearchDeps;
 }
@@ -32,12 +35,17 @@ export function gatewayFeatures(deps: GatewayFeaturesDeps): {
   dispatcher: Dispatcher;
   completion: ReturnType<typeof completionFeature>;
 } {
-  const { pool, router, listing, tools, prompts, call, taskIds: seal, taskOwners: owners } = deps;
+  const { pool, router, listing, tools, prompts, call, taskIds: seal, taskOwners: owners, taskOnly } = deps;
   const completion = completionFeature({ pool, router, prompts });
   const dispatcher = new Dispatcher([
     resourcesFeature(deps),
     withToolSearch(
-      toolsFeature({ pool, catalog: tools, listing, call: taskAwareToolCaller({ seal, owners }, call) }),
+      toolsFeature({
+        pool,
+        catalog: tools,
+        listing,
+        call: taskAwareToolCaller({ seal, owners, taskOnly }, call),
+      }),
       deps.search,
     ),
     promptsFeature({ pool, catalog: prompts, listing, call }),

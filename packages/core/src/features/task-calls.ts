@@ -9,7 +9,9 @@ import { SealedTooLarge } from '../sealed-box.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { restoreTaskResult } from '../upstream/task-results.js';
 import { exposeToolResult } from './content.js';
-import { legacyTaskOf, TASKS_EXTENSION_ID } from './task-wire.js';
+import type { TaskOnlyTools } from './task-only-tools.js';
+import { awaitedResult, continueAwaited } from './task-outcome.js';
+import { legacyTaskOf, modernTaskOf, TASKS_EXTENSION_ID } from './task-wire.js';
 import { taskEra } from './tasks-capability.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 
@@ -22,6 +24,11 @@ export interface TaskIssuer {
   owners: TaskOwners;
 }
 
+/** What a task-aware tool call also needs: the tools 2025-11-25 upstreams run only as tasks. */
+export interface TaskCallDeps extends TaskIssuer {
+  taskOnly: TaskOnlyTools;
+}
+
 /**
  * A `tools/call` caller that lets tasks through (DESIGN §4b, "no capability lost"): a task the upstream
  * creates gets an exposed id bound to the upstream, the caller and the tool ({@link TaskIdSeal}).
@@ -32,13 +39,25 @@ export interface TaskIssuer {
  * - 2025-11-25 client, 2026-07-28 upstream: a task-augmented call declares the Tasks extension upstream
  *   on the client's behalf; the upstream's task comes back as a 2025-11-25 `CreateTaskResult`, and an
  *   answer it gave at once becomes a finished task the gateway holds, as the client asked for a task.
+ * - 2026-07-28 client, 2025-11-25 upstream, a tool it runs only as a task (`taskSupport: "required"`, which
+ *   a 2026-07-28 client cannot negotiate): the gateway makes the call task-augmented. A client that
+ *   declares the Tasks extension gets the task (`resultType: "task"`); for one that does not, the gateway
+ *   waits for the task's result and answers the call with it ({@link awaitedResult}).
  * A 2026-07-28 client's legacy `task` param is dropped (SEP-2663: servers ignore it).
  */
-export function taskAwareToolCaller(issuer: TaskIssuer, call: UpstreamCaller): UpstreamCaller {
+export function taskAwareToolCaller(deps: TaskCallDeps, call: UpstreamCaller): UpstreamCaller {
+  const issuer: TaskIssuer = deps;
   return async (ctx, upstream, params) => {
     const legacyClient = eraOf(ctx) === 'legacy';
     const wantsTask = legacyClient && isRecord(params.task);
     const { task: requested, ...plain } = params;
+    if (
+      !legacyClient &&
+      taskEra(upstream) === 'legacy' &&
+      deps.taskOnly.has(upstream.name, toolOf(ctx).exposed)
+    ) {
+      return taskForModernClient(issuer, call, ctx, upstream, plain);
+    }
     if (upstream.era !== 'modern') {
       const result = await call(ctx, upstream, wantsTask && taskEra(upstream) === 'legacy' ? params : plain);
       const task = result.task;
@@ -55,6 +74,35 @@ export function taskAwareToolCaller(issuer: TaskIssuer, call: UpstreamCaller): U
     if (!wantsTask || result.resultType === 'input_required') return result;
     return hold(issuer, ctx, upstream, exposeToolResult(upstream, result), requested);
   };
+}
+
+/**
+ * A 2026-07-28 client's call of a tool its 2025-11-25 upstream runs only as a task: made task-augmented;
+ * the task's id is sealed and handed out as a 2026-07-28 `CreateTaskResult` when the request declares the
+ * Tasks extension, else the gateway waits for its result. A retry (`requestState`) of a call that was
+ * waiting answers what the task asked.
+ */
+async function taskForModernClient(
+  issuer: TaskIssuer,
+  call: UpstreamCaller,
+  ctx: RequestContext,
+  upstream: UpstreamConnection,
+  plain: Record<string, unknown>,
+): Promise<Record<string, unknown>> {
+  const declared = declaresTasks(ctx.client);
+  if (!declared && ctx.client?.requestState !== undefined) return continueAwaited(ctx, upstream, call);
+  const created = await call(ctx, upstream, { ...plain, task: {} });
+  const task = created.task;
+  if (!isRecord(task) || typeof task.taskId !== 'string') return created;
+  if (!declared) return awaitedResult(ctx, upstream, task.taskId, call);
+  const exposed = issue(issuer, ctx, upstream, task.taskId, task.ttl);
+  return { resultType: 'task', ...modernTaskOf(task, exposed) };
+}
+
+/** Whether a request declares the Tasks extension (a 2026-07-28 client takes tasks on that request). */
+function declaresTasks(client: DownstreamClient | undefined): boolean {
+  const extensions = client?.capabilities?.extensions;
+  return isRecord(extensions) && isRecord(extensions[TASKS_EXTENSION_ID]);
 }
 
 /** Seals the id of a task `ctx`'s call created on `upstream`, and remembers whose it is. */

@@ -1,9 +1,12 @@
+import { CANCELLATION, cancellationOf, signalOf } from '../cancellation.js';
 import type { DownstreamClient, RequestContext } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
 import { askClient } from '../interaction/fulfil.js';
 import { isRecord } from '../payload.js';
 import type { TaskBinding } from '../routing/task-ids.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
+import { Deadline } from '../upstream/deadline.js';
+import { originOf } from '../upstream/origin.js';
 import { exposeToolResult } from './content.js';
 import { isTerminal, pollDelayMs, relatedTo, withRelatedTask } from './task-wire.js';
 import type { UpstreamCaller } from './upstream-caller.js';
@@ -29,13 +32,73 @@ export async function legacyResult(
   poll: Poll,
   call: UpstreamCaller,
 ): Promise<Record<string, unknown>> {
-  const asking = relaying(ctx, exposed);
+  const result = await untilResult(relaying(ctx, exposed), upstream, binding.taskId, poll, call);
+  return relatedTo(exposeToolResult(upstream, result), exposed);
+}
+
+/**
+ * The `tools/call` of a 2026-07-28 client that did not declare the Tasks extension, for a tool a 2025-11-25
+ * upstream runs only as a task (task `taskId`, just created): the gateway waits for the task's result and
+ * answers the call with it, within the call's timeout (the upstream's `timeoutMs`). What the task asks the
+ * client becomes the call's input-required result, which the client's retry continues (the pending
+ * `tasks/result` is a suspended call, see interaction/). A call given up, or out of time, cancels the task.
+ */
+export async function awaitedResult(
+  ctx: RequestContext,
+  upstream: UpstreamConnection,
+  taskId: string,
+  call: UpstreamCaller,
+): Promise<Record<string, unknown>> {
+  const timeoutMs = upstream.config.timeoutMs;
+  const deadline = new Deadline(timeoutMs);
+  const bounded = deadline.follow(cancellationOf(ctx));
+  const waiting: RequestContext = {
+    ...ctx,
+    method: 'tasks/result',
+    signal: signalOf(bounded),
+    [CANCELLATION]: bounded,
+  } as RequestContext;
+  const poll: Poll = (id) =>
+    upstream.request('tasks/get', { taskId: id }, { signal: bounded, origin: originOf(ctx) });
+  try {
+    return await untilResult(waiting, upstream, taskId, poll, call);
+  } catch (error) {
+    if (!bounded.aborted) throw error;
+    // Nobody waits for the task any more: it stops upstream too (best effort, on its own time).
+    upstream.request('tasks/cancel', { taskId }).catch(() => {});
+    if (deadline.expired) throw GatewayError.upstreamTimeout(upstream.name, 'tools/call', timeoutMs);
+    throw error;
+  } finally {
+    deadline.finish();
+  }
+}
+
+/** The continuation of {@link awaitedResult}: the client's retry answers what the task asked. */
+export function continueAwaited(
+  ctx: RequestContext,
+  upstream: UpstreamConnection,
+  call: UpstreamCaller,
+): Promise<Record<string, unknown>> {
+  return call({ ...ctx, method: 'tasks/result' }, upstream, {});
+}
+
+/**
+ * Polls a 2025-11-25 task until it ends or needs input, then asks for its result with `tasks/result`
+ * (`ctx`'s method), which waits for the input too. A wait the upstream does not finish within its
+ * timeout goes back to polling, so a long task never ties up one upstream request.
+ */
+async function untilResult(
+  ctx: RequestContext,
+  upstream: UpstreamConnection,
+  taskId: string,
+  poll: Poll,
+  call: UpstreamCaller,
+): Promise<Record<string, unknown>> {
   for (;;) {
-    const task = await poll(binding.taskId);
+    const task = await poll(taskId);
     if (isTerminal(task.status) || task.status === 'input_required') {
       try {
-        const result = await call(asking, upstream, { taskId: binding.taskId });
-        return relatedTo(exposeToolResult(upstream, result), exposed);
+        return await call(ctx, upstream, { taskId });
       } catch (error) {
         const e = GatewayError.fromUnknown(error);
         if (e.reason !== 'upstream_timeout' || ctx.signal.aborted || isTerminal(task.status)) throw e;

@@ -33,6 +33,23 @@ export function legacyTaskOf(task: Record<string, unknown>, taskId: string): Rec
   return legacy;
 }
 
+/**
+ * A 2025-11-25 `Task` as a 2026-07-28 one (without its result: `tasks/get` inlines that): `ttl` and
+ * `pollInterval` become `ttlMs` and `pollIntervalMs`.
+ */
+export function modernTaskOf(task: Record<string, unknown>, taskId: string): Record<string, unknown> {
+  const modern: Record<string, unknown> = {
+    taskId,
+    status: task.status,
+    createdAt: task.createdAt,
+    lastUpdatedAt: task.lastUpdatedAt,
+    ttlMs: task.ttl ?? null,
+  };
+  if (typeof task.statusMessage === 'string') modern.statusMessage = task.statusMessage;
+  if (typeof task.pollInterval === 'number') modern.pollIntervalMs = task.pollInterval;
+  return modern;
+}
+
 /** The suggested wait before polling a task again, bounded so a gateway loop neither spins nor stalls. */
 export function pollDelayMs(task: Record<string, unknown>, field: 'pollIntervalMs' | 'pollInterval'): number {
   const hint = task[field];
@@ -43,6 +60,14 @@ export function pollDelayMs(task: Record<string, unknown>, field: 'pollIntervalM
 export function relatedTo(result: Record<string, unknown>, taskId: string): Record<string, unknown> {
   const meta = isRecord(result._meta) ? result._meta : {};
   return { ...result, _meta: { ...meta, [RELATED_TASK_META_KEY]: { taskId } } };
+}
+
+/** `result` without the related-task `_meta` a 2025-11-25 `tasks/result` answer carries (the upstream's id). */
+export function unrelated(result: Record<string, unknown>): Record<string, unknown> {
+  if (!isRecord(result._meta) || !(RELATED_TASK_META_KEY in result._meta)) return result;
+  const { [RELATED_TASK_META_KEY]: _dropped, ...meta } = result._meta;
+  const { _meta: _all, ...rest } = result;
+  return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
 }
 
 /** `params` whose related-task `_meta` (if any) names `taskId` instead. */

@@ -39,28 +39,25 @@ export function taskEra(upstream: UpstreamConnection): 'legacy' | 'modern' | und
 
 /**
  * What the gateway declares about tasks to a client of `era`, from what its upstreams declared when they
- * last connected; nothing when none runs tool calls as tasks. A 2026-07-28 client is told of the Tasks
- * extension when a 2026-07-28 upstream declares it. A 2025-11-25 client gets the `tasks` capability when
- * any upstream runs tool calls as tasks (a 2026-07-28 upstream's tasks are bridged), with `list` only when
- * every such upstream lists its tasks (the 2026-07-28 extension has no `tasks/list`) and `cancel` when
- * every one cancels them; the tools a client may call as tasks say so themselves (`execution.taskSupport`).
+ * last connected; nothing when none runs tool calls as tasks. Either era's tasks are bridged to the other's
+ * clients: a 2026-07-28 client is told of the Tasks extension, a 2025-11-25 client gets the `tasks`
+ * capability, with `list` when every 2025-11-25 such upstream lists its tasks (the gateway lists the ones
+ * it bridged onto 2026-07-28 upstreams, whose extension has no `tasks/list`) and `cancel` when every one
+ * cancels them; the tools a client may call as tasks say so themselves (`execution.taskSupport`).
  */
 export function tasksCapabilities(
   upstreams: readonly UpstreamConnection[],
   era: 'legacy' | 'modern',
 ): Record<string, unknown> | undefined {
   const offering = upstreams.filter((u) => taskEra(u) !== undefined);
-  if (era === 'modern') {
-    return offering.some((u) => taskEra(u) === 'modern')
-      ? { extensions: { [TASKS_EXTENSION_ID]: {} } }
-      : undefined;
-  }
   if (offering.length === 0) return undefined;
+  if (era === 'modern') return { extensions: { [TASKS_EXTENSION_ID]: {} } };
   const legacy = offering.map((u) =>
     taskEra(u) === 'legacy' ? legacyTasks(u.knownCapabilities) : undefined,
   );
   const tasks: Record<string, unknown> = { requests: { tools: { call: {} } } };
-  if (legacy.every((t) => t?.list !== undefined)) tasks.list = {};
+  // The gateway lists a 2026-07-28 upstream's tasks itself (the ones it bridged).
+  if (legacy.every((t) => t === undefined || t.list !== undefined)) tasks.list = {};
   // A 2026-07-28 upstream always takes tasks/cancel.
   if (legacy.every((t) => t === undefined || t.cancel !== undefined)) tasks.cancel = {};
   return { tasks };
@@ -86,6 +83,25 @@ export function toolForLegacyClient(
   const next: Record<string, unknown> = support === undefined ? rest : { ...rest, taskSupport: support };
   const copy = { ...tool };
   if (Object.keys(next).length > 0) copy.execution = next;
+  else delete copy.execution;
+  return copy;
+}
+
+/**
+ * A listed tool as a 2026-07-28 client may use it: a 2025-11-25 upstream's `taskSupport: "required"` is
+ * left out, as the gateway runs such a tool as a task upstream for any 2026-07-28 client (it hands out the
+ * task when the request declares the Tasks extension, else waits for its result); that era has no
+ * tool-level negotiation (SEP-2663: the server decides per call). Everything else is the upstream's own.
+ */
+export function toolForModernClient(
+  upstream: UpstreamConnection,
+  tool: Record<string, unknown>,
+): Record<string, unknown> {
+  const execution = isRecord(tool.execution) ? tool.execution : undefined;
+  if (execution?.taskSupport !== 'required' || taskEra(upstream) !== 'legacy') return tool;
+  const { taskSupport: _dropped, ...rest } = execution;
+  const copy = { ...tool };
+  if (Object.keys(rest).length > 0) copy.execution = rest;
   else delete copy.execution;
   return copy;
 }

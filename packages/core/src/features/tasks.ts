@@ -12,7 +12,14 @@ import { exposeToolResult } from './content.js';
 import type { Feature } from './feature.js';
 import { heldTask, type TaskIssuer } from './task-calls.js';
 import { bridgedResult, legacyResult, type TaskRoute } from './task-outcome.js';
-import { isTerminal, legacyTaskOf, relatedTo, TASKS_EXTENSION_ID } from './task-wire.js';
+import {
+  isTerminal,
+  legacyTaskOf,
+  modernTaskOf,
+  relatedTo,
+  TASKS_EXTENSION_ID,
+  unrelated,
+} from './task-wire.js';
 import { declaresTaskList, taskEra } from './tasks-capability.js';
 import type { UpstreamCaller } from './upstream-caller.js';
 
@@ -31,7 +38,8 @@ const TASK_METHODS = new Set(['tasks/get', 'tasks/result', 'tasks/cancel', 'task
  * client gets its own era's methods and shapes: `tasks/get`, `tasks/result`, `tasks/list` (merged over
  * the upstreams that list tasks, the caller's own only) and `tasks/cancel` for a 2025-11-25 client;
  * `tasks/get` (result inlined), `tasks/update` and `tasks/cancel` for a 2026-07-28 client that declares
- * the extension (-32021 otherwise). A 2025-11-25 client's tasks on a 2026-07-28 upstream are bridged.
+ * the extension (-32021 otherwise). Tasks are bridged between the eras: a 2025-11-25 client's on a
+ * 2026-07-28 upstream, and a 2026-07-28 client's on a 2025-11-25 upstream (no `tasks/update` there).
  */
 export function tasksFeature(deps: TasksDeps): Feature {
   const { pool, listing, call, seal, owners } = deps;
@@ -90,9 +98,11 @@ export function tasksFeature(deps: TasksDeps): Feature {
   const get = async (ctx: RequestContext) => {
     served(ctx.method);
     gate(ctx);
-    const { binding, upstream, exposed } = route(ctx);
+    const taskRoute = route(ctx);
+    const { binding, upstream, exposed } = taskRoute;
     if (binding.local) return heldTask(held(binding, exposed), exposed);
     const task = await send(ctx, upstream, 'tasks/get', { taskId: binding.taskId });
+    if (upstream.era !== 'modern' && binding.clientEra === 'modern') return detailed(ctx, taskRoute, task);
     if (upstream.era !== 'modern') return { ...task, taskId: exposed };
     if (binding.clientEra === 'legacy') return legacyTaskOf(task, exposed);
     return isRecord(task.result)
@@ -124,6 +134,10 @@ export function tasksFeature(deps: TasksDeps): Feature {
       const { status } = heldTask(held(binding, exposed), exposed);
       throw GatewayError.invalidParams(`Cannot cancel task ${exposed}: it is already ${String(status)}.`);
     }
+    if (upstream.era !== 'modern' && binding.clientEra === 'modern') {
+      await send(ctx, upstream, 'tasks/cancel', { taskId });
+      return {}; // the extension's acknowledgement
+    }
     if (upstream.era !== 'modern')
       return { ...(await send(ctx, upstream, 'tasks/cancel', { taskId })), taskId: exposed };
     if (binding.clientEra === 'modern') return send(ctx, upstream, 'tasks/cancel', { taskId });
@@ -141,7 +155,8 @@ export function tasksFeature(deps: TasksDeps): Feature {
   const update = async (ctx: RequestContext) => {
     served(ctx.method);
     modernOnly(ctx);
-    const { binding, upstream } = route(ctx);
+    const { binding, upstream, exposed } = route(ctx);
+    if (upstream.era !== 'modern') throw inputNotDeliverable(exposed);
     // The SDK hands a request's `inputResponses` over apart from its params (as on a multi round-trip retry).
     const inputResponses = ctx.params.inputResponses ?? ctx.client?.inputResponses;
     if (!isRecord(inputResponses)) {
@@ -152,7 +167,55 @@ export function tasksFeature(deps: TasksDeps): Feature {
     return send(ctx, upstream, 'tasks/update', { taskId: binding.taskId, inputResponses });
   };
 
-  const list = (ctx: RequestContext) => {
+  /**
+   * A 2026-07-28 client's task on a 2025-11-25 upstream as the extension's `tasks/get` answers it: an ended
+   * task's outcome is read with `tasks/result` and inlined (a tool result, `isError` included, is
+   * `completed`; a JSON-RPC error is `failed`), without the upstream's related-task `_meta`.
+   */
+  const detailed = async (
+    ctx: RequestContext,
+    { binding, upstream, exposed }: TaskRoute,
+    task: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> => {
+    const modern = modernTaskOf(task, exposed);
+    if (task.status === 'input_required') return { ...modern, inputRequests: {} };
+    if (task.status !== 'completed' && task.status !== 'failed') return modern;
+    try {
+      const result = await send(ctx, upstream, 'tasks/result', { taskId: binding.taskId });
+      return { ...modern, status: 'completed', result: exposeToolResult(upstream, unrelated(result)) };
+    } catch (error) {
+      const e = GatewayError.fromUnknown(error);
+      // The gateway's own failures (unavailable, timed out) and a task the upstream forgot stay errors.
+      if (e.data?.upstream === undefined || e.reason !== undefined || e.code === ErrorCode.InvalidParams)
+        throw e;
+      const failure = { code: e.code, message: e.message, ...(e.data === undefined ? {} : { data: e.data }) };
+      const seen = JSON.parse(JSON.stringify(failure).replaceAll(binding.taskId, exposed)) as unknown;
+      return { ...modern, status: 'failed', error: seen };
+    }
+  };
+
+  /**
+   * The caller's tasks no upstream lists: those the gateway holds itself, and those bridged onto 2026-07-28
+   * upstreams (the extension has no `tasks/list`), each as it is now; one its upstream no longer knows, or
+   * cannot answer for, is left out. Only what this instance handed out is known (`task-owners.ts`).
+   */
+  const gatewayListed = async (ctx: RequestContext): Promise<Record<string, unknown>[]> => {
+    const view = ctx.view?.whole === false ? ctx.view : undefined;
+    const tasks = owners.ownedBy(ctx.identity.id).filter(({ binding, held }) => {
+      if (binding.clientEra !== 'legacy' || (view && !view.includes(binding.upstream))) return false;
+      return held !== undefined || pool.get(binding.upstream)?.era === 'modern';
+    });
+    const settled = await Promise.allSettled(
+      tasks.map(async ({ binding, exposedId, held }) => {
+        if (held) return heldTask(held, exposedId);
+        const upstream = pool.require(binding.upstream);
+        return legacyTaskOf(await send(ctx, upstream, 'tasks/get', { taskId: binding.taskId }), exposedId);
+      }),
+    );
+    return settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
+  };
+
+  const list = async (ctx: RequestContext) => {
     served(ctx.method);
     legacyOnly(ctx);
     // Per request: an upstream lists every task of the gateway's connection, the caller sees its own.
@@ -168,7 +231,9 @@ export function tasksFeature(deps: TasksDeps): Feature {
         return { ...item, taskId: owned.exposedId };
       },
     };
-    return listing.list(kind, ctx);
+    const first = ctx.params.cursor === undefined || ctx.params.cursor === null;
+    const [page, own] = await Promise.all([listing.list(kind, ctx), first ? gatewayListed(ctx) : []]);
+    return own.length === 0 ? page : { ...page, tasks: [...(page.tasks as unknown[]), ...own] };
   };
 
   /** A task the gateway holds itself (kept by the instance that created it, for its TTL). */
@@ -240,6 +305,14 @@ export function taskNotFound(taskId: string): GatewayError {
   return GatewayError.invalidParams(
     `Task not found: ${taskId}. Use a task id a tools/call of this client answered with (tasks expire after their ttl).`,
     { reason: 'task_not_found', taskId },
+  );
+}
+
+/** `tasks/update` of a task on a 2025-11-25 upstream, which takes a task's input only as its own requests. */
+function inputNotDeliverable(taskId: string): GatewayError {
+  return GatewayError.invalidParams(
+    `Task ${taskId} runs on a 2025-11-25 upstream, which asks for a task's input with requests of its own that only a waiting call can answer; tasks/update cannot deliver input to it. Call the tool without declaring the ${TASKS_EXTENSION_ID} extension: the gateway then waits for the task and puts its questions to you as an input-required result.`,
+    { reason: 'task_input_unsupported', taskId },
   );
 }
 

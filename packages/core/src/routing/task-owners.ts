@@ -63,6 +63,16 @@ export class TaskOwners {
     return task;
   }
 
+  /** The tasks `identity` created that this instance still remembers, oldest first. */
+  ownedBy(identity: string): OwnedTask[] {
+    const now = this.#now();
+    const owned: OwnedTask[] = [];
+    for (const task of this.#tasks.values()) {
+      if (task.binding.identity === identity && task.expiresAt > now) owned.push(task);
+    }
+    return owned;
+  }
+
   /** Forgets the tasks of upstreams that are no longer configured. */
   retain(upstreams: ReadonlySet<string>): void {
     for (const [key, task] of this.#tasks) {
