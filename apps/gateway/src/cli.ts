@@ -82,6 +82,11 @@ async function main(): Promise<number> {
     process.stderr.write(`switchyard: ${why}\nRun switchyard --help for usage.\n`);
     return 2;
   };
+  // An unset variable (`--config "$CONFIG"`) must not fall back to the embedded demo config.
+  const empty = (['config', 'approve', 'out', 'virtual-server'] as const).find(
+    (name) => args[name]?.trim() === '',
+  );
+  if (empty !== undefined) return usage(`--${empty} is empty (is the variable that should hold it set?)`);
   if (command !== undefined && !COMMANDS.includes(command))
     return usage(`unknown command "${command}" (commands: ${COMMANDS.join(', ')})`);
   if (extra.length > 0 && command !== 'import') return usage(`unexpected argument "${extra[0]}"`);

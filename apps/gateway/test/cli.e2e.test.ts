@@ -84,6 +84,21 @@ describe('command line', () => {
     expect(level.stderr).toMatch(/debug, info, warn, error/);
   });
 
+  it('refuses an empty --config (an unset variable) with exit 2, never the embedded demo config', async () => {
+    // Found from outside: `check --config "$CONFIG"` with CONFIG unset checked the demo and exited 0.
+    for (const args of [
+      ['--config', ''],
+      ['check', '--config', '  '],
+      ['--config', '', '--virtual-server', 'x'],
+    ]) {
+      const { code, stdout, stderr } = await run(args);
+      expect(code, args.join(' ')).toBe(2);
+      expect(stdout).toBe('');
+      expect(stderr).toContain('--config is empty');
+      expect(stderr).not.toContain('embedded');
+    }
+  });
+
   it('exits 2 naming the file when the config is missing or not JSON', async () => {
     const missing = join(await tempDir(cleanup), 'nope.json');
     const broken = await configFile('{ "mcpServers": { ');
