@@ -1,3 +1,4 @@
+import type { Client } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cleanup, eventually, startGateway } from './support/gateway.js';
 import {
@@ -93,6 +94,30 @@ describe('tasks, 2025-11-25 client and upstream', () => {
     await expect(request(client, 'tasks/update', { taskId, inputResponses: {} })).rejects.toMatchObject({
       code: -32601,
     });
+  });
+
+  it('lists on a virtual server no task of a tool it hides, as its tasks/get of one is not found', async () => {
+    // Found from outside: tasks/list on a narrowed endpoint showed the tasks (ids, status, message) of
+    // tools it hides, whose tasks/get there answered "not found".
+    const virtualServers = new Map([
+      ['narrow', { servers: ['jobs'], tools: { deny: ['jobs__confirm_delete'] } }],
+    ]);
+    const gateway = await startGateway(cleanup, [legacyFixture('jobs')], { virtualServers });
+    const root = await legacyClient(cleanup, gateway, alice);
+    const { taskId } = taskOf(
+      await request(root.client, 'tools/call', {
+        name: 'jobs__confirm_delete',
+        arguments: { filename: 'c.txt' },
+        task: {},
+      }),
+    );
+    const listedAt = async (client: Client) =>
+      ((await request(client, 'tasks/list', {})).tasks as { taskId: string }[]).map((t) => t.taskId);
+    expect(await listedAt(root.client)).toEqual([taskId]);
+    const narrow = await legacyClient(cleanup, gateway, alice, 'narrow');
+    await expect(request(narrow.client, 'tasks/get', { taskId })).rejects.toMatchObject({ code: -32602 });
+    expect(await listedAt(narrow.client)).toEqual([]);
+    await request(root.client, 'tasks/result', { taskId });
   });
 
   it('answers a failed task with its JSON-RPC error, and a tool error as the tool result', async () => {

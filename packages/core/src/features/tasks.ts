@@ -200,9 +200,8 @@ export function tasksFeature(deps: TasksDeps): Feature {
    * cannot answer for, is left out. Only what this instance handed out is known (`task-owners.ts`).
    */
   const gatewayListed = async (ctx: RequestContext): Promise<Record<string, unknown>[]> => {
-    const view = ctx.view?.whole === false ? ctx.view : undefined;
     const tasks = owners.ownedBy(ctx.identity.id).filter(({ binding, held }) => {
-      if (binding.clientEra !== 'legacy' || (view && !view.includes(binding.upstream))) return false;
+      if (binding.clientEra !== 'legacy' || !visibleAt(ctx, binding)) return false;
       return held !== undefined || pool.get(binding.upstream)?.era === 'modern';
     });
     const settled = await Promise.allSettled(
@@ -228,6 +227,7 @@ export function tasksFeature(deps: TasksDeps): Feature {
         const owned = owners.owner(upstream.name, item.taskId);
         if (owned?.binding.identity !== ctx.identity.id || owned.binding.clientEra !== 'legacy')
           return undefined;
+        if (!visibleAt(ctx, owned.binding)) return undefined;
         return { ...item, taskId: owned.exposedId };
       },
     };
@@ -329,4 +329,13 @@ function notInRevision(method: string, era: string): GatewayError {
     ErrorCode.MethodNotFound,
     `Method not found: ${method} is not part of tasks in protocol revision ${era}.`,
   );
+}
+
+/**
+ * Whether the caller's endpoint shows the tool that created a task: a virtual server lists no task of a
+ * tool it hides, as its `tasks/get` of one is "not found" (DESIGN §13).
+ */
+function visibleAt(ctx: RequestContext, binding: TaskBinding): boolean {
+  const view = ctx.view;
+  return view === undefined || view.whole || view.tool(binding.tool.exposed, binding.upstream);
 }

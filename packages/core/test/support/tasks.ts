@@ -59,9 +59,14 @@ export interface Heard {
  * A 2025-11-25 SDK client on an in-memory session of `gateway` acting as `identity`: it declares
  * elicitation, accepts every elicitation with `{ confirm: true, name }`, and records task statuses.
  */
-export async function legacyClient(cleanup: Cleanup, gateway: Gateway, identity: Identity) {
+export async function legacyClient(
+  cleanup: Cleanup,
+  gateway: Gateway,
+  identity: Identity,
+  endpoint?: string,
+) {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
-  const session = openSession(gateway, { transport: 'memory', identity });
+  const session = openSession(gateway, { transport: 'memory', identity, ...(endpoint ? { endpoint } : {}) });
   await session.connect(serverSide);
   const client = new Client(
     { name: identity.id, version: '1.0.0' },
