@@ -1,5 +1,6 @@
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { WebSocketClientTransport } from '@switchyard/core/listener';
 import type { TestServerOptions } from '@switchyard/testkit';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import {
@@ -13,9 +14,10 @@ import {
   startGateway,
   writeConfig,
 } from './support/harness.js';
+import { answerTo, RawWs } from './support/raw-wire.js';
 
-// Modern-era clients (2026-07-28) of the gateway over stdio and HTTP, in front of a legacy and a modern
-// upstream.
+// Modern-era clients (2026-07-28) of the gateway over stdio, HTTP and WebSocket, in front of a legacy and
+// a modern upstream.
 
 const cleanup = new Cleanup();
 afterEach(() => cleanup.run());
@@ -111,13 +113,18 @@ describe('modern clients over stdio', () => {
   });
 });
 
+/** The shared network gateway: HTTP and WebSocket listeners (announced once both accept connections). */
 async function startHttpGateway(owner: Cleanup) {
   const { old, mod } = await oldAndModernUpstreams(owner);
   const gw = await startGateway(owner, {
-    listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+    listen: {
+      http: { host: '127.0.0.1', port: 0, path: '/mcp' },
+      ws: { host: '127.0.0.1', port: 0, path: '/mcp' },
+    },
     mcpServers: { old: { url: old.url }, mod: { url: mod.url } },
   });
-  return { old, mod, gw };
+  const wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/))[1]!;
+  return { old, mod, gw: Object.assign(gw, { wsUrl }) };
 }
 
 let httpShared: ReturnType<typeof startHttpGateway> | undefined;
@@ -130,6 +137,19 @@ async function modernClientOverHttp() {
     { versionNegotiation: { mode: 'auto' } },
   );
   await client.connect(new StreamableHTTPClientTransport(new URL(gw.url)));
+  cleanup.add(() => client.close());
+  return { client, old, mod, gw };
+}
+
+/** The shared network gateway and an SDK client of the test's own over its WebSocket listener. */
+async function modernClientOverWs() {
+  httpShared ??= startHttpGateway(shared);
+  const { old, mod, gw } = await httpShared;
+  const client = new Client(
+    { name: 'modern-ws-client', version: '1' },
+    { versionNegotiation: { mode: 'auto' } },
+  );
+  await client.connect(new WebSocketClientTransport(new URL(gw.wsUrl)));
   cleanup.add(() => client.close());
   return { client, old, mod, gw };
 }
@@ -200,7 +220,11 @@ describe('modern clients over Streamable HTTP, beside legacy sessions at the sam
       rawPost(
         gw.url,
         JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: envelope } }),
-        { 'mcp-protocol-version': '2026-07-28', 'mcp-method': method },
+        {
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': method,
+          ...(typeof params.taskId === 'string' ? { 'mcp-name': params.taskId } : {}),
+        },
       );
     const removed = [
       'initialize',
@@ -209,7 +233,8 @@ describe('modern clients over Streamable HTTP, beside legacy sessions at the sam
       'resources/subscribe',
       'resources/unsubscribe',
     ];
-    for (const [i, method] of [...removed, 'unknown/method'].entries()) {
+    const unknown = ['unknown/method'];
+    for (const [i, method] of [...removed, ...unknown].entries()) {
       const params =
         method === 'initialize'
           ? { protocolVersion: '2026-07-28', capabilities: {}, clientInfo: { name: 'x', version: '1' } }
@@ -217,7 +242,9 @@ describe('modern clients over Streamable HTTP, beside legacy sessions at the sam
             ? { level: 'info' }
             : method.startsWith('resources/')
               ? { uri: 'old+test://old/r/1' }
-              : {};
+              : method.startsWith('tasks/')
+                ? { taskId: 'some-task' }
+                : {};
       const answer = await call(i + 1, method, params);
       expect({ method, status: answer.status, json: answer.json }).toMatchObject({
         method,
@@ -225,16 +252,45 @@ describe('modern clients over Streamable HTTP, beside legacy sessions at the sam
         json: { id: i + 1, error: { code: -32601 } },
       });
       // A method no feature answers is refused by the endpoint itself, in the listeners' one error form.
-      if (method === 'unknown/method')
-        expect(answer.json).toMatchObject({ error: { data: { reason: 'method_not_found' } } });
+      if (unknown.includes(method))
+        expect({ method, json: answer.json }).toMatchObject({
+          method,
+          json: { error: { data: { reason: 'method_not_found' } } },
+        });
     }
   });
 });
 
-describe('modern listen streams, on both transports', () => {
+describe('modern clients over WebSocket', () => {
+  it("negotiates the modern era with server/discover, and gets its era's answers", async () => {
+    const { client, gw } = await modernClientOverWs();
+    expect(client.getProtocolEra()).toBe('modern');
+    expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
+    expect(client.getServerVersion()?.name).toBe('switchyard');
+    const hinted = (await client.request({
+      method: 'resources/read',
+      params: { uri: 'mod+test://mod/r/1' },
+    })) as Record<string, unknown>;
+    expect(hinted).toMatchObject({ ttlMs: 60_000, cacheScope: 'public' });
+    // The revision has no ping: -32601 on a WebSocket as on every other wire.
+    const raw = await RawWs.open(gw.wsUrl);
+    cleanup.add(() => raw.close());
+    raw.send(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'server/discover', params: { _meta: envelope } }),
+    );
+    expect(await raw.waitFor(answerTo(1), 'the discover answer')).toMatchObject({
+      result: { supportedVersions: ['2026-07-28'] },
+    });
+    raw.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: envelope } }));
+    expect(await raw.waitFor(answerTo(2), 'the ping answer')).toMatchObject({ error: { code: -32601 } });
+  });
+});
+
+describe('modern listen streams, on every transport', () => {
   for (const [name, connect] of [
     ['stdio', modernClientOverStdio],
     ['http', modernClientOverHttp],
+    ['ws', modernClientOverWs],
   ] as const) {
     it(`holds a legacy upstream's resources/subscribe for as long as the listen is open (${name})`, async () => {
       const { client, old } = await connect();

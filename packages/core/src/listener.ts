@@ -16,6 +16,7 @@ export {
   parseError,
   tooDeep,
 } from './downstream/jsonrpc.js';
+export { ListenGate } from './downstream/listen-gate.js';
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
 export {
   answerModern,

@@ -1,21 +1,13 @@
-import type { JSONRPCMessage } from '@modelcontextprotocol/server';
-import { serveStdio } from '@modelcontextprotocol/server/stdio';
 import { type Gateway, type Identity, type Logger, openSession } from '@switchyard/core';
-import {
-  DEFAULT_MAX_JSON_DEPTH,
-  errorResponse,
-  JsonLineTransport,
-  ListenTracker,
-} from '@switchyard/core/listener';
+import { DEFAULT_MAX_JSON_DEPTH, JsonLineTransport } from '@switchyard/core/listener';
 
 import type { Drain } from './drain.js';
 import type { Limits } from './limits.js';
-import { SessionGate } from './session-gate.js';
+import { serveChannel } from './serve-channel.js';
 
 /**
- * Serves one downstream session on this process's stdin/stdout, in whichever era the client opens with:
- * the SDK's `serveStdio` pins an instance per connection (a legacy `initialize` or a modern request).
- * `closed` resolves when stdin ends. With `shared`, the session's requests count against
+ * Serves one downstream session on this process's stdin/stdout, in whichever era the client opens with
+ * (`serveChannel`). `closed` resolves when stdin ends. With `shared`, the session's requests count against
  * `limits.concurrentPerSession` (`busy`) and a drain: refused while draining (`shutting_down`), waited
  * for while in flight.
  */
@@ -31,35 +23,15 @@ export async function startStdioListener(
   const transport = new JsonLineTransport(process.stdin, process.stdout, {
     maxJsonDepth: () => shared?.limits.maxJsonDepth ?? DEFAULT_MAX_JSON_DEPTH,
   });
-  const listens = new ListenTracker(gateway, session.sink, logger.child('stdio'));
-  transport.onInbound = (message) => {
-    // A listen is served only once its subscriptions are held, and refused if one is forbidden.
-    const verdict = listens.observe(message);
-    if (!verdict) return undefined;
-    const id = (message as { id: string | number }).id;
-    return verdict.then(async (refused) => {
-      if (!refused) return listens.holding(id); // not if it was cancelled meanwhile
-      await transport.send(errorResponse(id, refused) as unknown as JSONRPCMessage);
-      return false;
-    });
-  };
   let resolveClosed: () => void = () => {};
   const closed = new Promise<void>((resolve) => {
     resolveClosed = resolve;
   });
-  transport.onClosed = () => {
-    void session.close().finally(resolveClosed);
-  };
-  const gated = shared
-    ? new SessionGate(transport, {
-        limit: shared.limits.concurrentPerSession,
-        drain: shared.drain,
-        transport: 'stdio',
-      })
-    : transport;
-  const handle = serveStdio(session.build, {
-    transport: session.wrap(gated),
-    onerror: (error) => logger.debug('stdio session error', { error: error.message }),
+  const handle = serveChannel(gateway, session, transport, {
+    kind: 'stdio',
+    log: logger.child('stdio'),
+    ...(shared ? { gate: { limit: shared.limits.concurrentPerSession, drain: shared.drain } } : {}),
+    onClosed: () => void session.close().finally(resolveClosed),
   });
   return { closed, close: () => handle.close() };
 }

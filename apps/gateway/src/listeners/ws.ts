@@ -18,7 +18,7 @@ import { countRefusal } from './limits.js';
 import { listen } from './listen.js';
 import { createRequestGuard } from './origin.js';
 import { Refusals } from './refusals.js';
-import { SessionGate } from './session-gate.js';
+import { serveChannel } from './serve-channel.js';
 
 export interface WsListener {
   url: string;
@@ -35,8 +35,9 @@ export interface WsListenerOptions extends ListenerConfig {
 }
 
 /**
- * Serves MCP over WebSocket: one session per connection, subprotocol `mcp` required, Host/Origin
- * checked at the upgrade (a WebSocket is not covered by the browser's same-origin policy).
+ * Serves MCP over WebSocket: one session per connection, in whichever era its client opens with
+ * (`serveChannel`, as on stdio), subprotocol `mcp` required, Host/Origin checked at the upgrade (a
+ * WebSocket is not covered by the browser's same-origin policy).
  */
 export async function startWsListener(
   gateway: Gateway,
@@ -118,25 +119,21 @@ export async function startWsListener(
         }
       });
       const options = { ...config, maxJsonDepth: () => limits.maxJsonDepth };
-      const transport = new SessionGate(new WebSocketSessionTransport(ws, options), {
-        limit: limits.concurrentPerSession,
-        drain,
-        transport: 'ws',
-      });
       // A connection lives no longer than the access token it was opened with.
       const expiry = expiryTimer(auth.expiresAt, () => {
         log.info('closing connection: its access token expired', { session: session.id });
         ws.close(1008, 'access token expired: reconnect with a new token');
       });
-      transport.onclose = () => {
-        byEndpoint.delete(ws);
-        clearTimeout(expiry);
-        claim.release();
-        void session.close();
-      };
-      session.connect(transport).catch((error) => {
-        log.error('could not start session', { error: String(error) });
-        ws.terminate();
+      serveChannel(gateway, session, new WebSocketSessionTransport(ws, options), {
+        kind: 'ws',
+        log,
+        gate: { limit: limits.concurrentPerSession, drain },
+        onClosed: () => {
+          byEndpoint.delete(ws);
+          clearTimeout(expiry);
+          claim.release();
+          void session.close();
+        },
       });
     });
   };

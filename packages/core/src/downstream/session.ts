@@ -26,8 +26,8 @@ export interface SessionOptions {
 /**
  * One downstream session: the gateway knows it (its subscriptions, its notifications) from `openSession`
  * until `close`. Every listener opens sessions this one way, then either `connect`s a transport it owns
- * (a legacy HTTP session, a WebSocket, an in-memory pair) or hands `build` to an SDK serving entry that
- * builds instances per era (`serveStdio`, `createMcpHandler`) and `wrap`s its transport.
+ * (a legacy HTTP session, an in-memory pair) or hands `build` to an SDK serving entry that builds
+ * instances per era (`serveStdio` for stdio and WebSocket, `createMcpHandler`) and `wrap`s its transport.
  */
 export interface DownstreamSession {
   readonly id: string;

@@ -20,13 +20,6 @@ export class JsonLineTransport implements Transport {
   onmessage?: (message: JSONRPCMessage) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
-  /**
-   * Sees every decoded inbound message before it is dispatched. Returning a promise holds that message
-   * back until it settles, and delivers it only if it resolves to true (the hook answered it otherwise).
-   */
-  onInbound?: (message: unknown) => undefined | Promise<boolean>;
-  /** Called once when the transport closes, whoever installed `onclose`. */
-  onClosed?: () => void;
   #pending: string[] = [];
   #pendingChars = 0;
   /** Reading the rest of a line over MAX_LINE_BYTES, already answered: dropped up to its newline. */
@@ -87,17 +80,7 @@ export class JsonLineTransport implements Transport {
   #onLine(line: string): void {
     const { messages, errors } = decodeFrame(line, this.#maxJsonDepth());
     for (const error of errors) void this.send(error as unknown as JSONRPCMessage);
-    for (const item of messages) {
-      const gate = this.onInbound?.(item);
-      if (!gate) this.onmessage?.(item as JSONRPCMessage);
-      else
-        void gate.then(
-          (deliver) => {
-            if (deliver && !this.#closed) this.onmessage?.(item as JSONRPCMessage);
-          },
-          (error: Error) => this.onerror?.(error),
-        );
-    }
+    for (const item of messages) this.onmessage?.(item as JSONRPCMessage);
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -113,6 +96,5 @@ export class JsonLineTransport implements Transport {
     this.#closed = true;
     this.#input.off('data', this.#onData);
     this.onclose?.();
-    this.onClosed?.();
   }
 }
