@@ -15,6 +15,7 @@ import {
   writeConfig,
 } from './support/harness.js';
 import { answerTo, RawWs } from './support/raw-wire.js';
+import { spawnStdioGateway } from './support/stdio.js';
 
 // Modern-era clients (2026-07-28) of the gateway over stdio, HTTP and WebSocket, in front of a legacy and
 // a modern upstream.
@@ -332,6 +333,116 @@ describe('modern listen streams, on every transport', () => {
       await subscription.close();
     });
   }
+});
+
+describe('JSON-RPC batches, the same on every wire', () => {
+  const refusal = {
+    id: null,
+    error: {
+      code: -32600,
+      message:
+        'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+    },
+  };
+  const read = (id: number, meta?: Record<string, unknown>) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'resources/read',
+    params: { uri: 'old+test://old/r/3', ...(meta ? { _meta: meta } : {}) },
+  });
+  const initialize = (id: number) => ({
+    jsonrpc: '2.0',
+    id,
+    method: 'initialize',
+    params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+  });
+  const initialized = { jsonrpc: '2.0', method: 'notifications/initialized' };
+  /** A batch of 2026-07-28 reads (one claim-less read beside them changes nothing). */
+  const modernBatch = (ids: number[]) =>
+    JSON.stringify([read(ids[0]!), ...ids.slice(1).map((id) => read(id, envelope))]);
+
+  it('refuses a batch holding a 2026-07-28 request whole, before and after a 2025-11-25 handshake', async () => {
+    httpShared ??= startHttpGateway(shared);
+    const { gw, old, mod } = await httpShared;
+    const reads = () => old.server.stats.requests['resources/read'] ?? 0;
+    const before = reads();
+
+    const http = await rawPost(gw.url, modernBatch([1, 2]), { 'mcp-protocol-version': '2026-07-28' });
+    expect(http).toMatchObject({ status: 400, json: refusal });
+    const opened = await rawPost(gw.url, JSON.stringify(initialize(3)));
+    const session = { 'mcp-session-id': opened.headers.get('mcp-session-id')! };
+    await rawPost(gw.url, JSON.stringify(initialized), session);
+    expect(await rawPost(gw.url, modernBatch([4, 5]), session)).toMatchObject({
+      status: 400,
+      json: refusal,
+    });
+
+    const ws = await RawWs.open(gw.wsUrl);
+    cleanup.add(() => ws.close());
+    ws.send(modernBatch([11, 12]));
+    expect(await ws.waitFor(answerTo(null), 'the refusal')).toEqual({
+      jsonrpc: '2.0',
+      ...refusal,
+      error: { ...refusal.error, data: {} },
+    });
+    ws.send(JSON.stringify(initialize(13)));
+    await ws.waitFor(answerTo(13), 'the initialize answer');
+    ws.send(JSON.stringify(initialized));
+    ws.send(modernBatch([14, 15]));
+    await eventually(() => ws.messages.filter(answerTo(null)).length === 2, 'the second refusal');
+
+    const config = await writeConfig(cleanup, {
+      mcpServers: { old: { url: old.url }, mod: { url: mod.url } },
+    });
+    const stdio = spawnStdioGateway(cleanup, config);
+    stdio.send(modernBatch([21, 22]));
+    expect(await stdio.waitForMessage(answerTo(null), 'the refusal')).toMatchObject(refusal);
+    stdio.send(initialize(23));
+    await stdio.waitForMessage(answerTo(23), 'the initialize answer');
+    stdio.send(initialized);
+    stdio.send(modernBatch([24, 25]));
+    await eventually(
+      () => stdio.lines.filter((l) => l.includes('"id":null')).length === 2,
+      'the second refusal',
+    );
+
+    // Nothing of a refused batch was served: a read on each wire afterwards is the only one upstream.
+    stdio.send(read(26));
+    await stdio.waitForMessage(answerTo(26), 'the stdio read');
+    ws.send(JSON.stringify(read(16)));
+    await ws.waitFor(answerTo(16), 'the WebSocket read');
+    expect(reads()).toBe(before + 2);
+    for (const id of [1, 2, 4, 5]) expect(JSON.stringify(http.json)).not.toContain(`"id":${id}`);
+    for (const id of [11, 12, 14, 15]) expect(ws.messages.filter(answerTo(id))).toEqual([]);
+    for (const id of [21, 22, 24, 25])
+      expect(stdio.lines.filter((l) => l.includes(`"id":${id}`))).toEqual([]);
+  });
+
+  it('serves a batch of 2025 requests on a 2025-11-25 session, as HTTP does', async () => {
+    httpShared ??= startHttpGateway(shared);
+    const { gw } = await httpShared;
+    const batch = JSON.stringify([read(31), read(32)]);
+    const opened = await rawPost(gw.url, JSON.stringify(initialize(30)));
+    const session = { 'mcp-session-id': opened.headers.get('mcp-session-id')! };
+    await rawPost(gw.url, JSON.stringify(initialized), session);
+    const http = await rawPost(gw.url, batch, session);
+    expect(http).toMatchObject({
+      status: 200,
+      json: [
+        { id: 31, result: {} },
+        { id: 32, result: {} },
+      ],
+    });
+
+    const ws = await RawWs.open(gw.wsUrl);
+    cleanup.add(() => ws.close());
+    ws.send(JSON.stringify(initialize(30)));
+    await ws.waitFor(answerTo(30), 'the initialize answer');
+    ws.send(JSON.stringify(initialized));
+    ws.send(batch);
+    for (const id of [31, 32])
+      expect(await ws.waitFor(answerTo(id), `answer ${id}`)).toMatchObject({ result: { contents: [{}] } });
+  });
 });
 
 describe('a 2026-07-28 call to a 2025 upstream that does not answer in time', () => {

@@ -177,4 +177,44 @@ describe('decodeFrame', () => {
       ).toEqual([[null, code]]);
     }
   });
+
+  it('refuses a batch holding a 2026-07-28 message whole, once, as checkEnvelope (HTTP) does', () => {
+    const claim = (version: unknown) => ({ 'io.modelcontextprotocol/protocolVersion': version });
+    const ping = (id: string) => ({ jsonrpc: '2.0', id, method: 'ping' });
+    const refused = {
+      id: null,
+      error: {
+        code: -32600,
+        message:
+          'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+      },
+    };
+    for (const batch of [
+      [ping('a'), { jsonrpc: '2.0', id: 'b', method: 'tools/list', params: { _meta: claim('2026-07-28') } }],
+      // A notification, a malformed claim and one beside a malformed message claim the era all the same.
+      [
+        ping('a'),
+        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: claim('2026-07-28') } },
+      ],
+      [{ jsonrpc: '2.0', id: 'c', method: 'tools/list', params: { _meta: claim(7) } }],
+      [
+        { jsonrpc: 7, id: 'd', method: 'ping' },
+        { jsonrpc: '2.0', id: 'e', method: 'x', params: { _meta: claim('2026-07-28') } },
+      ],
+    ]) {
+      const text = JSON.stringify(batch);
+      expect(decodeFrame(text), text).toMatchObject({ messages: [], errors: [refused] });
+      expect(checkEnvelope(batch), text).toMatchObject(refused);
+    }
+    // A 2025 batch (no claim, `_meta` of its own) is still served, on a session of any 2025 revision.
+    const legacy = [
+      ping('a'),
+      { jsonrpc: '2.0', id: 'f', method: 'tools/list', params: { _meta: { progressToken: 1 } } },
+    ];
+    expect(decodeFrame(JSON.stringify(legacy))).toEqual({ messages: legacy, errors: [] });
+    expect(checkEnvelope(legacy)).toBeUndefined();
+    // A single 2026-07-28 message is no batch.
+    const single = { jsonrpc: '2.0', id: 'g', method: 'tools/list', params: { _meta: claim('2026-07-28') } };
+    expect(decodeFrame(JSON.stringify(single))).toEqual({ messages: [single], errors: [] });
+  });
 });

@@ -14,11 +14,25 @@ export function isLegacyVersion(version: string | undefined): boolean {
   return version === undefined || version < '2026-01-01';
 }
 
+const PROTOCOL_VERSION_META_KEY = 'io.modelcontextprotocol/protocolVersion';
+
 /** The protocol revision a request's envelope names (`_meta["io.modelcontextprotocol/protocolVersion"]`). */
 export function envelopeVersion(params: unknown): string | undefined {
   const meta = (params as { _meta?: Record<string, unknown> } | undefined)?._meta;
-  const version = meta?.['io.modelcontextprotocol/protocolVersion'];
+  const version = meta?.[PROTOCOL_VERSION_META_KEY];
   return typeof version === 'string' ? version : undefined;
+}
+
+/**
+ * Whether a message's params carry the 2026-07-28 envelope claim at all, whatever its value (a malformed
+ * claim still claims the era), as the SDK's classifier decides it.
+ */
+export function claimsEnvelope(params: unknown): boolean {
+  if (typeof params !== 'object' || params === null || Array.isArray(params)) return false;
+  const meta = (params as { _meta?: unknown })._meta;
+  return (
+    typeof meta === 'object' && meta !== null && !Array.isArray(meta) && PROTOCOL_VERSION_META_KEY in meta
+  );
 }
 
 /**

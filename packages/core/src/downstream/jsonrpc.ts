@@ -1,6 +1,7 @@
 import { isJSONRPCRequest, type StandardSchemaV1Sync, specTypeSchemas } from '@modelcontextprotocol/server';
 import { ErrorCode, GatewayError } from '../errors.js';
 import { DEFAULT_MAX_JSON_DEPTH, jsonTextTooDeep } from '../json-depth.js';
+import { claimsEnvelope } from './era.js';
 
 /** A JSON-RPC error response for input that never reached a handler (or was refused before one). */
 export interface JsonRpcErrorResponse {
@@ -29,11 +30,14 @@ export interface InvalidMessage {
  * message: its era was decided before, by the listener) before it reaches the SDK, so malformed input gets
  * -32600 (or -32602 for a request the SDK would not recognise, and for `initialize` and `logging/setLevel`,
  * which the SDK answers, params that do not fit their schema) with the request's id instead of being
- * dropped or mislabelled. Undefined when the message is well-formed.
+ * dropped or mislabelled. A batch holding a 2026-07-28 message is refused whole (`modernBatchRefusal`).
+ * Undefined when the message is well-formed.
  */
 export function checkEnvelope(message: unknown): InvalidMessage | undefined {
   if (!Array.isArray(message)) return checkMessage(message);
   if (message.length === 0) return invalidRequest(null, 'an empty batch is not a valid request');
+  const modern = modernBatchRefusal(message);
+  if (modern) return { id: null, error: modern };
   for (const item of message) {
     const error = checkMessage(item);
     if (error) return error;
@@ -136,6 +140,25 @@ export function tooDeep(limit: number): GatewayError {
   );
 }
 
+/**
+ * The refusal of a batch holding a 2026-07-28 message (a request or notification whose params carry the
+ * envelope claim): that revision has no batches. Every wire answers it with the error the SDK's classifier
+ * gives such a body POSTed without a session (HTTP 400 there), whatever the session negotiated, and serves
+ * none of it. Undefined for a batch of earlier revisions, which every wire still serves.
+ */
+function modernBatchRefusal(batch: readonly unknown[]): GatewayError | undefined {
+  const modern = batch.some(
+    (item) =>
+      typeof item === 'object' && item !== null && claimsEnvelope((item as { params?: unknown }).params),
+  );
+  if (!modern) return undefined;
+  return new GatewayError(
+    ErrorCode.InvalidRequest,
+    'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
+    {},
+  );
+}
+
 /** What one text frame holds: the messages to dispatch, and the error responses to send back. */
 export interface DecodedFrame {
   messages: unknown[];
@@ -148,7 +171,7 @@ export interface DecodedFrame {
  * is parsed), that is not JSON (-32700) or not a JSON-RPC message (-32600) is answered once. A batch is
  * checked message by message (JSON-RPC 2.0, section 6): a malformed one is answered with its own error and
  * id, the others are dispatched, so no request with an id goes unanswered on a wire with no status to carry
- * a refusal.
+ * a refusal. A batch holding a 2026-07-28 message is refused whole, once (`modernBatchRefusal`).
  */
 export function decodeFrame(text: string, maxDepth: number = DEFAULT_MAX_JSON_DEPTH): DecodedFrame {
   if (jsonTextTooDeep(text, maxDepth)) return refused(errorResponse(null, tooDeep(maxDepth)));
@@ -159,6 +182,8 @@ export function decodeFrame(text: string, maxDepth: number = DEFAULT_MAX_JSON_DE
     return refused(parseError((error as Error).message));
   }
   const batch = Array.isArray(message) && message.length > 0 ? message : undefined;
+  const modern = batch && modernBatchRefusal(batch);
+  if (modern) return refused(errorResponse(null, modern));
   const decoded: DecodedFrame = { messages: [], errors: [] };
   for (const item of batch ?? [message]) {
     const invalid = batch ? checkMessage(item) : checkEnvelope(item);
