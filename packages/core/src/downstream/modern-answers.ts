@@ -50,17 +50,27 @@ const REMOVED = new Set([
   'tasks/list',
 ]);
 
+/** The Tasks extension's methods: a method nothing answers while no upstream runs tool calls as tasks. */
+const TASKS_EXTENSION_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
+
 /**
  * The modern protocol revisions this gateway serves (the SDK serves the same one; it exports only its
  * legacy list, `SUPPORTED_PROTOCOL_VERSIONS`).
  */
 export const MODERN_VERSIONS: readonly string[] = ['2026-07-28'];
 
-/** Where a 2026-07-28 request of `method` goes (`method` is the client's: looked up in Sets only). */
+/**
+ * Where a 2026-07-28 request of `method` goes (`method` is the client's: looked up in Sets only). A task's
+ * method is unknown, like any other, while no upstream runs tool calls as tasks (the gateway declares tasks
+ * in neither era then); once one does, the Tasks extension's own rules answer it (-32021 for a client that
+ * does not declare it).
+ */
 export function modernRoute(gateway: Gateway, method: string): ModernRoute {
   if (method === 'server/discover') return 'discover';
   if (method === 'subscriptions/listen') return 'listen';
   if (REMOVED.has(method)) return 'unknown';
+  if (TASKS_EXTENSION_METHODS.has(method) && gateway.capabilities('legacy').tasks === undefined)
+    return 'unknown';
   return gateway.answers(method) ? 'gateway' : 'unknown';
 }
 
