@@ -1,3 +1,4 @@
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { rssMiB } from '@switchyard/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cleanup } from './support/harness.js';
@@ -158,6 +159,51 @@ describe('upstreams in the wild: answers', () => {
       ),
     );
     for (const { asked, text } of answers) expect(text, asked).toMatch(/^error -?\d+: \S/);
+    await expectUnharmed(fx, LEGACY);
+  });
+
+  it("fails an upstream's request at once when the client answers it with a malformed response", async () => {
+    // Found from outside: `result: "x"`, `result: null`, an error without a numeric code… each got HTTP 202
+    // and was dropped by the SDK, and the upstream waited out its timeout. Now the client hears 400 and the
+    // upstream an error at once. A client whose transport spoils each answer to roots/list in one way:
+    const spoils: ((id: unknown) => Json)[] = [
+      (id) => ({ jsonrpc: '2.0', id, result: 'x' }),
+      (id) => ({ jsonrpc: '2.0', id, result: [1, 2] }),
+      (id) => ({ jsonrpc: '2.0', id, error: { code: 'bad', message: 'm' } }),
+      (id) => ({ jsonrpc: '2.0', id, result: {}, error: { code: 1, message: 'both' } }),
+    ];
+    const refused: number[] = [];
+    for (const spoil of spoils) {
+      const client = new Client({ name: 'wild-spoiler', version: '1.0.0' }, { capabilities: { roots: {} } });
+      client.setRequestHandler('roots/list', () => ({ roots: [] }));
+      const transport = new StreamableHTTPClientTransport(new URL(fx.gw.url), {
+        fetch: async (input, init) => {
+          const response = await fetch(input, init);
+          // The POST carrying the (spoilt) answer: a message without a method.
+          if (typeof init?.body === 'string' && !('method' in (JSON.parse(init.body) as Json)))
+            refused.push(response.status);
+          return response;
+        },
+      });
+      const send = transport.send.bind(transport);
+      transport.send = (message, options) => {
+        const m = message as Json;
+        const spoilt = 'result' in m && Array.isArray((m.result as Json).roots) ? spoil(m.id) : m;
+        return send(spoilt as never, options);
+      };
+      await client.connect(transport);
+      try {
+        for (const name of LEGACY) {
+          const text = textOf(await callTool(client, `${name}__ask`, { method: 'roots/list' }));
+          expect(text, `${name}: ${JSON.stringify(spoil(7))}`).toMatch(
+            /^error -32603: .*The client answered with an invalid response: it (needs|has) /,
+          );
+        }
+      } finally {
+        await client.close();
+      }
+    }
+    expect(refused).toEqual(Array(spoils.length * LEGACY.length).fill(400));
     await expectUnharmed(fx, LEGACY);
   });
 

@@ -218,3 +218,50 @@ describe('decodeFrame', () => {
     expect(decodeFrame(JSON.stringify(single))).toEqual({ messages: [single], errors: [] });
   });
 });
+
+describe('malformed responses to what the gateway asked the client', () => {
+  const failed = (id: string | number, why: RegExp) => ({
+    jsonrpc: '2.0',
+    id,
+    error: { code: -32603, message: expect.stringMatching(why) },
+  });
+
+  it('are refused (-32600) and answered in their place with an error, so the question fails at once', () => {
+    const cases: [unknown, RegExp][] = [
+      [{ jsonrpc: '2.0', id: 1, result: 'x' }, /needs a "result" that is an object/],
+      [{ jsonrpc: '2.0', id: 1, result: null }, /needs a "result" that is an object/],
+      [{ jsonrpc: '2.0', id: 1, result: [1] }, /needs a "result" that is an object/],
+      [{ jsonrpc: '2.0', id: 1, error: { code: 'x', message: 'm' } }, /"error.code" that is an integer/],
+      [{ jsonrpc: '2.0', id: 1, error: { code: 1 } }, /"error.message" that is a string/],
+      [{ jsonrpc: '2.0', id: 1, error: 'no' }, /"error" that is an object/],
+      [{ jsonrpc: '2.0', id: 1, result: {}, error: { code: 1, message: 'm' } }, /has both/],
+      [{ jsonrpc: '2.0', id: 1 }, /has no "result" or "error"/],
+    ];
+    for (const [message, why] of cases) {
+      const invalid = checkEnvelope(message);
+      expect(invalid, JSON.stringify(message)).toMatchObject({ id: 1, error: { code: -32600 } });
+      expect(invalid?.answers).toEqual([failed(1, why)]);
+      const frame = decodeFrame(JSON.stringify(message));
+      expect(frame.errors).toMatchObject([{ id: 1, error: { code: -32600 } }]);
+      expect(frame.messages).toEqual([failed(1, why)]);
+    }
+  });
+
+  it('in a batch of answers, each is answered in its place; a well-formed response passes as it is', () => {
+    const ok = { jsonrpc: '2.0', id: 3, result: { roots: [] } };
+    const invalid = checkEnvelope([
+      { jsonrpc: '2.0', id: 1, result: 'x' },
+      ok,
+      { jsonrpc: '2.0', id: 2, error: {} },
+    ]);
+    expect(invalid?.answers).toEqual([failed(1, /result/), failed(2, /code/)]);
+    expect(checkEnvelope(ok)).toBeUndefined();
+    expect(
+      checkEnvelope({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'parse' } }),
+    ).toBeUndefined();
+    // With no usable id nothing waits for it: refused, nothing answered in its place.
+    const unanswerable = checkEnvelope({ jsonrpc: '2.0', id: {}, result: {} });
+    expect(unanswerable).toMatchObject({ id: null, error: { code: -32600 } });
+    expect(unanswerable?.answers).toBeUndefined();
+  });
+});

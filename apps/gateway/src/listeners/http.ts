@@ -218,7 +218,9 @@ export async function startHttpListener(
       return;
     }
     const invalid = checkEnvelope(body);
-    if (invalid) return sendError(res, invalid.error, { id: invalid.id, status: 400 });
+    // A session's malformed answers to what it was asked still fail those questions at once (below).
+    if (invalid && !(invalid.answers && sessionId))
+      return sendError(res, invalid.error, { id: invalid.id, status: 400 });
     if (drain.draining && carriesRequest(body)) return refuseDraining(res);
     if (version !== undefined && !SUPPORTED_PROTOCOL_VERSIONS.includes(version)) return unsupported();
     const messages = body as JSONRPCMessage | JSONRPCMessage[];
@@ -233,6 +235,10 @@ export async function startHttpListener(
       if (!entry) return sendError(res, Refusals.sessionNotFound());
       if (wrongClient(entry)) return;
       entry.lastSeen = Date.now();
+      if (invalid) {
+        for (const answer of invalid.answers ?? []) entry.transport.deliver(answer as JSONRPCMessage);
+        return sendError(res, invalid.error, { id: invalid.id, status: 400 });
+      }
       if (requestCount(messages) > entry.gate.free) return refuseBusy(res, limits.concurrentPerSession);
       entry.transport.handlePost(res, messages, acceptsSse, version);
       return;

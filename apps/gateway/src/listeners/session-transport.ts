@@ -79,6 +79,11 @@ export class SessionHttpTransport implements Transport {
     this.#protocolVersion = version;
   }
 
+  /** Hands the session one message that came with no exchange of its own (no HTTP answer is written). */
+  deliver(message: JSONRPCMessage): void {
+    this.onmessage?.(message);
+  }
+
   /** Takes the already-parsed, envelope-checked body of a POST to this session. */
   handlePost(
     res: ServerResponse,

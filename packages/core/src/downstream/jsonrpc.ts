@@ -23,6 +23,13 @@ export function errorResponse(id: unknown, error: GatewayError): JsonRpcErrorRes
 export interface InvalidMessage {
   readonly id: string | number | null;
   readonly error: GatewayError;
+  /**
+   * For a malformed response to a request the gateway sent the client (an upstream's sampling,
+   * elicitation or roots request): the error response dispatched in its place, so that request fails at
+   * once instead of waiting out its timeout (the SDK drops a response it cannot read). In a batch of
+   * responses only, every malformed one's.
+   */
+  readonly answers?: readonly JsonRpcErrorResponse[];
 }
 
 /**
@@ -38,11 +45,17 @@ export function checkEnvelope(message: unknown): InvalidMessage | undefined {
   if (message.length === 0) return invalidRequest(null, 'an empty batch is not a valid request');
   const modern = modernBatchRefusal(message);
   if (modern) return { id: null, error: modern };
+  let first: InvalidMessage | undefined;
+  const answers: JsonRpcErrorResponse[] = [];
   for (const item of message) {
-    const error = checkMessage(item);
-    if (error) return error;
+    const invalid = checkMessage(item);
+    if (!invalid) continue;
+    // Anything but a malformed response refuses the batch as it is.
+    if (!invalid.answers) return invalid;
+    first ??= invalid;
+    answers.push(...invalid.answers);
   }
-  return undefined;
+  return first && { ...first, answers };
 }
 
 /** {@link checkEnvelope} of one message (a batch's item too: a batch inside a batch is no message). */
@@ -69,11 +82,49 @@ function checkMessage(message: unknown): InvalidMessage | undefined {
     }
     return undefined;
   }
-  if ('result' in m || 'error' in m) return undefined;
-  return invalidRequest(
+  if (!('result' in m) && !('error' in m)) {
+    const refusal = invalidRequest(
+      id,
+      'a message needs "method" (request or notification) or "result"/"error" (response)',
+    );
+    return id === null ? refusal : { ...refusal, answers: [failedAnswer(id, 'has no "result" or "error"')] };
+  }
+  const problem = responseProblem(m);
+  if (problem === undefined) return undefined;
+  // A response without a usable id answers nothing the gateway is waiting for: refused, nothing to fail.
+  if (id === null) return invalidRequest(null, `a response ${problem}`);
+  return { ...invalidRequest(id, `a response ${problem}`), answers: [failedAnswer(id, problem)] };
+}
+
+/** What is wrong with a response's shape (JSON-RPC 2.0 §5, MCP results are objects), or undefined. */
+function responseProblem(m: Record<string, unknown>): string | undefined {
+  if (!('id' in m) || (typeof m.id !== 'string' && typeof m.id !== 'number' && m.id !== null))
+    return 'needs an "id" that is a string or a number';
+  if ('result' in m && 'error' in m) return 'has both "result" and "error"';
+  if ('result' in m) {
+    const { result } = m;
+    return typeof result === 'object' && result !== null && !Array.isArray(result)
+      ? undefined
+      : 'needs a "result" that is an object';
+  }
+  const error = m.error as { code?: unknown; message?: unknown } | null;
+  if (typeof error !== 'object' || error === null || Array.isArray(error))
+    return 'needs an "error" that is an object';
+  if (!Number.isInteger(error.code)) return 'needs an "error.code" that is an integer';
+  if (typeof error.message !== 'string') return 'needs an "error.message" that is a string';
+  return undefined;
+}
+
+/** The error response dispatched in place of a client's malformed one (see {@link InvalidMessage.answer}). */
+function failedAnswer(id: string | number, problem: string): JsonRpcErrorResponse {
+  return {
+    jsonrpc: '2.0',
     id,
-    'a message needs "method" (request or notification) or "result"/"error" (response)',
-  );
+    error: {
+      code: ErrorCode.InternalError,
+      message: `The client answered with an invalid response: it ${problem}.`,
+    },
+  };
 }
 
 export function parseError(detail: string): JsonRpcErrorResponse {
@@ -187,8 +238,11 @@ export function decodeFrame(text: string, maxDepth: number = DEFAULT_MAX_JSON_DE
   const decoded: DecodedFrame = { messages: [], errors: [] };
   for (const item of batch ?? [message]) {
     const invalid = batch ? checkMessage(item) : checkEnvelope(item);
-    if (invalid) decoded.errors.push(errorResponse(invalid.id, invalid.error));
-    else decoded.messages.push(item);
+    if (!invalid) decoded.messages.push(item);
+    else {
+      decoded.errors.push(errorResponse(invalid.id, invalid.error));
+      if (invalid.answers) decoded.messages.push(...invalid.answers);
+    }
   }
   return decoded;
 }
