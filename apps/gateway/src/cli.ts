@@ -11,7 +11,7 @@ const HELP = `switchyard — one MCP endpoint in front of many upstream MCP serv
 Usage:
   switchyard [--config <file>] [--log-level <level>] [--quiet | --banner] [--virtual-server <name>]
   switchyard check [--config <file>]
-  switchyard pin --config <file> [--approve <exposed name>]
+  switchyard pin --config <file> [--approve <exposed name> [--digest <sha256:…>]]
   switchyard import [<client file>…] [--out <file>] [--write-back] [--force]
   switchyard init [--out <file>]
 
@@ -25,8 +25,11 @@ Commands:
   pin                      Connect once to every upstream and write the lock file of the config's
                            @switchyard/plugin-pin with every tool and prompt definition (a server
                            that fails keeps its pins; exit 1). With --approve <exposed name>, pin only
-                           that tool or prompt (e.g. one the gateway quarantined). A running gateway
-                           applies the rewritten lock file within 2 s.
+                           that tool or prompt (e.g. one the gateway quarantined), as the upstream lists
+                           it now (its digest is printed); with --digest too, only if that is the
+                           definition of that digest (the one /admin/status showed), else nothing is
+                           pinned and what is listed now is printed to review (exit 1). A running
+                           gateway applies the rewritten lock file within 2 s.
   import                   Read the MCP servers of Claude Desktop, Claude Code, Cursor, VS Code and
                            Windsurf (the files named, else each client's default files that exist; the
                            format is recognised from the content, comments allowed) and write them as one
@@ -91,6 +94,8 @@ async function main(): Promise<number> {
     return usage(`unknown command "${command}" (commands: ${COMMANDS.join(', ')})`);
   if (extra.length > 0 && command !== 'import') return usage(`unexpected argument "${extra[0]}"`);
   if (args.approve !== undefined && command !== 'pin') return usage('--approve goes with the pin command');
+  if (args.digest !== undefined && args.approve === undefined)
+    return usage('--digest goes with pin --approve <exposed name>');
   if (args.out !== undefined && command !== 'import' && command !== 'init')
     return usage('--out goes with the import and init commands');
   if ((args['write-back'] || args.force) && command !== 'import')
@@ -172,7 +177,8 @@ async function main(): Promise<number> {
     }
     const { runPin } = await import('./pin/command.js');
     const write = (stream: NodeJS.WriteStream) => (text: string) => void stream.write(text);
-    return runPin(config, args.approve, write(process.stdout), write(process.stderr), logger);
+    const approve = args.approve === undefined ? undefined : { name: args.approve, digest: args.digest };
+    return runPin(config, approve, write(process.stdout), write(process.stderr), logger);
   }
   const { serve } = await import('./serve.js');
   return serve(config, {
@@ -189,6 +195,7 @@ function parse() {
     options: {
       config: { type: 'string', short: 'c' },
       approve: { type: 'string' },
+      digest: { type: 'string' },
       out: { type: 'string', short: 'o' },
       'write-back': { type: 'boolean' },
       force: { type: 'boolean' },

@@ -138,6 +138,23 @@ describe.skipIf(!CHROMIUM)('status page in a browser', () => {
     // A new tool's diff is its definition against nothing.
     const fresh = '#pins tr[data-pin="tool docs__tool_1"]';
     expect(await text(page, `${fresh} summary`)).toMatch(/^[2-9] fields$/);
+    // Its Approve button pins the definition the row shows: it sends that one's digest.
+    const shown = definitionDigest('tools', listed.find((t) => t.name === 'tool_1')!);
+    expect(
+      await page.$eval(
+        `${fresh} button.approve-pin`,
+        (el) => (el as unknown as { dataset: Record<string, string> }).dataset.digest,
+      ),
+    ).toBe(shown);
+    const sent = new Promise<string | undefined>((resolve) =>
+      page.on('request', (req) => {
+        if (req.url().endsWith('/admin/pins/approve')) resolve(req.postData());
+      }),
+    );
+    await page.click(`${fresh} button.approve-pin`);
+    expect(JSON.parse((await sent) ?? '')).toEqual({ name: 'docs__tool_1', digest: shown });
+    await page.waitForFunction(`!document.querySelector('#pins tr[data-pin="tool docs__tool_1"]')`);
+    expect(await text(page, '#pins-error')).toBe('');
     expect(failures).toEqual([]);
 
     const plain = await startAdminGateway(cleanup, { mcpServers: { docs: { url: docs.url } } });

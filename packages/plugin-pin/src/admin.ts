@@ -1,5 +1,6 @@
 import type { Logger, PluginAdminRequest, PluginAdminResponse, PluginGateway } from '@switchyard/core';
 import { definitionDiff, type FieldDiff } from './diff.js';
+import { DIGEST_PATTERN, type Digest } from './digest.js';
 import type { Announce, Approval } from './events.js';
 import type { LockKeeper } from './lock-keeper.js';
 import type { PinMode } from './options.js';
@@ -15,6 +16,11 @@ export interface QuarantinedStatus {
   changed: readonly string[];
   /** `new`: no pin for it; `changed`: it differs from its pin. */
   status: 'new' | 'changed';
+  /**
+   * The digest of the definition listed now (the one `diff` shows), as the lock file would pin it:
+   * `POST /admin/pins/approve` with it pins this definition, and no other one listed since.
+   */
+  digest: Digest;
   /**
    * What differs, readably (descriptions as text, schemas as JSON, each capped at 4096 characters):
    * the changed fields against the pinned definition when it is known, every field of a new one
@@ -41,9 +47,10 @@ export interface PinAdminParts {
 }
 
 /**
- * The admin side of pinning: the `pins` section of `/admin/status` (what is quarantined, and the diff
- * against its pin) and `POST /admin/pins/approve` (pins what was last listed under an exposed name,
- * writes the lock file, announces `pin.approved`).
+ * The admin side of pinning: the `pins` section of `/admin/status` (what is quarantined, the diff
+ * against its pin, and the digest of what the diff shows) and `POST /admin/pins/approve` (pins what was
+ * last listed under an exposed name, if given a digest only when it is that one, writes the lock file,
+ * announces `pin.approved`).
  */
 export class PinAdmin {
   readonly #parts: PinAdminParts;
@@ -65,38 +72,50 @@ export class PinAdmin {
         kind: entry.kind === 'tools' ? 'tool' : 'prompt',
         changed: entry.changed,
         status: entry.verdict,
+        digest: entry.digest,
         diff: definitionDiff(entry.kind, entry.verdict, entry.changed, entry.before, entry.definition),
       });
     }
     return { mode, lockFile: keeper.file, quarantined };
   }
 
-  /** `POST /admin/pins/approve` `{ "name": "<exposed name>" }`: pins what was last listed under that name. */
+  /**
+   * `POST /admin/pins/approve` `{ "name": "<exposed name>", "digest"?: "sha256:…" }`: pins what was last
+   * listed under that name. With `digest` (the one `/admin/status` showed), only that definition: 409
+   * when the upstream has listed another one since, which the admin has not reviewed. Without it, what
+   * was listed last, reviewed or not (the contract's form; the docs tell of the race).
+   */
   approve = async ({ identity, body }: PluginAdminRequest): Promise<PluginAdminResponse> => {
     const { state, gateway, keeper, log, announce } = this.#parts;
-    const name =
-      typeof body === 'object' && body !== null ? (body as Record<string, unknown>).name : undefined;
-    if (typeof name !== 'string' || name.length === 0) {
+    const fields = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
+    const { name, digest } = fields;
+    if (
+      typeof name !== 'string' ||
+      name.length === 0 ||
+      (digest !== undefined && (typeof digest !== 'string' || !DIGEST_PATTERN.test(digest)))
+    ) {
       return {
         status: 400,
-        body: { error: 'invalid_request', message: 'expected { "name": "<exposed tool or prompt name>" }' },
+        body: {
+          error: 'invalid_request',
+          message:
+            'expected { "name": "<exposed tool or prompt name>", "digest": "sha256:<64 hex digits, as /admin/status shows it>" } (digest optional)',
+        },
       };
     }
-    const approved: { server: string; kind: 'tool' | 'prompt'; digest: string }[] = [];
-    const pins: Approval[] = [];
+    // Which of that name's tool and prompt were listed, and as what: judged and pinned in this one
+    // synchronous step, so a listing arriving meanwhile cannot slip another definition in.
+    const listed: { route: { upstream: string; name: string }; kind: 'tools' | 'prompts'; digest: Digest }[] =
+      [];
     for (const [kind, route] of [
       ['tools', gateway.tool(name)],
       ['prompts', gateway.prompt(name)],
     ] as const) {
       if (route === undefined) continue;
-      const previous = state.pin(route.upstream, kind, route.name);
-      const lock = state.approve(route.upstream, kind, route.name);
-      if (lock === undefined) continue;
-      const digest = lock.servers[route.upstream]![kind][route.name]!;
-      approved.push({ server: route.upstream, kind: kind === 'tools' ? 'tool' : 'prompt', digest });
-      pins.push({ server: route.upstream, kind, name: route.name, digest, previous });
+      const last = state.listed(route.upstream, kind, route.name);
+      if (last !== undefined) listed.push({ route, kind, digest: last });
     }
-    if (approved.length === 0) {
+    if (listed.length === 0) {
       return {
         status: 404,
         body: {
@@ -104,6 +123,26 @@ export class PinAdmin {
           message: `no tool or prompt named '${name}' has been listed by this gateway`,
         },
       };
+    }
+    const chosen = digest === undefined ? listed : listed.filter((l) => l.digest === digest);
+    if (chosen.length === 0) {
+      return {
+        status: 409,
+        body: {
+          error: 'definition_changed',
+          message: `'${name}' is listed now with another definition than the one of digest ${digest}: it changed after it was shown, and nothing was approved. Review it again (/admin/status pins.quarantined) and approve the digest shown there.`,
+          name,
+          digest,
+        },
+      };
+    }
+    const approved: { server: string; kind: 'tool' | 'prompt'; digest: string }[] = [];
+    const pins: Approval[] = [];
+    for (const { route, kind, digest: pinned } of chosen) {
+      const previous = state.pin(route.upstream, kind, route.name);
+      if (state.approve(route.upstream, kind, route.name, pinned) === undefined) continue;
+      approved.push({ server: route.upstream, kind: kind === 'tools' ? 'tool' : 'prompt', digest: pinned });
+      pins.push({ server: route.upstream, kind, name: route.name, digest: pinned, previous });
     }
     const written = await keeper.write();
     await Promise.all(pins.map((pin) => announce(pin, identity.id, 'admin')));

@@ -12,11 +12,13 @@ export {
 } from './definitions.js';
 export {
   canonicalJson,
+  DIGEST_PATTERN,
   type Digest,
   definitionDigest,
   instructionsDigest,
   PINNED_FIELDS,
   type PinKind,
+  pinnedPart,
 } from './digest.js';
 export {
   emptyLock,

@@ -134,10 +134,18 @@ export class PinState {
     return this.#judge(kind, name, seen.digest, seen.definition, pin).verdict;
   }
 
-  /** Pins the last listed definition; returns the new lock, or undefined when that name was never listed. */
-  approve(server: string, kind: PinKind, name: string): LockFile | undefined {
+  /** The digest of the definition last listed under that name; undefined when it was never listed. */
+  listed(server: string, kind: PinKind, name: string): Digest | undefined {
+    return this.#seen.get(key(server, kind, name))?.digest;
+  }
+
+  /**
+   * Pins the last listed definition; returns the new lock, or undefined when that name was never listed
+   * or (given `digest`) its last listed definition is another one than the one approved.
+   */
+  approve(server: string, kind: PinKind, name: string, digest?: Digest): LockFile | undefined {
     const seen = this.#seen.get(key(server, kind, name));
-    if (seen === undefined) return undefined;
+    if (seen === undefined || (digest !== undefined && seen.digest !== digest)) return undefined;
     this.#lock = withPin(this.#lock, server, kind, name, seen.digest);
     return this.#lock;
   }

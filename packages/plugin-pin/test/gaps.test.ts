@@ -62,6 +62,7 @@ describe('the diff on the status page', () => {
         kind: 'tool',
         changed: ['description', 'inputSchema'],
         status: 'changed',
+        digest: definitionDigest('tools', evil),
         diff: [
           { field: 'description', before: 'Reads a file.', after: evil.description },
           {

@@ -58,6 +58,18 @@ describe('PinState', () => {
     expect(state.quarantined()).toEqual([]);
   });
 
+  it('approves with a digest only while the last listed definition is that one', () => {
+    const state = new PinState(emptyLock());
+    state.see('docs', 'tools', tool('a', 'shown'));
+    const shown = definitionDigest('tools', tool('a', 'shown'));
+    expect(state.listed('docs', 'tools', 'a')).toBe(shown);
+    state.see('docs', 'tools', tool('a', 'swapped'));
+    expect(state.approve('docs', 'tools', 'a', shown)).toBeUndefined();
+    expect(state.verdict('docs', 'tools', 'a')).toBe('new');
+    state.see('docs', 'tools', tool('a', 'shown'));
+    expect(state.approve('docs', 'tools', 'a', shown)?.servers.docs?.tools.a).toBe(shown);
+  });
+
   it('trusts on first use: without a lock file, pins a first listing until its last page, then judges', () => {
     const state = new PinState(undefined);
     expect(state.firstUse).toBe(true);

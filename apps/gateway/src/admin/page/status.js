@@ -177,6 +177,26 @@
     poll();
   }
 
+  // POST admin/pins/approve with the digest the row showed: a 409 means the upstream changed the
+  // definition since, and the redrawn row shows the new one to review.
+  async function approvePin(name, digest) {
+    $('pins-error').textContent = '';
+    try {
+      const res = await fetch('admin/pins/approve', {
+        method: 'POST',
+        headers: { ...authHeaders(), 'content-type': 'application/json' },
+        body: JSON.stringify({ name, digest }),
+      });
+      if (!res.ok) {
+        const body = await res.json().catch(() => ({}));
+        $('pins-error').textContent = body.message ?? body.error ?? `HTTP ${res.status}`;
+      }
+    } catch (error) {
+      $('pins-error').textContent = error.message;
+    }
+    poll();
+  }
+
   // The signed-in identity's own personal upstreams (DESIGN §14), with Connect / Disconnect. Every
   // identity sees its own, admin or not; the section stays hidden when no upstream is personal.
   function renderCredentials(credentials) {
@@ -335,6 +355,18 @@
             { 'data-pin': `${q.kind} ${q.name}` },
           );
           tr.append(diffCell(q));
+          // Approves the definition whose diff this row shows: the button carries its digest, so a
+          // definition listed after the diff was drawn gets a new button (the approval of the old
+          // one is refused with 409, to review again).
+          const td = document.createElement('td');
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.className = 'approve-pin';
+          button.dataset.digest = q.digest;
+          button.textContent = 'Approve';
+          button.addEventListener('click', () => approvePin(q.name, button.dataset.digest));
+          td.append(button);
+          tr.append(td);
           return tr;
         }),
       );
