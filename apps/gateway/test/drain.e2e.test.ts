@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
 import { WebSocketClientTransport } from '@switchyard/core/listener';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -9,8 +11,10 @@ import {
   httpUpstream,
   rawPost,
   startGateway,
+  tempDir,
   writeConfig,
 } from './support/harness.js';
+import { errorOf } from './support/named.js';
 import { connectStdio } from './support/stdio.js';
 
 // SIGTERM drains (DESIGN §10): no new work, requests in flight finish within shutdownGraceMs, then
@@ -139,6 +143,56 @@ describe('drain', () => {
       json: { id: 4, error: { code: -32000, data: { reason: 'shutting_down' } } },
     });
     expect(await exitWithin(gw, 10_000)).toBe(0);
+  });
+
+  it('audits a call cut off when the grace period ends as what its client got: -32000 shutting_down, not a cancellation', async () => {
+    // Found from outside: the client got HTTP 503 shutting_down, its audit record -32603 cancelled.
+    const up = await httpUpstream(cleanup, { name: 'up', resources: 1, behaviorTools: true });
+    const audit = join(await tempDir(cleanup), 'audit.jsonl');
+    const gw = await startGateway(cleanup, {
+      mcpServers: { up: { url: up.url } },
+      shutdownGraceMs: 300,
+      plugins: [['@switchyard/plugin-audit', { file: audit }]],
+    });
+    const client = await connectHttp(cleanup, gw.url);
+    const slow = { name: 'up__slow', arguments: { ms: 60_000, steps: 1 } };
+    const cut = errorOf(client.callTool(slow));
+    const modernCut = rawPost(
+      gw.url,
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 4,
+        method: 'tools/call',
+        params: { ...slow, _meta: MODERN_META },
+      }),
+      { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'up__slow' },
+    );
+    await eventually(() => up.server.stats.activeToolCalls === 2, 'both slow calls to reach the upstream');
+    gw.signal('SIGTERM');
+    expect(await cut).toMatchObject({ code: -32000, data: { reason: 'shutting_down' } });
+    expect(await modernCut).toMatchObject({
+      json: { id: 4, error: { code: -32000, data: { reason: 'shutting_down' } } },
+    });
+    expect(await exitWithin(gw, 10_000)).toBe(0);
+    const records = readFileSync(audit, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>)
+      .filter((r) => r.method === 'tools/call');
+    expect(records).toEqual([
+      expect.objectContaining({
+        tool: 'up__slow',
+        outcome: 'error',
+        errorCode: -32000,
+        reason: 'shutting_down',
+      }),
+      expect.objectContaining({
+        tool: 'up__slow',
+        outcome: 'error',
+        errorCode: -32000,
+        reason: 'shutting_down',
+      }),
+    ]);
   });
 
   it('a second SIGTERM during a long call exits at once with 143', async () => {

@@ -277,6 +277,16 @@ export class GatewayError extends Error {
     });
   }
 
+  /**
+   * Why a request whose cancellation aborted (`reason`: the cancellation's) ended: the `GatewayError` it
+   * was aborted with when the gateway itself ended it and answered the client so (e.g. `shutting_down`
+   * once the shutdown grace period ran out), else the client's cancellation. The request's outcome (the
+   * audit record, the response hooks, the statistics) is then what the client was told.
+   */
+  static aborted(method: string, reason: unknown): GatewayError {
+    return reason instanceof GatewayError ? reason : GatewayError.cancelled(method);
+  }
+
   /** Turns anything thrown into a GatewayError, keeping JSON-RPC codes that already exist. */
   static fromUnknown(error: unknown, upstream?: string): GatewayError {
     if (error instanceof GatewayError) return error;

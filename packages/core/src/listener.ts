@@ -30,6 +30,7 @@ export {
 export { GatewayReplica } from './downstream/replica.js';
 export type { InboundMessageInfo } from './downstream/request-context.js';
 export type { ResumableStreamInfo } from './downstream/resumable-stream.js';
+export type { AnsweringTransport } from './downstream/routed-transport.js';
 export { type Authentication, type ClientConfig, ClientDirectory, type ClientsConfig } from './identity.js';
 export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
 export {

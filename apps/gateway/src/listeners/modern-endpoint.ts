@@ -41,7 +41,7 @@ export class ModernEndpoint {
   /** The virtual server it serves (DESIGN §13); undefined for the root endpoint. */
   readonly #endpoint: string | undefined;
   /** The requests being answered now, by their exchange: a shutdown answers them (`close`). */
-  readonly #answering = new Map<ModernExchange, string | number>();
+  readonly #answering = new Map<ModernExchange, { id: string | number; cancellation: Cancellation }>();
 
   constructor(gateway: Gateway, log: Logger, endpoint?: string) {
     this.#gateway = gateway;
@@ -77,7 +77,7 @@ export class ModernEndpoint {
       if (!res.writableFinished) cancellation.abort(new Error('the client closed the request'));
     });
     const exchange = new ModernExchange(res);
-    this.#answering.set(exchange, message.id);
+    this.#answering.set(exchange, { id: message.id, cancellation });
     let response: Awaited<ReturnType<typeof answerModern>>;
     try {
       response = await answerModern(this.#gateway, client.session.sink, message, {
@@ -164,7 +164,12 @@ export class ModernEndpoint {
   async close(): Promise<void> {
     // Still being answered when the gateway stops (its grace period ran out): answered as such.
     const error = Refusals.shutDown();
-    for (const [exchange, id] of this.#answering) exchange.finish(errorResponse(id, error));
+    // Their handling is aborted with that error: their outcome (the audit record, the response hooks) is
+    // what the client was answered, not a cancellation.
+    for (const [exchange, { id, cancellation }] of this.#answering) {
+      exchange.finish(errorResponse(id, error));
+      cancellation.abort(error);
+    }
     this.#answering.clear();
     for (const client of this.#clients.values()) {
       await client.streams?.handler.close();

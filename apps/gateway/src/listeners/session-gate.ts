@@ -4,7 +4,8 @@ import type {
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
-import { errorResponse } from '@switchyard/core/listener';
+import type { GatewayError } from '@switchyard/core';
+import { type AnsweringTransport, errorResponse } from '@switchyard/core/listener';
 import type { Drain } from './drain.js';
 import { countRefusal, type RefusalReason } from './limits.js';
 import { Refusals } from './refusals.js';
@@ -20,7 +21,7 @@ const LISTEN = 'subscriptions/listen';
  * `shutting_down`, and tells the drain what is in flight. A `subscriptions/listen` stream is neither
  * counted nor drained: it lasts as long as the client wants, and closing the session ends it.
  */
-export class SessionGate implements Transport {
+export class SessionGate implements Transport, AnsweringTransport {
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   onerror?: (error: Error) => void;
   onclose?: () => void;
@@ -40,6 +41,11 @@ export class SessionGate implements Transport {
 
   get sessionId(): string | undefined {
     return this.#inner.sessionId;
+  }
+
+  /** What the inner transport answered the requests in flight with as it closed (core reads it, passed on). */
+  get closedWith(): GatewayError | undefined {
+    return (this.#inner as AnsweringTransport).closedWith;
   }
 
   /** How many more requests this session may send now. */

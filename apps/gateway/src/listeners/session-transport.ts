@@ -6,7 +6,12 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import type { GatewayError } from '@switchyard/core';
-import { errorResponse, type InboundMessageInfo, type ResumableStreamInfo } from '@switchyard/core/listener';
+import {
+  type AnsweringTransport,
+  errorResponse,
+  type InboundMessageInfo,
+  type ResumableStreamInfo,
+} from '@switchyard/core/listener';
 import { type EventStoreLimits, SessionEventStore, type StoredEvent, type StreamLog } from './event-store.js';
 import { sendError } from './http-errors.js';
 import { Refusals } from './refusals.js';
@@ -35,7 +40,7 @@ const DEFAULT_STREAM_TOOL_CALLS_AFTER_MS = 50;
  * bounded event store: a GET with `Last-Event-ID` replays what followed that id, then continues live (a
  * POST's stream until its requests are answered). An id the store cannot resume gets 400.
  */
-export class SessionHttpTransport implements Transport {
+export class SessionHttpTransport implements Transport, AnsweringTransport {
   readonly sessionId: string;
   onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
   onerror?: (error: Error) => void;
@@ -52,6 +57,8 @@ export class SessionHttpTransport implements Transport {
   #standalone: StreamLog<Owner> | undefined;
   #protocolVersion: string | undefined;
   #closed = false;
+  /** What the requests still in flight were answered with when the session closed (core's `AnsweringTransport`). */
+  closedWith: GatewayError | undefined;
   /**
    * Set when this replica took the session over from one that died: the client's Last-Event-ID names
    * events that replica held, so a GET resuming one opens the stream anew instead of failing.
@@ -241,6 +248,9 @@ export class SessionHttpTransport implements Transport {
   async close(error: GatewayError = Refusals.sessionClosed()): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    // Read by core as the session closes (`onclose` below): their handling is aborted with it, so their
+    // outcome (the audit record, the response hooks) is this error, not the client's cancellation.
+    this.closedWith = error;
     for (const exchange of new Set(this.#pending?.values())) this.#abandon(exchange, error);
     if (this.#events) {
       for (const log of this.#events.streams()) log.owner.channel?.end();

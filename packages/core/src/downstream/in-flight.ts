@@ -1,4 +1,5 @@
 import { Cancellation } from '../cancellation.js';
+import type { GatewayError } from '../errors.js';
 
 type RequestId = string | number;
 
@@ -32,10 +33,14 @@ export class InFlightRequests {
       this.#byId?.get(requestId)?.abort(reason);
   }
 
-  /** The session closed: every request still being answered is aborted. */
-  abortAll(): void {
+  /**
+   * The session closed: every request still being answered is aborted, with `answered` when its
+   * transport answered them so (their outcome is then that error, not the client's cancellation).
+   */
+  abortAll(answered?: GatewayError): void {
     const byId = this.#byId;
     this.#byId = undefined;
-    for (const cancellation of byId?.values() ?? []) cancellation.abort(new Error('Connection closed'));
+    const reason = answered ?? new Error('Connection closed');
+    for (const cancellation of byId?.values() ?? []) cancellation.abort(reason);
   }
 }

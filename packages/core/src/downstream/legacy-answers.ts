@@ -68,8 +68,8 @@ export class LegacyAnswers implements InboundTaker {
     return true;
   }
 
-  closed(): void {
-    this.#inFlight.abortAll();
+  closed(answered?: GatewayError): void {
+    this.#inFlight.abortAll(answered);
   }
 
   #answers(method: string): boolean {

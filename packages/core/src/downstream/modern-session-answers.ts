@@ -1,5 +1,6 @@
 import { classifyInboundRequest, type JSONRPCMessage, type Server } from '@modelcontextprotocol/server';
 import type { SessionSink } from '../context.js';
+import type { GatewayError } from '../errors.js';
 import type { Gateway } from '../gateway.js';
 import { envelopeVersion, isLegacyVersion } from './era.js';
 import { InFlightRequests } from './in-flight.js';
@@ -51,8 +52,8 @@ export class ModernSessionAnswers implements InboundTaker {
     return true;
   }
 
-  closed(): void {
-    this.#inFlight.abortAll();
+  closed(answered?: GatewayError): void {
+    this.#inFlight.abortAll(answered);
   }
 
   async #answer(

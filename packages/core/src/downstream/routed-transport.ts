@@ -4,10 +4,12 @@ import type {
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
+import type { GatewayError } from '../errors.js';
 
 /**
  * Offered every inbound message first: returns true when it answers the message itself (the SDK must
- * not see it). `closed` runs once when the transport closes, before the SDK hears of it.
+ * not see it). `closed` runs once when the transport closes, before the SDK hears of it, with the error
+ * the transport answered the requests still in flight with, when it did (`AnsweringTransport`).
  */
 export interface InboundTaker {
   take(
@@ -15,7 +17,16 @@ export interface InboundTaker {
     send: (message: JSONRPCMessage) => Promise<void>,
     extra?: MessageExtraInfo,
   ): boolean;
-  closed(): void;
+  closed(answered?: GatewayError): void;
+}
+
+/**
+ * A transport that, closing, answers the requests still in flight itself (an HTTP session answers each
+ * POST waiting for one, e.g. `shutting_down` once the shutdown grace period ran out): `closedWith` is
+ * that error from then on. Their handling is aborted with it, so their outcome is what the client got.
+ */
+export interface AnsweringTransport extends Transport {
+  readonly closedWith?: GatewayError | undefined;
 }
 
 /**
@@ -66,7 +77,8 @@ export class RoutedTransport implements Transport {
       this.onerror?.(error);
     };
     this.#inner.onclose = () => {
-      for (const taker of this.#takers) taker.closed();
+      const answered = (this.#inner as AnsweringTransport).closedWith;
+      for (const taker of this.#takers) taker.closed(answered);
       closed?.();
       this.onclose?.();
     };

@@ -193,14 +193,14 @@ function taskFailure(error: unknown): GatewayError {
 /** Waits before the next poll; a client that gives up ends the wait. */
 function pause(ms: number, ctx: RequestContext): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (ctx.signal.aborted) return reject(GatewayError.cancelled(ctx.method));
+    if (ctx.signal.aborted) return reject(GatewayError.aborted(ctx.method, ctx.signal.reason));
     const timer = setTimeout(() => {
       ctx.signal.removeEventListener('abort', stop);
       resolve();
     }, ms);
     const stop = () => {
       clearTimeout(timer);
-      reject(GatewayError.cancelled(ctx.method));
+      reject(GatewayError.aborted(ctx.method, ctx.signal.reason));
     };
     ctx.signal.addEventListener('abort', stop, { once: true });
   });

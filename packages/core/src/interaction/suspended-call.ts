@@ -104,8 +104,8 @@ export class SuspendedCall<C = unknown> {
       });
       let onAbort: (() => void) | undefined;
       const cancelled = new Promise<never>((_, reject) => {
-        if (signal.aborted) reject(GatewayError.cancelled('input-required call'));
-        onAbort = () => reject(GatewayError.cancelled('input-required call'));
+        if (signal.aborted) reject(GatewayError.aborted('input-required call', signal.reason));
+        onAbort = () => reject(GatewayError.aborted('input-required call', signal.reason));
         signal.addEventListener('abort', onAbort, { once: true });
       });
       const first = await Promise.race([

@@ -114,7 +114,7 @@ export class MergedListing {
         });
       }),
     );
-    if (cancel.aborted) throw GatewayError.cancelled(kind.method);
+    if (cancel.aborted) throw GatewayError.aborted(kind.method, cancel.reason);
     const items: unknown[] = [];
     const next: Record<string, UpstreamPosition> = {};
     const unavailable: string[] = [];

@@ -46,7 +46,7 @@ export function mapUpstreamError(
   },
 ): GatewayError {
   if (error instanceof GatewayError) return error;
-  if (call.signal?.aborted) return GatewayError.cancelled(call.method);
+  if (call.signal?.aborted) return GatewayError.aborted(call.method, call.signal.reason);
   if (error instanceof ProtocolError) return GatewayError.fromUnknown(error, call.upstream);
   if (error instanceof SdkHttpError) {
     return GatewayError.upstreamError(
