@@ -34,7 +34,8 @@ const BOB = { id: 'bob', groups: [], anonymous: false };
 const ELEVEN_MINUTES = 11 * 60_000;
 
 interface Stored {
-  identityId: string;
+  /** `credentialOwner` of the identity that asked for the link: its kind and id. */
+  owner: string;
   upstream: string;
   tokens: OAuthTokens;
   server: UpstreamOAuthServer;
@@ -43,9 +44,9 @@ interface Stored {
 class KeeperStub implements GrantKeeper {
   readonly stored: Stored[] = [];
   failing = false;
-  async store(identityId: string, upstream: string, tokens: OAuthTokens, server: UpstreamOAuthServer) {
+  async store(owner: string, upstream: string, tokens: OAuthTokens, server: UpstreamOAuthServer) {
     if (this.failing) throw new Error('vault down (test)');
-    this.stored.push({ identityId, upstream, tokens, server });
+    this.stored.push({ owner, upstream, tokens, server });
   }
 }
 
@@ -191,7 +192,7 @@ describe('connecting an upstream account (authorization code + PKCE)', () => {
 
     expect(gw.keeper.stored).toHaveLength(1);
     const [stored] = gw.keeper.stored;
-    expect(stored).toMatchObject({ identityId: 'alice', upstream: 'tracker' });
+    expect(stored).toMatchObject({ owner: 'client:alice', upstream: 'tracker' });
     expect(stored!.server).toMatchObject({
       registration: 'dynamic',
       resource: gw.upstream.url,
@@ -226,7 +227,7 @@ describe('connecting an upstream account (authorization code + PKCE)', () => {
     // Another person (through the other replica too) uses the same registration.
     const bob = await consentByHttp(await gw.flow.connectUrl(BOB, 'tracker'), { user: 'bob@tracker' });
     expect(bob.status).toBe(200);
-    expect(gw.keeper.stored.map((s) => s.identityId)).toEqual(['alice', 'bob']);
+    expect(gw.keeper.stored.map((s) => s.owner)).toEqual(['client:alice', 'client:bob']);
     expect(await whoami(gw.upstream, gw.keeper.stored[1]!.tokens.access_token)).toBe('bob@tracker');
     expect(gw.as.registrations).toHaveLength(1);
     // A replica that starts later reads it from the store.

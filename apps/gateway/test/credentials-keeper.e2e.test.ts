@@ -18,6 +18,7 @@ import {
   type Store,
   silentLogger,
 } from '@switchyard/core';
+import { credentialOwner } from '@switchyard/core/listener';
 import { Cleanup } from '@switchyard/testkit';
 import { redisMissing, startRedis } from '@switchyard/testkit/process';
 import { decodeJwt } from 'jose';
@@ -49,6 +50,8 @@ const CLIENT = { client_id: 'switchyard', client_secret: 'switchyard-client-secr
 const KEY = 'credentials-key-for-the-keeper-tests-0123456789';
 
 const identity = (id: string): Identity => ({ id, groups: [], anonymous: false });
+/** What the vault and keeper key by: a static client's kind and id. */
+const owner = (id: string): string => credentialOwner(identity(id));
 const alice = identity('alice');
 const bob = identity('bob');
 
@@ -167,8 +170,8 @@ async function world(options: { accessTokenTtlSec?: number } = {}): Promise<Worl
 
 /** Connects `user` through `replica` (with the tokens of a new authorization unless given); the grant stored. */
 async function connect(w: World, replica: Replica, user: string, tokens?: OAuthTokens): Promise<StoredGrant> {
-  await replica.keeper.store(user, UPSTREAM, tokens ?? (await w.authorize(user)), w.server);
-  const grant = await replica.vault.get(user, UPSTREAM);
+  await replica.keeper.store(owner(user), UPSTREAM, tokens ?? (await w.authorize(user)), w.server);
+  const grant = await replica.vault.get(owner(user), UPSTREAM);
   if (!grant) throw new Error(`no grant stored for ${user}`);
   return grant;
 }
@@ -211,7 +214,7 @@ describe('TokenKeeper against a real authorization server', () => {
     expect(decodeJwt(fresh!).aud).toBe(RESOURCE);
     expect(w.as.count('/token')).toBe(tokenRequests + 1);
     // The refresh token rotated: the vault holds the new one, the old one no longer works.
-    const after = await vault.get('alice', UPSTREAM);
+    const after = await vault.get(owner('alice'), UPSTREAM);
     seen(after?.refreshToken);
     expect(after?.accessToken).toBe(fresh);
     expect(after?.refreshToken).not.toBe(tokens.refresh_token);
@@ -266,12 +269,12 @@ describe('TokenKeeper against a real authorization server', () => {
 
     // The upstream refuses the fresh token as well (the core's retry): a refresh did not cure it.
     expect(await keeper.refused(alice, UPSTREAM, fresh!)).toBeUndefined();
-    expect(await vault.get('alice', UPSTREAM)).toBeUndefined();
+    expect(await vault.get(owner('alice'), UPSTREAM)).toBeUndefined();
     expect(await keeper.token(alice, UPSTREAM)).toBeUndefined();
     expect(w.as.count('/token')).toBe(before + 1);
     expect(heard).toEqual([
-      ['alice', UPSTREAM, true],
-      ['alice', UPSTREAM, false],
+      [owner('alice'), UPSTREAM, true],
+      [owner('alice'), UPSTREAM, false],
     ]);
   });
 
@@ -285,8 +288,8 @@ describe('TokenKeeper against a real authorization server', () => {
     const before = w.as.count('/token');
     expect(await keeper.token(alice, UPSTREAM)).toBeUndefined();
     expect(w.as.count('/token')).toBe(before + 1);
-    expect(await vault.get('alice', UPSTREAM)).toBeUndefined();
-    expect(await vault.list('alice')).toEqual([]);
+    expect(await vault.get(owner('alice'), UPSTREAM)).toBeUndefined();
+    expect(await vault.list(owner('alice'))).toEqual([]);
     expect(logged.join('\n')).toContain('invalid_grant');
   });
 
@@ -307,7 +310,7 @@ describe('TokenKeeper against a real authorization server', () => {
     await expect(keeper.refused(alice, UPSTREAM, stored.accessToken)).rejects.toMatchObject({
       data: { reason: 'upstream_unavailable' },
     });
-    expect((await vault.get('alice', UPSTREAM))?.accessToken).toBe(stored.accessToken);
+    expect((await vault.get(owner('alice'), UPSTREAM))?.accessToken).toBe(stored.accessToken);
 
     w.as.failTokenEndpoint(undefined);
     const fresh = seen(await keeper.token(alice, UPSTREAM));
@@ -335,7 +338,7 @@ describe('TokenKeeper against a real authorization server', () => {
     await expect(keeper.token(alice, UPSTREAM)).rejects.toMatchObject({
       message: expect.stringMatching(/did not answer in time/),
     });
-    expect(await vault.get('alice', UPSTREAM)).toBeDefined();
+    expect(await vault.get(owner('alice'), UPSTREAM)).toBeDefined();
   });
 
   it('revokes on disconnect: the refresh token first, then the access token; the refresh token is dead', async () => {
@@ -347,7 +350,7 @@ describe('TokenKeeper against a real authorization server', () => {
     const heard: [string, string, boolean][] = [];
     keeper.onChange((...change) => heard.push(change));
 
-    expect(await keeper.disconnect('alice', UPSTREAM)).toBe(true);
+    expect(await keeper.disconnect(owner('alice'), UPSTREAM)).toBe(true);
     expect(w.as.revocations.map((r) => [r.token, r.tokenTypeHint, r.clientId])).toEqual([
       [tokens.refresh_token, 'refresh_token', CLIENT.client_id],
       [tokens.access_token, 'access_token', CLIENT.client_id],
@@ -364,11 +367,11 @@ describe('TokenKeeper against a real authorization server', () => {
     await expect(reuse).rejects.toBeInstanceOf(OAuthError);
     await expect(reuse).rejects.toMatchObject({ code: 'invalid_grant' });
 
-    expect(await vault.get('alice', UPSTREAM)).toBeUndefined();
-    expect(await vault.list('alice')).toEqual([]);
+    expect(await vault.get(owner('alice'), UPSTREAM)).toBeUndefined();
+    expect(await vault.list(owner('alice'))).toEqual([]);
     expect(await keeper.token(alice, UPSTREAM)).toBeUndefined();
-    expect(heard).toEqual([['alice', UPSTREAM, false]]);
-    expect(await keeper.disconnect('alice', UPSTREAM)).toBe(false);
+    expect(heard).toEqual([[owner('alice'), UPSTREAM, false]]);
+    expect(await keeper.disconnect(owner('alice'), UPSTREAM)).toBe(false);
   });
 
   it('disconnects even when revocation fails', async () => {
@@ -377,8 +380,8 @@ describe('TokenKeeper against a real authorization server', () => {
     const { keeper, vault } = r;
     await connect(w, r, 'alice');
     await w.as.close();
-    expect(await keeper.disconnect('alice', UPSTREAM)).toBe(true);
-    expect(await vault.get('alice', UPSTREAM)).toBeUndefined();
+    expect(await keeper.disconnect(owner('alice'), UPSTREAM)).toBe(true);
+    expect(await vault.get(owner('alice'), UPSTREAM)).toBeUndefined();
     expect(logged.join('\n')).toMatch(/revocation failed.*unreachable/);
   });
 
@@ -444,7 +447,7 @@ describe('TokenKeeper against a real authorization server', () => {
       );
       const stored = await connect(w, one, 'alice');
       await connected;
-      expect(heardOnTwo).toEqual([['alice', UPSTREAM, true]]);
+      expect(heardOnTwo).toEqual([[owner('alice'), UPSTREAM, true]]);
       expect(await two.keeper.token(alice, UPSTREAM)).toBe(stored.accessToken);
 
       const before = w.as.count('/token');
@@ -458,7 +461,7 @@ describe('TokenKeeper against a real authorization server', () => {
       expect(subject(answers[0])).toBe('alice');
       expect(w.as.count('/token')).toBe(before + 1);
       // Had both refreshed, the rotated refresh token's reuse would have revoked the whole grant.
-      const kept = await two.vault.get('alice', UPSTREAM);
+      const kept = await two.vault.get(owner('alice'), UPSTREAM);
       seen(kept?.refreshToken);
       expect(await w.as.refreshTokenActive(kept!.refreshToken!)).toBe(true);
     });
@@ -482,15 +485,15 @@ describe('TokenKeeper against a real authorization server', () => {
 
       const disconnected = new Promise<void>((resolve) =>
         one.keeper.onChange((id, upstream, isConnected) => {
-          if (id === 'bob' && upstream === UPSTREAM && !isConnected) resolve();
+          if (id === owner('bob') && upstream === UPSTREAM && !isConnected) resolve();
         }),
       );
-      expect(await two.keeper.disconnect('bob', UPSTREAM)).toBe(true);
+      expect(await two.keeper.disconnect(owner('bob'), UPSTREAM)).toBe(true);
       await disconnected;
       expect(await one.keeper.token(bob, UPSTREAM)).toBeUndefined();
       expect(subject(await one.keeper.token(alice, UPSTREAM))).toBe('alice');
-      expect(await one.vault.list('alice')).toEqual([UPSTREAM]);
-      expect(await two.vault.list('bob')).toEqual([]);
+      expect(await one.vault.list(owner('alice'))).toEqual([UPSTREAM]);
+      expect(await two.vault.list(owner('bob'))).toEqual([]);
     });
   });
 });

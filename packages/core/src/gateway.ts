@@ -11,6 +11,7 @@ import { unwrapCallTool } from './features/tool-search/call-tool.js';
 import { CallerTools } from './features/tool-search/caller-tools.js';
 import { callsCallTool } from './features/tool-search/search-mode.js';
 import { registerParts } from './gateway-parts.js';
+import { credentialOwner } from './identity-kind.js';
 import { Asking } from './interaction/asking.js';
 import { interactiveCaller } from './interaction/caller.js';
 import { INPUT_ROUND_TTL_MS, RequestStateSeal } from './interaction/request-state.js';
@@ -203,14 +204,14 @@ export class Gateway {
       );
     });
     // A person who connects (or disconnects) a personal upstream sees its tools come (or go) at once.
-    this.#stopPersonal = options.personalCredentials?.onChange((identityId, upstream) => {
+    this.#stopPersonal = options.personalCredentials?.onChange((owner, upstream) => {
       this.#callerTools.invalidate();
       const concerned = new Map([[upstream, 'all' as const]]);
       this.#sessions.broadcast(
         LIST_CHANGED.tools,
         {},
         (session) =>
-          session.identity.id === identityId && views.concerns(session.endpoint, 'tools', concerned),
+          credentialOwner(session.identity) === owner && views.concerns(session.endpoint, 'tools', concerned),
       );
     });
     this.#events = UpstreamEvents.withFanout({

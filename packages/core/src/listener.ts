@@ -33,6 +33,7 @@ export type { ResumableStreamInfo } from './downstream/resumable-stream.js';
 export type { AnsweringTransport } from './downstream/routed-transport.js';
 export { type Authentication, type ClientConfig, ClientDirectory, type ClientsConfig } from './identity.js';
 export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
+export { credentialOwner, type IdentityKind, identityKind } from './identity-kind.js';
 export {
   DEFAULT_MAX_JSON_DEPTH,
   jsonTextTooDeep,

@@ -4,6 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Identity } from '../src/context.js';
 import { openSession } from '../src/downstream/session.js';
 import type { Gateway } from '../src/gateway.js';
+import { attachSubjectToken } from '../src/identity-credential.js';
+import { credentialOwner } from '../src/identity-kind.js';
 import type { PersonalCredentials } from '../src/upstream/auth/personal-credentials.js';
 import {
   Cleanup,
@@ -25,22 +27,23 @@ afterEach(() => cleanup.run());
 const alice: Identity = { id: 'alice', groups: [], anonymous: false };
 const bob: Identity = { id: 'bob', groups: [], anonymous: false };
 
-/** Tokens in a map: `refused` moves to the next one queued for that person, else drops theirs. */
+/** Tokens in a map by owner (kind and id): `refused` moves to the next one queued for that person, else drops theirs. */
 class MapCredentials implements PersonalCredentials {
   readonly tokens = new Map<string, string>();
   readonly next = new Map<string, string>();
   readonly listeners = new Set<(id: string, upstream: string, connected: boolean) => void>();
   urls = 0;
   async token(identity: Identity): Promise<string | undefined> {
-    return this.tokens.get(identity.id);
+    return this.tokens.get(credentialOwner(identity));
   }
   async refused(identity: Identity, _upstream: string, token: string): Promise<string | undefined> {
-    const current = this.tokens.get(identity.id);
+    const owner = credentialOwner(identity);
+    const current = this.tokens.get(owner);
     if (current !== undefined && current !== token) return current;
-    const fresh = this.next.get(identity.id);
-    this.next.delete(identity.id);
-    if (fresh === undefined) this.tokens.delete(identity.id);
-    else this.tokens.set(identity.id, fresh);
+    const fresh = this.next.get(owner);
+    this.next.delete(owner);
+    if (fresh === undefined) this.tokens.delete(owner);
+    else this.tokens.set(owner, fresh);
     return fresh;
   }
   async connectUrl(identity: Identity, upstream: string): Promise<string> {
@@ -52,8 +55,8 @@ class MapCredentials implements PersonalCredentials {
     return () => this.listeners.delete(listener);
   }
   connect(identity: Identity, token: string): void {
-    this.tokens.set(identity.id, token);
-    for (const listener of this.listeners) listener(identity.id, 'me', true);
+    this.tokens.set(credentialOwner(identity), token);
+    for (const listener of this.listeners) listener(credentialOwner(identity), 'me', true);
   }
 }
 
@@ -112,7 +115,7 @@ const toolNames = async (client: Client) => (await client.listTools()).tools.map
 describe('personal upstreams (auth.user)', () => {
   it("calls with each person's own token over their own connection, and asks those without one to connect", async () => {
     const credentials = new MapCredentials();
-    credentials.tokens.set('alice', 'alice-token');
+    credentials.tokens.set(credentialOwner(alice), 'alice-token');
     const { gateway, personal } = await gatewayWith(credentials, new Set(['alice-token', 'bob-token']));
     expect(gateway.status().find((s) => s.name === 'me')?.state).toBe('personal');
 
@@ -162,35 +165,68 @@ describe('personal upstreams (auth.user)', () => {
 
   it('refreshes a refused token once; a refusal that a refresh does not cure asks the person again', async () => {
     const credentials = new MapCredentials();
-    credentials.tokens.set('alice', 'stale');
-    credentials.next.set('alice', 'fresh');
+    credentials.tokens.set(credentialOwner(alice), 'stale');
+    credentials.next.set(credentialOwner(alice), 'fresh');
     const valid = new Set(['fresh']);
     const { gateway, personal } = await gatewayWith(credentials, valid);
     const client = await connect(cleanup, gateway, alice);
     await client.callTool({ name: 'me__echo', arguments: { text: 'hi' } });
     expect(personal.seen.slice(0, 2)).toEqual(['stale', 'fresh']);
-    expect(credentials.tokens.get('alice')).toBe('fresh');
+    expect(credentials.tokens.get(credentialOwner(alice))).toBe('fresh');
 
     // The upstream stops accepting it (revoked at the server): dropped, and alice is asked again.
     valid.clear();
     const asked = await failure(client.callTool({ name: 'me__echo', arguments: { text: 'again' } }));
     expect(asked.data.reason).toBe('authorization_required');
-    expect(credentials.tokens.has('alice')).toBe(false);
+    expect(credentials.tokens.has(credentialOwner(alice))).toBe(false);
   });
 
   it('refuses an anonymous network caller: one token would serve everyone who shares the identity', async () => {
     const credentials = new MapCredentials();
-    credentials.tokens.set('anonymous', 'shared');
+    const anonymous: Identity = { id: 'anonymous', groups: [], anonymous: true };
+    credentials.tokens.set(credentialOwner(anonymous), 'shared');
     const { gateway, personal } = await gatewayWith(credentials, new Set(['shared']));
-    const client = await connect(cleanup, gateway, { id: 'anonymous', groups: [], anonymous: true });
+    const client = await connect(cleanup, gateway, anonymous);
     const refused = await failure(client.callTool({ name: 'me__echo', arguments: { text: 'hi' } }));
     expect(refused.data).toMatchObject({ reason: 'identity_required', upstream: 'me' });
     expect(personal.seen).toEqual([]);
   });
 
+  it('keeps kinds of identity apart: an OAuth identity named alice never uses the static client alice’s connection', async () => {
+    const credentials = new MapCredentials();
+    credentials.tokens.set(credentialOwner(alice), 'alice-token');
+    const { gateway, personal } = await gatewayWith(
+      credentials,
+      new Set(['alice-token', 'oauth-alice-token']),
+    );
+    const staticAlice = await connect(cleanup, gateway, alice);
+    await staticAlice.callTool({ name: 'me__echo', arguments: { text: 'hi' } });
+    expect(new Set(personal.seen)).toEqual(new Set(['alice-token']));
+
+    // An OAuth caller whose subject is "alice" (it carries its access token): alice's open connection is
+    // not its own, nor are her tools.
+    const oauthAlice: Identity = { id: 'alice', groups: [], anonymous: false };
+    attachSubjectToken(oauthAlice, 'issuer-token-of-oauth-alice');
+    expect(credentialOwner(oauthAlice)).not.toBe(credentialOwner(alice));
+    const impostor = await connect(cleanup, gateway, oauthAlice);
+    expect((await toolNames(impostor)).some((n) => n.startsWith('me__'))).toBe(false);
+    const asked = await failure(impostor.callTool({ name: 'me__echo', arguments: { text: 'hi' } }));
+    expect(asked.data).toMatchObject({ reason: 'authorization_required', upstream: 'me' });
+    expect(new Set(personal.seen)).toEqual(new Set(['alice-token']));
+
+    // Once it connects its own account, each calls with its own token.
+    credentials.connect(oauthAlice, 'oauth-alice-token');
+    let before = personal.seen.length;
+    await impostor.callTool({ name: 'me__echo', arguments: { text: 'oauth' } });
+    expect(new Set(personal.seen.slice(before))).toEqual(new Set(['oauth-alice-token']));
+    before = personal.seen.length;
+    await staticAlice.callTool({ name: 'me__echo', arguments: { text: 'static' } });
+    expect(new Set(personal.seen.slice(before))).toEqual(new Set(['alice-token']));
+  });
+
   it('refuses resource subscriptions on a personal upstream (they would be shared across people)', async () => {
     const credentials = new MapCredentials();
-    credentials.tokens.set('alice', 'alice-token');
+    credentials.tokens.set(credentialOwner(alice), 'alice-token');
     const { gateway } = await gatewayWith(credentials, new Set(['alice-token']));
     const client = await connect(cleanup, gateway, alice);
     const refused = await failure(client.subscribeResource({ uri: 'me+test://anything' }));

@@ -1,11 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { GatewayError, type Identity, type Logger, StoreUnavailableError } from '@switchyard/core';
+import { credentialOwner } from '@switchyard/core/listener';
 import type { UserCredentials } from '../credentials/user-credentials.js';
 import { sendJson } from '../listeners/http-io.js';
 
 /**
  * `/admin/credentials` (DESIGN §14): any identity the gateway knows sees and manages its own personal
- * upstreams, never anyone else's. `GET /admin/credentials` lists them; `POST /admin/credentials/<server>`
+ * upstreams, never anyone else's: credentials are kept per kind of identity too (`credentialOwner`), so an
+ * OAuth `sub` "alice" never reaches the static client `alice`'s, nor a `sub` "anonymous" the local user's. `GET /admin/credentials` lists them; `POST /admin/credentials/<server>`
  * mints a connect link (the status page's Connect); `DELETE /admin/credentials/<server>` disconnects
  * (revoking at the authorization server where it can).
  */
@@ -54,7 +56,7 @@ async function answer(
   log: Logger,
 ): Promise<void> {
   if (server === undefined) {
-    return sendJson(res, 200, { credentials: credentials ? await credentials.list(identity.id) : [] });
+    return sendJson(res, 200, { credentials: credentials ? await credentials.list(identity) : [] });
   }
   if (!credentials?.isPersonal(server)) {
     return sendJson(res, 404, { error: `No upstream '${server}' that connects each person's own account` });
@@ -62,8 +64,12 @@ async function answer(
   if (method === 'POST') {
     return sendJson(res, 200, { server, url: await credentials.connectUrl(identity, server) });
   }
-  const disconnected = await credentials.disconnect(identity.id, server);
-  log.info('personal credential disconnect', { identity: identity.id, upstream: server, disconnected });
+  const disconnected = await credentials.disconnect(identity, server);
+  log.info('personal credential disconnect', {
+    identity: credentialOwner(identity),
+    upstream: server,
+    disconnected,
+  });
   return sendJson(res, 200, { server, connected: false, disconnected });
 }
 

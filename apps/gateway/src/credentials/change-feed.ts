@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { Logger, Store } from '@switchyard/core';
 import { CHANGES_CHANNEL } from './store-keys.js';
 
-/** Hears that `identityId`'s credential for `upstream` was stored (`connected`) or dropped. */
-export type ChangeListener = (identityId: string, upstream: string, connected: boolean) => void;
+/** Hears that `owner`'s credential for `upstream` was stored (`connected`) or dropped. */
+export type ChangeListener = (owner: string, upstream: string, connected: boolean) => void;
 
 interface ChangeMessage {
   /** The replica that made the change (it told its own listeners already). */
@@ -16,7 +16,7 @@ interface ChangeMessage {
 /**
  * Connects and disconnects, heard by every replica: a change is told to this replica's listeners at once,
  * and published on the store's `changes` channel (when the store has pub/sub) for the other replicas'.
- * A message carries the identity id, the upstream and whether it is connected: never a token.
+ * A message carries the owner (`credentialOwner`: the identity's kind and id), the upstream and whether it is connected: never a token.
  */
 export class ChangeFeed {
   readonly #store: Store;
@@ -45,14 +45,14 @@ export class ChangeFeed {
   }
 
   /** Tells this replica's listeners now, and the other replicas' through the store (best effort). */
-  async publish(identityId: string, upstream: string, connected: boolean): Promise<void> {
-    this.#tell(identityId, upstream, connected);
-    const message: ChangeMessage = { o: this.#self, i: identityId, u: upstream, c: connected };
+  async publish(owner: string, upstream: string, connected: boolean): Promise<void> {
+    this.#tell(owner, upstream, connected);
+    const message: ChangeMessage = { o: this.#self, i: owner, u: upstream, c: connected };
     try {
       await this.#store.pubsub?.publish(CHANGES_CHANNEL, JSON.stringify(message));
     } catch {
       this.#log.warn('other replicas could not be told of a credential change (the store did not answer)', {
-        identity: identityId,
+        identity: owner,
         upstream,
         connected,
       });
@@ -79,13 +79,13 @@ export class ChangeFeed {
     this.#tell(message.i, message.u, message.c);
   }
 
-  #tell(identityId: string, upstream: string, connected: boolean): void {
+  #tell(owner: string, upstream: string, connected: boolean): void {
     for (const listener of this.#listeners) {
       try {
-        listener(identityId, upstream, connected);
+        listener(owner, upstream, connected);
       } catch (error) {
         this.#log.warn('a credential change listener failed', {
-          identity: identityId,
+          identity: owner,
           upstream,
           error: error instanceof Error ? error.message : String(error),
         });

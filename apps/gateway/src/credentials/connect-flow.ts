@@ -9,7 +9,7 @@ import {
   validateAuthorizationResponseIssuer,
 } from '@modelcontextprotocol/client';
 import { type Identity, type Logger, MemoryStore, type Store, silentLogger } from '@switchyard/core';
-import { MAX_STORED_SEALED_CHARS, SealedBox } from '@switchyard/core/listener';
+import { credentialOwner, MAX_STORED_SEALED_CHARS, SealedBox } from '@switchyard/core/listener';
 import { OAUTH_PATHS, publicUrlFor } from './client-metadata.js';
 import { UserOAuthDiscoveryError } from './discovery-error.js';
 import { boundedFetch, describeError, isUnreachable } from './oauth-fetch.js';
@@ -17,12 +17,7 @@ import type { UpstreamOAuthServer, UpstreamOAuthServers } from './types.js';
 
 /** Where a successful connection's tokens go (the TokenKeeper). */
 export interface GrantKeeper {
-  store(
-    identityId: string,
-    upstream: string,
-    tokens: OAuthTokens,
-    server: UpstreamOAuthServer,
-  ): Promise<void>;
+  store(owner: string, upstream: string, tokens: OAuthTokens, server: UpstreamOAuthServer): Promise<void>;
 }
 
 export interface ConnectFlowOptions {
@@ -88,14 +83,15 @@ export interface AuthorizationStart {
 
 interface Ticket {
   id: string;
-  identityId: string;
+  /** `credentialOwner` of the identity that asked: its kind and id (the grant goes to exactly that). */
+  owner: string;
   upstream: string;
   expiresAt: number;
 }
 
 interface Pending {
   id: string;
-  identityId: string;
+  owner: string;
   upstream: string;
   codeVerifier: string;
   issuer: string;
@@ -144,17 +140,26 @@ export class ConnectFlow {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#fetch = boundedFetch(options.fetch ?? fetch, this.#timeoutMs);
     const max = MAX_STORED_SEALED_CHARS;
-    this.#tickets = new SealedBox(options.key, 'switchyard/oauth-connect-ticket/v1', 'syt1.', max);
-    this.#states = new SealedBox(options.key, 'switchyard/oauth-pending/v1', 'syp1.', max);
+    // v2: they name the credential owner (kind and id); a v1 one (a bare id, from before) opens as unknown.
+    this.#tickets = new SealedBox(options.key, 'switchyard/oauth-connect-ticket/v2', 'syt2.', max);
+    this.#states = new SealedBox(options.key, 'switchyard/oauth-pending/v2', 'syp2.', max);
     this.#ttlMs = options.ttlMs ?? DEFAULT_TTL_MS;
     this.#logger = options.logger ?? silentLogger;
   }
 
-  /** `<publicUrl>/oauth/connect/<ticket>`: single use, `ttlMs`, bound to `identity` and `upstream`. */
-  async connectUrl(identity: Pick<Identity, 'id'>, upstream: string): Promise<string> {
+  /**
+   * `<publicUrl>/oauth/connect/<ticket>`: single use, `ttlMs`, bound to `identity` (its kind and id: the
+   * grant lands where exactly that identity finds it) and `upstream`.
+   */
+  async connectUrl(identity: Identity, upstream: string): Promise<string> {
     const ticket = secret();
     const id = digest(ticket);
-    const value: Ticket = { id, identityId: identity.id, upstream, expiresAt: Date.now() + this.#ttlMs };
+    const value: Ticket = {
+      id,
+      owner: credentialOwner(identity),
+      upstream,
+      expiresAt: Date.now() + this.#ttlMs,
+    };
     await this.#store.set(KEYS.ticket + id, this.#tickets.seal(value), { ttlMs: this.#ttlMs });
     return publicUrlFor(this.#options.publicUrl, OAUTH_PATHS.connect + ticket);
   }
@@ -173,7 +178,7 @@ export class ConnectFlow {
       | Ticket
       | undefined;
     if (found?.id !== id || found.expiresAt <= Date.now()) throw unknown();
-    const { identityId, upstream } = found;
+    const { owner, upstream } = found;
     // Discovered before the ticket is spent: an authorization server that is down leaves the link usable.
     const server = await this.#server(upstream);
     if (!(await this.#claim(KEYS.ticketUsed + id, found.expiresAt))) throw unknown();
@@ -193,7 +198,7 @@ export class ConnectFlow {
       });
     } catch (error) {
       this.#logger.warn('connect: cannot start the authorization', {
-        identity: identityId,
+        identity: owner,
         upstream,
         error: describeError(error),
       });
@@ -205,7 +210,7 @@ export class ConnectFlow {
     }
     const pending: Pending = {
       id: digest(state),
-      identityId,
+      owner,
       upstream,
       codeVerifier: started.codeVerifier,
       issuer: server.metadata.issuer,
@@ -217,7 +222,7 @@ export class ConnectFlow {
     await this.#storeCall(() =>
       this.#store.set(KEYS.state + pending.id, this.#states.seal(pending), { ttlMs: this.#ttlMs }),
     );
-    this.#logger.info('connect: sent to the authorization server', { identity: identityId, upstream });
+    this.#logger.info('connect: sent to the authorization server', { identity: owner, upstream });
     return { url: started.authorizationUrl.href, upstream, state, binding };
   }
 
@@ -228,7 +233,7 @@ export class ConnectFlow {
   async complete(
     query: URLSearchParams,
     binding: string | undefined,
-  ): Promise<{ identityId: string; upstream: string }> {
+  ): Promise<{ owner: string; upstream: string }> {
     const params = single(query);
     const state = params.state;
     if (state === undefined || !SECRET_SHAPE.test(state)) {
@@ -239,9 +244,9 @@ export class ConnectFlow {
       );
     }
     const pending = await this.#spendState(state);
-    const { identityId, upstream } = pending;
+    const { owner, upstream } = pending;
     const outcome = (result: string) =>
-      this.#logger.info(`connect: ${result}`, { identity: identityId, upstream });
+      this.#logger.info(`connect: ${result}`, { identity: owner, upstream });
     if (binding === undefined || digest(binding) !== pending.binding) {
       outcome('refused: completed in another browser');
       throw new ConnectError(
@@ -292,10 +297,10 @@ export class ConnectFlow {
     }
     const tokens = await this.#redeem(server, pending, params.code, iss, outcome);
     try {
-      await this.#options.keeper.store(identityId, upstream, tokens, server);
+      await this.#options.keeper.store(owner, upstream, tokens, server);
     } catch (error) {
       this.#logger.warn('connect: storing the credential failed', {
-        identity: identityId,
+        identity: owner,
         upstream,
         error: error instanceof Error ? error.name : 'error',
       });
@@ -307,7 +312,7 @@ export class ConnectFlow {
       );
     }
     outcome('connected');
-    return { identityId, upstream };
+    return { owner, upstream };
   }
 
   /** RFC 9207 on an error response too: a mismatched one is a mix-up, whose texts are never shown. */

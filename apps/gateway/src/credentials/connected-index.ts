@@ -29,29 +29,29 @@ export class ConnectedIndex {
     this.#keysMatch = keysMatch;
   }
 
-  /** The names listed for `identityId` (empty when none, or when the list cannot be opened). */
-  async read(identityId: string): Promise<Set<string>> {
-    const { names, sealing } = await this.#load(identityId);
-    if (sealing === 'previous') await this.#update(identityId, () => {});
+  /** The names listed for `owner` (empty when none, or when the list cannot be opened). */
+  async read(owner: string): Promise<Set<string>> {
+    const { names, sealing } = await this.#load(owner);
+    if (sealing === 'previous') await this.#update(owner, () => {});
     return names;
   }
 
-  /** Adds `upstream` to `identityId`'s list, unless it is there already. */
-  async add(identityId: string, upstream: string): Promise<void> {
-    const { names, sealing } = await this.#load(identityId);
+  /** Adds `upstream` to `owner`'s list, unless it is there already. */
+  async add(owner: string, upstream: string): Promise<void> {
+    const { names, sealing } = await this.#load(owner);
     if (names.has(upstream) && sealing === 'current') return;
-    await this.#update(identityId, (current) => current.add(upstream));
+    await this.#update(owner, (current) => current.add(upstream));
   }
 
-  /** Removes `upstreams` from `identityId`'s list. */
-  async remove(identityId: string, ...upstreams: string[]): Promise<void> {
-    await this.#update(identityId, (current) => {
+  /** Removes `upstreams` from `owner`'s list. */
+  async remove(owner: string, ...upstreams: string[]): Promise<void> {
+    await this.#update(owner, (current) => {
       for (const upstream of upstreams) current.delete(upstream);
     });
   }
 
-  async #load(identityId: string): Promise<{ names: Set<string>; sealing: Sealing }> {
-    const key = indexKey(identityId);
+  async #load(owner: string): Promise<{ names: Set<string>; sealing: Sealing }> {
+    const key = indexKey(owner);
     const raw = await this.#store.get(key);
     if (raw === undefined) return { names: new Set(), sealing: 'absent' };
     const opened = this.#ring.open(raw, key);
@@ -66,16 +66,16 @@ export class ConnectedIndex {
     return { names: new Set(listed), sealing: opened.stale ? 'previous' : 'current' };
   }
 
-  async #update(identityId: string, change: (names: Set<string>) => unknown): Promise<void> {
-    const key = indexKey(identityId);
-    const release = await lock(this.#store, indexLockKey(identityId), {
+  async #update(owner: string, change: (names: Set<string>) => unknown): Promise<void> {
+    const key = indexKey(owner);
+    const release = await lock(this.#store, indexLockKey(owner), {
       ttlMs: LOCK_TTL_MS,
       waitMs: LOCK_WAIT_MS,
     });
     // Not had in time (a holder that died keeps it LOCK_TTL_MS at most): write anyway rather than lose it.
-    if (!release) this.#log.debug('wrote a credentials index without its lock', { identity: identityId });
+    if (!release) this.#log.debug('wrote a credentials index without its lock', { identity: owner });
     try {
-      const { names, sealing } = await this.#load(identityId);
+      const { names, sealing } = await this.#load(owner);
       const before = listed(names);
       change(names);
       if (listed(names) === before && (sealing === 'current' || sealing === 'absent')) return;

@@ -36,7 +36,7 @@ const MAX_POLL_MS = 250;
  */
 export class SingleRefresh {
   readonly #options: SingleRefreshOptions;
-  /** Refreshes under way on this replica, keyed by JSON [identity id, upstream]. */
+  /** Refreshes under way on this replica, keyed by JSON [owner, upstream]. */
   readonly #inFlight = new Map<string, Promise<Refreshed>>();
 
   constructor(options: SingleRefreshOptions) {
@@ -44,15 +44,15 @@ export class SingleRefresh {
   }
 
   /**
-   * Refreshes `identityId`'s grant at `upstream`, whose access token was `seen`, unless the vault holds
+   * Refreshes `owner`'s grant at `upstream`, whose access token was `seen`, unless the vault holds
    * another one by then (someone refreshed, reconnected or disconnected meanwhile: that is the answer).
    * `afterRefusal` marks the new token as obtained because the upstream refused `seen`.
    */
-  refresh(identityId: string, upstream: string, seen: string, afterRefusal: boolean): Promise<Refreshed> {
-    const key = JSON.stringify([identityId, upstream]);
+  refresh(owner: string, upstream: string, seen: string, afterRefusal: boolean): Promise<Refreshed> {
+    const key = JSON.stringify([owner, upstream]);
     let pending = this.#inFlight.get(key);
     if (!pending) {
-      pending = this.#refreshOnce(identityId, upstream, seen, afterRefusal).finally(() => {
+      pending = this.#refreshOnce(owner, upstream, seen, afterRefusal).finally(() => {
         this.#inFlight.delete(key);
       });
       this.#inFlight.set(key, pending);
@@ -61,7 +61,7 @@ export class SingleRefresh {
   }
 
   async #refreshOnce(
-    identityId: string,
+    owner: string,
     upstream: string,
     seen: string,
     afterRefusal: boolean,
@@ -69,15 +69,15 @@ export class SingleRefresh {
     const { vault, waitMs } = this.#options;
     const deadline = Date.now() + waitMs;
     for (let poll = FIRST_POLL_MS; ; poll = Math.min(poll * 2, MAX_POLL_MS)) {
-      const release = await vault.tryLockGrant(identityId, upstream);
+      const release = await vault.tryLockGrant(owner, upstream);
       if (release) {
         try {
-          return await this.#refreshLocked(identityId, upstream, seen, afterRefusal);
+          return await this.#refreshLocked(owner, upstream, seen, afterRefusal);
         } finally {
           await release();
         }
       }
-      const current = await vault.get(identityId, upstream);
+      const current = await vault.get(owner, upstream);
       if (!current) return { outcome: 'dropped' };
       if (current.accessToken !== seen) return { outcome: 'fresh', grant: current };
       if (Date.now() >= deadline)
@@ -90,20 +90,20 @@ export class SingleRefresh {
   }
 
   async #refreshLocked(
-    identityId: string,
+    owner: string,
     upstream: string,
     seen: string,
     afterRefusal: boolean,
   ): Promise<Refreshed> {
     const { vault, servers, logger } = this.#options;
-    const current = await vault.get(identityId, upstream);
+    const current = await vault.get(owner, upstream);
     if (!current) return { outcome: 'dropped' };
     if (current.accessToken !== seen) return { outcome: 'fresh', grant: current };
     if (current.refreshToken === undefined) {
-      await vault.delete(identityId, upstream);
+      await vault.delete(owner, upstream);
       return { outcome: 'dropped' };
     }
-    const fields = { identity: identityId, upstream };
+    const fields = { identity: owner, upstream };
     let server: UpstreamOAuthServer;
     try {
       server = await servers.of(upstream);
@@ -118,12 +118,12 @@ export class SingleRefresh {
     });
     if (result.outcome === 'refreshed') {
       const grant = afterRefusal ? { ...result.grant, afterRefusal } : result.grant;
-      await vault.put(identityId, upstream, grant);
+      await vault.put(owner, upstream, grant);
       logger.debug('refreshed a personal credential', { ...fields, afterRefusal });
       return { outcome: 'fresh', grant };
     }
     if (result.outcome === 'rejected') {
-      await vault.delete(identityId, upstream);
+      await vault.delete(owner, upstream);
       // The gateway's registration there may be gone: the next connect discovers and registers again.
       // The authorization server no longer knows the gateway's client: register afresh next time.
       if (result.invalidClient) servers.forget(upstream, { dropRegistration: true });

@@ -11,36 +11,41 @@ import { createHash } from 'node:crypto';
  * - `lock:grant:<identity>:<upstream>`, `lock:index:<identity>`: short write locks (StoreLock);
  * - channel `changes`: connects and disconnects, heard by every replica (ChangeFeed).
  *
- * `<identity>` is the base64url SHA-256 of the identity id: ids may hold any character (`:` included) and
- * need not be readable by whoever reads the store. `<upstream>` is the base64url of the upstream's name.
- * Neither alphabet holds `:`, so no two (identity, upstream) pairs share a key.
+ * `<identity>` is `v2.<base64url SHA-256 of the owner>`, the owner being `credentialOwner(identity)`: the
+ * identity's kind and id (`oauth:alice`, `client:alice`, `local:anonymous`), so identities of different
+ * kinds with the same id never share a grant (an OAuth `sub` "alice" never reaches the static client
+ * `alice`'s). Owners may hold any character (`:` included) and need not be readable by whoever reads the
+ * store. `<upstream>` is the base64url of the upstream's name. Neither alphabet holds `:`, so no two
+ * (owner, upstream) pairs share a key; nor `.`, so no key is one of the first layout's (`<identity>` the
+ * bare hash of the id, shared by every kind): what was stored under that one is never read (its owners
+ * connect again; it expires, an index stays as an unread sealed value).
  */
 export const CREDENTIALS_SCOPE = 'credentials:';
 export const CHANGES_CHANNEL = 'changes';
 export const KEY_CHECK_KEY = 'keycheck';
 
-/** The store key of `identityId`'s grant at `upstream`. */
-export function grantKey(identityId: string, upstream: string): string {
-  return `grant:${identityPart(identityId)}:${upstreamPart(upstream)}`;
+/** The store key of `owner`'s grant at `upstream`. */
+export function grantKey(owner: string, upstream: string): string {
+  return `grant:${identityPart(owner)}:${upstreamPart(upstream)}`;
 }
 
-/** The store key of the list of upstreams `identityId` connected. */
-export function indexKey(identityId: string): string {
-  return `index:${identityPart(identityId)}`;
+/** The store key of the list of upstreams `owner` connected. */
+export function indexKey(owner: string): string {
+  return `index:${identityPart(owner)}`;
 }
 
-/** The lock held by whoever writes `identityId`'s grant at `upstream` (a refresh, a connect, a disconnect). */
-export function grantLockKey(identityId: string, upstream: string): string {
-  return `lock:grant:${identityPart(identityId)}:${upstreamPart(upstream)}`;
+/** The lock held by whoever writes `owner`'s grant at `upstream` (a refresh, a connect, a disconnect). */
+export function grantLockKey(owner: string, upstream: string): string {
+  return `lock:grant:${identityPart(owner)}:${upstreamPart(upstream)}`;
 }
 
-/** The lock held while `identityId`'s index is read, changed and written back. */
-export function indexLockKey(identityId: string): string {
-  return `lock:index:${identityPart(identityId)}`;
+/** The lock held while `owner`'s index is read, changed and written back. */
+export function indexLockKey(owner: string): string {
+  return `lock:index:${identityPart(owner)}`;
 }
 
-function identityPart(identityId: string): string {
-  return createHash('sha256').update(identityId, 'utf8').digest('base64url');
+function identityPart(owner: string): string {
+  return `v2.${createHash('sha256').update(owner, 'utf8').digest('base64url')}`;
 }
 
 function upstreamPart(upstream: string): string {

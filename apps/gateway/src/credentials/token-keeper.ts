@@ -6,6 +6,7 @@ import {
   type Logger,
   type PersonalCredentials,
 } from '@switchyard/core';
+import { credentialOwner } from '@switchyard/core/listener';
 import type { ChangeListener } from './change-feed.js';
 import { failureText } from './failure-text.js';
 import { grantFromTokens } from './issued-grant.js';
@@ -48,8 +49,9 @@ export interface TokenKeeperOptions {
  * that finds it held waits for the grant the holder writes instead of refreshing itself (refresh tokens
  * may rotate: a second refresh would invalidate the first, or the whole grant).
  *
- * Everything is keyed by (identity id, upstream): nothing here returns one identity's token to another.
- * Logs carry the identity id, the upstream and the outcome: never a token, a code or a secret.
+ * Everything is keyed by (owner, upstream), the owner being the identity's kind and id (`credentialOwner`):
+ * nothing here returns one identity's token to another, nor to an identity of another kind with the same
+ * id. Logs carry the owner, the upstream and the outcome: never a token, a code or a secret.
  */
 export class TokenKeeper implements Omit<PersonalCredentials, 'connectUrl'> {
   readonly #vault: TokenVault;
@@ -84,7 +86,7 @@ export class TokenKeeper implements Omit<PersonalCredentials, 'connectUrl'> {
    * `upstream_unavailable` GatewayError.
    */
   async token(identity: Identity, upstream: string): Promise<string | undefined> {
-    const grant = await this.#vault.get(identity.id, upstream);
+    const grant = await this.#vault.get(credentialOwner(identity), upstream);
     if (!grant) return undefined;
     const left = grant.expiresAt === undefined ? Number.POSITIVE_INFINITY : grant.expiresAt - this.#now();
     const lifetime =
@@ -92,7 +94,12 @@ export class TokenKeeper implements Omit<PersonalCredentials, 'connectUrl'> {
     if (left > Math.min(REFRESH_BEFORE_MS, lifetime / 2)) return grant.accessToken;
     // Without a refresh token it is used until it expires (the store drops it then).
     if (grant.refreshToken === undefined) return left > 0 ? grant.accessToken : undefined;
-    const refreshed = await this.#refresher.refresh(identity.id, upstream, grant.accessToken, false);
+    const refreshed = await this.#refresher.refresh(
+      credentialOwner(identity),
+      upstream,
+      grant.accessToken,
+      false,
+    );
     if (refreshed.outcome === 'fresh') return refreshed.grant.accessToken;
     if (refreshed.outcome === 'dropped') return undefined;
     if (grant.expiresAt !== undefined && grant.expiresAt > this.#now()) return grant.accessToken;
@@ -107,90 +114,90 @@ export class TokenKeeper implements Omit<PersonalCredentials, 'connectUrl'> {
    * authorization server cannot be reached.
    */
   async refused(identity: Identity, upstream: string, token: string): Promise<string | undefined> {
-    const grant = await this.#vault.get(identity.id, upstream);
+    const grant = await this.#vault.get(credentialOwner(identity), upstream);
     if (!grant) return undefined;
     if (grant.accessToken !== token) return this.token(identity, upstream);
     const curedBefore = grant.afterRefusal === true && this.#now() - grant.obtainedAt < REFUSAL_WINDOW_MS;
     if (curedBefore || grant.refreshToken === undefined) {
       const why = curedBefore ? 'refused again after a refresh' : 'refused, and it cannot be refreshed';
-      await this.#drop(identity.id, upstream, token, why);
+      await this.#drop(credentialOwner(identity), upstream, token, why);
       return undefined;
     }
-    const refreshed = await this.#refresher.refresh(identity.id, upstream, token, true);
+    const refreshed = await this.#refresher.refresh(credentialOwner(identity), upstream, token, true);
     if (refreshed.outcome === 'fresh') return refreshed.grant.accessToken;
     if (refreshed.outcome === 'dropped') return undefined;
     throw refreshUnavailable(upstream, refreshed.why);
   }
 
   /**
-   * Forgets `identityId`'s grant at `upstream` (every replica hears it), then revokes it at its
+   * Forgets `owner`'s grant at `upstream` (every replica hears it), then revokes it at its
    * authorization server (RFC 7009) when that server has a revocation endpoint. A failed revocation is
    * logged and does not undo the disconnect. Resolves to whether there was a grant.
    */
-  async disconnect(identityId: string, upstream: string): Promise<boolean> {
-    const release = await this.#vault.lockGrant(identityId, upstream, this.#waitMs);
+  async disconnect(owner: string, upstream: string): Promise<boolean> {
+    const release = await this.#vault.lockGrant(owner, upstream, this.#waitMs);
     let grant: StoredGrant | undefined;
     try {
-      grant = await this.#vault.get(identityId, upstream);
-      await this.#vault.delete(identityId, upstream);
+      grant = await this.#vault.get(owner, upstream);
+      await this.#vault.delete(owner, upstream);
     } finally {
       await release?.();
     }
     if (!grant) return false;
-    this.#log.info('disconnected a personal credential', { identity: identityId, upstream });
-    await this.#revoke(identityId, upstream, grant);
+    this.#log.info('disconnected a personal credential', { identity: owner, upstream });
+    await this.#revoke(owner, upstream, grant);
     return true;
   }
 
   /**
-   * Stores the tokens `server` issued to `identityId` for `upstream` (the end of the authorization code
+   * Stores the tokens `server` issued to `owner` for `upstream` (the end of the authorization code
    * flow), replacing any grant it had there; every replica hears it is connected.
    */
   async store(
-    identityId: string,
+    owner: string,
     upstream: string,
     tokens: OAuthTokens,
     server: UpstreamOAuthServer,
   ): Promise<void> {
     const grant = grantFromTokens(tokens, server, this.#now());
-    const release = await this.#vault.lockGrant(identityId, upstream, this.#waitMs);
+    const release = await this.#vault.lockGrant(owner, upstream, this.#waitMs);
     try {
-      await this.#vault.put(identityId, upstream, grant);
+      await this.#vault.put(owner, upstream, grant);
     } finally {
       await release?.();
     }
     this.#log.info('connected a personal credential', {
-      identity: identityId,
+      identity: owner,
       upstream,
       refreshable: grant.refreshToken !== undefined,
     });
   }
 
-  /** Hears (identity id, upstream, connected) on every connect and disconnect, on any replica; returns how to stop. */
+  /** Hears (owner, upstream, connected) on every connect and disconnect, on any replica; returns how to stop. */
   onChange(listener: ChangeListener): () => void {
     return this.#vault.onChange(listener);
   }
 
   /** Deletes the grant if it still holds `seen` (a newer one, stored meanwhile, stays). */
-  async #drop(identityId: string, upstream: string, seen: string, why: string): Promise<void> {
-    const release = await this.#vault.lockGrant(identityId, upstream, this.#waitMs);
+  async #drop(owner: string, upstream: string, seen: string, why: string): Promise<void> {
+    const release = await this.#vault.lockGrant(owner, upstream, this.#waitMs);
     try {
-      const current = await this.#vault.get(identityId, upstream);
+      const current = await this.#vault.get(owner, upstream);
       if (current?.accessToken !== seen) return;
-      await this.#vault.delete(identityId, upstream);
-      this.#log.warn('dropped a personal credential', { identity: identityId, upstream, why });
+      await this.#vault.delete(owner, upstream);
+      this.#log.warn('dropped a personal credential', { identity: owner, upstream, why });
     } finally {
       await release?.();
     }
   }
 
-  async #revoke(identityId: string, upstream: string, grant: StoredGrant): Promise<void> {
+  async #revoke(owner: string, upstream: string, grant: StoredGrant): Promise<void> {
     let server: UpstreamOAuthServer;
     try {
       server = await this.#servers.of(upstream);
     } catch (error) {
       this.#log.warn('could not revoke a disconnected credential', {
-        identity: identityId,
+        identity: owner,
         upstream,
         why: `its authorization server could not be discovered (${failureText(error)})`,
       });
@@ -201,12 +208,12 @@ export class TokenKeeper implements Omit<PersonalCredentials, 'connectUrl'> {
       this.#log.debug(
         'not revoked: its authorization server has no revocation endpoint (or did not issue it)',
         {
-          identity: identityId,
+          identity: owner,
           upstream,
         },
       );
     for (const { token, outcome } of outcomes) {
-      const fields = { identity: identityId, upstream, token, outcome };
+      const fields = { identity: owner, upstream, token, outcome };
       if (outcome === 'revoked' || outcome === 'unsupported') this.#log.info('revocation', fields);
       else this.#log.warn('revocation failed', fields);
     }

@@ -7,6 +7,7 @@ import {
   StoreUnavailableError,
   type UpstreamConfig,
 } from '@switchyard/core';
+import { credentialOwner } from '@switchyard/core/listener';
 import type { CredentialsConfig } from '../config/credentials-schema.js';
 import { ConnectFlow } from './connect-flow.js';
 import { OAuthServerDirectory, type UserOAuthUpstream } from './discovery.js';
@@ -116,7 +117,7 @@ export class UserCredentials implements PersonalCredentials {
     return storeAnswers(this.#flow.connectUrl(identity, upstream));
   }
 
-  onChange(listener: (identityId: string, upstream: string, connected: boolean) => void): () => void {
+  onChange(listener: (owner: string, upstream: string, connected: boolean) => void): () => void {
     return this.#keeper.onChange(listener);
   }
 
@@ -125,11 +126,12 @@ export class UserCredentials implements PersonalCredentials {
     return this.#upstreams.has(server);
   }
 
-  /** `identityId`'s personal upstreams, connected or not, in config order. */
-  async list(identityId: string): Promise<CredentialStatus[]> {
+  /** `identity`'s personal upstreams (its kind's, see `credentialOwner`), connected or not, in config order. */
+  async list(identity: Identity): Promise<CredentialStatus[]> {
+    const owner = credentialOwner(identity);
     return Promise.all(
       [...this.#upstreams.keys()].map(async (server) => {
-        const grant = await this.#vault.get(identityId, server);
+        const grant = await this.#vault.get(owner, server);
         if (grant === undefined) return { server, connected: false };
         return {
           server,
@@ -140,9 +142,9 @@ export class UserCredentials implements PersonalCredentials {
     );
   }
 
-  /** Forgets (and revokes where the server supports RFC 7009) `identityId`'s token at `server`. */
-  disconnect(identityId: string, server: string): Promise<boolean> {
-    return this.#keeper.disconnect(identityId, server);
+  /** Forgets (and revokes where the server supports RFC 7009) `identity`'s token at `server`. */
+  disconnect(identity: Identity, server: string): Promise<boolean> {
+    return this.#keeper.disconnect(credentialOwner(identity), server);
   }
 
   /** Follows a reload: upstreams added, changed (discovered again) or removed. */

@@ -74,47 +74,45 @@ export class TokenVault {
     }
   }
 
-  /** `identityId`'s grant at `upstream`, or undefined. Rejects with StoreUnavailableError when the store does not answer. */
-  async get(identityId: string, upstream: string): Promise<StoredGrant | undefined> {
-    const key = grantKey(identityId, upstream);
+  /** `owner`'s grant at `upstream`, or undefined. Rejects with StoreUnavailableError when the store does not answer. */
+  async get(owner: string, upstream: string): Promise<StoredGrant | undefined> {
+    const key = grantKey(owner, upstream);
     const raw = await this.#store.get(key);
     if (raw === undefined) return undefined;
     const opened = this.#ring.open(raw, key);
     const grant = opened && parseGrant(opened.plain);
     if (!opened || !grant) {
-      await this.#unopenable(identityId, upstream, key, raw);
+      await this.#unopenable(owner, upstream, key, raw);
       return undefined;
     }
-    if (opened.stale) await this.#reseal(identityId, upstream, key, raw, grant);
+    if (opened.stale) await this.#reseal(owner, upstream, key, raw, grant);
     return grant;
   }
 
-  /** Stores `grant` as `identityId`'s at `upstream` (replacing any), and tells every replica it is connected. */
-  async put(identityId: string, upstream: string, grant: StoredGrant): Promise<void> {
+  /** Stores `grant` as `owner`'s at `upstream` (replacing any), and tells every replica it is connected. */
+  async put(owner: string, upstream: string, grant: StoredGrant): Promise<void> {
     if (!this.#keyCheckWritten) await this.#checkKey();
-    await this.#write(grantKey(identityId, upstream), grant);
-    await this.#index.add(identityId, upstream);
-    await this.#feed.publish(identityId, upstream, true);
+    await this.#write(grantKey(owner, upstream), grant);
+    await this.#index.add(owner, upstream);
+    await this.#feed.publish(owner, upstream, true);
   }
 
-  /** Deletes `identityId`'s grant at `upstream`; resolves to whether there was one (and then tells every replica). */
-  async delete(identityId: string, upstream: string): Promise<boolean> {
-    const key = grantKey(identityId, upstream);
+  /** Deletes `owner`'s grant at `upstream`; resolves to whether there was one (and then tells every replica). */
+  async delete(owner: string, upstream: string): Promise<boolean> {
+    const key = grantKey(owner, upstream);
     const existed = (await this.#store.get(key)) !== undefined;
     await this.#store.delete(key);
-    await this.#index.remove(identityId, upstream);
-    if (existed) await this.#feed.publish(identityId, upstream, false);
+    await this.#index.remove(owner, upstream);
+    if (existed) await this.#feed.publish(owner, upstream, false);
     return existed;
   }
 
-  /** The upstreams `identityId` is connected to now, sorted (names whose grant expired are dropped from the index). */
-  async list(identityId: string): Promise<string[]> {
-    const names = [...(await this.#index.read(identityId))];
-    const present = await Promise.all(
-      names.map(async (name) => (await this.get(identityId, name)) !== undefined),
-    );
+  /** The upstreams `owner` is connected to now, sorted (names whose grant expired are dropped from the index). */
+  async list(owner: string): Promise<string[]> {
+    const names = [...(await this.#index.read(owner))];
+    const present = await Promise.all(names.map(async (name) => (await this.get(owner, name)) !== undefined));
     const gone = names.filter((_, i) => !present[i]);
-    if (gone.length > 0) await this.#index.remove(identityId, ...gone);
+    if (gone.length > 0) await this.#index.remove(owner, ...gone);
     return names.filter((_, i) => present[i]).sort();
   }
 
@@ -124,16 +122,16 @@ export class TokenVault {
   }
 
   /**
-   * Takes the lock every writer of `identityId`'s grant at `upstream` holds (it expires after 10 s),
+   * Takes the lock every writer of `owner`'s grant at `upstream` holds (it expires after 10 s),
    * waiting up to `waitMs`; undefined when it could not be had in time.
    */
-  lockGrant(identityId: string, upstream: string, waitMs: number): Promise<Release | undefined> {
-    return lock(this.#store, grantLockKey(identityId, upstream), { ttlMs: GRANT_LOCK_TTL_MS, waitMs });
+  lockGrant(owner: string, upstream: string, waitMs: number): Promise<Release | undefined> {
+    return lock(this.#store, grantLockKey(owner, upstream), { ttlMs: GRANT_LOCK_TTL_MS, waitMs });
   }
 
   /** Takes that lock if nobody holds it; undefined otherwise. */
-  tryLockGrant(identityId: string, upstream: string): Promise<Release | undefined> {
-    return tryLock(this.#store, grantLockKey(identityId, upstream), GRANT_LOCK_TTL_MS);
+  tryLockGrant(owner: string, upstream: string): Promise<Release | undefined> {
+    return tryLock(this.#store, grantLockKey(owner, upstream), GRANT_LOCK_TTL_MS);
   }
 
   /** Stops listening to the other replicas (the store stays open: its opener disposes it). */
@@ -150,8 +148,8 @@ export class TokenVault {
   }
 
   /** Seals `grant` again under the current key, unless a writer holds its lock or it changed meanwhile. */
-  async #reseal(identityId: string, upstream: string, key: string, raw: string, grant: StoredGrant) {
-    const release = await this.tryLockGrant(identityId, upstream);
+  async #reseal(owner: string, upstream: string, key: string, raw: string, grant: StoredGrant) {
+    const release = await this.tryLockGrant(owner, upstream);
     if (!release) return; // a writer is at it: what it writes is sealed under the current key anyway
     try {
       if ((await this.#store.get(key)) === raw) await this.#write(key, grant);
@@ -160,13 +158,13 @@ export class TokenVault {
     }
   }
 
-  async #unopenable(identityId: string, upstream: string, key: string, raw: string): Promise<void> {
+  async #unopenable(owner: string, upstream: string, key: string, raw: string): Promise<void> {
     if (!(await this.#checkKey())) {
       if (!this.#wrongKeyLogged) {
         this.#wrongKeyLogged = true;
         this.#log.error(
           'credentials.key does not open the credentials the store holds: this replica treats them as absent and leaves them alone. Give every replica the same credentials.key (when rotating, the old key in credentials.previousKeys)',
-          { identity: identityId, upstream },
+          { identity: owner, upstream },
         );
       }
       return;
@@ -174,15 +172,15 @@ export class TokenVault {
     // Unless a writer replaced it meanwhile (a new connection is not to be dropped with the old value).
     if ((await this.#store.get(key)) !== raw) return;
     await this.#store.delete(key);
-    await this.#index.remove(identityId, upstream);
+    await this.#index.remove(owner, upstream);
     this.#log.warn(
       'dropped a stored credential that could not be opened (altered, or sealed under a key no longer configured)',
       {
-        identity: identityId,
+        identity: owner,
         upstream,
       },
     );
-    await this.#feed.publish(identityId, upstream, false);
+    await this.#feed.publish(owner, upstream, false);
   }
 
   async #checkKey(): Promise<boolean> {

@@ -2,6 +2,7 @@ import type { ServerCapabilities } from '@modelcontextprotocol/client';
 import type { UpstreamConfig } from '../config.js';
 import type { Identity, RequestContext } from '../context.js';
 import { ErrorCode, GatewayError } from '../errors.js';
+import { credentialOwner } from '../identity-kind.js';
 import type { Logger } from '../logger.js';
 import { askToConnect } from './auth/ask-to-connect.js';
 import { PersonalAuth } from './auth/personal-auth.js';
@@ -43,7 +44,8 @@ interface PersonConnection {
  * connection of its own: each caller's requests go over that caller's own connection, opened on their
  * first request with their token (handshake included) and closed after {@link PERSONAL_IDLE_MS} idle or
  * when they disconnect. One person's connection, session and token never serve another: connections are
- * keyed by identity id and created only from the request's own identity. A caller without a token is
+ * keyed by credential owner (the identity's kind and id: an OAuth `sub` "alice" is not the static client
+ * `alice`) and created only from the request's own identity. A caller without a token is
  * asked to connect (`askToConnect`); a list answers an empty page for them.
  */
 export class PersonalUpstream extends UpstreamConnection {
@@ -77,8 +79,8 @@ export class PersonalUpstream extends UpstreamConnection {
     this.#sweep = setInterval(() => this.#closeIdle(), Math.min(PERSONAL_IDLE_MS, 60_000));
     this.#sweep.unref?.();
     // A person who disconnects (on any replica) loses their connection at once.
-    this.#stopListening = credentials.onChange((identityId, upstream, connected) => {
-      if (upstream === this.name && !connected) void this.#drop(identityId);
+    this.#stopListening = credentials.onChange((owner, upstream, connected) => {
+      if (upstream === this.name && !connected) void this.#drop(owner);
     });
   }
 
@@ -136,8 +138,8 @@ export class PersonalUpstream extends UpstreamConnection {
   }
 
   override async unsubscribe(uri: string, options: UpstreamRequestOptions = {}): Promise<void> {
-    const id = options.origin?.context?.identity.id;
-    const person = id === undefined ? undefined : this.#people.get(id);
+    const identity = options.origin?.context?.identity;
+    const person = identity === undefined ? undefined : this.#people.get(credentialOwner(identity));
     await person?.connection.unsubscribe(uri, options);
   }
 
@@ -151,7 +153,7 @@ export class PersonalUpstream extends UpstreamConnection {
   }
 
   async #hasToken(ctx: RequestContext): Promise<boolean> {
-    if (this.#people.has(ctx.identity.id)) return true;
+    if (this.#people.has(credentialOwner(ctx.identity))) return true;
     if (!usable(ctx)) return false;
     return (await this.#credentials.token(ctx.identity, this.name)) !== undefined;
   }
@@ -167,12 +169,13 @@ export class PersonalUpstream extends UpstreamConnection {
     }
     if (!usable(ctx)) throw identityRequired(this.name);
     const identity = ctx.identity;
-    let person = this.#people.get(identity.id);
+    const owner = credentialOwner(identity);
+    let person = this.#people.get(owner);
     if (person === undefined) {
       if ((await this.#credentials.token(identity, this.name)) === undefined) {
         throw askToConnect(ctx, this.name, await this.#credentials.connectUrl(identity, this.name));
       }
-      person = this.#people.get(identity.id) ?? this.#open(identity);
+      person = this.#people.get(owner) ?? this.#open(identity);
     }
     person.lastUsed = Date.now();
     try {
@@ -190,7 +193,7 @@ export class PersonalUpstream extends UpstreamConnection {
     });
     // Handled by whoever awaits it; an unawaited failure must not be an unhandled rejection.
     ready.catch(() => {});
-    const id = identity.id;
+    const id = credentialOwner(identity);
     const listener: UpstreamListener = {
       ready: (c) => {
         this.#known = c.knownCapabilities ?? this.#known;
@@ -228,11 +231,11 @@ export class PersonalUpstream extends UpstreamConnection {
     return person;
   }
 
-  /** Closes `identityId`'s connection (only `expected`, when given: a newer one stays). */
-  async #drop(identityId: string, expected?: PersonConnection): Promise<void> {
-    const person = this.#people.get(identityId);
+  /** Closes `owner`'s connection (only `expected`, when given: a newer one stays). */
+  async #drop(owner: string, expected?: PersonConnection): Promise<void> {
+    const person = this.#people.get(owner);
     if (person === undefined || (expected !== undefined && person !== expected)) return;
-    this.#people.delete(identityId);
+    this.#people.delete(owner);
     // A request waiting for its first handshake is answered (a closed connection reports nothing more).
     person.abandon(GatewayError.upstreamUnavailable(this.name, 'its connection closed before it was ready'));
     await person.connection.close();
@@ -256,7 +259,7 @@ export class PersonalUpstream extends UpstreamConnection {
       const token = await this.#credentials.token(ctx.identity, this.name).catch(() => null);
       if (token !== undefined) return error;
     }
-    await this.#drop(ctx.identity.id);
+    await this.#drop(credentialOwner(ctx.identity));
     return askToConnect(ctx, this.name, await this.#credentials.connectUrl(ctx.identity, this.name));
   }
 }

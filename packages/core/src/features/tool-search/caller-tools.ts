@@ -1,4 +1,5 @@
 import type { RequestContext } from '../../context.js';
+import { credentialOwner } from '../../identity-kind.js';
 import type { Outcome } from '../../middleware.js';
 import { asRecords } from '../../payload.js';
 import { GATEWAY_REQUEST_KEY } from '../../state-keys.js';
@@ -71,13 +72,16 @@ export class CallerTools {
   }
 }
 
-/** Callers who see the same tools: one endpoint, one era, one identity with its groups. */
+/**
+ * Callers who see the same tools: one endpoint, one era, one identity (its kind too: personal upstreams
+ * list tools only to whoever connected them, per kind of identity) with its groups.
+ */
 function callerKey(ctx: RequestContext): string {
   const { identity } = ctx;
   return [
     ctx.view?.name ?? '',
     ctx.client?.era ?? 'legacy',
-    identity.id,
+    credentialOwner(identity),
     ...[...identity.groups].sort(),
   ].join('\u0000');
 }

@@ -22,6 +22,9 @@ export interface PersonalCredentials {
    * token, single use, short-lived, bound to `identity`.
    */
   connectUrl(identity: Identity, upstream: string): Promise<string>;
-  /** Hears (identity id, upstream, connected) whenever a credential is stored or dropped; returns how to stop. */
-  onChange(listener: (identityId: string, upstream: string, connected: boolean) => void): () => void;
+  /**
+   * Hears (owner, upstream, connected) whenever a credential is stored or dropped; returns how to stop. The
+   * owner is `credentialOwner(identity)` (kind and id), never the bare id.
+   */
+  onChange(listener: (owner: string, upstream: string, connected: boolean) => void): () => void;
 }
