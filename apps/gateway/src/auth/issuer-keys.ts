@@ -1,6 +1,7 @@
 import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/server';
 import type { Logger } from '@switchyard/core';
 import { createRemoteJWKSet, customFetch, type JWTVerifyGetKey } from 'jose';
+import { capResponse, MAX_OAUTH_DOCUMENT_BYTES } from '../capped-response.js';
 
 /** The issuer's metadata or keys cannot be read right now: callers answer 503 with `Retry-After`. */
 export class IssuerUnavailable extends OAuthError {
@@ -106,11 +107,18 @@ export class IssuerKeys {
     const remote = createRemoteJWKSet(new URL(jwksUri), {
       cooldownDuration: this.#options.cooldownMs,
       timeoutDuration: this.#options.timeoutMs,
-      // Only a fetched key set says the issuer is back (a key from the cache says nothing).
+      // Only a fetched key set says the issuer is back (a key from the cache says nothing). Read here, at
+      // most MAX_OAUTH_DOCUMENT_BYTES: a larger one fails the fetch (the issuer counts as unavailable).
       [customFetch]: async (url: string, init: RequestInit) => {
         const response = await fetch(url, init);
-        if (response.status === 200) this.#recovered();
-        return response;
+        if (response.status !== 200) {
+          await response.body?.cancel().catch(() => {});
+          return response; // jose refuses it: the issuer counts as unavailable
+        }
+        const capped = capResponse(response, MAX_OAUTH_DOCUMENT_BYTES, `the key set at ${url}`);
+        const body = await capped.arrayBuffer();
+        this.#recovered();
+        return new Response(body, { status: 200, headers: response.headers });
       },
     });
     this.#reload = () => remote.reload();
@@ -167,7 +175,7 @@ export class IssuerKeys {
 /**
  * Reads the issuer's RFC 8414 or OpenID Connect discovery document (the well-known URLs in the order the
  * MCP authorization spec lists) and returns its `jwks_uri`. A 4xx moves on to the next URL; a network
- * error or 5xx fails the attempt (the issuer may come up later).
+ * error, a 5xx or a document over MAX_OAUTH_DOCUMENT_BYTES fails the attempt (the issuer may come up later).
  */
 export async function discoverJwksUri(
   issuer: string,
@@ -185,7 +193,8 @@ export async function discoverJwksUri(
       continue;
     }
     if (!response.ok) throw new Error(`HTTP ${response.status} at ${url}`);
-    const metadata = (await response.json()) as { issuer?: unknown; jwks_uri?: unknown };
+    const document = capResponse(response, MAX_OAUTH_DOCUMENT_BYTES, `the metadata at ${url}`);
+    const metadata = (await document.json()) as { issuer?: unknown; jwks_uri?: unknown };
     // RFC 8414 §3.3: the document must name the issuer it was fetched for.
     if (metadata.issuer !== issuer && `${metadata.issuer}/` !== issuer && metadata.issuer !== `${issuer}/`) {
       throw new Error(

@@ -1,4 +1,5 @@
 import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/client';
+import { ResponseTooLarge } from '../capped-response.js';
 
 /**
  * Why a call to an authorization server failed, in words safe to log: the OAuth error code it answered,
@@ -8,6 +9,8 @@ import { OAuthError, OAuthErrorCode } from '@modelcontextprotocol/client';
 export function failureText(error: unknown): string {
   if (error instanceof OAuthError)
     return `it answered ${oauthErrorCode(error.code) ?? 'an unknown OAuth error'}`;
+  // Its message names the bound and the server's origin, nothing of the body.
+  if (error instanceof ResponseTooLarge) return error.message;
   if (error instanceof Error) {
     if (error.name === 'TimeoutError' || error.name === 'AbortError') return 'it did not answer in time';
     if (error.name === 'TypeError' && error.message === 'fetch failed') {

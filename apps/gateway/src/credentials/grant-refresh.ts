@@ -1,6 +1,7 @@
 import { type FetchLike, OAuthErrorCode, refreshAuthorization } from '@modelcontextprotocol/client';
 import { failureText, isTransient } from './failure-text.js';
 import { grantFromTokens } from './issued-grant.js';
+import { boundedFetch } from './oauth-fetch.js';
 import type { StoredGrant, UpstreamOAuthServer } from './types.js';
 
 /** What one refresh came to. `why` is safe to log and to show (no token, no server body). */
@@ -49,7 +50,10 @@ export async function refreshGrant(
   }
 }
 
-/** `fetch` that gives up after `timeoutMs`: an authorization server that hangs must not hold a request. */
+/**
+ * `fetch` that gives up after `timeoutMs`, and reads at most MAX_OAUTH_DOCUMENT_BYTES of an answer: an
+ * authorization server that hangs or answers megabytes must not hold a request or the gateway's memory.
+ */
 export function withTimeout(timeoutMs: number): FetchLike {
-  return (url, init) => fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs) });
+  return boundedFetch(fetch, timeoutMs);
 }

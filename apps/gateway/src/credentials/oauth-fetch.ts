@@ -3,16 +3,19 @@
  * bounded in time, and their failures told without bodies or secrets.
  */
 import { type FetchLike, RegistrationRejectedError } from '@modelcontextprotocol/client';
+import { capResponse, MAX_OAUTH_DOCUMENT_BYTES, ResponseTooLarge } from '../capped-response.js';
 
 /**
  * `fetchFn` with every request bounded to `timeoutMs` (and the caller's own signal, if any, still
- * honoured): an authorization server that does not answer fails the step instead of holding it.
+ * honoured), and every answer's body to MAX_OAUTH_DOCUMENT_BYTES: an authorization server that does not
+ * answer, or answers megabytes, fails the step (ResponseTooLarge) instead of holding it or the memory.
  */
 export function boundedFetch(fetchFn: FetchLike, timeoutMs: number): FetchLike {
-  return (url, init) => {
+  return async (url, init) => {
     const timeout = AbortSignal.timeout(timeoutMs);
     const signal = init?.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
-    return fetchFn(url, { ...init, signal });
+    const response = await fetchFn(url, { ...init, signal });
+    return capResponse(response, MAX_OAUTH_DOCUMENT_BYTES, `the answer of ${new URL(String(url)).origin}`);
   };
 }
 
@@ -28,6 +31,7 @@ export function describeError(error: unknown): string {
   if (error instanceof RegistrationRejectedError) {
     return `the registration endpoint answered HTTP ${error.status}${oauthErrorCode(error.body)}`;
   }
+  if (error instanceof ResponseTooLarge) return error.message;
   const name = (error as { name?: unknown } | undefined)?.name;
   if (name === 'TimeoutError') return 'no answer in time';
   if (error instanceof TypeError) {
