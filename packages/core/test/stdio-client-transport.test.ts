@@ -1,9 +1,12 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { JSONRPCMessage } from '@modelcontextprotocol/client';
 import { eventually } from '@switchyard/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { liveChildren, terminateChildren } from '../src/transports/upstream/child-processes.js';
 import type { InboundFaults } from '../src/transports/upstream/faults.js';
+import { StderrTail } from '../src/transports/upstream/stderr-tail.js';
 import { StdioClientTransport } from '../src/transports/upstream/stdio-client-transport.js';
 
 const MiB = 1024 * 1024;
@@ -63,6 +66,14 @@ function alive(pid: number): boolean {
     return process.platform !== 'linux';
   }
 }
+
+/** Dies at start the way a Node server with a bad require does: a message, a stack, a version line. */
+const DYING_SERVER = `
+process.stderr.write('starting\\n');
+process.stderr.write('Error: Cannot find module "/srv/server.js"\\n    at Module._resolveFilename (node:internal)\\n');
+process.stderr.write('    at Module._load (node:internal)\\n\\n  code: "MODULE_NOT_FOUND"\\n}\\n\\nNode.js v20\\n');
+process.exit(3);
+`;
 
 async function start(script: string) {
   const transport = new StdioClientTransport({
@@ -171,5 +182,79 @@ describe('StdioClientTransport with real processes', () => {
     await eventually(() => liveChildren() === 0, 'the exits to be seen', 1000);
     expect(stubborn.stderr()).toContain('ignoring SIGTERM');
     await eventually(() => lingering.closed() && stubborn.closed(), 'onclose of both', 1000);
+  });
+
+  it('exited() says how a server that died by itself ended, with its last stderr lines (found from outside: `write EPIPE`)', async () => {
+    const server = await start(DYING_SERVER);
+    // The write that meets it fails (EPIPE), or the pipe is gone already: either way it is ending.
+    await server.transport.send({ jsonrpc: '2.0', id: 1, method: 'server/discover' }).catch(() => {});
+    await eventually(server.closed, 'onclose', 5000);
+    // Closed after it ended (as the SDK does when a handshake fails): still its own exit.
+    await server.transport.close();
+    expect(await server.transport.exited(5000)).toEqual({
+      code: 3,
+      signal: null,
+      stderr: [
+        'starting',
+        'Error: Cannot find module "/srv/server.js"',
+        'code: "MODULE_NOT_FOUND"',
+        '}',
+        'Node.js v20',
+      ],
+    });
+  });
+
+  it('exited() names the signal that killed a server, and is undefined at once for one that runs or was stopped', async () => {
+    const killed = await start(`process.stderr.write('bye'); process.kill(process.pid, 'SIGKILL')`);
+    await eventually(killed.closed, 'onclose', 5000);
+    expect(await killed.transport.exited(5000)).toEqual({ code: null, signal: 'SIGKILL', stderr: ['bye'] });
+
+    const running = await start(LINGERING_SERVER);
+    await eventually(() => running.messages.length > 0, 'the lingering server to be up', 5000);
+    // The bound is never waited for: a running server's pipes are whole.
+    const asked = performance.now();
+    expect(await running.transport.exited(60_000)).toBeUndefined();
+    expect(performance.now() - asked).toBeLessThan(1_000);
+    // Stopped by the gateway (SIGTERM): no exit of its own.
+    await running.transport.close();
+    expect(await running.transport.exited(60_000)).toBeUndefined();
+  });
+
+  it('a cwd that is not a folder is named, not reported as a missing command (found from outside: `spawn node ENOENT`)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'switchyard-cwd-'));
+    try {
+      const file = join(dir, 'a-file');
+      writeFileSync(file, 'x');
+      for (const [cwd, problem] of [
+        [join(dir, 'nope'), 'does not exist'],
+        [file, 'is not a folder'],
+      ] as const) {
+        const transport = new StdioClientTransport({ command: process.execPath, args: ['-v'], env: {}, cwd });
+        await expect(transport.start()).rejects.toThrow(`its cwd ${cwd} ${problem} (spawn `);
+      }
+      // A missing command in a folder that exists stays what it was.
+      const missing = new StdioClientTransport({
+        command: 'no-such-command-xyz',
+        args: [],
+        env: {},
+        cwd: dir,
+      });
+      await expect(missing.start()).rejects.toThrow(/^spawn no-such-command-xyz ENOENT$/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('StderrTail', () => {
+  it('keeps the last lines, none blank or a stack frame, each cut short, however much is printed', () => {
+    const tail = new StderrTail();
+    tail.push('one\ntwo\r\n\n    at frame (x.js:1:1)\n');
+    tail.push('three\nfo');
+    expect(tail.lines()).toEqual(['one', 'two', 'three', 'fo']);
+    tail.push(`ur\n${'y'.repeat(1_000)}\nfive\nsix`);
+    expect(tail.lines()).toEqual(['three', 'four', `${'y'.repeat(300)}…`, 'five', 'six']);
+    tail.push('z'.repeat(100_000));
+    expect(tail.lines().at(-1)).toBe(`${'z'.repeat(300)}…`);
   });
 });

@@ -10,6 +10,7 @@ import { errorText } from './errors.js';
 import { inboundGuard } from './inbound-guard.js';
 import { LayeredTransport } from './layered-transport.js';
 import type { UpstreamLimits } from './limits.js';
+import { explainFailure } from './server-exit.js';
 import { logStderr } from './stderr.js';
 import { TASK_RESULTS_LAYER } from './task-results.js';
 import { createUpstreamClient } from './upstream-client.js';
@@ -21,6 +22,11 @@ export interface ConnectionAttempt {
   correlation: CallCorrelation;
   /** The transport to connect the client with (wrapped by the correlation). */
   transport: Transport;
+  /**
+   * What a failure of this attempt is reported as (`explainFailure`): how its spawned server ended, when it
+   * ended by itself `when` (e.g. "before its handshake"). Call it before closing the transport.
+   */
+  explain(error: unknown, when: string): Promise<unknown>;
 }
 
 /**
@@ -40,7 +46,7 @@ export function prepareAttempt(
   // An upstream may ask what nobody can answer at any rate: the log says so at most once per window.
   const noise = new RateLimitedLog(log);
   const credentials = auth?.bind((message) => correlation.callerOf(message));
-  const { transport, stderr } = createUpstreamTransport(config.transport, credentials);
+  const { transport, stderr, exited } = createUpstreamTransport(config.transport, credentials);
   if (stderr) logStderr(stderr, log);
   const client = createUpstreamClient(
     config.timeoutMs,
@@ -64,5 +70,6 @@ export function prepareAttempt(
   // One object between the SDK client and the transport: the guard nearest the transport, the
   // correlation nearest the client.
   const layered = new LayeredTransport(transport, [guard, TASK_RESULTS_LAYER, correlation.layer(transport)]);
-  return { client, correlation, transport: layered };
+  const explain = (error: unknown, when: string) => explainFailure(error, exited, when);
+  return { client, correlation, transport: layered, explain };
 }

@@ -177,7 +177,9 @@ export class UpstreamConnection {
     this.#pending = pending;
     try {
       await handshake(client, transport, { timeoutMs: this.config.timeoutMs, prior: this.#prior });
-    } catch (error) {
+    } catch (failure) {
+      // A spawned server that exited says so (with its last stderr lines), not what the SDK met of it.
+      const error = await attempt.explain(failure, 'before its handshake');
       this.#lastError = error;
       // The transport too: given up during the era probe, the client does not hold it yet.
       await Promise.all([client.close().catch(() => {}), transport.close().catch(() => {})]);

@@ -124,7 +124,9 @@ export async function probeUpstream(
       counts,
       ...(options.definitions ? { definitions } : {}),
     };
-  } catch (error) {
+  } catch (failure) {
+    const when = latencyMs === undefined ? 'before its handshake' : `while ${step}`;
+    const error = await attempt.explain(failure, when);
     return { ...base, ok: false, latencyMs: latencyMs ?? elapsed(), error: errorText(error) };
   } finally {
     clearTimeout(timer);

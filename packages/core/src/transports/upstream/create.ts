@@ -1,17 +1,22 @@
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamTransportConfig } from '../../config.js';
 import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
-import { transportSecretMask } from './describe.js';
+import { stdioSecretMask, transportSecretMask } from './describe.js';
 import type { UpstreamClientTransport } from './faults.js';
 import { HttpClientTransport } from './http-client-transport.js';
 import { SseClientTransport } from './sse-client-transport.js';
-import { StdioClientTransport } from './stdio-client-transport.js';
+import { type ProcessExit, StdioClientTransport } from './stdio-client-transport.js';
 import { WebSocketClientTransport } from './ws-client-transport.js';
 
 /** A client transport for one upstream, plus the child's stderr when it is a spawned process. */
 export interface UpstreamTransport {
   transport: UpstreamClientTransport;
   stderr?: NodeJS.ReadableStream;
+  /**
+   * A spawned process: how it ended by itself, once it has (`StdioClientTransport.exited`), its stderr
+   * lines with the configured `env` values masked.
+   */
+  exited?: (withinMs: number) => Promise<ProcessExit | undefined>;
 }
 
 /**
@@ -32,7 +37,12 @@ export function createUpstreamTransport(
         env: { ...getDefaultEnvironment(), ...config.env },
         cwd: config.cwd,
       });
-      return { transport, stderr: transport.stderr };
+      const mask = stdioSecretMask(config.env);
+      const exited = async (withinMs: number) => {
+        const exit = await transport.exited(withinMs);
+        return exit && { ...exit, stderr: exit.stderr.map(mask) };
+      };
+      return { transport, stderr: transport.stderr, exited };
     }
     case 'http': {
       const transport = new HttpClientTransport(new URL(config.url), config.headers, credentials);

@@ -110,6 +110,21 @@ export function transportSecretMask(
   };
 }
 
+/**
+ * Masks a spawned server's configured `env` values (at least 6 characters: its tokens) and any
+ * `Bearer …`/`Basic …` value in a text it printed, before the text reaches the log or `/admin/status`.
+ */
+export function stdioSecretMask(env: Record<string, string>): (text: string) => string {
+  const alone = [...new Set(Object.values(env).filter((value) => value.length >= MIN_LONE_SECRET))].sort(
+    (a, b) => b.length - a.length,
+  );
+  return (text) => {
+    let masked = text;
+    for (const secret of alone) masked = masked.replaceAll(secret, '***');
+    return masked.replace(AUTHORIZATION_VALUE, '$1 ***');
+  };
+}
+
 function safeDecode(text: string): string {
   try {
     return decodeURIComponent(text.replaceAll('+', ' '));
