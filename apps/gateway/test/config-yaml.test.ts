@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -102,6 +102,7 @@ const JSON_TWIN = {
 describe('YAML configs', () => {
   it('a valid YAML config loads exactly like its JSON twin (.yaml and .yml)', async () => {
     const env = { ROOT: '/data', FILES_TOKEN: 't0k3n' };
+    await mkdir(join(dir, 'servers/files'), { recursive: true });
     const fromJson = await loadConfigFile(await write('switchyard.json', JSON.stringify(JSON_TWIN)), env);
     for (const name of ['switchyard.yaml', 'switchyard.yml']) {
       const file = await write(name, YAML_CONFIG);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -65,6 +65,10 @@ const server = (entry: Record<string, unknown>) => ({ mcpServers: { docs: entry 
 
 describe('loadConfigFile: a valid config', () => {
   it('resolves every transport kind, relative paths, env and defaults', async () => {
+    // Each cwd is a folder that exists (a load refuses one that does not).
+    const tool = join(dir, 'opt-tool');
+    await mkdir(join(dir, 'servers/files'), { recursive: true });
+    await mkdir(tool);
     const { file, config } = await load(
       {
         $schema: 'https://example.com/switchyard.schema.json',
@@ -77,7 +81,7 @@ describe('loadConfigFile: a valid config', () => {
             cwd: 'servers/files',
             timeoutMs: 1000,
           },
-          abs: { type: 'stdio', command: '/usr/bin/tool', cwd: '/opt/tool' },
+          abs: { type: 'stdio', command: '/usr/bin/tool', cwd: tool },
           docs: {
             url: 'https://docs.example.com/mcp',
             headers: { Authorization: 'Bearer ${DOCS_TOKEN:-anonymous}' },
@@ -117,7 +121,7 @@ describe('loadConfigFile: a valid config', () => {
           name: 'abs',
           prefix: true,
           timeoutMs: 30_000,
-          transport: { kind: 'stdio', command: '/usr/bin/tool', args: [], env: {}, cwd: '/opt/tool' },
+          transport: { kind: 'stdio', command: '/usr/bin/tool', args: [], env: {}, cwd: tool },
         },
         {
           name: 'docs',
@@ -539,6 +543,22 @@ describe('ConfigError: each problem names the file, the JSON path and what is wr
     expectIssue(error, file, '$.mcpServers.b.url', 'absolute URL');
     expectIssue(error, file, '$.mcpServers.c.args[0]', '${MISSING}');
     expect(error.message.endsWith('Fix the config and start again; nothing was started.')).toBe(true);
+  });
+
+  it('refuses a stdio cwd that is no folder, at its path (found from outside: `spawn node ENOENT`, retried for ever)', async () => {
+    await writeFile(join(dir, 'a-file'), 'x');
+    const { file, error } = await loadError({
+      mcpServers: {
+        t: { command: 'node', cwd: './nope' },
+        'f-x': { command: 'node', cwd: join(dir, 'a-file') },
+        off: { command: 'node', cwd: './nope', disabled: true },
+        ok: { command: 'node', cwd: '.' },
+      },
+    });
+    const missing = expectIssue(error, file, '$.mcpServers.t.cwd', `no such folder: ${join(dir, 'nope')}`);
+    expect(missing.line).toBeDefined();
+    expectIssue(error, file, '$.mcpServers["f-x"].cwd', `not a folder: ${join(dir, 'a-file')}`);
+    expect(error.issues).toHaveLength(2);
   });
 
   it('reports a missing file', async () => {

@@ -15,6 +15,7 @@ import { identitiesConfigured, LOOPBACK_HOST, openAdminProblem } from '../admin/
 import type { Limits } from '../listeners/limits.js';
 import type { AuthConfig } from './auth-schema.js';
 import type { CredentialsConfig } from './credentials-schema.js';
+import { checkCwds } from './cwd.js';
 import { type ConfigIssue, expandEnv, joinPath } from './expand.js';
 import { type AdminListenerConfig, configSchema, type RawConfig } from './schema.js';
 import { isYamlFile, parseJsonSource, parseYamlSource, placeIssues } from './source-positions.js';
@@ -110,12 +111,19 @@ export async function loadConfigFile(
   }
   const parsed = isYamlFile(path) ? parseYamlSource(text) : parseJsonSource(text);
   if ('issues' in parsed) throw new ConfigError(path, parsed.issues);
+  let config: GatewayConfig;
   try {
-    return parseConfig(parsed.value, { source: path, baseDir: dirname(path), env });
+    config = parseConfig(parsed.value, { source: path, baseDir: dirname(path), env });
   } catch (error) {
     if (error instanceof ConfigError) throw new ConfigError(path, placeIssues(text, error.issues));
     throw error;
   }
+  // The file system is judged once the config is valid, and only for a file (an import writes configs
+  // for wherever they will run).
+  const issues: ConfigIssue[] = [];
+  await checkCwds(config.upstreams, issues);
+  if (issues.length > 0) throw new ConfigError(path, placeIssues(text, issues));
+  return config;
 }
 
 /** Levels of objects and arrays a config may nest (a deep one is about 8: this is far past any). */
