@@ -14,7 +14,7 @@ import { startStdioListener } from './listeners/stdio.js';
 import { startWsListener, type WsListener } from './listeners/ws.js';
 import { loadPlugins } from './plugins.js';
 import { ConfigReloader } from './reload/apply.js';
-import { type ReloadTriggers, startReloadTriggers } from './reload/watch.js';
+import { armReloads } from './reload/early.js';
 import { startTelemetry } from './telemetry.js';
 
 export interface RunningGateway {
@@ -80,6 +80,8 @@ export async function runGateway(
     );
   }
   const logger = options.logger ?? createLogger({ level: options.logLevel ?? config.logLevel ?? 'info' });
+  // Armed first: what comes while the upstreams connect is applied once the gateway serves.
+  const reloads = options.watch ? armReloads(config.source, logger) : undefined;
   // Telemetry providers must exist before the gateway and plugins create their instruments.
   const telemetry = await startTelemetry(config.telemetry, logger);
   const clients = new ClientDirectory({ clients: config.clients, anonymous: config.anonymous });
@@ -92,6 +94,7 @@ export async function runGateway(
   try {
     plugins = await loadPlugins(config, logger, store);
   } catch (error) {
+    reloads?.close();
     await store.dispose();
     await telemetry.close();
     throw error;
@@ -110,6 +113,7 @@ export async function runGateway(
   try {
     credentials = await UserCredentials.open(config.credentials, config.upstreams, store, logger);
   } catch (error) {
+    reloads?.close();
     await store.dispose();
     await telemetry.close();
     throw error;
@@ -135,6 +139,7 @@ export async function runGateway(
   });
   await untilAborted(gateway.start(), options.stop);
   if (options.stop?.aborted) {
+    reloads?.close();
     await gateway.close();
     await credentials?.close();
     await store.dispose();
@@ -199,6 +204,7 @@ export async function runGateway(
       });
     }
   } catch (error) {
+    reloads?.close();
     await admin?.close();
     await ws?.close();
     await http?.close();
@@ -214,14 +220,12 @@ export async function runGateway(
   if (ws) logger.info(`listening on ${ws.url}`);
   if (stdio) logger.info('serving MCP on stdio');
   if (admin) logger.info(`admin listening on ${admin.url}`);
-  const triggers: ReloadTriggers | undefined = options.watch
-    ? startReloadTriggers(config.source, (trigger) => reloader.reload(trigger), logger)
-    : undefined;
+  reloads?.attach((trigger) => reloader.reload(trigger));
   let closing: Promise<void> | undefined;
   const close = () => {
     closing ??= (async () => {
       stopping = true;
-      triggers?.close();
+      reloads?.close();
       reloader.close();
       await stdio?.close().catch(() => {});
       await ws?.close();

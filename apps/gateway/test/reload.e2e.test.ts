@@ -1,7 +1,16 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Cleanup, connectHttp, eventually, httpUpstream, startGateway } from './support/harness.js';
+import {
+  Cleanup,
+  connectHttp,
+  eventually,
+  httpUpstream,
+  spawnGateway,
+  startGateway,
+  TESTKIT_CLI,
+  writeConfig,
+} from './support/harness.js';
 import { errorOf, names } from './support/named.js';
 
 // Hot reload (DESIGN §10) through the CLI: the config file is rewritten under a running gateway.
@@ -167,4 +176,33 @@ describe('config reload', () => {
     expect(reloads[3]).toMatchObject({ added: ['c'], removed: ['b'], changed: [] });
     expect(reloads[2]?.error).toMatch(/\$\.mcpServers\.a/);
   }, 30_000);
+
+  it('a SIGHUP and an edit while the upstreams still connect are applied once it serves, never lost or fatal', async () => {
+    // Found from outside: SIGHUP during the start ended the gateway (Node's default action), and an edit
+    // saved then was never applied (the watch was armed after the listeners opened).
+    const up = await httpUpstream(cleanup, { name: 'a', tools: 1 });
+    const first = {
+      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+      mcpServers: {
+        a: { url: up.url },
+        // Holds the start up to its timeoutMs: it never answers its handshake.
+        slow: {
+          command: process.execPath,
+          args: [TESTKIT_CLI, '--stdio', '--misbehave', 'hang-handshake'],
+          timeoutMs: 4000,
+        },
+      },
+    };
+    const file = await writeConfig(cleanup, first);
+    const gw = spawnGateway(cleanup, ['--config', file]);
+    await gw.waitForLine(/\[switchyard:upstream:a\] connected/);
+    expect(gw.stderr()).not.toMatch(/listening on/);
+    gw.signal('SIGHUP');
+    await writeFile(file, JSON.stringify({ ...first, virtualServers: { team: { servers: ['a'] } } }));
+    const [, url] = await gw.waitForLine(/listening on (http:\/\/\S+)/);
+    await gw.waitForLine(/reload applied: .*virtualServers.*during start/);
+    const team = await connectHttp(cleanup, `${url}/team`);
+    expect((await team.listTools()).tools.map((t) => t.name)).toEqual(['a__tool_0']);
+    expect(gw.running()).toBe(true);
+  });
 });
