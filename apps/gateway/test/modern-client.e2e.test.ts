@@ -380,32 +380,40 @@ describe('JSON-RPC batches, the same on every wire', () => {
 
     const ws = await RawWs.open(gw.wsUrl);
     cleanup.add(() => ws.close());
+    // A wire without a status answers each request of the batch with the refusal, by its id.
     ws.send(modernBatch([11, 12]));
-    expect(await ws.waitFor(answerTo(null), 'the refusal')).toEqual({
-      jsonrpc: '2.0',
-      ...refusal,
-      error: { ...refusal.error, data: {} },
-    });
+    for (const id of [11, 12]) {
+      expect(await ws.waitFor(answerTo(id), `the refusal of ${id}`)).toEqual({
+        jsonrpc: '2.0',
+        ...refusal,
+        id,
+        error: { ...refusal.error, data: {} },
+      });
+    }
     ws.send(JSON.stringify(initialize(13)));
     await ws.waitFor(answerTo(13), 'the initialize answer');
     ws.send(JSON.stringify(initialized));
     ws.send(modernBatch([14, 15]));
-    await eventually(() => ws.messages.filter(answerTo(null)).length === 2, 'the second refusal');
+    for (const id of [14, 15])
+      expect(await ws.waitFor(answerTo(id), `the refusal of ${id}`)).toMatchObject({ error: refusal.error });
 
     const config = await writeConfig(cleanup, {
       mcpServers: { old: { url: old.url }, mod: { url: mod.url } },
     });
     const stdio = spawnStdioGateway(cleanup, config);
     stdio.send(modernBatch([21, 22]));
-    expect(await stdio.waitForMessage(answerTo(null), 'the refusal')).toMatchObject(refusal);
+    for (const id of [21, 22])
+      expect(await stdio.waitForMessage(answerTo(id), `the refusal of ${id}`)).toMatchObject({
+        error: refusal.error,
+      });
     stdio.send(initialize(23));
     await stdio.waitForMessage(answerTo(23), 'the initialize answer');
     stdio.send(initialized);
     stdio.send(modernBatch([24, 25]));
-    await eventually(
-      () => stdio.lines.filter((l) => l.includes('"id":null')).length === 2,
-      'the second refusal',
-    );
+    for (const id of [24, 25])
+      expect(await stdio.waitForMessage(answerTo(id), `the refusal of ${id}`)).toMatchObject({
+        error: refusal.error,
+      });
 
     // Nothing of a refused batch was served: a read on each wire afterwards is the only one upstream.
     stdio.send(read(26));
@@ -414,9 +422,16 @@ describe('JSON-RPC batches, the same on every wire', () => {
     await ws.waitFor(answerTo(16), 'the WebSocket read');
     expect(reads()).toBe(before + 2);
     for (const id of [1, 2, 4, 5]) expect(JSON.stringify(http.json)).not.toContain(`"id":${id}`);
-    for (const id of [11, 12, 14, 15]) expect(ws.messages.filter(answerTo(id))).toEqual([]);
-    for (const id of [21, 22, 24, 25])
-      expect(stdio.lines.filter((l) => l.includes(`"id":${id}`))).toEqual([]);
+    // Each request of a refused batch was answered once, with the refusal, and nothing else.
+    for (const id of [11, 12, 14, 15]) {
+      expect(ws.messages.filter(answerTo(id))).toEqual([
+        expect.objectContaining({ error: expect.objectContaining({ code: -32600 }) }),
+      ]);
+    }
+    for (const id of [21, 22, 24, 25]) {
+      const lines = stdio.lines.filter((l) => l.includes(`"id":${id}`));
+      expect(lines.map((l) => (JSON.parse(l) as { error?: { code: number } }).error?.code)).toEqual([-32600]);
+    }
   });
 
   it('serves a batch of 2025 requests on a 2025-11-25 session, as HTTP does', async () => {

@@ -178,7 +178,7 @@ describe('decodeFrame', () => {
     }
   });
 
-  it('refuses a batch holding a 2026-07-28 message whole, once, as checkEnvelope (HTTP) does', () => {
+  it('refuses a batch holding a 2026-07-28 message whole, each request by its id (HTTP: once, 400)', () => {
     const claim = (version: unknown) => ({ 'io.modelcontextprotocol/protocolVersion': version });
     const ping = (id: string) => ({ jsonrpc: '2.0', id, method: 'ping' });
     const refused = {
@@ -189,21 +189,39 @@ describe('decodeFrame', () => {
           'Bad Request: JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later',
       },
     };
-    for (const batch of [
-      [ping('a'), { jsonrpc: '2.0', id: 'b', method: 'tools/list', params: { _meta: claim('2026-07-28') } }],
+    const cases: [unknown[], (string | null)[]][] = [
+      [
+        [
+          ping('a'),
+          { jsonrpc: '2.0', id: 'b', method: 'tools/list', params: { _meta: claim('2026-07-28') } },
+        ],
+        ['a', 'b'],
+      ],
       // A notification, a malformed claim and one beside a malformed message claim the era all the same.
       [
-        ping('a'),
-        { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: claim('2026-07-28') } },
+        [
+          ping('a'),
+          { jsonrpc: '2.0', method: 'notifications/cancelled', params: { _meta: claim('2026-07-28') } },
+        ],
+        ['a'],
       ],
-      [{ jsonrpc: '2.0', id: 'c', method: 'tools/list', params: { _meta: claim(7) } }],
+      [[{ jsonrpc: '2.0', id: 'c', method: 'tools/list', params: { _meta: claim(7) } }], ['c']],
       [
-        { jsonrpc: 7, id: 'd', method: 'ping' },
-        { jsonrpc: '2.0', id: 'e', method: 'x', params: { _meta: claim('2026-07-28') } },
+        [
+          { jsonrpc: 7, id: 'd', method: 'ping' },
+          { jsonrpc: '2.0', id: 'e', method: 'x', params: { _meta: claim('2026-07-28') } },
+        ],
+        ['d', 'e'],
       ],
-    ]) {
+      // Nothing to answer by id: one refusal.
+      [[{ jsonrpc: '2.0', method: 'notifications/x', params: { _meta: claim('2026-07-28') } }], [null]],
+    ];
+    for (const [batch, ids] of cases) {
       const text = JSON.stringify(batch);
-      expect(decodeFrame(text), text).toMatchObject({ messages: [], errors: [refused] });
+      expect(decodeFrame(text), text).toMatchObject({
+        messages: [],
+        errors: ids.map((id) => ({ ...refused, id })),
+      });
       expect(checkEnvelope(batch), text).toMatchObject(refused);
     }
     // A 2025 batch (no claim, `_meta` of its own) is still served, on a session of any 2025 revision.

@@ -234,7 +234,11 @@ export function decodeFrame(text: string, maxDepth: number = DEFAULT_MAX_JSON_DE
   }
   const batch = Array.isArray(message) && message.length > 0 ? message : undefined;
   const modern = batch && modernBatchRefusal(batch);
-  if (modern) return refused(errorResponse(null, modern));
+  if (modern) {
+    // Every request of it hears the refusal by its own id (a wire without a status has no other way).
+    const ids = batch.map(requestIdOf).filter((id) => id !== undefined);
+    return { messages: [], errors: (ids.length > 0 ? ids : [null]).map((id) => errorResponse(id, modern)) };
+  }
   const decoded: DecodedFrame = { messages: [], errors: [] };
   for (const item of batch ?? [message]) {
     const invalid = batch ? checkMessage(item) : checkEnvelope(item);
@@ -249,4 +253,11 @@ export function decodeFrame(text: string, maxDepth: number = DEFAULT_MAX_JSON_DE
 
 function refused(error: JsonRpcErrorResponse): DecodedFrame {
   return { messages: [], errors: [error] };
+}
+
+/** The id of a request (a message with a method and a string or number id), else undefined. */
+function requestIdOf(item: unknown): string | number | undefined {
+  if (typeof item !== 'object' || item === null) return undefined;
+  const { id, method } = item as { id?: unknown; method?: unknown };
+  return typeof method === 'string' && (typeof id === 'string' || typeof id === 'number') ? id : undefined;
 }
