@@ -75,8 +75,10 @@ describe('tasks, 2026-07-28 client on a 2025-11-25 upstream', () => {
     const gateway = await startGateway(cleanup, [legacyFixture('jobs')]);
     const client = await modernClient(cleanup, gateway, alice, { tasks: false });
     const asked: unknown[] = [];
+    const metas: unknown[] = [];
     client.setRequestHandler('elicitation/create', (req) => {
       asked.push(req.params.message);
+      metas.push(req.params._meta);
       return { action: 'accept', content: { confirm: true } };
     });
     expect(await client.callTool({ name: 'jobs__failing_job', arguments: {} })).toMatchObject({
@@ -94,5 +96,8 @@ describe('tasks, 2026-07-28 client on a 2025-11-25 upstream', () => {
       content: [{ type: 'text', text: 'Deleted e.txt' }],
     });
     expect(asked).toEqual(['Delete e.txt?']);
+    // Found from outside: the question carried the upstream's own task id (related-task `_meta`), for a
+    // client that was never given a task.
+    expect(JSON.stringify(metas)).not.toContain('related-task');
   });
 });

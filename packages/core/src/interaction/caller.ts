@@ -2,6 +2,7 @@ import { Cancellation, cancellationOf } from '../cancellation.js';
 import type { DownstreamClient, RequestContext } from '../context.js';
 import { ErrorCode, GatewayError, type GatewayErrorData } from '../errors.js';
 import { withoutProgressToken } from '../features/params.js';
+import { unrelated } from '../features/task-wire.js';
 import type { UpstreamCaller } from '../features/upstream-caller.js';
 import { isRecord } from '../payload.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
@@ -151,7 +152,8 @@ export function interactiveCaller({ seal, suspended }: InteractionDeps): Upstrea
         const missing = missingCapability(method, p, current.client?.capabilities);
         if (missing !== undefined) return Promise.reject(notDeclared(method, missing));
         const release = deadline.hold();
-        return call.ask(method, p, signal).finally(release);
+        // The upstream's own task id (a 2025-11-25 task's related-task `_meta`) is never a modern client's.
+        return call.ask(method, unrelated(p), signal).finally(release);
       },
     };
     call.start(
