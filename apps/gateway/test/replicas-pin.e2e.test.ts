@@ -2,6 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import { openStore, silentLogger } from '@switchyard/core';
 import { freePort, redisMissing, startRedis } from '@switchyard/testkit/process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminGet, startAdminGateway } from './support/admin.js';
@@ -81,6 +82,47 @@ describe('pins across replicas', () => {
       expect(JSON.parse(await readFile(lockB, 'utf8'))).toEqual(JSON.parse(await readFile(lockA, 'utf8')));
       expect(await a.gw.stop()).toBe(0);
       expect(await b.gw.stop()).toBe(0);
+    },
+  );
+
+  it.skipIf(redisMissing())(
+    'pins a Redis writer sets without the cursorSecret are ignored, also when a signed message is replayed',
+    async () => {
+      // Found from outside: the pins a replica applies from the store were whatever a Redis writer SET,
+      // and a captured pin message replayed made every replica apply them at once.
+      const secret = 'pin-replicas-secret-0123456789';
+      const redis = await startRedis();
+      cleanup.add(() => redis.stop());
+      const { url } = await httpUpstream(cleanup, { name: 'docs', tools: 1 });
+      const dir = await tempDir(cleanup);
+      const replica = (lockFile: string) =>
+        startAdminGateway(cleanup, {
+          mcpServers: { docs: { url } },
+          cursorSecret: secret,
+          store: { redis: { url: redis.url } },
+          plugins: [['@switchyard/plugin-pin', { lockFile }]],
+        });
+      const a = await replica(join(dir, 'a.lock.json'));
+      const onA = await connectHttp(cleanup, a.gw.url, 'client-a');
+      expect(await listed(onA)).toEqual(['docs__tool_0']);
+      const b = await replica(join(dir, 'b.lock.json'));
+      const onB = await connectHttp(cleanup, b.gw.url, 'client-b');
+      expect(await listed(onB)).toEqual(['docs__tool_0']);
+
+      const scope = 'plugin:@switchyard/plugin-pin:';
+      const intruder = await openStore({ redis: { url: redis.url } }, silentLogger);
+      cleanup.add(() => intruder.dispose());
+      const signed = await openStore({ redis: { url: redis.url } }, silentLogger, secret);
+      cleanup.add(() => signed.dispose());
+      const pins = JSON.parse((await signed.scoped(scope).get('lock'))!) as {
+        servers: { docs: { tools: Record<string, string> } };
+      };
+      pins.servers.docs.tools.tool_0 = `sha256:${'0'.repeat(64)}`;
+      await intruder.scoped(scope).set('lock', JSON.stringify(pins));
+      await signed.scoped(scope).pubsub!.publish('lock', JSON.stringify({ from: 'replayed' }));
+      await b.gw.waitForLine(/ignored a store value no replica signed/);
+      expect(await listed(onB)).toEqual(['docs__tool_0']);
+      expect(await listed(onA)).toEqual(['docs__tool_0']);
     },
   );
 

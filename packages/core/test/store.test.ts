@@ -189,6 +189,38 @@ describe.skipIf(redisMissing())('the redis store', () => {
     }
   });
 
+  it('with a secret, a value no replica signed for its key reads as absent', async () => {
+    // Found from outside: the pins a replica applies from the store were whatever a Redis writer SET.
+    const log = recordingLogger();
+    const config = { redis: { url: redis.url, keyPrefix: 'values:' } };
+    const a = await openStore(config, log, 'the-secret');
+    const b = await openStore(config, silentLogger, 'the-secret');
+    const other = await openStore(config, silentLogger, 'another-secret');
+    const raw = b.native!.client as {
+      set(key: string, value: string): Promise<unknown>;
+      get(key: string): Promise<string | null>;
+    };
+    try {
+      await b.set('pins', '{"tool":"reviewed"}');
+      expect(await a.get('pins')).toBe('{"tool":"reviewed"}');
+      expect(await a.setIfAbsent('lock', 'a', { ttlMs: 5000 })).toBe(true);
+      expect(await b.get('lock')).toBe('a');
+      // What a writer without the secret puts there: a raw SET, a store with another secret, a signed
+      // value moved from another key.
+      await raw.set('values:pins', '{"tool":"forged"}');
+      expect(await a.get('pins')).toBeUndefined();
+      await other.set('pins', '{"tool":"forged"}');
+      expect(await a.get('pins')).toBeUndefined();
+      await raw.set('values:pins', (await raw.get('values:lock'))!);
+      expect(await a.get('pins')).toBeUndefined();
+      expect(log.entries.map((e) => e.message)).toContain(
+        'ignored a store value no replica signed (check cursorSecret)',
+      );
+    } finally {
+      await Promise.all([a.dispose(), b.dispose(), other.dispose()]);
+    }
+  });
+
   it('treats a Redis that stops answering as unavailable after one command timeout', async () => {
     const store = await openStore({ redis: { url: redis.url, commandTimeoutMs: 200 } }, silentLogger);
     try {

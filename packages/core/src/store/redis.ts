@@ -3,7 +3,7 @@ import type { Logger } from '../logger.js';
 import { preview, RateLimitedLog } from '../rate-limited-log.js';
 import { DEFAULT_KEY_PREFIX, type RedisStoreConfig } from './redis-config.js';
 import { ScopedStore } from './scoped.js';
-import { MessageSigner } from './signed-messages.js';
+import { MessageSigner, VALUE_LABEL } from './signed-messages.js';
 import {
   type Store,
   type StoreCounters,
@@ -36,6 +36,8 @@ export class RedisStore implements Store {
   readonly #noise: RateLimitedLog;
   /** With `cursorSecret`: every message is signed, and one no replica signed is dropped. */
   readonly #signer: MessageSigner | undefined;
+  /** With `cursorSecret`: every value is signed, and one no replica signed reads as absent. */
+  readonly #values: MessageSigner | undefined;
   readonly #listeners = new Set<(available: boolean) => void>();
   readonly #channels = new Map<string, Set<(message: string) => void>>();
   #available = false;
@@ -49,6 +51,7 @@ export class RedisStore implements Store {
     this.#log = logger;
     this.#noise = new RateLimitedLog(logger);
     this.#signer = secret === undefined ? undefined : new MessageSigner(secret);
+    this.#values = secret === undefined ? undefined : new MessageSigner(secret, VALUE_LABEL);
     const options: RedisOptions = {
       lazyConnect: true,
       enableOfflineQueue: false,
@@ -105,19 +108,22 @@ export class RedisStore implements Store {
   }
 
   get(key: string): Promise<string | undefined> {
-    return this.#run(async () => (await this.#client.get(this.#prefix + key)) ?? undefined);
+    const full = this.#prefix + key;
+    return this.#run(async () => this.#opened(full, await this.#client.get(full)));
   }
 
-  set(key: string, value: string, options?: { ttlMs?: number }): Promise<void> {
+  set(key: string, stored: string, options?: { ttlMs?: number }): Promise<void> {
     const full = this.#prefix + key;
+    const value = this.#values ? this.#values.sign(full, stored) : stored;
     return this.#run(async () => {
       if (options?.ttlMs === undefined) await this.#client.set(full, value);
       else await this.#client.set(full, value, 'PX', Math.max(1, Math.ceil(options.ttlMs)));
     });
   }
 
-  setIfAbsent(key: string, value: string, options?: { ttlMs?: number }): Promise<boolean> {
+  setIfAbsent(key: string, stored: string, options?: { ttlMs?: number }): Promise<boolean> {
     const full = this.#prefix + key;
+    const value = this.#values ? this.#values.sign(full, stored) : stored;
     return this.#run(async () => {
       const reply =
         options?.ttlMs === undefined
@@ -193,6 +199,20 @@ export class RedisStore implements Store {
     this.#channels.clear();
     this.#client.disconnect();
     this.#subscriber.disconnect();
+  }
+
+  /** A value as read: with a secret, what a replica signed for this key, else absent (and warned of). */
+  #opened(full: string, raw: string | null): string | undefined {
+    if (raw === null) return undefined;
+    if (!this.#values) return raw;
+    const value = this.#values.open(full, raw);
+    if (value === undefined) {
+      // One key for every value: the log's window table stays bounded whatever keys a writer makes up.
+      this.#noise.warn('unsigned-value', 'ignored a store value no replica signed (check cursorSecret)', {
+        key: full,
+      });
+    }
+    return value;
   }
 
   /**

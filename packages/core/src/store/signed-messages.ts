@@ -1,21 +1,24 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { deriveKey } from '../derive-key.js';
 
-const LABEL = 'switchyard/store-message/v1';
+/** One key per use: a signed message never passes as a signed value, nor the other way round. */
+export const MESSAGE_LABEL = 'switchyard/store-message/v1';
+export const VALUE_LABEL = 'switchyard/store-value/v1';
 /** The MAC's length in base64url (HMAC-SHA256: 32 bytes). */
 const MAC_CHARS = 43;
 
 /**
- * Signs what replicas publish to each other through the store, and opens what they receive: an
- * HMAC-SHA256 (key from `cursorSecret`) over the channel and the message, so whoever can write to Redis
- * but holds no replica's secret cannot speak for a replica (approve a held call, announce one, move a
- * pin lock), nor move a message from one channel to another. Wire form: `<mac>.<message>`.
+ * Signs what replicas write to each other through the store, and opens what they read: an HMAC-SHA256
+ * (key from `cursorSecret` and `label`) over where it goes (a channel, or a key) and the text, so whoever
+ * can write to Redis but holds no replica's secret cannot speak for a replica (approve a held call,
+ * announce one, set the pins) nor move a message or a value from one channel or key to another. Wire
+ * form: `<mac>.<text>`.
  */
 export class MessageSigner {
   readonly #key: Buffer;
 
-  constructor(secret: string) {
-    this.#key = deriveKey(LABEL, secret);
+  constructor(secret: string, label: string = MESSAGE_LABEL) {
+    this.#key = deriveKey(label, secret);
   }
 
   sign(channel: string, message: string): string {
