@@ -15,6 +15,7 @@ import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { createLogger, type Identity, openStore } from '@switchyard/core';
+import { credentialOwner } from '@switchyard/core/listener';
 import { controlClient } from '@switchyard/testkit';
 import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import { type ManagedProcess, type RedisServer, redisMissing } from '@switchyard/testkit/process';
@@ -38,6 +39,10 @@ type Config = Sizes['credentials'];
 type StoreKind = 'memory' | 'redis';
 
 const IDENTITY: Identity = Object.freeze({ id: 'alice', groups: [], anonymous: false });
+/** Whose grants the vault keeps them as: the kind of identity and its id (a static client here). */
+const OWNER = credentialOwner(IDENTITY);
+/** The replicas' `cursorSecret`: what the bench writes to Redis for the gateway is signed with it. */
+const CURSOR_SECRET = 'switchyard-bench-credentials-cursor-secret-0123456789';
 const PERSONAL_UPSTREAM = 'tracker';
 /** The shared upstream (static header), by its name at the gateway. */
 const SHARED = 'team';
@@ -85,7 +90,11 @@ function benchGrant(subject: string, now = Date.now()): StoredGrant {
 /** A vault on `store` (memory, or the Redis at `redis` under `keyPrefix`), closed with the scope. */
 async function openVault(scope: Scope, redis: RedisServer | undefined, keyPrefix: string) {
   const logger = createLogger({ level: 'warn', scope: 'bench-credentials' });
-  const store = await openStore(redis ? { redis: { url: redis.url, keyPrefix } } : undefined, logger);
+  const store = await openStore(
+    redis ? { redis: { url: redis.url, keyPrefix } } : undefined,
+    logger,
+    CURSOR_SECRET,
+  );
   const modules = await credentialsModules();
   const vault = new modules.TokenVault({ store, key: CREDENTIALS_KEY, logger });
   scope.add(async () => {
@@ -100,10 +109,10 @@ function measureKeeper(config: Config['keeper'], kind: StoreKind, redis: RedisSe
   return Scope.with(async (scope) => {
     const { store, modules, vault, logger } = await openVault(scope, redis, 'bench-keeper:');
     const grant = benchGrant(IDENTITY.id);
-    await vault.put(IDENTITY.id, PERSONAL_UPSTREAM, grant);
+    await vault.put(OWNER, PERSONAL_UPSTREAM, grant);
     const keeper = readingKeeper(modules, vault, logger);
     const raw = store.scoped(modules.CREDENTIALS_SCOPE);
-    const key = modules.grantKey(IDENTITY.id, PERSONAL_UPSTREAM);
+    const key = modules.grantKey(OWNER, PERSONAL_UPSTREAM);
     const sealed = await raw.get(key);
     if (typeof sealed !== 'string' || sealed.includes(grant.accessToken.slice(-40))) {
       throw new Error(`credentials: the vault did not store a sealed grant under ${key}`);
@@ -171,7 +180,7 @@ async function measureE2e(
     ...(redis
       ? {
           store: { redis: { url: redis.url, keyPrefix: KEY_PREFIX } },
-          cursorSecret: 'switchyard-bench-credentials-cursor-secret-0123456789',
+          cursorSecret: CURSOR_SECRET,
         }
       : {}),
   };
@@ -180,14 +189,14 @@ async function measureE2e(
     if (redis) {
       await Scope.with(async (vaultScope) => {
         const { vault } = await openVault(vaultScope, redis, KEY_PREFIX);
-        await vault.put(IDENTITY.id, PERSONAL_UPSTREAM, grant);
+        await vault.put(OWNER, PERSONAL_UPSTREAM, grant);
       });
       const g = await scope.gateway([], { name: 'gateway (redis)', config: gwConfig });
       gateway = { proc: g.proc, url: g.url, runner: 'gateway CLI, store.redis' };
     } else {
       const file = join(await children.scratchDir('switchyard-bench-credentials-'), 'switchyard.json');
       await writeFile(file, JSON.stringify(gwConfig, null, 2), 'utf8');
-      const seed = { key: CREDENTIALS_KEY, identity: IDENTITY.id, upstream: PERSONAL_UPSTREAM, grant };
+      const seed = { key: CREDENTIALS_KEY, identity: OWNER, upstream: PERSONAL_UPSTREAM, grant };
       const env = { BENCH_CREDENTIALS: JSON.stringify(seed) };
       const args = ['./memory-gateway.js', file];
       const g = await scope.script('gateway (memory)', import.meta.url, args, jsonLine<{ url: string }>, env);

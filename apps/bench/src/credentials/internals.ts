@@ -16,8 +16,9 @@ export interface StoredGrant {
 }
 
 export interface TokenVault {
-  get(identityId: string, upstream: string): Promise<StoredGrant | undefined>;
-  put(identityId: string, upstream: string, grant: StoredGrant): Promise<void>;
+  /** `owner`: the kind of identity and its id (`credentialOwner`). */
+  get(owner: string, upstream: string): Promise<StoredGrant | undefined>;
+  put(owner: string, upstream: string, grant: StoredGrant): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -36,7 +37,7 @@ export interface CredentialsModules {
   TokenKeeper: new (options: { vault: TokenVault; servers: OAuthServers; logger: Logger }) => TokenKeeper;
   /** The vault's scope in the store, and the key of a grant in it (store-keys.ts). */
   CREDENTIALS_SCOPE: string;
-  grantKey(identityId: string, upstream: string): string;
+  grantKey(owner: string, upstream: string): string;
 }
 
 let loaded: Promise<CredentialsModules> | undefined;
