@@ -6,6 +6,18 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * `record` without `_meta[key]` (a key that belongs to one hop, e.g. an upstream's own task or stream id);
+ * `_meta` goes when nothing else is left in it. The same object when it has no such key.
+ */
+export function withoutMetaKey(record: Record<string, unknown>, key: string): Record<string, unknown> {
+  const meta = record._meta;
+  if (!isRecord(meta) || !Object.hasOwn(meta, key)) return record;
+  const { [key]: _dropped, ...rest } = meta;
+  const { _meta: _all, ...others } = record;
+  return Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
+}
+
 /** The array at `value` as records, or an empty list when it is not an array. */
 export function asRecords(value: unknown): Record<string, unknown>[] {
   return Array.isArray(value) ? (value as Record<string, unknown>[]) : [];

@@ -1,4 +1,4 @@
-import { isRecord } from '../payload.js';
+import { isRecord, withoutMetaKey } from '../payload.js';
 
 /** The Tasks extension's identifier (SEP-2663, 2026-07-28), under `extensions` in capabilities. */
 export const TASKS_EXTENSION_ID = 'io.modelcontextprotocol/tasks';
@@ -64,10 +64,7 @@ export function relatedTo(result: Record<string, unknown>, taskId: string): Reco
 
 /** `result` without the related-task `_meta` a 2025-11-25 `tasks/result` answer carries (the upstream's id). */
 export function unrelated(result: Record<string, unknown>): Record<string, unknown> {
-  if (!isRecord(result._meta) || !(RELATED_TASK_META_KEY in result._meta)) return result;
-  const { [RELATED_TASK_META_KEY]: _dropped, ...meta } = result._meta;
-  const { _meta: _all, ...rest } = result;
-  return Object.keys(meta).length > 0 ? { ...rest, _meta: meta } : rest;
+  return withoutMetaKey(result, RELATED_TASK_META_KEY);
 }
 
 /** `params` whose related-task `_meta` (if any) names `taskId` instead. */
