@@ -195,6 +195,63 @@ describe('drain', () => {
     ]);
   });
 
+  it('answers WebSocket and stdio calls cut off when the grace period ends with -32000 shutting_down, and audits them so', async () => {
+    // Found from outside: the connection just closed (the client heard no answer), and the audit record
+    // said -32603 cancelled, where an HTTP session's POST hears (and records) shutting_down.
+    const up = await httpUpstream(cleanup, { name: 'up', resources: 1, behaviorTools: true });
+    const dir = await tempDir(cleanup);
+    const config = (listen: Record<string, unknown>, audit: string) => ({
+      listen,
+      mcpServers: { up: { url: up.url } },
+      shutdownGraceMs: 300,
+      plugins: [['@switchyard/plugin-audit', { file: join(dir, audit) }]],
+    });
+    const slow = { name: 'up__slow', arguments: { ms: 60_000, steps: 1 } };
+    const cutOff = { code: -32000, data: { reason: 'shutting_down' } };
+    const auditedCutOff = (audit: string) =>
+      readFileSync(join(dir, audit), 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .filter((r) => r.method === 'tools/call');
+
+    const gw = await startGateway(
+      cleanup,
+      config(
+        {
+          http: { host: '127.0.0.1', port: 0, path: '/mcp' },
+          ws: { host: '127.0.0.1', port: 0, path: '/mcp' },
+        },
+        'ws.jsonl',
+      ),
+    );
+    const wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/))[1]!;
+    const ws = await connectWs(wsUrl);
+    const wsCut = errorOf(ws.callTool(slow));
+    const started = () => up.server.stats.toolCalls.slow ?? 0;
+    await eventually(() => started() === 1, 'the WebSocket call to reach the upstream');
+    gw.signal('SIGTERM');
+    expect(await wsCut).toMatchObject(cutOff);
+    expect(await exitWithin(gw, 10_000)).toBe(0);
+    expect(auditedCutOff('ws.jsonl')).toEqual([
+      expect.objectContaining({ tool: 'up__slow', errorCode: -32000, reason: 'shutting_down' }),
+    ]);
+
+    const file = await writeConfig(cleanup, config({ stdio: true }, 'stdio.jsonl'));
+    const { client, transport } = await connectStdio(cleanup, file);
+    const exited = new Promise<void>((resolve) => {
+      transport.onclose = () => resolve();
+    });
+    const stdioCut = errorOf(client.callTool(slow));
+    await eventually(() => started() === 2, 'the stdio call to reach the upstream');
+    process.kill(transport.pid!, 'SIGTERM');
+    expect(await stdioCut).toMatchObject(cutOff);
+    await exited;
+    expect(auditedCutOff('stdio.jsonl')).toEqual([
+      expect.objectContaining({ tool: 'up__slow', errorCode: -32000, reason: 'shutting_down' }),
+    ]);
+  });
+
   it('a second SIGTERM during a long call exits at once with 143', async () => {
     const { gw, client, stats } = await gatewayWithSlowTool();
     const call = client.callTool({ name: 'up__slow', arguments: { ms: 60_000, steps: 1 } });

@@ -1,6 +1,6 @@
 import type { Transport } from '@modelcontextprotocol/server';
 import { serveStdio } from '@modelcontextprotocol/server/stdio';
-import type { DownstreamSession, Gateway, Logger } from '@switchyard/core';
+import type { DownstreamSession, Gateway, GatewayError, Logger } from '@switchyard/core';
 import { ListenGate, ListenTracker } from '@switchyard/core/listener';
 import type { Drain } from './drain.js';
 import { type GatedTransport, SessionGate } from './session-gate.js';
@@ -13,6 +13,16 @@ export interface ChannelOptions {
   gate?: { limit: number; drain: Drain };
   /** Runs once when the channel closes (whichever side closed it). */
   onClosed: () => void;
+}
+
+/** One session served on its channel. */
+export interface ServedChannel {
+  close(): Promise<void>;
+  /**
+   * Answers the requests still in flight with `error`, the session about to close (a gated session's:
+   * `SessionGate.cutOff`; without a gate nothing is counted, and nothing is answered).
+   */
+  cutOff(error: GatewayError): Promise<void>;
 }
 
 /**
@@ -28,14 +38,20 @@ export function serveChannel(
   session: DownstreamSession,
   wire: Transport,
   options: ChannelOptions,
-): { close(): Promise<void> } {
+): ServedChannel {
   const listens = new ListenTracker(gateway, session.sink, options.log);
   const held = new ListenGate(wire, listens);
   const gated = options.gate ? new SessionGate(held, { ...options.gate, transport: options.kind }) : held;
   // Kept by the session's RoutedTransport, which chains what was installed before it.
   gated.onclose = options.onClosed;
-  return serveStdio(session.build, {
+  const served = serveStdio(session.build, {
     transport: session.wrap(gated),
     onerror: (error) => options.log.debug(`${options.kind} session error`, { error: error.message }),
   });
+  return {
+    close: () => served.close(),
+    cutOff: async (error) => {
+      if (gated instanceof SessionGate) await gated.cutOff(error);
+    },
+  };
 }

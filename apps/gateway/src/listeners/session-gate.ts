@@ -31,6 +31,8 @@ export class SessionGate implements Transport, AnsweringTransport {
   readonly #transport: GatedTransport;
   /** The requests in flight and their drain tickets; created by a request, gone once none is left (idle). */
   #inFlight: Map<RequestId, () => void> | undefined;
+  /** What `cutOff` answered the requests in flight with (their answers from upstream come too late then). */
+  #cutOffWith: GatewayError | undefined;
 
   constructor(inner: Transport, options: { limit: number; drain: Drain; transport: GatedTransport }) {
     this.#inner = inner;
@@ -45,7 +47,24 @@ export class SessionGate implements Transport, AnsweringTransport {
 
   /** What the inner transport answered the requests in flight with as it closed (core reads it, passed on). */
   get closedWith(): GatewayError | undefined {
-    return (this.#inner as AnsweringTransport).closedWith;
+    return this.#cutOffWith ?? (this.#inner as AnsweringTransport).closedWith;
+  }
+
+  /**
+   * Answers every request still in flight with `error` before the session is closed (the shutdown grace
+   * period ran out: `shutting_down`), as an HTTP session answers its waiting POSTs: the client hears why
+   * instead of a bare close, and core records that outcome (`closedWith`), not a cancellation. An answer
+   * the upstream sends after this is dropped: each request is answered once.
+   */
+  async cutOff(error: GatewayError): Promise<void> {
+    if (this.#cutOffWith) return;
+    this.#cutOffWith = error;
+    const ids = [...(this.#inFlight?.keys() ?? [])];
+    await Promise.all(
+      ids.map((id) =>
+        this.#inner.send(errorResponse(id, error) as unknown as JSONRPCMessage).catch(() => undefined),
+      ),
+    );
   }
 
   /** How many more requests this session may send now. */
@@ -75,6 +94,7 @@ export class SessionGate implements Transport, AnsweringTransport {
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (!isResponse(message)) return this.#inner.send(message, options);
+    if (this.#cutOffWith) return;
     // Settled once the answer is written: a drain that ends here must not close the stream under it.
     try {
       await this.#inner.send(message, options);

@@ -3,13 +3,14 @@ import { DEFAULT_MAX_JSON_DEPTH, JsonLineTransport } from '@switchyard/core/list
 
 import type { Drain } from './drain.js';
 import type { Limits } from './limits.js';
+import { Refusals } from './refusals.js';
 import { serveChannel } from './serve-channel.js';
 
 /**
  * Serves one downstream session on this process's stdin/stdout, in whichever era the client opens with
  * (`serveChannel`). `closed` resolves when stdin ends. With `shared`, the session's requests count against
  * `limits.concurrentPerSession` (`busy`) and a drain: refused while draining (`shutting_down`), waited
- * for while in flight.
+ * for while in flight, and answered `shutting_down` when the grace period runs out.
  */
 export async function startStdioListener(
   gateway: Gateway,
@@ -33,5 +34,12 @@ export async function startStdioListener(
     ...(shared ? { gate: { limit: shared.limits.concurrentPerSession, drain: shared.drain } } : {}),
     onClosed: () => void session.close().finally(resolveClosed),
   });
-  return { closed, close: () => handle.close() };
+  return {
+    closed,
+    // What is still in flight once the grace period ran out hears why, as an HTTP session's POSTs do.
+    close: async () => {
+      await handle.cutOff(Refusals.shuttingDown());
+      await handle.close();
+    },
+  };
 }

@@ -18,7 +18,7 @@ import { countRefusal } from './limits.js';
 import { listen } from './listen.js';
 import { createRequestGuard } from './origin.js';
 import { Refusals } from './refusals.js';
-import { serveChannel } from './serve-channel.js';
+import { type ServedChannel, serveChannel } from './serve-channel.js';
 
 export interface WsListener {
   url: string;
@@ -65,6 +65,8 @@ export async function startWsListener(
   });
   /** The open connections of virtual servers, by the virtual server each serves. */
   const byEndpoint = new Map<WebSocket, string>();
+  /** Each open connection's session (to answer what it has in flight when the gateway shuts down). */
+  const channels = new Map<WebSocket, ServedChannel>();
   const upgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     const refuse = (status: number, reason: string, extra = '', detail?: string) => {
       log.warn('upgrade refused', { reason, detail, origin: req.headers.origin, host: req.headers.host });
@@ -124,17 +126,19 @@ export async function startWsListener(
         log.info('closing connection: its access token expired', { session: session.id });
         ws.close(1008, 'access token expired: reconnect with a new token');
       });
-      serveChannel(gateway, session, new WebSocketSessionTransport(ws, options), {
+      const channel = serveChannel(gateway, session, new WebSocketSessionTransport(ws, options), {
         kind: 'ws',
         log,
         gate: { limit: limits.concurrentPerSession, drain },
         onClosed: () => {
+          channels.delete(ws);
           byEndpoint.delete(ws);
           clearTimeout(expiry);
           claim.release();
           void session.close();
         },
       });
+      channels.set(ws, channel);
     });
   };
   server.on('upgrade', (req, socket, head) => {
@@ -157,6 +161,8 @@ export async function startWsListener(
       }
     },
     close: async () => {
+      // What is still in flight once the grace period ran out hears why, as an HTTP session's POSTs do.
+      await Promise.all([...channels.values()].map((channel) => channel.cutOff(Refusals.shuttingDown())));
       for (const client of wss.clients) client.close(1001, 'gateway shutting down');
       await new Promise<void>((resolve) => wss.close(() => resolve()));
       await new Promise<void>((resolve) => {
