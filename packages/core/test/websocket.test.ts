@@ -397,6 +397,28 @@ describe('WebSocketClientTransport', () => {
     expect(serverSide.readyState).toBe(WebSocket.OPEN);
   });
 
+  it('closes at once on a frame header declaring ~2^52 bytes, instead of waiting out the keepalive', async () => {
+    // Found from outside: the stream swallowed every later byte (pongs too) until the keepalive gave up.
+    const server = await wsServer({ handleProtocols: () => MCP_WS_SUBPROTOCOL });
+    const transport = clientTransport(server.url, { maxMessageBytes: 1024, keepAliveMs: 60_000 });
+    const errors: Error[] = [];
+    transport.onerror = (error) => errors.push(error);
+    const closed = within(
+      new Promise<void>((resolve) => {
+        transport.onclose = resolve;
+      }),
+      3_000,
+      'onclose after the unbounded frame',
+    );
+    await transport.start();
+    const header = Buffer.from([0x81, 127, 0, 0x10, 0, 0, 0, 0, 0, 0]); // FIN, text, 2^52 bytes
+    (server.sockets[0] as unknown as { _socket: { write(b: Buffer): void } })._socket.write(header);
+    await closed;
+    expect(errors.map((e) => e.message)).toEqual([
+      expect.stringMatching(/declared a WebSocket message of 4503599627370496 bytes.*connection closed/),
+    ]);
+  });
+
   it('without faults, reports a dropped message through onerror; an oversized binary one closes with 1003', async () => {
     const server = await wsServer({ handleProtocols: () => MCP_WS_SUBPROTOCOL });
     const transport = clientTransport(server.url, { maxMessageBytes: 1024 });

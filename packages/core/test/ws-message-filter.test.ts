@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { WsMessageFilter } from '../src/transports/upstream/ws-message-filter.js';
+import { MAX_DROPPED_BYTES, WsMessageFilter } from '../src/transports/upstream/ws-message-filter.js';
 
 const HEAD = Buffer.from(
   'HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Protocol: mcp\r\n\r\n',
@@ -43,6 +43,7 @@ function filter(bytes: Buffer, maxBytes: number | (() => number), chunk = bytes.
     {
       pass: (b) => passed.push(Buffer.from(b)),
       oversized: (id, n, hasMethod, binary) => dropped.push({ id, bytes: n, hasMethod, binary }),
+      unbounded: (n) => dropped.push({ id: 'unbounded', bytes: n, hasMethod: false, binary: false }),
     },
     typeof maxBytes === 'number' ? () => maxBytes : maxBytes,
   );
@@ -120,6 +121,32 @@ describe('WsMessageFilter', () => {
     expect(dropped).toEqual([{ id: undefined, bytes: 2000, hasMethod: false, binary: true }]);
   });
 
+  it('gives up on a message declaring more than MAX_DROPPED_BYTES: nothing after its header passes on', () => {
+    // Found from outside: a header claiming ~2^52 bytes swallowed every later byte (keepalive pongs too)
+    // until the keepalive gave up, ~40 s later.
+    const claim = (bytes: number) => {
+      const header = Buffer.alloc(10);
+      header[0] = 0x80 | TEXT;
+      header[1] = 127;
+      header.writeUInt32BE(Math.floor(bytes / 2 ** 32), 2);
+      header.writeUInt32BE(bytes % 2 ** 32, 6);
+      return header;
+    };
+    const good = frame(TEXT, answer(1, 'a'));
+    const after = Buffer.concat([frame(PING, 'p'), frame(TEXT, answer(2, 'b'))]);
+    const { passed, dropped } = filter(Buffer.concat([HEAD, good, claim(2 ** 52), after]), 1024, 7);
+    expect(passed.equals(Buffer.concat([HEAD, good]))).toBe(true);
+    expect(dropped).toEqual([{ id: 'unbounded', bytes: 2 ** 52, hasMethod: false, binary: false }]);
+    // Fragments adding up past it too; at the ceiling itself the message is still dropped as it arrives.
+    const last = claim(MAX_DROPPED_BYTES);
+    last[0] = 0x80 | CONTINUATION;
+    const parts = Buffer.concat([frame(TEXT, '{"jsonrpc":', { fin: false }), last]);
+    expect(filter(Buffer.concat([HEAD, parts]), 1024).dropped).toEqual([
+      { id: 'unbounded', bytes: MAX_DROPPED_BYTES + 11, hasMethod: false, binary: false },
+    ]);
+    expect(filter(Buffer.concat([HEAD, claim(MAX_DROPPED_BYTES)]), 1024).dropped).toEqual([]);
+  });
+
   it('reads the limit as each message begins (a reload may change it)', () => {
     let limit = 10_000;
     const first = frame(TEXT, answer(1, 'x'.repeat(2000)));
@@ -127,7 +154,11 @@ describe('WsMessageFilter', () => {
     const passed: Buffer[] = [];
     const dropped: unknown[] = [];
     const f = new WsMessageFilter(
-      { pass: (b) => passed.push(Buffer.from(b)), oversized: (id) => dropped.push(id) },
+      {
+        pass: (b) => passed.push(Buffer.from(b)),
+        oversized: (id) => dropped.push(id),
+        unbounded: () => dropped.push('unbounded'),
+      },
       () => limit,
     );
     f.push(Buffer.concat([HEAD, first]));

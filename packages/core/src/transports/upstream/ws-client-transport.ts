@@ -4,7 +4,7 @@ import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, KEEP_ALIVE_MS, keepAlive, MCP_WS_SUBPROTOCOL } from '../websocket.js';
 import type { InboundFaults, UpstreamClientTransport } from './faults.js';
 import { filteredConnection } from './filtered-socket.js';
-import { WsMessageFilter } from './ws-message-filter.js';
+import { MAX_DROPPED_BYTES, WsMessageFilter } from './ws-message-filter.js';
 
 function noSubprotocol(): Error {
   return new Error(`upstream did not accept the "${MCP_WS_SUBPROTOCOL}" WebSocket subprotocol`);
@@ -76,6 +76,15 @@ export class WebSocketClientTransport implements UpstreamClientTransport {
               else if (this.faults) this.faults.oversized(id, bytes, hasMethod);
               else
                 this.onerror?.(new Error(`discarded a WebSocket message of ${bytes} bytes (over the limit)`));
+            },
+            unbounded: (bytes) => {
+              this.onerror?.(
+                new Error(
+                  `the upstream declared a WebSocket message of ${bytes} bytes, more than the ` +
+                    `${MAX_DROPPED_BYTES} a gateway waits to drop: connection closed`,
+                ),
+              );
+              socket.terminate();
             },
           },
           () => this.#maxBytes(),

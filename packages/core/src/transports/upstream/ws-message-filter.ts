@@ -10,6 +10,12 @@ const TEXT = 0x1;
 const BINARY = 0x2;
 /** 2^53 − 1 split at 2^32: a larger 64-bit length is one `ws` refuses itself. */
 const MAX_LENGTH_HIGH = 2 ** 21 - 1;
+/**
+ * A message over the limit is dropped as it arrives, the connection kept; one declaring more than this is
+ * not waited for (a frame header claiming 2^52 bytes would swallow every later byte, keepalive pongs too,
+ * until the keepalive gave up): the connection is given up at once.
+ */
+export const MAX_DROPPED_BYTES = 2 ** 30;
 
 export interface MessageFilterSink {
   /** Bytes for the WebSocket library, unchanged and in order. */
@@ -19,9 +25,11 @@ export interface MessageFilterSink {
    * had one, whether it had a `method`, and whether it came as binary frames.
    */
   oversized(id: string | number | undefined, bytes: number, hasMethod: boolean, binary: boolean): void;
+  /** A data message declared more than `MAX_DROPPED_BYTES` (`bytes` so far): nothing more passes on. */
+  unbounded(bytes: number): void;
 }
 
-type Phase = 'head' | 'frames' | 'raw';
+type Phase = 'head' | 'frames' | 'raw' | 'given-up';
 /** What becomes of the current frame's payload: handed on as it arrives, held with its message, or dropped. */
 type Payload = 'pass' | 'hold' | 'drop';
 
@@ -69,6 +77,7 @@ export class WsMessageFilter {
     let at = 0;
     if (this.#phase === 'head') at = this.#readHead(chunk);
     while (at < chunk.length) {
+      if (this.#phase === 'given-up') return;
       if (this.#phase === 'raw') {
         this.#sink.pass(at === 0 ? chunk : chunk.subarray(at));
         return;
@@ -149,6 +158,14 @@ export class WsMessageFilter {
     }
     this.#fragmented = !fin;
     this.#size += length;
+    if (this.#size > MAX_DROPPED_BYTES) {
+      this.#phase = 'given-up';
+      this.#held = [];
+      this.#heldPayload = [];
+      this.#scanner = undefined;
+      this.#sink.unbounded(this.#size);
+      return;
+    }
     if (!this.#scanner && this.#size > this.#limit) {
       this.#scanner = new JsonIdScanner();
       for (const part of this.#heldPayload) this.#scanner.feed(part);
