@@ -10,6 +10,7 @@ import {
 } from '@switchyard/core';
 import { canonical } from './config/canonical.js';
 import type { GatewayConfig } from './config/load.js';
+import { shareCoreWithPlugins } from './plugin-core-resolve.js';
 
 /** The plugins a gateway runs: its config's entries and the instances set up from them, in order. */
 export interface RunningPlugins {
@@ -19,7 +20,8 @@ export interface RunningPlugins {
 
 /**
  * Loads the config's plugins in order: a package name resolves from the gateway's own dependencies,
- * a relative path from the config file's folder. The module default-exports `definePlugin(...)`.
+ * a relative path from the config file's folder (and its `@switchyard/core`, when that folder has none,
+ * from the gateway: `shareCoreWithPlugins`). The module default-exports `definePlugin(...)`.
  * With `running` (a reload), an entry whose specifier and options are unchanged keeps its running
  * instance; the others are set up anew.
  */
@@ -57,6 +59,7 @@ export async function pluginEntries(
   const entries: PluginEntry[] = [];
   for (const [i, { specifier, options }] of config.plugins.entries()) {
     const { local, target } = moduleTarget(config, specifier);
+    if (local) shareCoreWithPlugins();
     let module: { default?: unknown; plugin?: unknown };
     try {
       module = (await importWithin(target, importTimeoutMs)) as { default?: unknown; plugin?: unknown };
