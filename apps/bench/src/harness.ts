@@ -9,13 +9,17 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, type FetchLike, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { controlClient } from '@switchyard/testkit';
-import { LegacyHttpClient, launchGateway, startTestkitHttp, testkitCliPath } from '@switchyard/testkit/mcp';
+import {
+  type LaunchedGateway,
+  LegacyHttpClient,
+  launchGateway,
+  startTestkitHttp,
+  type TestkitHttp,
+} from '@switchyard/testkit/mcp';
 import { ProcessGroup, startBalancer, startRedis } from '@switchyard/testkit/process';
 
 /** Every child process of the run; `children.crashed` rejects when one exits on its own after start. */
 export const children = new ProcessGroup();
-
-export const testkitCli = (): string => testkitCliPath();
 
 /** A ready line that is one JSON object. */
 export const jsonLine = <T>(line: string): T | undefined =>
@@ -48,19 +52,8 @@ export interface UpstreamSpec {
   modern?: boolean;
 }
 
-/** A testkit server over Streamable HTTP in its own process; `controlUrl` serves its request counters. */
-export async function startUpstream(spec: UpstreamSpec) {
-  const args = ['--port', '0', '--name', spec.name, '--resources', String(spec.resources)];
-  if (spec.tools) args.push('--tools', String(spec.tools));
-  if (spec.pageSize) args.push('--page-size', String(spec.pageSize));
-  if (spec.payloadBytes) args.push('--payload-bytes', String(spec.payloadBytes));
-  if (spec.latencyMs) args.push('--latency-ms', String(spec.latencyMs));
-  if (spec.modern) args.push('--modern');
-  const started = await startTestkitHttp({ group: children, name: `upstream ${spec.name}`, args });
-  return { name: spec.name, ...started };
-}
-
-export type Upstream = Awaited<ReturnType<typeof startUpstream>>;
+/** A testkit server over Streamable HTTP in its own process (`Scope.upstream`); `controlUrl` serves its counters. */
+export type Upstream = TestkitHttp & { name: string };
 
 /** The upstream's request counters (testkit control API): reads, calls, subscribes, subscriptions held. */
 export function counters(upstream: Upstream) {
@@ -97,7 +90,7 @@ export interface GatewayOptions {
  * The gateway CLI fronting `upstreams` on an ephemeral port; its scratch dir (relative plugin paths resolve
  * from it) is removed by `children.stopAll()`. Fails if some upstream did not connect.
  */
-export async function startGateway(upstreams: Upstream[], options: GatewayOptions = {}) {
+async function startGateway(upstreams: Upstream[], options: GatewayOptions = {}): Promise<Gateway> {
   if (options.cpuProfDir) await mkdir(options.cpuProfDir, { recursive: true });
   const gateway = await launchGateway({
     cli: gatewayCli(),
@@ -117,16 +110,7 @@ export async function startGateway(upstreams: Upstream[], options: GatewayOption
   return children.own(gateway);
 }
 
-export type Gateway = Awaited<ReturnType<typeof startGateway>>;
-
-/** A gateway's options with the plugins and, under `--cpu-prof`, its own profile subdirectory. */
-export function profiledAs(options: RunOptions, name: string, plugins: PluginEntry[]): GatewayOptions {
-  return {
-    plugins,
-    name: `gateway (${name})`,
-    cpuProfDir: options.cpuProfDir && join(options.cpuProfDir, name),
-  };
-}
+export type Gateway = LaunchedGateway;
 
 /** Each gateway's warning kinds (digits masked) → count, by its name. */
 export function warningsOf<K extends string>(gateways: Record<K, Gateway>) {
@@ -161,33 +145,6 @@ export interface RunOptions {
  */
 const postWithoutSharedSignal: FetchLike = (url, init) =>
   fetch(url, init?.method === 'POST' ? { ...init, signal: undefined } : init);
-
-/** One MCP client session over Streamable HTTP (fetch pools the TCP connections), and how to close it. */
-export async function connectClient(url: string, name: string, options: RunOptions = {}) {
-  if (options.rawClient) {
-    const raw = await LegacyHttpClient.open(url, { clientName: 'bench-raw', protocolVersion: '2025-06-18' });
-    // Structurally the part of Client the benchmarks use (`request`), without its result validation.
-    return { client: raw as unknown as Client, close: async () => void (await raw.close()) };
-  }
-  const counter = options.postCounter;
-  const client = new Client({ name, version: '0.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(url), {
-    fetch: async (url, init) => {
-      const res = await postWithoutSharedSignal(url, init);
-      if (counter && init?.method === 'POST') {
-        counter.posts += 1;
-        if (res.headers.get('content-type')?.startsWith('text/event-stream')) counter.streamed += 1;
-      }
-      return res;
-    },
-  });
-  await client.connect(transport, { timeout: 10_000 });
-  const close = async () => {
-    await transport.terminateSession().catch(() => undefined);
-    await client.close().catch(() => undefined);
-  };
-  return { client, close };
-}
 
 /**
  * What one part started (processes, services, clients), stopped together by `close()`: each stop once,
@@ -224,10 +181,17 @@ export class Scope {
     }
   }
 
+  /** A testkit upstream serving `spec` (its CLI flags), stopped with the scope. */
   async upstream(spec: UpstreamSpec): Promise<Upstream> {
-    const upstream = await startUpstream(spec);
-    this.add(() => upstream.proc.stop());
-    return upstream;
+    const args = ['--port', '0', '--name', spec.name, '--resources', String(spec.resources)];
+    if (spec.tools) args.push('--tools', String(spec.tools));
+    if (spec.pageSize) args.push('--page-size', String(spec.pageSize));
+    if (spec.payloadBytes) args.push('--payload-bytes', String(spec.payloadBytes));
+    if (spec.latencyMs) args.push('--latency-ms', String(spec.latencyMs));
+    if (spec.modern) args.push('--modern');
+    const started = await startTestkitHttp({ group: children, name: `upstream ${spec.name}`, args });
+    this.add(() => started.proc.stop());
+    return { name: spec.name, ...started };
   }
 
   /**
@@ -251,10 +215,11 @@ export class Scope {
     options: RunOptions,
     prefix = '',
   ) {
-    const specs = Object.entries<PluginEntry[]>(plugins).map(([path, entries]) => [
-      path,
-      profiledAs(options, `${prefix}${path}`, entries),
-    ]);
+    const specs = Object.entries<PluginEntry[]>(plugins).map(([path, entries]): [K, GatewayOptions] => {
+      const name = `${prefix}${path}`;
+      const cpuProfDir = options.cpuProfDir && join(options.cpuProfDir, name);
+      return [path as K, { plugins: entries, name: `gateway (${name})`, cpuProfDir }];
+    });
     return this.gateways(upstreams, Object.fromEntries(specs) as Record<K, GatewayOptions>);
   }
 
@@ -262,9 +227,35 @@ export class Scope {
     return (await this.gateways(upstreams, { gateway: options })).gateway;
   }
 
+  /**
+   * One MCP client session over Streamable HTTP, closed with the scope: the SDK client (fetch pools the TCP
+   * connections), or with `rawClient` the testkit's LegacyHttpClient (2025-06-18), structurally the part of
+   * `Client` the benchmarks use (`request`) without its result validation.
+   */
   async client(url: string, name: string, options: RunOptions = {}): Promise<Client> {
-    const { client, close } = await connectClient(url, name, options);
-    this.add(close);
+    if (options.rawClient) {
+      const raw = this.own(
+        await LegacyHttpClient.open(url, { clientName: 'bench-raw', protocolVersion: '2025-06-18' }),
+      );
+      return raw as unknown as Client;
+    }
+    const counter = options.postCounter;
+    const client = new Client({ name, version: '0.0.0' });
+    const transport = new StreamableHTTPClientTransport(new URL(url), {
+      fetch: async (url, init) => {
+        const res = await postWithoutSharedSignal(url, init);
+        if (counter && init?.method === 'POST') {
+          counter.posts += 1;
+          if (res.headers.get('content-type')?.startsWith('text/event-stream')) counter.streamed += 1;
+        }
+        return res;
+      },
+    });
+    await client.connect(transport, { timeout: 10_000 });
+    this.add(async () => {
+      await transport.terminateSession().catch(() => undefined);
+      await client.close().catch(() => undefined);
+    });
     return client;
   }
 

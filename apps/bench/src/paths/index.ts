@@ -15,9 +15,10 @@ import {
   LegacyHttpClient,
   ModernHttpClient,
   type RequestClient,
+  testkitCliPath,
 } from '@switchyard/testkit/mcp';
 import { haproxyMissing, type ManagedProcess } from '@switchyard/testkit/process';
-import { children, jsonLine, type Log, type RunOptions, Scope, testkitCli } from '../harness.js';
+import { children, jsonLine, type Log, type RunOptions, Scope } from '../harness.js';
 import { callLoop, filler, measureRounds, readLoop, type Targets, targetsOf } from '../measure.js';
 import { summarizeProfiles } from '../profile.js';
 import { INSPECT_ARGS, measureIdleSessions } from '../session-memory/index.js';
@@ -94,7 +95,7 @@ async function startUpstreams(kinds: readonly UpstreamKind[], c: Catalog, scope:
 
 /** The floor proxy in front of `upstream`: a stdio upstream is spawned by it, a networked one reached by URL. */
 async function startFloor(upstream: UpstreamKind, endpoints: Endpoints, c: Catalog, scope: Scope) {
-  const stdio = [process.execPath, testkitCli(), '--stdio', ...catalogArgs(UPSTREAM_NAMES.stdio, c)];
+  const stdio = [process.execPath, testkitCliPath(), '--stdio', ...catalogArgs(UPSTREAM_NAMES.stdio, c)];
   const url = upstream === 'stdio' ? undefined : endpoints[upstream];
   if (upstream !== 'stdio' && url === undefined)
     throw new Error(`no ${upstream} upstream for the floor proxy`);
@@ -141,7 +142,7 @@ class PathClients {
       if (upstream !== 'stdio') return this.http(endpoints[upstream]!, era);
       const { proc } = await children.start({
         name: 'upstream stdio (direct)',
-        args: [testkitCli(), '--stdio', ...catalogArgs(UPSTREAM_NAMES.stdio, c)],
+        args: [testkitCliPath(), '--stdio', ...catalogArgs(UPSTREAM_NAMES.stdio, c)],
         stdin: 'pipe',
         keepChars: 64 * 1024,
         ready: { stream: 'stderr', line: /serving '.*' on stdio/ },
@@ -204,7 +205,7 @@ export async function runPathsBenchmark(
 ) {
   await Scope.with(async (upstreamScope) => {
     const endpoints = await startUpstreams(config.upstreams, config, upstreamScope);
-    const mcpServers = gatewayServers(config.upstreams, endpoints, config, testkitCli());
+    const mcpServers = gatewayServers(config.upstreams, endpoints, config, testkitCliPath());
     result.haproxySkipped = haproxyMissing() && 'haproxy: not installed, row skipped';
     if (result.haproxySkipped) log(`paths: ${result.haproxySkipped}`);
     await Scope.with(async (scope) => {

@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { counters, type Log, type PluginEntry, profiledAs, type RunOptions, Scope } from '../harness.js';
+import { counters, type Log, type PluginEntry, type RunOptions, Scope } from '../harness.js';
 import { checkedListing } from '../lists.js';
 import { readLoop } from '../measure.js';
 import { measureReadPaths, type ReadPathLevel } from '../read-paths.js';
@@ -27,7 +27,7 @@ export function runCacheHitBenchmark(config: Sizes['plugins']['hit'], log: Log, 
   return Scope.with(async (scope) => {
     const { resources, payloadBytes, latencyMs } = config;
     const upstream = await scope.upstream({ name: 'a', resources, payloadBytes, latencyMs });
-    const gateway = await scope.gateway([upstream], profiledAs(options, 'cache-hit', plugins));
+    const gateway = (await scope.pluginGateways([upstream], { 'cache-hit': plugins }, options))['cache-hit'];
     const direct = await scope.client(upstream.url, 'bench-direct', options);
     const viaGateway = await scope.client(gateway.url, 'bench-cache', options);
     log(`plugins/cache-hit: upstream ${upstream.url} (${latencyMs} ms per read), gateway ${gateway.url}`);
