@@ -12,7 +12,7 @@ import { children, type RunOptions } from './harness.js';
 import { msSince } from './measure.js';
 import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
 import { environment, renderTable } from './report/render.js';
-import { type BenchResults, ranSections, runSections } from './sections.js';
+import { type BenchResults, ranSections, runSections, SECTION_NAMES } from './sections.js';
 import { sizes } from './sizes.js';
 
 const DEFAULT_JSON = resolve(dirname(fileURLToPath(import.meta.url)), '../results/latest.json');
@@ -59,7 +59,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 async function main(): Promise<number> {
   let args: BenchArgs;
   try {
-    args = parseBenchArgs();
+    args = parseBenchArgs(SECTION_NAMES);
   } catch (error) {
     process.stderr.write(`${(error as Error).message}\n${USAGE}\n`);
     return 2;

@@ -3,7 +3,6 @@
  * the JSON, how it runs, how it prints and which goals it is held to. main.ts runs the list, report/render.ts
  * prints it, and the targets table is every section's `goals` in this order.
  */
-import type { Section } from './args.js';
 import { renderCatalog, runCatalogBenchmark } from './catalog/index.js';
 
 import { renderCredentials, runCredentialsBenchmark } from './credentials/index.js';
@@ -48,7 +47,7 @@ export interface SectionContext {
 
 interface SectionSpec<R> {
   /** The `--only` names that run it. */
-  only: readonly Section[];
+  only: readonly string[];
   /** Its place in the results (and the JSON): a key, or a key and a sub-key. */
   at: readonly [string] | readonly [string, string];
   /** The result placed before the run and filled as it goes (kept when the run fails half-way). */
@@ -261,6 +260,9 @@ export type BenchResults = Record<string, unknown>;
 
 const ALL = SECTIONS as unknown as SectionSpec<unknown>[];
 
+/** The names `--only` accepts, in run order. */
+export const SECTION_NAMES = [...new Set(ALL.flatMap((spec) => spec.only))];
+
 /** The sections that ran, in order, each with its result bound to what prints it and checks it. */
 export function ranSections(results: BenchResults) {
   return ALL.flatMap((spec) => {
@@ -288,7 +290,7 @@ function place(spec: SectionSpec<unknown>, results: BenchResults, value: unknown
 /** Runs the sections `only` selects (all without it) into `results`, each raced against a child crashing. */
 export async function runSections(
   ctx: SectionContext,
-  only: Section | undefined,
+  only: string | undefined,
   results: BenchResults,
   guarded: <T>(p: Promise<T>) => Promise<T>,
 ): Promise<void> {
