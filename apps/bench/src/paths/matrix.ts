@@ -137,18 +137,17 @@ export const FLOOR_GOALS = { ratioC1: 0.85, ratioC16: 0.9, cpuOverFloorMs: 0.1 }
 const ratioGoal = (r: PathCell, goals: { ratioC1: number; ratioC16: number } = PATH_GOALS) =>
   r.concurrency === 1 ? goals.ratioC1 : goals.ratioC16;
 
-/** `met/n` of the cells `of` keeps (undefined: not counted) for which `test` holds. */
-function met<T>(
-  cells: readonly PathResult[],
-  of: (r: PathResult) => T | undefined,
-  test: (v: T, r: PathResult) => boolean,
-) {
-  const counted = cells.flatMap((r) => {
-    const v = of(r);
-    return v === undefined ? [] : [test(v, r)];
-  });
+/** `met/n` of the cells `test` counts (undefined: not counted, e.g. not measured) for which it holds. */
+function met(cells: readonly PathResult[], test: (r: PathResult) => boolean | undefined): string {
+  const counted = cells.map(test).filter((v) => v !== undefined);
   return `${counted.filter(Boolean).length}/${counted.length}`;
 }
+
+/** Whether `value` is at least (or at most) `bound`; undefined when it was not measured. */
+const atLeast = (value: number | undefined, bound: number) =>
+  value === undefined ? undefined : value >= bound;
+const atMost = (value: number | undefined, bound: number) =>
+  value === undefined ? undefined : value <= bound;
 
 const ms = (n: number | undefined): string => (n === undefined ? 'n/a' : n.toFixed(3));
 const rps = (r: PathResult, side: PathSide) => (r.medians[side] ? int.format(r.medians[side].rps) : 'n/a');
@@ -212,20 +211,14 @@ export function orderedRows(cells: readonly PathResult[]): PathResult[] {
 export function goalsLine(cells: readonly PathResult[]): string {
   const g = PATH_GOALS;
   const without = cells.filter((r) => !versus(r, 'direct')).length;
-  const c1 = (r: PathResult) => (r.concurrency === 1 ? versus(r, 'direct') : undefined);
+  const ratioMet = met(cells, (r) => atLeast(versus(r, 'direct')?.throughputRatio, ratioGoal(r)));
+  const cpuMet = met(cells, (r) => atMost(middleCpuMs(r, 'gateway'), g.gatewayCpuMs));
+  const p99Met = met(cells, (r) =>
+    r.concurrency === 1 ? atMost(versus(r, 'direct')?.addedP99Ms, g.addedP99MsC1) : undefined,
+  );
   return (
-    `   goals met: ratio ${met(
-      cells,
-      (r) => versus(r, 'direct'),
-      (vs, r) => vs.throughputRatio >= ratioGoal(r),
-    )} ` +
-    `(${without} without direct), gw cpu ≤ ${g.gatewayCpuMs} ms ` +
-    `${met(
-      cells,
-      (r) => middleCpuMs(r, 'gateway'),
-      (v) => v <= g.gatewayCpuMs,
-    )}, ` +
-    `+p99 ≤ ${g.addedP99MsC1} ms at c=1 ${met(cells, c1, (vs) => vs.addedP99Ms <= g.addedP99MsC1)}`
+    `   goals met: ratio ${ratioMet} (${without} without direct), gw cpu ≤ ${g.gatewayCpuMs} ms ${cpuMet}, ` +
+    `+p99 ≤ ${g.addedP99MsC1} ms at c=1 ${p99Met}`
   );
 }
 
@@ -234,19 +227,10 @@ export function floorLine(cells: readonly PathResult[]): string {
   const floored = cells.filter((r) => r.medians.floor && r.medians.direct);
   if (floored.length === 0) return '   floor: not measured';
   const gwOverFloor = median(floored.map((r) => versus(r, 'floor')!.throughputRatio));
+  const ratioMet = met(floored, (r) => atLeast(r.medians.floor!.rps / r.medians.direct!.rps, ratioGoal(r)));
+  const cpuMet = met(floored, (r) => atMost(middleCpuMs(r, 'floor'), PATH_GOALS.gatewayCpuMs));
   return (
-    `   the floor itself meets: ratio ` +
-    `${met(
-      floored,
-      (r) => r.medians.floor!.rps / r.medians.direct!.rps,
-      (x, r) => x >= ratioGoal(r),
-    )}, ` +
-    `cpu ≤ ${PATH_GOALS.gatewayCpuMs} ms ` +
-    `${met(
-      floored,
-      (r) => middleCpuMs(r, 'floor'),
-      (v) => v <= PATH_GOALS.gatewayCpuMs,
-    )}; ` +
+    `   the floor itself meets: ratio ${ratioMet}, cpu ≤ ${PATH_GOALS.gatewayCpuMs} ms ${cpuMet}; ` +
     `median gw/floor ${gwOverFloor.toFixed(2)}x`
   );
 }
@@ -255,18 +239,14 @@ export function floorLine(cells: readonly PathResult[]): string {
 export function floorGoalsLine(cells: readonly PathResult[]): string {
   const g = FLOOR_GOALS;
   const floored = cells.filter((r) => versus(r, 'floor'));
-  const cpu = (r: PathResult) => {
-    const [gw, floor] = [middleCpuMs(r, 'gateway'), middleCpuMs(r, 'floor')];
-    return gw === undefined || floor === undefined ? undefined : { gw, floor };
-  };
+  const ratioMet = met(floored, (r) => atLeast(versus(r, 'floor')!.throughputRatio, ratioGoal(r, g)));
+  const cpuMet = met(floored, (r) => {
+    const floor = middleCpuMs(r, 'floor');
+    return floor === undefined ? undefined : atMost(middleCpuMs(r, 'gateway'), floor + g.cpuOverFloorMs);
+  });
   return (
-    `   goals against the floor: gw/floor ≥ ${g.ratioC1}x at c=1, ≥ ${g.ratioC16}x at c=16 ` +
-    `${met(
-      floored,
-      (r) => versus(r, 'floor')!.throughputRatio,
-      (x, r) => x >= ratioGoal(r, g),
-    )}; ` +
-    `gw cpu ≤ floor cpu + ${g.cpuOverFloorMs} ms ${met(floored, cpu, (x) => x.gw <= x.floor + g.cpuOverFloorMs)}`
+    `   goals against the floor: gw/floor ≥ ${g.ratioC1}x at c=1, ≥ ${g.ratioC16}x at c=16 ${ratioMet}; ` +
+    `gw cpu ≤ floor cpu + ${g.cpuOverFloorMs} ms ${cpuMet}`
   );
 }
 
