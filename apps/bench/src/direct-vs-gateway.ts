@@ -92,19 +92,14 @@ export function renderDirectVsGateway(
   checked: string[] = [],
 ): string[] {
   const c = r.config;
-  const what = 'reads' in c ? 'reads' : 'calls';
-  const levels = c.concurrencies.map((concurrency) => ({
-    concurrency,
-    warmup: c.warmup,
-    count: 'reads' in c ? c.reads : c.calls,
-  }));
+  const [what, count] = 'reads' in c ? ['reads', c.reads] : ['calls', c.calls];
   const paths = [
     { path: 'direct', label: 'direct' },
     { path: 'gateway', label: 'gateway' },
   ];
   return comparedSection(
     heading,
-    planLine(what, levels, c.rounds),
+    planLine(what, atEach(c.concurrencies, c.warmup, count), c.rounds),
     r.levels,
     { paths, pairLabel: () => 'gw/direct' },
     checked,

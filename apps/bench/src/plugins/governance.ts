@@ -131,14 +131,10 @@ export function runGovernanceBenchmark(
       });
     }
     calls.totals.served = await served();
+    const { bare: _, ...measured } = plugins;
     return {
       config,
-      plugins: {
-        secrets: plugins.secrets,
-        pin: plugins.pin,
-        approve: plugins.approve,
-        access: plugins.access,
-      },
+      plugins: measured,
       sizes,
       upstreamCalls: calls.totals,
       pinnedTools: pinned,
