@@ -27,14 +27,6 @@ async function writeJson(path: string, data: unknown): Promise<void> {
 }
 
 /**
- * A benchmark raced against any child exiting on its own: a request in flight to a process that died is
- * not always rejected promptly (the SDK client can wait for its request timeout).
- */
-function guarded<T>(benchmark: Promise<T>): Promise<T> {
-  return Promise.race([benchmark, children.crashed]);
-}
-
-/**
  * Stops every child and service and removes the scratch dirs. One shared run: the SIGINT handler and
  * main's error path both call it, and a second call must not resolve (and exit) before the first one's
  * directories are removed (ProcessGroup forgets them before it deletes them).
@@ -80,6 +72,8 @@ async function main(): Promise<number> {
   const env = environment();
   const startedAt = new Date().toISOString();
   const start = process.hrtime.bigint();
+  /** What the results JSON says about the run before the sections' results. */
+  const run = () => ({ mode, startedAt, durationMs: msSince(start), env, clientFetch });
   log(`${mode} run, node ${env.node}, ${env.cpus} CPU(s)`);
 
   // Each benchmark's gateway profiles go to their own subdirectory of --cpu-prof DIR.
@@ -91,7 +85,7 @@ async function main(): Promise<number> {
   };
   const results: BenchResults = { enumerate: [] };
   try {
-    await runSections({ sizes: sizes(args.quick), log, profiled }, args.only, results, guarded);
+    await runSections({ sizes: sizes(args.quick), log, profiled }, args.only, results);
   } catch (error) {
     if (interrupted) {
       await stopAll();
@@ -99,22 +93,14 @@ async function main(): Promise<number> {
     }
     log(`FAILED: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
     await stopAll();
-    await writeJson(jsonPath, {
-      ok: false,
-      mode,
-      startedAt,
-      durationMs: msSince(start),
-      env,
-      clientFetch,
-      error: error instanceof Error ? error.message : String(error),
-      ...results,
-    }).catch(() => undefined);
+    const message = error instanceof Error ? error.message : String(error);
+    await writeJson(jsonPath, { ok: false, ...run(), error: message, ...results }).catch(() => undefined);
     return 1;
   } finally {
     await stopAll();
   }
 
-  const durationMs = msSince(start);
+  const ran = run();
   const targets = ranSections(results).flatMap((ran) => ran.goals());
   // Profiles are written when the gateways exit, i.e. after stopAll().
   const profiles: Record<string, ProfileSummary[]> = {};
@@ -123,19 +109,13 @@ async function main(): Promise<number> {
   }
   await writeJson(jsonPath, {
     ok: true,
-    mode,
-    startedAt,
-    durationMs,
-    env,
-    clientFetch,
+    ...ran,
     ...results,
     targets,
     cpuProfDir,
     profiles: cpuProfDir ? profiles : undefined,
   });
-  process.stdout.write(
-    `${renderTable({ mode, env, startedAt, durationMs, results, targets, jsonPath, clientFetch })}\n`,
-  );
+  process.stdout.write(`${renderTable({ ...ran, results, targets, jsonPath })}\n`);
   for (const [what, summaries] of Object.entries(profiles)) {
     for (const summary of summaries) {
       process.stdout.write(
