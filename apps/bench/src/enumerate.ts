@@ -7,7 +7,7 @@
 import { availableParallelism } from 'node:os';
 import type { Client } from '@modelcontextprotocol/client';
 import { type Gateway, type RunOptions, Scope } from './harness.js';
-import { checkWalk, itemsOf, LIST_KINDS, listUpstream, walk } from './lists.js';
+import { checkWalk, LIST_KINDS, listUpstream, owned, walk } from './lists.js';
 import { cpuSampler, median, msSince, roundOrder } from './measure.js';
 import { int, intOrNa, table } from './report/format.js';
 import type { Sizes } from './sizes.js';
@@ -55,14 +55,8 @@ export async function runEnumerateBenchmark(
   const names = Array.from({ length: config.upstreams }, (_, i) => `u${i}`);
   const per = config.itemsPerUpstream;
   const directPages = Math.max(1, config.pageSize > 0 ? Math.ceil(per / config.pageSize) : 1);
-  const ownersOf = (viaGateway: boolean, only?: string) =>
-    new Map(
-      (only ? [only] : names).flatMap((s) =>
-        itemsOf(config.list, s, per, viaGateway).map((i) => [i, s] as const),
-      ),
-    );
-  const exposed = ownersOf(true);
-  const direct = new Map(names.map((s) => [s, ownersOf(false, s)]));
+  const exposed = owned(config.list, names, per, true);
+  const direct = new Map(names.map((s) => [s, owned(config.list, s, per)]));
   return Scope.with(async (scope) => {
     const upstreams = await Promise.all(
       names.map((name) =>
@@ -119,17 +113,16 @@ export async function runEnumerateBenchmark(
       checkGatewayWalk(w, exposed, per, gw);
       return { gatewayMs: w.ms, gatewayPages: w.pages, gatewayWalkCpuMs };
     };
-    const runs: ({ run: number } & Awaited<ReturnType<typeof measureDirect>> &
-      Awaited<ReturnType<typeof measureGateway>>)[] = [];
+    /** One run of both sides, alternating which goes first. */
+    const measureRun = async (run: number) => {
+      const gatewayFirst = roundOrder(['direct', 'gateway'], run, 'mirror')[0] === 'gateway';
+      const g = gatewayFirst ? await measureGateway() : undefined;
+      const d = await measureDirect();
+      return { run, ...d, ...(g ?? (await measureGateway())) };
+    };
+    const runs: Awaited<ReturnType<typeof measureRun>>[] = [];
     for (let run = 0; run < config.runs; run++) {
-      let d: Awaited<ReturnType<typeof measureDirect>> | undefined;
-      let g: Awaited<ReturnType<typeof measureGateway>> | undefined;
-      // Alternate which side goes first.
-      for (const side of roundOrder(['direct', 'gateway'], run, 'mirror')) {
-        if (side === 'direct') d = await measureDirect();
-        else g = await measureGateway();
-      }
-      const done = { run, ...d!, ...g! };
+      const done = await measureRun(run);
       runs.push(done);
       log(
         `${tag} run ${run + 1}/${config.runs}: slowest single ${done.slowestDirectMs.toFixed(1)} ms ` +
