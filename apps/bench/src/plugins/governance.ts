@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/client';
+import { eventually } from '@switchyard/testkit';
 import {
   children,
   counters,
@@ -36,23 +37,17 @@ function governancePlugins(lockFile: string): Record<GovernancePath, PluginEntry
   };
 }
 
-/** The tools the lock file pins for the server, waiting up to 5 s for the gateway to write it. */
-async function pinnedTools(lockFile: string): Promise<string[]> {
-  const deadline = Date.now() + 5000;
-  for (;;) {
-    try {
-      const lock = JSON.parse(await readFile(lockFile, 'utf8')) as {
-        servers?: Record<string, { tools?: Record<string, string> }>;
-      };
-      const tools = Object.keys(lock.servers?.[SERVER]?.tools ?? {});
-      if (tools.length > 0) return tools;
-    } catch {
-      // not written yet (or mid-rename): try again
-    }
-    if (Date.now() > deadline)
-      throw new Error(`governance bench: pin wrote no pins to ${lockFile} within 5 s`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+/** The tools the lock file pins for the server, once the gateway has written it (within 5 s). */
+function pinnedTools(lockFile: string): Promise<string[]> {
+  const pins = async () => {
+    const lock = JSON.parse(await readFile(lockFile, 'utf8')) as {
+      servers?: Record<string, { tools?: Record<string, string> }>;
+    };
+    const tools = Object.keys(lock.servers?.[SERVER]?.tools ?? {});
+    return tools.length > 0 && tools;
+  };
+  // Not written yet (or mid-rename) reads as no pins: try again.
+  return eventually(pins, `governance bench: pin to write its pins to ${lockFile}`, 5000);
 }
 
 /** c. Each governance plugin alone vs a bare gateway, one call at a time, per result size. */
