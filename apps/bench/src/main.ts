@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { type BenchArgs, parseBenchArgs, USAGE } from './args.js';
 import { children, type RunOptions } from './harness.js';
 import { msSince } from './measure.js';
-import { type ProfileSummary, renderProfile, summarizeProfiles } from './profile.js';
+import { type ProfileSummary, profileTree, renderProfile } from './profile.js';
 import { environment, renderTable } from './report/render.js';
 import { type BenchResults, ranSections, runSections, SECTION_NAMES } from './sections.js';
 import { sizes } from './sizes.js';
@@ -77,10 +77,10 @@ async function main(): Promise<number> {
   log(`${mode} run, node ${env.node}, ${env.cpus} CPU(s)`);
 
   // Each benchmark's gateway profiles go to their own subdirectory of --cpu-prof DIR.
-  const profileDirs: string[] = [];
-  const profiled = (what: string, subdirs: readonly string[] = ['']): RunOptions => {
+  const profileDirs = new Set<string>();
+  const profiled = (what: string, summarized = true): RunOptions => {
     if (!cpuProfDir) return options;
-    for (const sub of subdirs) profileDirs.push(sub ? join(what, sub) : what);
+    if (summarized) profileDirs.add(what);
     return { ...options, cpuProfDir: join(cpuProfDir, what) };
   };
   const results: BenchResults = { enumerate: [] };
@@ -104,9 +104,8 @@ async function main(): Promise<number> {
   const targets = ranSections(results).flatMap((ran) => ran.goals());
   // Profiles are written when the gateways exit, i.e. after stopAll().
   const profiles: Record<string, ProfileSummary[]> = {};
-  for (const what of cpuProfDir ? profileDirs : []) {
-    profiles[what] = await summarizeProfiles(join(cpuProfDir!, what));
-  }
+  for (const what of cpuProfDir ? profileDirs : [])
+    Object.assign(profiles, await profileTree(cpuProfDir!, what));
   await writeJson(jsonPath, {
     ok: true,
     ...ran,

@@ -4,7 +4,7 @@
  * top self-time frames. Idle time is excluded from every percentage.
  */
 import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { table } from './report/format.js';
 
 type CallFrame = { functionName: string; url: string; lineNumber: number };
@@ -97,6 +97,18 @@ export async function summarizeProfiles(dir: string, top?: number): Promise<Prof
     const path = join(dir, f);
     out.push(summarizeProfile(path, JSON.parse(await readFile(path, 'utf8')) as CpuProfile, top));
   }
+  return out;
+}
+
+/**
+ * Summaries of every directory at or under `root/what` that holds `.cpuprofile` files (a gateway each), by
+ * its path under `root`, e.g. `plugins/cache-hit`.
+ */
+export async function profileTree(root: string, what: string): Promise<Record<string, ProfileSummary[]>> {
+  const files = await readdir(join(root, what), { recursive: true }).catch(() => []);
+  const dirs = new Set(files.filter((f) => f.endsWith('.cpuprofile')).map((f) => join(what, dirname(f))));
+  const out: Record<string, ProfileSummary[]> = {};
+  for (const dir of [...dirs].sort()) out[dir] = await summarizeProfiles(join(root, dir));
   return out;
 }
 

@@ -12,7 +12,6 @@ import { children, type RunOptions } from './harness.js';
 import { runPathsBenchmark } from './paths/index.js';
 import { renderPaths } from './paths/matrix.js';
 import {
-  PLUGIN_PROFILE_DIRS,
   renderCacheHit,
   renderGovernance,
   renderStack,
@@ -41,8 +40,11 @@ import type { Sizes } from './sizes.js';
 export interface SectionContext {
   sizes: Sizes;
   log: (message: string) => void;
-  /** A benchmark's options with its `--cpu-prof` subdirectory (and those below it), recorded for the summary. */
-  profiled(what: string, subdirs?: readonly string[]): RunOptions;
+  /**
+   * A benchmark's options with its `--cpu-prof` subdirectory; unless `summarized` is false (section 6
+   * summarizes its own), every profile at or under it is summarized at the end.
+   */
+  profiled(what: string, summarized?: boolean): RunOptions;
 }
 
 interface SectionSpec<R> {
@@ -115,8 +117,7 @@ export const SECTIONS = [
   section({
     only: ['plugins'],
     at: ['plugins', 'hit'],
-    run: ({ sizes, log, profiled }) =>
-      runCacheHitBenchmark(sizes.plugins.hit, log, profiled('plugins', PLUGIN_PROFILE_DIRS)),
+    run: ({ sizes, log, profiled }) => runCacheHitBenchmark(sizes.plugins.hit, log, profiled('plugins')),
     render: renderCacheHit,
     goals: (hit) =>
       hit.levels.map((level) =>
@@ -132,8 +133,7 @@ export const SECTIONS = [
   section({
     only: ['plugins'],
     at: ['plugins', 'stack'],
-    run: ({ sizes, log, profiled }) =>
-      runStackBenchmark(sizes.plugins.stack, log, profiled('plugins', PLUGIN_PROFILE_DIRS)),
+    run: ({ sizes, log, profiled }) => runStackBenchmark(sizes.plugins.stack, log, profiled('plugins')),
     render: renderStack,
     goals: (stack) =>
       stack.levels.flatMap((level) =>
@@ -151,7 +151,7 @@ export const SECTIONS = [
     only: ['plugins', 'governance'],
     at: ['plugins', 'governance'],
     run: ({ sizes, log, profiled }) =>
-      runGovernanceBenchmark(sizes.plugins.governance, log, profiled('plugins', PLUGIN_PROFILE_DIRS)),
+      runGovernanceBenchmark(sizes.plugins.governance, log, profiled('plugins')),
     render: renderGovernance,
     compared: () => '3',
   }),
@@ -212,7 +212,7 @@ export const SECTIONS = [
     init: (sizes) =>
       ({ config: sizes.paths, cells: [], gatewayWarnings: {} }) as Parameters<typeof runPathsBenchmark>[2],
     run: async ({ sizes, log, profiled }, into) => {
-      await runPathsBenchmark(sizes.paths, log, into, profiled('paths', []));
+      await runPathsBenchmark(sizes.paths, log, into, profiled('paths', false));
       return into;
     },
     render: renderPaths,

@@ -11,12 +11,3 @@
 export { type CacheHitResult, renderCacheHit, runCacheHitBenchmark } from './cache-hit.js';
 export { renderGovernance, runGovernanceBenchmark } from './governance.js';
 export { renderStack, runStackBenchmark } from './stack.js';
-
-/** Subdirectories of the `--cpu-prof` directory, one per gateway of this section. */
-export const PLUGIN_PROFILE_DIRS = [
-  'cache-hit',
-  'bare',
-  'stack',
-  'stack-incoherent',
-  ...['bare', 'secrets', 'pin', 'approve', 'access'].map((p) => `governance-${p}`),
-];
