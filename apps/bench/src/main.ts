@@ -11,7 +11,7 @@ import { type BenchArgs, parseBenchArgs, USAGE } from './args.js';
 import { children, type RunOptions } from './harness.js';
 import { msSince } from './measure.js';
 import { type ProfileSummary, profileTree, renderProfile } from './profile.js';
-import { environment, renderTable } from './report/render.js';
+import { environment, type RunInfo, renderTable } from './report/render.js';
 import { type BenchResults, ranSections, runSections, SECTION_NAMES } from './sections.js';
 import { sizes } from './sizes.js';
 
@@ -72,8 +72,7 @@ async function main(): Promise<number> {
   const env = environment();
   const startedAt = new Date().toISOString();
   const start = process.hrtime.bigint();
-  /** What the results JSON says about the run before the sections' results. */
-  const run = () => ({ mode, startedAt, durationMs: msSince(start), env, clientFetch });
+  const run = (): RunInfo => ({ mode, startedAt, durationMs: msSince(start), env, clientFetch });
   log(`${mode} run, node ${env.node}, ${env.cpus} CPU(s)`);
 
   // Each benchmark's gateway profiles go to their own subdirectory of --cpu-prof DIR.

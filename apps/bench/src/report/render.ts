@@ -17,14 +17,16 @@ export function environment() {
   };
 }
 
-export type Environment = ReturnType<typeof environment>;
-
-function header(options: {
+/** What the results JSON and the table say about the run itself. */
+export interface RunInfo {
   mode: string;
-  env: Environment;
   startedAt: string;
+  durationMs: number;
+  env: ReturnType<typeof environment>;
   clientFetch: string;
-}): string[] {
+}
+
+function header(options: RunInfo): string[] {
   const { env } = options;
   const out = [
     `Switchyard benchmark (${options.mode}) — ${options.startedAt}`,
@@ -73,16 +75,9 @@ function warnings(results: BenchResults): string[] {
   return out;
 }
 
-export function renderTable(options: {
-  mode: string;
-  env: Environment;
-  startedAt: string;
-  durationMs: number;
-  results: BenchResults;
-  targets: Target[];
-  jsonPath: string;
-  clientFetch: string;
-}): string {
+export function renderTable(
+  options: RunInfo & { results: BenchResults; targets: Target[]; jsonPath: string },
+): string {
   const { results, targets } = options;
   const out: string[] = header(options);
   const ran = ranSections(results);
