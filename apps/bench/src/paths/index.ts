@@ -43,16 +43,8 @@ type Endpoints = Partial<Record<Exclude<UpstreamKind, 'stdio'>, string>>;
 
 /** The testkit arguments that give an upstream named `name` the benchmark's resources and tools. */
 export function catalogArgs(name: string, c: Catalog): string[] {
-  return [
-    '--name',
-    name,
-    '--resources',
-    `${c.resources}`,
-    '--payload-bytes',
-    `${c.payloadBytes}`,
-    '--tools',
-    `${c.tools}`,
-  ];
+  const flags = { name, resources: c.resources, 'payload-bytes': c.payloadBytes, tools: c.tools };
+  return Object.entries(flags).flatMap(([flag, value]) => [`--${flag}`, String(value)]);
 }
 
 /** The gateway's `mcpServers` for `kinds`: stdio as a command (the gateway spawns it), the others by URL. */
