@@ -1,4 +1,5 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
+import { GatewayError } from '@switchyard/core';
 import { describe, expect, it } from 'vitest';
 import { advertisedUrl } from '../src/replicas/advertise.js';
 import { ForwardProof } from '../src/replicas/forward-proof.js';
@@ -145,6 +146,26 @@ describe('SessionRecorder', () => {
       { owner: 'http://a', subscriptions: [], logLevel: 'debug' },
     ]);
     expect(r.uses()).toBe(4);
+  });
+
+  it('passes on what its session answered the requests in flight with as it closed (closedWith)', async () => {
+    // Found in review: with replicas, a request cut off at the end of the shutdown grace period got
+    // 503 shutting_down while its audit record said -32603 cancelled (the recorder hid the answer).
+    const pipe = new Pipe() as Pipe & { closedWith?: unknown };
+    const recorded = new SessionRecorder(
+      pipe,
+      { owner: 'http://a', subscriptions: [] },
+      {
+        onChange: () => {},
+        onUse: () => {},
+      },
+    );
+    expect(recorded.closedWith).toBeUndefined();
+    const shuttingDown = new GatewayError(-32000, 'The gateway is shutting down.', {
+      reason: 'shutting_down',
+    });
+    pipe.closedWith = shuttingDown;
+    expect(recorded.closedWith).toBe(shuttingDown);
   });
 
   it('does not record again what a takeover replays, nor other methods', async () => {

@@ -31,6 +31,7 @@ export { GatewayReplica } from './downstream/replica.js';
 export type { InboundMessageInfo } from './downstream/request-context.js';
 export type { ResumableStreamInfo } from './downstream/resumable-stream.js';
 export type { AnsweringTransport } from './downstream/routed-transport.js';
+export { TransportWrapper } from './downstream/transport-wrapper.js';
 export { type Authentication, type ClientConfig, ClientDirectory, type ClientsConfig } from './identity.js';
 export { attachSubjectToken, subjectTokenOf } from './identity-credential.js';
 export { credentialOwner, type IdentityKind, identityKind } from './identity-kind.js';

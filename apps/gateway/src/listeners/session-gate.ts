@@ -5,7 +5,7 @@ import type {
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
 import type { GatewayError } from '@switchyard/core';
-import { type AnsweringTransport, errorResponse } from '@switchyard/core/listener';
+import { errorResponse, TransportWrapper } from '@switchyard/core/listener';
 import type { Drain } from './drain.js';
 import { countRefusal, type RefusalReason } from './limits.js';
 import { Refusals } from './refusals.js';
@@ -21,11 +21,7 @@ const LISTEN = 'subscriptions/listen';
  * `shutting_down`, and tells the drain what is in flight. A `subscriptions/listen` stream is neither
  * counted nor drained: it lasts as long as the client wants, and closing the session ends it.
  */
-export class SessionGate implements Transport, AnsweringTransport {
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-  onerror?: (error: Error) => void;
-  onclose?: () => void;
-  readonly #inner: Transport;
+export class SessionGate extends TransportWrapper {
   readonly #limit: number;
   readonly #drain: Drain;
   readonly #transport: GatedTransport;
@@ -35,19 +31,15 @@ export class SessionGate implements Transport, AnsweringTransport {
   #cutOffWith: GatewayError | undefined;
 
   constructor(inner: Transport, options: { limit: number; drain: Drain; transport: GatedTransport }) {
-    this.#inner = inner;
+    super(inner);
     this.#limit = options.limit;
     this.#drain = options.drain;
     this.#transport = options.transport;
   }
 
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
-  }
-
   /** What the inner transport answered the requests in flight with as it closed (core reads it, passed on). */
-  get closedWith(): GatewayError | undefined {
-    return this.#cutOffWith ?? (this.#inner as AnsweringTransport).closedWith;
+  override get closedWith(): GatewayError | undefined {
+    return this.#cutOffWith ?? super.closedWith;
   }
 
   /**
@@ -62,7 +54,7 @@ export class SessionGate implements Transport, AnsweringTransport {
     const ids = [...(this.#inFlight?.keys() ?? [])];
     await Promise.all(
       ids.map((id) =>
-        this.#inner.send(errorResponse(id, error) as unknown as JSONRPCMessage).catch(() => undefined),
+        this.inner.send(errorResponse(id, error) as unknown as JSONRPCMessage).catch(() => undefined),
       ),
     );
   }
@@ -76,38 +68,24 @@ export class SessionGate implements Transport, AnsweringTransport {
     return this.#inFlight?.size ?? 0;
   }
 
-  setProtocolVersion(version: string): void {
-    this.#inner.setProtocolVersion?.(version);
+  protected override closing(): void {
+    const inFlight = this.#inFlight;
+    this.#inFlight = undefined;
+    for (const done of inFlight?.values() ?? []) done();
   }
 
-  async start(): Promise<void> {
-    this.#inner.onmessage = (message, extra) => this.#inbound(message, extra);
-    this.#inner.onerror = (error) => this.onerror?.(error);
-    this.#inner.onclose = () => {
-      const inFlight = this.#inFlight;
-      this.#inFlight = undefined;
-      for (const done of inFlight?.values() ?? []) done();
-      this.onclose?.();
-    };
-    await this.#inner.start();
-  }
-
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    if (!isResponse(message)) return this.#inner.send(message, options);
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    if (!isResponse(message)) return this.inner.send(message, options);
     if (this.#cutOffWith) return;
     // Settled once the answer is written: a drain that ends here must not close the stream under it.
     try {
-      await this.#inner.send(message, options);
+      await this.inner.send(message, options);
     } finally {
       this.#settle((message as { id: RequestId }).id);
     }
   }
 
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-
-  #inbound(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+  protected inbound(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
     const cancelled = cancelledRequest(message);
     if (cancelled !== undefined) this.#settle(cancelled);
     if (isRequest(message)) {
@@ -119,7 +97,7 @@ export class SessionGate implements Transport, AnsweringTransport {
       if (reason) {
         countRefusal(reason, this.#transport);
         const error = reason === 'busy' ? Refusals.busy(this.#limit) : Refusals.shuttingDown();
-        void this.#inner.send(errorResponse(message.id, error) as unknown as JSONRPCMessage);
+        void this.inner.send(errorResponse(message.id, error) as unknown as JSONRPCMessage);
         return;
       }
       // A client that reuses the id of a request still in flight must not leak the first one's slot.

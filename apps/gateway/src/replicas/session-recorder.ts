@@ -4,6 +4,7 @@ import type {
   Transport,
   TransportSendOptions,
 } from '@modelcontextprotocol/server';
+import { TransportWrapper } from '@switchyard/core/listener';
 import { isRequest, isResponse, type RequestId } from '../listeners/wire.js';
 import type { SessionRecord } from './session-directory.js';
 
@@ -19,12 +20,8 @@ export const RESTORE_ID_PREFIX = 'switchyard-restore:';
  * answered without error changes the record, which `onChange` writes to the store; every client request
  * renews the record's lifetime (`onUse`).
  */
-export class SessionRecorder implements Transport {
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-  onerror?: (error: Error) => void;
-  onclose?: () => void;
+export class SessionRecorder extends TransportWrapper {
   readonly record: SessionRecord;
-  readonly #inner: Transport;
   /** Recorded requests awaiting their answer: only while one is (an idle session holds no map). */
   #pending: Map<RequestId, { method: string; params: Record<string, unknown> }> | undefined;
   readonly #onChange: (record: SessionRecord) => void;
@@ -35,44 +32,28 @@ export class SessionRecorder implements Transport {
     record: SessionRecord,
     hooks: { onChange: (record: SessionRecord) => void; onUse: () => void },
   ) {
-    this.#inner = inner;
+    super(inner);
     this.record = record;
     this.#onChange = hooks.onChange;
     this.#onUse = hooks.onUse;
   }
 
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
-  }
-
-  setProtocolVersion(version: string): void {
-    this.#inner.setProtocolVersion?.(version);
-  }
-
-  async start(): Promise<void> {
-    this.#inner.onmessage = (message, extra) => {
-      if (isRequest(message)) {
-        this.#onUse();
-        const restoring = typeof message.id === 'string' && message.id.startsWith(RESTORE_ID_PREFIX);
-        if (RECORDED.has(message.method) && !restoring) {
-          this.#pending ??= new Map();
-          this.#pending.set(message.id, {
-            method: message.method,
-            params: ((message as { params?: Record<string, unknown> }).params ?? {}) as Record<
-              string,
-              unknown
-            >,
-          });
-        }
+  protected inbound(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+    if (isRequest(message)) {
+      this.#onUse();
+      const restoring = typeof message.id === 'string' && message.id.startsWith(RESTORE_ID_PREFIX);
+      if (RECORDED.has(message.method) && !restoring) {
+        this.#pending ??= new Map();
+        this.#pending.set(message.id, {
+          method: message.method,
+          params: ((message as { params?: Record<string, unknown> }).params ?? {}) as Record<string, unknown>,
+        });
       }
-      this.onmessage?.(message, extra);
-    };
-    this.#inner.onerror = (error) => this.onerror?.(error);
-    this.#inner.onclose = () => this.onclose?.();
-    await this.#inner.start();
+    }
+    this.onmessage?.(message, extra);
   }
 
-  async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+  override async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
     if (isResponse(message) && this.#pending) {
       const id = (message as { id: RequestId }).id;
       const request = this.#pending.get(id);
@@ -82,11 +63,7 @@ export class SessionRecorder implements Transport {
         if ('result' in message) this.#apply(request.method, request.params);
       }
     }
-    return this.#inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
+    return this.inner.send(message, options);
   }
 
   #apply(method: string, params: Record<string, unknown>): void {

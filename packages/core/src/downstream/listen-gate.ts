@@ -1,11 +1,7 @@
-import type {
-  JSONRPCMessage,
-  MessageExtraInfo,
-  Transport,
-  TransportSendOptions,
-} from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, MessageExtraInfo } from '@modelcontextprotocol/server';
 import { errorResponse } from './jsonrpc.js';
 import type { ListenTracker } from './listen-tracker.js';
+import { TransportWrapper } from './transport-wrapper.js';
 
 /**
  * The transport of a channel the SDK's `serveStdio` serves (stdio, WebSocket) as seen past its listens:
@@ -13,46 +9,20 @@ import type { ListenTracker } from './listen-tracker.js';
  * reaches the SDK only once its upstream subscriptions are held — refused with the tracker's error if one
  * is forbidden, and not at all if it was cancelled meanwhile. Everything else passes as it arrived.
  */
-export class ListenGate implements Transport {
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-  onerror?: (error: Error) => void;
-  onclose?: () => void;
-  readonly #inner: Transport;
+export class ListenGate extends TransportWrapper {
   readonly #listens: ListenTracker;
   #closed = false;
 
-  constructor(inner: Transport, listens: ListenTracker) {
-    this.#inner = inner;
+  constructor(inner: ConstructorParameters<typeof TransportWrapper>[0], listens: ListenTracker) {
+    super(inner);
     this.#listens = listens;
   }
 
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
+  protected override closing(): void {
+    this.#closed = true;
   }
 
-  setProtocolVersion(version: string): void {
-    this.#inner.setProtocolVersion?.(version);
-  }
-
-  async start(): Promise<void> {
-    this.#inner.onmessage = (message, extra) => this.#inbound(message, extra);
-    this.#inner.onerror = (error) => this.onerror?.(error);
-    this.#inner.onclose = () => {
-      this.#closed = true;
-      this.onclose?.();
-    };
-    await this.#inner.start();
-  }
-
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.#inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
-  }
-
-  #inbound(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+  protected inbound(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
     const verdict = this.#listens.observe(message);
     if (!verdict) {
       this.onmessage?.(message, extra);
@@ -61,7 +31,7 @@ export class ListenGate implements Transport {
     const id = (message as { id: string | number }).id;
     void verdict.then(
       async (refused) => {
-        if (refused) return this.#inner.send(errorResponse(id, refused) as unknown as JSONRPCMessage);
+        if (refused) return this.inner.send(errorResponse(id, refused) as unknown as JSONRPCMessage);
         if (!this.#closed && this.#listens.holding(id)) this.onmessage?.(message, extra);
       },
       (error: Error) => this.onerror?.(error),

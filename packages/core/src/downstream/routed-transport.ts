@@ -1,10 +1,6 @@
-import type {
-  JSONRPCMessage,
-  MessageExtraInfo,
-  Transport,
-  TransportSendOptions,
-} from '@modelcontextprotocol/server';
+import type { JSONRPCMessage, MessageExtraInfo, Transport } from '@modelcontextprotocol/server';
 import type { GatewayError } from '../errors.js';
+import { TransportWrapper } from './transport-wrapper.js';
 
 /**
  * Offered every inbound message first: returns true when it answers the message itself (the SDK must
@@ -34,62 +30,31 @@ export interface AnsweringTransport extends Transport {
  * (`InboundTaker`) go no further, everything else reaches the SDK as it arrived. It routes; it never
  * rewrites what either side sends.
  */
-export class RoutedTransport implements Transport {
-  onmessage?: (message: JSONRPCMessage, extra?: MessageExtraInfo) => void;
-  onerror?: (error: Error) => void;
-  onclose?: () => void;
-  readonly #inner: Transport;
+export class RoutedTransport extends TransportWrapper {
   readonly #takers: readonly InboundTaker[];
-  readonly #send = (message: JSONRPCMessage) => this.#inner.send(message);
+  readonly #send = (message: JSONRPCMessage) => this.inner.send(message);
 
   /** @param takers offered each inbound message in turn, until one takes it */
   constructor(inner: Transport, takers: readonly InboundTaker[]) {
-    this.#inner = inner;
+    super(inner);
     this.#takers = takers;
   }
 
-  get sessionId(): string | undefined {
-    return this.#inner.sessionId;
-  }
-
   get hasPerRequestStream(): boolean | undefined {
-    return this.#inner.hasPerRequestStream;
-  }
-
-  setProtocolVersion(version: string): void {
-    this.#inner.setProtocolVersion?.(version);
+    return this.inner.hasPerRequestStream;
   }
 
   setSupportedProtocolVersions(versions: string[]): void {
-    this.#inner.setSupportedProtocolVersions?.(versions);
+    this.inner.setSupportedProtocolVersions?.(versions);
   }
 
-  async start(): Promise<void> {
-    this.#inner.onmessage = (message, extra) => {
-      for (const taker of this.#takers) if (taker.take(message, this.#send, extra)) return;
-      this.onmessage?.(message, extra);
-    };
-    // Handlers the listener installed on the transport before (e.g. its session table's) keep running.
-    const erred = this.#inner.onerror;
-    const closed = this.#inner.onclose;
-    this.#inner.onerror = (error) => {
-      erred?.(error);
-      this.onerror?.(error);
-    };
-    this.#inner.onclose = () => {
-      const answered = (this.#inner as AnsweringTransport).closedWith;
-      for (const taker of this.#takers) taker.closed(answered);
-      closed?.();
-      this.onclose?.();
-    };
-    await this.#inner.start();
+  protected inbound(message: JSONRPCMessage, extra: MessageExtraInfo | undefined): void {
+    for (const taker of this.#takers) if (taker.take(message, this.#send, extra)) return;
+    this.onmessage?.(message, extra);
   }
 
-  send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.#inner.send(message, options);
-  }
-
-  close(): Promise<void> {
-    return this.#inner.close();
+  protected override closing(): void {
+    const answered = (this.inner as AnsweringTransport).closedWith;
+    for (const taker of this.#takers) taker.closed(answered);
   }
 }
