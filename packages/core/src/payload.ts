@@ -18,9 +18,12 @@ export function withoutMetaKey(record: Record<string, unknown>, key: string): Re
   return Object.keys(rest).length > 0 ? { ...others, _meta: rest } : others;
 }
 
-/** The array at `value` as records, or an empty list when it is not an array. */
+/**
+ * The records (JSON objects) in the array at `value`, or an empty list when it is not an array: an element
+ * that is no object (`null`, a string, a number, an array) is left out, as an item without its fields is.
+ */
 export function asRecords(value: unknown): Record<string, unknown>[] {
-  return Array.isArray(value) ? (value as Record<string, unknown>[]) : [];
+  return Array.isArray(value) ? value.filter(isRecord) : [];
 }
 
 /** A JSON-RPC request id: a string or a (finite) number. */
