@@ -18,6 +18,12 @@ type EncodedPosition = [string, number, ...string[]];
 
 const VERSION = 2;
 const MAC_BYTES = 12;
+/** The longest merged cursor decode takes, and so the longest encode makes. */
+export const MAX_MERGED_CURSOR_LENGTH = 65_536;
+/** The base64url length of `bytes` bytes (unpadded). */
+const base64Length = (bytes: number) => Math.ceil((bytes * 4) / 3);
+/** What a cursor holds besides its body: the dot and the MAC. */
+const MAC_LENGTH = 1 + base64Length(MAC_BYTES);
 
 /**
  * Encodes and verifies the opaque, stateless downstream cursor (DESIGN §5). The cursor carries every
@@ -32,17 +38,44 @@ export class MergedCursorCodec {
   }
 
   encode(kind: string, state: MergedCursorState): string {
-    const s: Record<string, EncodedPosition> = {};
-    for (const [name, p] of Object.entries(state.positions)) s[name] = [p.cursor, p.pages, ...p.seen];
-    const wire =
-      state.scope === undefined ? { v: VERSION, k: kind, s } : { v: VERSION, k: kind, s, c: state.scope };
-    const body = Buffer.from(JSON.stringify(wire)).toString('base64url');
+    const body = Buffer.from(wireText(kind, state)).toString('base64url');
     return `${body}.${this.#mac(body)}`;
+  }
+
+  /**
+   * `state` encoded within {@link MAX_MERGED_CURSOR_LENGTH}, so the gateway never hands out a cursor it
+   * would refuse: while the cursor would be longer, the position that takes the most room is left out
+   * (named in `dropped`, in that order; their enumerations end there). No `cursor` when none is left.
+   */
+  encodeWithin(kind: string, state: MergedCursorState): { cursor?: string; dropped: string[] } {
+    const kept = new Map(Object.entries(state.positions));
+    // What each position adds to the wire text: `"name":[…],` (the last one without its comma).
+    const room = new Map(
+      [...kept].map(([name, p]) => [name, Buffer.byteLength(JSON.stringify({ [name]: encodePosition(p) }))]),
+    );
+    // The largest first; among equals, the later in config order.
+    const largest = [...room.keys()].reverse().sort((a, b) => room.get(b)! - room.get(a)!);
+    let bytes = Buffer.byteLength(wireText(kind, { ...state, positions: {} })) - 1;
+    for (const size of room.values()) bytes += size - 1;
+    const dropped: string[] = [];
+    for (;;) {
+      if (kept.size === 0) return { dropped };
+      if (base64Length(bytes) + MAC_LENGTH <= MAX_MERGED_CURSOR_LENGTH) {
+        const cursor = this.encode(kind, { ...state, positions: Object.fromEntries(kept) });
+        // The count is exact; the cursor is measured anyway before it is handed out.
+        if (cursor.length <= MAX_MERGED_CURSOR_LENGTH) return { cursor, dropped };
+      }
+      const name = largest.shift()!;
+      kept.delete(name);
+      dropped.push(name);
+      bytes -= room.get(name)! - 1;
+    }
   }
 
   /** Throws GatewayError -32602 (invalid_cursor) for anything that is not a cursor this codec made for `kind`. */
   decode(kind: string, cursor: unknown): MergedCursorState {
-    if (typeof cursor !== 'string' || cursor.length > 65_536) throw GatewayError.invalidCursor();
+    if (typeof cursor !== 'string' || cursor.length > MAX_MERGED_CURSOR_LENGTH)
+      throw GatewayError.invalidCursor();
     const dot = cursor.lastIndexOf('.');
     if (dot <= 0) throw GatewayError.invalidCursor();
     const body = cursor.slice(0, dot);
@@ -70,6 +103,19 @@ export class MergedCursorCodec {
   #mac(body: string): string {
     return createHmac('sha256', this.#key).update(body).digest().subarray(0, MAC_BYTES).toString('base64url');
   }
+}
+
+/** The JSON text a cursor's body encodes. */
+function wireText(kind: string, state: MergedCursorState): string {
+  const s: Record<string, EncodedPosition> = {};
+  for (const [name, p] of Object.entries(state.positions)) s[name] = encodePosition(p);
+  const wire =
+    state.scope === undefined ? { v: VERSION, k: kind, s } : { v: VERSION, k: kind, s, c: state.scope };
+  return JSON.stringify(wire);
+}
+
+function encodePosition(p: UpstreamPosition): EncodedPosition {
+  return [p.cursor, p.pages, ...p.seen];
 }
 
 function decodePosition(value: unknown): UpstreamPosition {

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { MergedCursorCodec, type MergedCursorState } from '../src/cursor.js';
+import { MAX_MERGED_CURSOR_LENGTH, MergedCursorCodec, type MergedCursorState } from '../src/cursor.js';
 import { GatewayError } from '../src/errors.js';
 import { advance, cursorDigest } from '../src/listing/page-guard.js';
 
@@ -174,5 +174,58 @@ describe('MergedCursorCodec', () => {
     expect(huge.length).toBeGreaterThan(65_536);
     expectInvalid(() => codec.decode('r', huge));
     expectInvalid(() => codec.decode('r', 'A'.repeat(100_000)));
+  });
+
+  describe('encodeWithin', () => {
+    it('encodes a state that fits exactly as encode does, leaving nothing out', () => {
+      const state = { ...st({ a: 'x'.repeat(1000), b: 'y' }), scope: 'private' };
+      expect(codec.encodeWithin('r', state)).toEqual({ cursor: codec.encode('r', state), dropped: [] });
+      expect(codec.encodeWithin('r', st({}))).toEqual({ dropped: [] });
+    });
+
+    // Regression: cursors each short enough made a merged cursor over the limit, which decode then refused
+    // (page 2 of the listing was -32602 invalid_cursor).
+    it('never makes a cursor decode refuses: it leaves out the largest positions until the rest fits', () => {
+      const cursors = {
+        a: 'a'.repeat(6_000),
+        b: 'b'.repeat(11_000),
+        c: 'c',
+        d: 'd'.repeat(11_000),
+        e: 'e'.repeat(11_000),
+        f: 'f'.repeat(11_000),
+      };
+      expect(codec.encode('r', st(cursors)).length).toBeGreaterThan(MAX_MERGED_CURSOR_LENGTH);
+      const { cursor, dropped } = codec.encodeWithin('r', st(cursors));
+      // Among equals the later in config order goes first; just enough is left out.
+      expect(dropped).toEqual(['f']);
+      expect(cursor!.length).toBeLessThanOrEqual(MAX_MERGED_CURSOR_LENGTH);
+      const { f: _f, ...kept } = cursors;
+      expect(codec.decode('r', cursor)).toEqual(st(kept));
+    });
+
+    it('counts what a cursor takes on the wire (escaped and multi-byte characters), not its length', () => {
+      // 8,000 characters each, but 6 bytes (`\u0001`) or 3 bytes (`€`) each in the JSON the cursor encodes.
+      const cursors = { a: '\u0001'.repeat(8_000), b: '€'.repeat(8_000), c: 'plain' };
+      const { cursor, dropped } = codec.encodeWithin('r', { ...st(cursors), scope: 'public' });
+      expect(dropped).toEqual(['a']);
+      expect(cursor!.length).toBeLessThanOrEqual(MAX_MERGED_CURSOR_LENGTH);
+      expect(codec.decode('r', cursor)).toEqual({ ...st({ b: cursors.b, c: 'plain' }), scope: 'public' });
+    });
+
+    it('is exact at the limit: a cursor of exactly the limit is kept, one character more is not', () => {
+      const at = (length: number) => codec.encode('r', st({ a: 'x'.repeat(length) })).length;
+      // base64 grows by 4 characters per 3 bytes: find a cursor length landing on the limit exactly.
+      let n = Math.floor(((MAX_MERGED_CURSOR_LENGTH - 17) * 3) / 4) - 100;
+      while (at(n) < MAX_MERGED_CURSOR_LENGTH) n += 1;
+      expect(at(n)).toBe(MAX_MERGED_CURSOR_LENGTH);
+      expect(codec.encodeWithin('r', st({ a: 'x'.repeat(n) })).dropped).toEqual([]);
+      expect(codec.encodeWithin('r', st({ a: 'x'.repeat(n + 1) }))).toEqual({ dropped: ['a'] });
+    });
+
+    it('leaves out every position when none fits, so the listing ends', () => {
+      expect(codec.encodeWithin('r', st({ a: 'x'.repeat(100_000), b: 'y'.repeat(100_000) }))).toEqual({
+        dropped: ['b', 'a'],
+      });
+    });
   });
 });

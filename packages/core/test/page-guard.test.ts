@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { advance, cursorDigest, type UpstreamPosition } from '../src/listing/page-guard.js';
+import { MAX_MERGED_CURSOR_LENGTH } from '../src/cursor.js';
+import {
+  advance,
+  cursorDigest,
+  MAX_UPSTREAM_CURSOR_LENGTH,
+  type UpstreamPosition,
+} from '../src/listing/page-guard.js';
 
 /**
  * Runs a merged enumeration of one upstream the way the merged listing does, one `advance` per page:
@@ -55,6 +61,17 @@ describe('advance', () => {
     let position: UpstreamPosition | undefined;
     for (const next of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) position = advance(position, next, 100).position;
     expect(position).toEqual({ cursor: 'g', pages: 7, seen: ['c', 'd', 'e', 'f'].map(cursorDigest) });
+  });
+
+  // Regression: a 200,000-character cursor was carried, and the merged cursor holding it was refused.
+  it('cuts off an upstream whose cursor is longer than the merged cursor carries, on any page', () => {
+    const longest = 'x'.repeat(MAX_UPSTREAM_CURSOR_LENGTH);
+    expect(MAX_UPSTREAM_CURSOR_LENGTH).toBeLessThan(MAX_MERGED_CURSOR_LENGTH / 4);
+    expect(advance(undefined, longest, 10)).toEqual({ position: { cursor: longest, pages: 1, seen: [] } });
+    for (const next of [`${longest}y`, 'z'.repeat(200_000)]) {
+      expect(advance(undefined, next, 10)).toEqual({ cut: 'long-cursor' });
+      expect(advance({ cursor: 'a', pages: 3, seen: [] }, next, 10)).toEqual({ cut: 'long-cursor' });
+    }
   });
 
   it('cuts off an upstream that answers with the cursor it was just given', () => {

@@ -3,7 +3,7 @@ import { mergeCacheHints } from '../cache-hints.js';
 import { cancellationOf } from '../cancellation.js';
 import type { UpstreamConfig } from '../config.js';
 import type { RequestContext } from '../context.js';
-import { MergedCursorCodec } from '../cursor.js';
+import { MAX_MERGED_CURSOR_LENGTH, MergedCursorCodec } from '../cursor.js';
 import { GatewayError } from '../errors.js';
 import type { Logger } from '../logger.js';
 import { asRecords } from '../payload.js';
@@ -12,21 +12,23 @@ import type { UpstreamConnection } from '../upstream/connection.js';
 import { originOf } from '../upstream/origin.js';
 import { offered, type UpstreamFeature, type UpstreamPool } from '../upstream/pool.js';
 import { listedIn } from '../views/listed-in.js';
-import { advance, type CutOff, type UpstreamPosition } from './page-guard.js';
+import { advance, type CutOff, MAX_UPSTREAM_CURSOR_LENGTH, type UpstreamPosition } from './page-guard.js';
 import type { ListMethod } from './walk.js';
 
 /** Key under `_meta` of merged list results naming upstreams whose entries are missing from the page. */
 export const UNAVAILABLE_META_KEY = 'switchyard/unavailable';
 
 /**
- * Key under `_meta` naming upstreams cut off from this enumeration (DESIGN §11): their cursor repeated,
- * or they reached `limits.maxPagesPerList` pages. Their later pages are not listed.
+ * Key under `_meta` naming upstreams cut off from this enumeration (DESIGN §11): their cursor repeated or
+ * was too long to carry, or they reached `limits.maxPagesPerList` pages. Their later pages are not listed.
  */
 export const TRUNCATED_META_KEY = 'switchyard/truncated';
 
 const CUT_OFF_WHY: Record<CutOff, string> = {
   'repeated-cursor': 'its nextCursor repeats one it gave before in this enumeration',
   'page-limit': 'it reached limits.maxPagesPerList pages in this enumeration',
+  'long-cursor': `its nextCursor is longer than ${MAX_UPSTREAM_CURSOR_LENGTH} characters`,
+  'cursor-room': `the upstreams' cursors together would make the merged cursor longer than ${MAX_MERGED_CURSOR_LENGTH} characters`,
 };
 
 /** One of the merged list kinds: what to ask each upstream and how its items are exposed. */
@@ -143,14 +145,7 @@ export class MergedListing {
         typeof page.nextCursor === 'string' && page.nextCursor.length > 0 ? page.nextCursor : undefined;
       const { position, cut } = advance(state.get(u.name), nextCursor, maxPages);
       if (position) next[u.name] = position;
-      if (cut) {
-        truncated.push(u.name);
-        this.#cutLog.warn(`${u.name} ${kind.method}`, 'upstream cut off from a merged listing', {
-          upstream: u.name,
-          method: kind.method,
-          why: CUT_OFF_WHY[cut],
-        });
-      }
+      if (cut) this.#cutOff(kind, u.name, cut, truncated);
     });
     const result: Record<string, unknown> = { [kind.field]: items };
     const hints = mergeCacheHints(pages);
@@ -162,13 +157,28 @@ export class MergedListing {
       result.cacheScope = scope;
     }
     if (Object.keys(next).length > 0) {
-      result.nextCursor = this.#cursors.encode(kind.cursorKind, { positions: next, scope });
+      const { cursor, dropped } = this.#cursors.encodeWithin(kind.cursorKind, { positions: next, scope });
+      for (const name of dropped) this.#cutOff(kind, name, 'cursor-room', truncated);
+      if (cursor !== undefined) result.nextCursor = cursor;
     }
     const meta: Record<string, unknown> = {};
     if (unavailable.length > 0) meta[UNAVAILABLE_META_KEY] = unavailable;
-    if (truncated.length > 0) meta[TRUNCATED_META_KEY] = truncated;
+    // In config order, those cut off for the merged cursor's room too.
+    if (truncated.length > 0) {
+      meta[TRUNCATED_META_KEY] = participants.map((u) => u.name).filter((n) => truncated.includes(n));
+    }
     if (Object.keys(meta).length > 0) result._meta = meta;
     return result;
+  }
+
+  /** `upstream`'s later pages are not listed: named in `truncated` and logged (rate-limited). */
+  #cutOff(kind: ListKind, upstream: string, cut: CutOff, truncated: string[]): void {
+    truncated.push(upstream);
+    this.#cutLog.warn(`${upstream} ${kind.method}`, 'upstream cut off from a merged listing', {
+      upstream,
+      method: kind.method,
+      why: CUT_OFF_WHY[cut],
+    });
   }
 
   /** The per-upstream state a page starts from: every upstream for the first page, else the cursor's. */
