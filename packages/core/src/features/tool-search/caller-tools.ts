@@ -45,22 +45,25 @@ export class CallerTools {
     const now = Date.now();
     const cached = this.#cache.get(key);
     if (cached && cached.generation === this.#generation && now - cached.at < FRESH_MS) return cached.tools;
-    const tools = this.#walk(ctx);
+    const walked = this.#walk(ctx);
+    const tools = walked.then((w) => w.tools);
     this.#cache.delete(key);
     this.#cache.set(key, { generation: this.#generation, at: now, tools });
     if (this.#cache.size > MAX_CALLERS) this.#cache.delete(this.#cache.keys().next().value as string);
-    // A listing that failed is not kept: the next search lists again.
-    tools.catch(() => this.#cache.get(key)?.tools === tools && this.#cache.delete(key));
+    // A listing that failed, or ended at a page that failed, is not kept: the next search lists again.
+    const forget = () => this.#cache.get(key)?.tools === tools && this.#cache.delete(key);
+    walked.then((w) => w.complete || forget(), forget);
     return tools;
   }
 
-  async #walk(ctx: RequestContext): Promise<Tools> {
+  /** The caller's tools, and whether every page was read (else they are what the pages before the failed one held). */
+  async #walk(ctx: RequestContext): Promise<{ tools: Tools; complete: boolean }> {
     const tools = new Map<string, Record<string, unknown>>();
     let cursor: string | undefined;
     for (let page = 0; page < MAX_PAGES; page++) {
       const outcome = await this.#list(listingContext(ctx, cursor));
-      // A caller refused tools/list itself may use no tool.
-      if (!outcome.ok) return tools;
+      // A caller refused tools/list itself may use no tool (none it could list on the pages it got).
+      if (!outcome.ok) return { tools, complete: false };
       for (const tool of asRecords(outcome.result.tools)) {
         if (typeof tool.name === 'string' && !isGatewayTool(tool.name)) tools.set(tool.name, tool);
       }
@@ -68,7 +71,7 @@ export class CallerTools {
       if (typeof next !== 'string' || next.length === 0) break;
       cursor = next;
     }
-    return tools;
+    return { tools, complete: true };
   }
 }
 
