@@ -7,7 +7,7 @@ import type { UpstreamPool } from '../src/upstream/pool.js';
 import { recordingLogger } from './support/recording-logger.js';
 
 // The merged listing against upstreams that answer what real ones should not: cursors too long to carry
-// (alone or together), items that are no objects. Each page is what the engine
+// (alone or together), items that are no objects, one name listed twice. Each page is what the engine
 // makes of the upstreams' answers; the upstreams are stand-ins answering `tools/list` from a table.
 
 type Json = Record<string, unknown>;
@@ -40,12 +40,13 @@ function pool(upstreams: ReturnType<typeof upstream>[]): UpstreamPool {
   } as unknown as UpstreamPool;
 }
 
-/** Tools named `<server>__<name>`. */
+/** Tools named `<server>__<name>`, one name listed once per page of an upstream. */
 const TOOLS: ListKind = {
   method: 'tools/list',
   field: 'tools',
   cursorKind: 'x',
   feature: 'tools',
+  key: 'name',
   expose: (u, item) =>
     typeof item.name === 'string' ? { ...item, name: `${u.name}__${item.name}` } : undefined,
 };
@@ -167,5 +168,37 @@ describe('merged listing: items that are no objects', () => {
     const { names, truncated } = await walk(listing);
     expect(names).toEqual(['odd__ok', 'good__a', 'odd__later']);
     expect(truncated).toEqual([]);
+  });
+});
+
+describe('merged listing: one name listed twice by one upstream', () => {
+  // Regression: `u1__dup` was listed twice, nothing logged.
+  it('lists the first of a page and leaves out the later ones, logging it once', async () => {
+    const log = recordingLogger();
+    const listing = new MergedListing(
+      pool([
+        upstream('u1', [
+          [{ name: 'dup', description: 'first' }, { name: 'dup', description: 'second' }, { name: 'ok' }],
+          [{ name: 'next' }, { name: 'next' }],
+        ]),
+        upstream('u2', [tools('dup')]),
+      ]),
+      undefined,
+      log,
+    );
+    for (let round = 0; round < 2; round++) {
+      const { pages } = await walk(listing);
+      expect(pages.map((p) => p.tools)).toEqual([
+        [{ name: 'u1__dup', description: 'first' }, { name: 'u1__ok' }, { name: 'u2__dup' }],
+        [{ name: 'u1__next' }],
+      ]);
+    }
+    expect(log.entries).toEqual([
+      {
+        level: 'warn',
+        message: 'upstream listed one name twice; the first is listed',
+        fields: { upstream: 'u1', method: 'tools/list', name: 'u1__dup' },
+      },
+    ]);
   });
 });

@@ -92,7 +92,8 @@ function forClient(
 /**
  * The list kind of a name-addressed feature: each item renamed to its exposed name, curated items left
  * out, and an item whose exposed name another upstream (or another of its own names) owns left out
- * too, so a collision never lists two items under one name.
+ * too, so a collision never lists two items under one name; nor does an upstream listing one name twice
+ * on a page (`key`).
  */
 function namedListKind(catalog: NamedCatalog, cursorKind: string): ListKind {
   const { kind, index } = catalog;
@@ -101,6 +102,7 @@ function namedListKind(catalog: NamedCatalog, cursorKind: string): ListKind {
     field: kind,
     cursorKind,
     feature: kind,
+    key: 'name',
     expose(upstream: UpstreamConnection, item: Record<string, unknown>) {
       if (typeof item.name !== 'string') return undefined;
       const exposed = index.expose(upstream.name, item.name);

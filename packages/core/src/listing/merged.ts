@@ -43,6 +43,11 @@ export interface ListKind {
    * or a test of its capabilities (an extension such as skills).
    */
   readonly feature: UpstreamFeature | ((capabilities: ServerCapabilities | undefined) => boolean);
+  /**
+   * The field that names an item within one upstream (`name`), when a name may be listed once only: an
+   * item of an upstream under a name it already listed on the page is left out (and logged).
+   */
+  readonly key?: string;
   /** The item as clients see it (renamed, rewritten), or undefined to leave it out (curated, colliding). */
   expose(upstream: UpstreamConnection, item: Record<string, unknown>): Record<string, unknown> | undefined;
 }
@@ -137,9 +142,12 @@ export class MergedListing {
       const page = outcome.value;
       if (page === undefined) return;
       pages.push(page);
+      const listed = new Set<unknown>();
       for (const raw of asRecords(page[kind.field])) {
         const item = kind.expose(u, raw);
-        if (item !== undefined && (!view || listedIn(view, kind.field, u.name, item))) items.push(item);
+        if (item === undefined || (view && !listedIn(view, kind.field, u.name, item))) continue;
+        if (kind.key !== undefined && !this.#firstOnPage(kind, u.name, item[kind.key], listed)) continue;
+        items.push(item);
       }
       const nextCursor =
         typeof page.nextCursor === 'string' && page.nextCursor.length > 0 ? page.nextCursor : undefined;
@@ -179,6 +187,24 @@ export class MergedListing {
       method: kind.method,
       why: CUT_OFF_WHY[cut],
     });
+  }
+
+  /** Whether `upstream` lists `name` first on this page (`listed` so far); a repeat is logged (rate-limited). */
+  #firstOnPage(kind: ListKind, upstream: string, name: unknown, listed: Set<unknown>): boolean {
+    if (!listed.has(name)) {
+      listed.add(name);
+      return true;
+    }
+    this.#cutLog.warn(
+      `${upstream} ${kind.method} twice`,
+      'upstream listed one name twice; the first is listed',
+      {
+        upstream,
+        method: kind.method,
+        name,
+      },
+    );
+    return false;
   }
 
   /** The per-upstream state a page starts from: every upstream for the first page, else the cursor's. */

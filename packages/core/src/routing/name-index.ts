@@ -135,6 +135,7 @@ export class NameIndex {
           const first = names.get(exposed);
           if (first === undefined) names.set(exposed, item.name);
           else if (first !== item.name) this.#collision(exposed, upstream, first, upstream, item.name);
+          else this.#repeated(exposed, upstream, item.name);
         }
       },
       maxPages,
@@ -186,6 +187,21 @@ export class NameIndex {
       `${this.kind === 'tools' ? 'tool' : 'prompt'} name collision; the first listed keeps the name`,
       [collision],
     );
+  }
+
+  /**
+   * `upstream` lists `name` more than once. A merged page lists it once (`ListKind.key`), but the merged
+   * cursor cannot carry every name seen, so a repeat on a later page is listed again: said here, once.
+   */
+  #repeated(exposed: string, upstream: string, name: string) {
+    const target = { upstream, name };
+    if (!this.#firstReport(describe(this.kind, exposed, target, target))) return;
+    const item = this.kind === 'tools' ? 'tool' : 'prompt';
+    this.#log.warn(`an upstream lists one ${item} name twice; a page lists it once, later pages again`, {
+      upstream,
+      exposed,
+      [item]: name,
+    });
   }
 
   /** Whether a collision is news: each is logged once, not again on every re-list. */
