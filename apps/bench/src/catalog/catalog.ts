@@ -113,22 +113,16 @@ interface Param {
   schema: Record<string, unknown>;
 }
 
-const PARAM = /^([a-z0-9_]+)(\[\])?([!#^]*)(?:=([A-Za-z0-9_.,-]+))?(?::(.*))?$/;
+const PARAM =
+  /^(?<name>[a-z0-9_]+)(?<array>\[\])?(?<markers>[!#^]*)(?:=(?<choices>[A-Za-z0-9_.,-]+))?(?::(?<text>.*))?$/;
 
 /** Params from `name!:description|…` (`EntitySpec.fields`); a bare name takes its description from `shared`. */
 export function parseParams(spec: string, shared: Record<string, string>): Param[] {
   if (spec.trim() === '') return [];
   return spec.split('|').map((item) => {
-    const match = PARAM.exec(item.trim());
-    if (!match) throw new Error(`bad param spec '${item}'`);
-    const [, name, array, markers = '', choices, text] = match as unknown as [
-      string,
-      string,
-      string?,
-      string?,
-      string?,
-      string?,
-    ];
+    const groups = PARAM.exec(item.trim())?.groups;
+    if (!groups?.name) throw new Error(`bad param spec '${item}'`);
+    const { name, array, markers = '', choices, text } = groups;
     const description = text ?? shared[name];
     if (description === undefined) throw new Error(`param '${name}' has no description`);
     let schema: Record<string, unknown>;

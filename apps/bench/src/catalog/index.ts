@@ -7,7 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gatewayTools, ToolSearchIndex } from '@switchyard/core';
 import { countTokens } from 'gpt-tokenizer';
-import { median, msSince, summarize } from '../measure.js';
+import { cpuSampler, median, msSince, requestLoop, summarize } from '../measure.js';
 import { type Column, columnTable, int } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
 import {
@@ -56,11 +56,7 @@ export async function runCatalogBenchmark(config: Sizes['catalog'], log: (messag
     log(`catalog: build and search at ${size} tools`);
     const sized = catalogOf(real, size);
     const { cost, index: sizedIndex } = measureBuild(sized, config.buildRuns);
-    const latency = measureSearch(sizedIndex, queries, {
-      warmup: config.warmup,
-      count: config.searches,
-      limit: config.limit,
-    });
+    const latency = await measureSearch(sizedIndex, queries, config);
     scale.push({ tools: size, build: cost, latency });
   }
   return {
@@ -108,10 +104,7 @@ export function measureQuality(index: ToolSearchIndex, labelled: readonly Labell
  * The two halves of the labelled set: even positions tune the ranking options (tune.ts), odd positions
  * are held out to report on. Interleaved, so both halves cover every server.
  */
-export function halves(labelled: readonly LabelledQuery[]): {
-  tune: LabelledQuery[];
-  heldOut: LabelledQuery[];
-} {
+export function halves(labelled: readonly LabelledQuery[]) {
   return {
     tune: labelled.filter((_, i) => i % 2 === 0),
     heldOut: labelled.filter((_, i) => i % 2 === 1),
@@ -148,57 +141,41 @@ export function measureBuild(catalog: readonly CatalogTool[], runs: number) {
 }
 
 /**
- * `count` searches of `queries` round-robin (after `warmup`), each timed on its own (ms), and this process's
- * CPU per search (ms): what a search costs whatever else the box runs, where wall-clock percentiles also
- * count time spent waiting for a core.
+ * `searches` searches of `queries` round-robin (after `warmup`), each timed on its own (ms, measure.ts's
+ * request loop, one at a time), and this process's CPU per search (ms): what a search costs whatever else
+ * the box runs, where wall-clock percentiles also count time spent waiting for a core.
  */
-export function measureSearch(
+export async function measureSearch(
   index: ToolSearchIndex,
   queries: readonly string[],
-  { warmup, count, limit }: { warmup: number; count: number; limit: number },
+  { warmup, searches, limit }: Sizes['catalog'],
 ) {
-  for (let i = 0; i < warmup; i++) index.search(queries[i % queries.length]!, { limit });
-  const samples = new Float64Array(count);
-  const cpu = process.cpuUsage();
-  for (let i = 0; i < count; i++) {
-    const start = process.hrtime.bigint();
-    index.search(queries[i % queries.length]!, { limit });
-    samples[i] = msSince(start);
-  }
-  const used = process.cpuUsage(cpu);
-  const cpuMsPerSearch = (used.user + used.system) / 1000 / count;
-  return { tools: index.size, limit, cpuMsPerSearch, ...summarize(samples) };
+  const search = async (i: number) => index.search(queries[i % queries.length]!, { limit });
+  await requestLoop(warmup, 1, search, () => {});
+  const cpu = cpuSampler()();
+  const { latencies } = await requestLoop(searches, 1, search, () => {});
+  return { tools: index.size, limit, cpuMsPerSearch: cpu(searches).client / 1000, ...summarize(latencies) };
 }
 
 /** A tool as `tools/list` hands it to a client (no `server`: that is the gateway's bookkeeping). */
-export type ListedTool = Omit<CatalogTool, 'server'>;
-
-export function listed(tool: CatalogTool): ListedTool {
-  const { server: _server, ...rest } = tool;
-  return rest;
+function listed({ server: _server, ...tool }: CatalogTool): Omit<CatalogTool, 'server'> {
+  return tool;
 }
 
 /** The `alwaysList` of the measurement: everyday tools of the real servers, present in every catalog size. */
-export const ALWAYS_LIST = ['filesystem__read_text_file', 'filesystem__write_file', 'memory__search_nodes'];
+const ALWAYS_LIST = ['filesystem__read_text_file', 'filesystem__write_file', 'memory__search_nodes'];
 
-/** The `tools/list` result in search mode for `catalog`. */
-export function searchModeListing(catalog: readonly CatalogTool[]): { tools: ListedTool[] } {
+const tokensOf = (value: unknown): number => countTokens(JSON.stringify(value));
+
+/**
+ * Tokens of the `tools/list` result in full mode (every tool of the catalog) and in search mode (the
+ * `alwaysList` tools, then the gateway's own `search_tools` and `call_tool` exactly as its `tools/list`
+ * shows them), and 1 − search / full as a percentage.
+ */
+function tokenRow(catalog: readonly CatalogTool[]) {
+  const full = tokensOf({ tools: catalog.map(listed) });
   const always = catalog.filter((tool) => ALWAYS_LIST.includes(tool.name)).map(listed);
-  // The gateway's own `search_tools` and `call_tool`, exactly as its `tools/list` shows them.
-  return { tools: [...always, ...(gatewayTools(catalog.length) as unknown as ListedTool[])] };
-}
-
-/** The `tools/list` result in full mode: every tool of the catalog. */
-export function fullListing(catalog: readonly CatalogTool[]): { tools: ListedTool[] } {
-  return { tools: catalog.map(listed) };
-}
-
-export const tokensOf = (value: unknown): number => countTokens(JSON.stringify(value));
-
-/** Tokens of the full and the search-mode tools/list, and 1 − search / full as a percentage. */
-export function tokenRow(catalog: readonly CatalogTool[]) {
-  const full = tokensOf(fullListing(catalog));
-  const search = tokensOf(searchModeListing(catalog));
+  const search = tokensOf({ tools: [...always, ...gatewayTools(catalog.length)] });
   return { tools: catalog.length, full, search, savedPercent: (1 - search / full) * 100 };
 }
 
@@ -206,7 +183,7 @@ export function tokenRow(catalog: readonly CatalogTool[]) {
  * Tokens of a `search_tools` answer carrying these tools, in `structuredContent` and as text as DESIGN
  * §13 has it (what each search then costs in context).
  */
-export function searchAnswerTokens(tools: readonly CatalogTool[]): number {
+function searchAnswerTokens(tools: readonly CatalogTool[]): number {
   const found = tools.map(listed);
   return tokensOf({
     content: [{ type: 'text', text: JSON.stringify(found) }],
