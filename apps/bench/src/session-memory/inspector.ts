@@ -2,7 +2,9 @@
  * A minimal client of a child's V8 inspector (the DevTools protocol over the WebSocket that
  * `node --inspect=127.0.0.1:0` announces on stderr): force a full GC, read `process.memoryUsage()` and take
  * heap snapshots from outside the process, so the gateway under measurement needs no hook of its own.
+ * Commands are matched to their answers by id as on any JSON-RPC channel (testkit `PendingRequests`).
  */
+import { PendingRequests } from '@switchyard/testkit/mcp';
 import WebSocket from 'ws';
 
 /** `Debugger listening on ws://…` as Node prints it when started with `--inspect`. */
@@ -17,30 +19,22 @@ export interface MemoryUsage {
   arrayBuffers: number;
 }
 
-interface Reply {
-  id?: number;
-  method?: string;
-  params?: Record<string, unknown>;
-  result?: Record<string, unknown>;
-  error?: { message: string };
-}
-
 export class Inspector {
   readonly #socket: WebSocket;
-  readonly #pending = new Map<
-    number,
-    { resolve(result: Record<string, unknown>): void; reject(error: Error): void }
-  >();
-  readonly #events = new Map<string, (params: Record<string, unknown>) => void>();
-  #nextId = 1;
+  readonly #pending = new PendingRequests();
+  /** The chunks of the heap snapshot being taken (events, without an id), while one is. */
+  #chunks: string[] | undefined;
 
   private constructor(socket: WebSocket) {
     this.#socket = socket;
-    socket.on('message', (data: Buffer) => this.#receive(JSON.parse(data.toString('utf8')) as Reply));
-    socket.on('close', () => {
-      for (const { reject } of this.#pending.values()) reject(new Error('inspector connection closed'));
-      this.#pending.clear();
+    socket.on('message', (data: Buffer) => {
+      const message = JSON.parse(data.toString('utf8')) as Record<string, unknown>;
+      if (message.id !== undefined) this.#pending.answer(message);
+      else if (message.method === 'HeapProfiler.addHeapSnapshotChunk') {
+        this.#chunks?.push(String((message.params as { chunk?: string } | undefined)?.chunk));
+      }
     });
+    socket.on('close', () => this.#pending.failAll(new Error('inspector connection closed')));
   }
 
   /** Connects to the inspector at `url` (the `ws://…` of {@link INSPECTOR_LINE}). */
@@ -52,13 +46,11 @@ export class Inspector {
     });
   }
 
-  /** Sends one protocol command and resolves with its result. */
+  /** Sends one protocol command and resolves with its result (an error answer rejects). */
   send(method: string, params: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
-    const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject });
-      this.#socket.send(JSON.stringify({ id, method, params }));
-    });
+    const { id, result } = this.#pending.open(`inspector ${method}`);
+    this.#socket.send(JSON.stringify({ id, method, params }));
+    return result;
   }
 
   /** Full garbage collections until the heap stops shrinking (weak references and finalizers settle). */
@@ -85,29 +77,16 @@ export class Inspector {
 
   /** A heap snapshot (the `.heapsnapshot` JSON text), after a GC the profiler does itself. */
   async heapSnapshot(): Promise<string> {
-    const chunks: string[] = [];
-    this.#events.set('HeapProfiler.addHeapSnapshotChunk', (params) => chunks.push(String(params.chunk)));
+    this.#chunks = [];
     try {
       await this.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
+      return this.#chunks.join('');
     } finally {
-      this.#events.delete('HeapProfiler.addHeapSnapshotChunk');
+      this.#chunks = undefined;
     }
-    return chunks.join('');
   }
 
   close(): void {
     this.#socket.close();
-  }
-
-  #receive(message: Reply): void {
-    if (message.id === undefined) {
-      if (message.method) this.#events.get(message.method)?.(message.params ?? {});
-      return;
-    }
-    const waiting = this.#pending.get(message.id);
-    if (!waiting) return;
-    this.#pending.delete(message.id);
-    if (message.error) waiting.reject(new Error(`inspector: ${message.error.message}`));
-    else waiting.resolve(message.result ?? {});
   }
 }
