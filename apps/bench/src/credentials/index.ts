@@ -11,15 +11,13 @@
  *    (memory-gateway.ts) that stores it itself.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
-import { writeFile } from 'node:fs/promises';
 import { loadavg } from 'node:os';
-import { join } from 'node:path';
 import { createLogger, type Identity, openStore } from '@switchyard/core';
 import { credentialOwner } from '@switchyard/core/listener';
 import { controlClient } from '@switchyard/testkit';
 import { LegacyHttpClient } from '@switchyard/testkit/mcp';
 import { type ManagedProcess, type RedisServer, redisMissing } from '@switchyard/testkit/process';
-import { children, jsonLine, type Log, Scope } from '../harness.js';
+import { jsonLine, type Log, Scope } from '../harness.js';
 import {
   atEach,
   type CpuPerRead,
@@ -36,7 +34,6 @@ import type { Sizes } from '../sizes.js';
 import { credentialsModules, readingKeeper, type StoredGrant } from './internals.js';
 
 type Config = Sizes['credentials'];
-type StoreKind = 'memory' | 'redis';
 
 const IDENTITY: Identity = Object.freeze({ id: 'alice', groups: [], anonymous: false });
 /** Whose grants the vault keeps them as: the kind of identity and its id (a static client here). */
@@ -104,8 +101,21 @@ async function openVault(scope: Scope, redis: RedisServer | undefined, keyPrefix
   return { store, modules, vault, logger };
 }
 
-/** a. The store's raw read vs the keeper's answer, one store, checked on every call. */
-function measureKeeper(config: Config['keeper'], kind: StoreKind, redis: RedisServer | undefined, log: Log) {
+/** Each call checked: `read` must answer `expected` (the sealed value, the access token) every time. */
+const checked =
+  <T>(what: string, read: () => Promise<T>, expected: T) =>
+  (count: number, concurrency: number) =>
+    requestLoop(count, concurrency, read, (i, value) => {
+      if (value !== expected) {
+        throw new Error(
+          `credentials: ${what} #${i} answered ${value === undefined ? 'none' : 'another value'}`,
+        );
+      }
+    });
+
+/** a. The store's raw read vs the keeper's answer, on the memory store or the Redis at `redis`. */
+function measureKeeper(config: Config['keeper'], redis: RedisServer | undefined, log: Log) {
+  const kind = redis ? 'redis' : 'memory';
   return Scope.with(async (scope) => {
     const { store, modules, vault, logger } = await openVault(scope, redis, 'bench-keeper:');
     const grant = benchGrant(IDENTITY.id);
@@ -117,30 +127,6 @@ function measureKeeper(config: Config['keeper'], kind: StoreKind, redis: RedisSe
     if (typeof sealed !== 'string' || sealed.includes(grant.accessToken.slice(-40))) {
       throw new Error(`credentials: the vault did not store a sealed grant under ${key}`);
     }
-    const ops = {
-      'store.get': (count: number, concurrency: number) =>
-        requestLoop(
-          count,
-          concurrency,
-          () => raw.get(key),
-          (i, value) => {
-            if (value !== sealed) throw new Error(`credentials: store.get #${i} read another value`);
-          },
-        ),
-      token: (count: number, concurrency: number) =>
-        requestLoop(
-          count,
-          concurrency,
-          () => keeper.token(IDENTITY, PERSONAL_UPSTREAM),
-          (i, token) => {
-            if (token !== grant.accessToken) {
-              throw new Error(
-                `credentials: token() #${i} answered ${token === undefined ? 'none' : 'another token'}`,
-              );
-            }
-          },
-        ),
-    };
     const { warmup, calls } = config.calls[kind];
     const levels = await measureCompared({
       what: `credentials: ${kind}`,
@@ -148,40 +134,44 @@ function measureKeeper(config: Config['keeper'], kind: StoreKind, redis: RedisSe
       rounds: config.rounds,
       log,
       pairs: [['token', 'store.get']],
-      variants: (['store.get', 'token'] as const).map((op) => ({
-        name: op,
-        loop: ops[op],
-        cpu: { redis: redis?.proc },
-      })),
+      variants: [
+        { name: 'store.get', loop: checked('store.get', () => raw.get(key), sealed) },
+        {
+          name: 'token',
+          loop: checked('token()', () => keeper.token(IDENTITY, PERSONAL_UPSTREAM), grant.accessToken),
+        },
+      ].map((variant) => ({ ...variant, cpu: { redis: redis?.proc } })),
       note: (run) => ` (p50 ${(run.p50 * 1000).toFixed(1)} µs p99 ${(run.p99 * 1000).toFixed(1)} µs)`,
     });
     return { store: kind, levels };
   });
 }
 
-/** b. The static header vs the vault through one gateway on `kind`'s store. */
+/** The upstream checking bearer tokens (bearer-upstream.ts): its process, its two sides and its counters. */
+type BearerUpstream = { proc: ManagedProcess; staticUrl: string; personalUrl: string; controlUrl: string };
+
+/**
+ * b. The static header vs the vault through one gateway: the CLI on the Redis at `redis`, the grant put
+ * beforehand by a vault on the same keyPrefix; without it, `runGateway` in a child that puts it itself.
+ */
 async function measureE2e(
   config: Config['e2e'],
-  kind: StoreKind,
-  upstream: { proc: ManagedProcess; staticUrl: string; personalUrl: string; controlUrl: string },
+  upstream: BearerUpstream,
   tokens: { static: string; grant: StoredGrant },
   redis: RedisServer | undefined,
   log: Log,
 ) {
-  const { static: staticToken, grant } = tokens;
+  const kind = redis ? 'redis' : 'memory';
   const gwConfig = {
     listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
     mcpServers: {
-      [SHARED]: { url: upstream.staticUrl, headers: { Authorization: `Bearer ${staticToken}` } },
+      [SHARED]: { url: upstream.staticUrl, headers: { Authorization: `Bearer ${tokens.static}` } },
       [PERSONAL_UPSTREAM]: { url: upstream.personalUrl, auth: { user: {} } },
     },
     clients: { [IDENTITY.id]: { token: CLIENT_TOKEN } },
     credentials: { key: CREDENTIALS_KEY, publicUrl: 'http://127.0.0.1' },
     ...(redis
-      ? {
-          store: { redis: { url: redis.url, keyPrefix: KEY_PREFIX } },
-          cursorSecret: CURSOR_SECRET,
-        }
+      ? { store: { redis: { url: redis.url, keyPrefix: KEY_PREFIX } }, cursorSecret: CURSOR_SECRET }
       : {}),
   };
   return Scope.with(async (scope) => {
@@ -189,17 +179,20 @@ async function measureE2e(
     if (redis) {
       await Scope.with(async (vaultScope) => {
         const { vault } = await openVault(vaultScope, redis, KEY_PREFIX);
-        await vault.put(OWNER, PERSONAL_UPSTREAM, grant);
+        await vault.put(OWNER, PERSONAL_UPSTREAM, tokens.grant);
       });
       const g = await scope.gateway([], { name: 'gateway (redis)', config: gwConfig });
       gateway = { proc: g.proc, url: g.url, runner: 'gateway CLI, store.redis' };
     } else {
-      const file = join(await children.scratchDir('switchyard-bench-credentials-'), 'switchyard.json');
-      await writeFile(file, JSON.stringify(gwConfig, null, 2), 'utf8');
-      const seed = { key: CREDENTIALS_KEY, identity: OWNER, upstream: PERSONAL_UPSTREAM, grant };
+      const seed = { config: gwConfig, owner: OWNER, upstream: PERSONAL_UPSTREAM, grant: tokens.grant };
       const env = { BENCH_CREDENTIALS: JSON.stringify(seed) };
-      const args = ['./memory-gateway.js', file];
-      const g = await scope.script('gateway (memory)', import.meta.url, args, jsonLine<{ url: string }>, env);
+      const g = await scope.script(
+        'gateway (memory)',
+        import.meta.url,
+        ['./memory-gateway.js'],
+        jsonLine<{ url: string }>,
+        env,
+      );
       gateway = { proc: g.proc, url: g.ready.url, runner: 'runGateway in a child, memory store' };
     }
     log(
@@ -212,24 +205,26 @@ async function measureE2e(
       }),
     );
     const text = filler(config.argumentBytes);
-    const targets = {
-      static: targetsOf(SHARED, 0, config.tools, true),
-      vault: targetsOf(PERSONAL_UPSTREAM, 0, config.tools, true),
-    };
-    const loop = (path: 'static' | 'vault') => (count: number, concurrency: number) =>
-      callLoop(session, targets[path], text, count, concurrency);
+    const sides = [
+      ['static', SHARED],
+      ['vault', PERSONAL_UPSTREAM],
+    ] as const;
+    const variants = sides.map(([name, server]) => {
+      const targets = targetsOf(server, 0, config.tools, true);
+      return {
+        name,
+        loop: (count: number, concurrency: number) => callLoop(session, targets, text, count, concurrency),
+        cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
+      };
+    });
+    for (const variant of variants) await variant.loop(config.prewarm, 4);
     const control = controlClient(upstream.controlUrl);
     const calls = oneCallEach(async () => (await control.stats()).requests['tools/call'] ?? 0);
-    for (const path of ['static', 'vault'] as const) await loop(path)(config.prewarm, 4);
     const levels = await measureCompared({
       what: `credentials: e2e ${kind} tools/call`,
       levels: config.levels.map((l) => ({ concurrency: l.concurrency, warmup: l.warmup, count: l.calls })),
       rounds: config.rounds,
-      variants: (['static', 'vault'] as const).map((path) => ({
-        name: path,
-        loop: loop(path),
-        cpu: { upstream: upstream.proc, gateway: gateway.proc, redis: redis?.proc },
-      })),
+      variants,
       log,
       pairs: [['vault', 'static']],
       counters: {
@@ -256,31 +251,27 @@ export async function runCredentialsBenchmark(config: Config, log: Log) {
   if (redisSkipped) log(`credentials: Redis rows skipped: ${redisSkipped}`);
   return Scope.with(async (scope) => {
     const redis = redisSkipped ? undefined : await scope.redis();
-    const keeper = [await measureKeeper(config.keeper, 'memory', undefined, log)];
-    if (redis) keeper.push(await measureKeeper(config.keeper, 'redis', redis, log));
+    // The memory store first in 10a, Redis first in 10b.
+    const stores = redis ? [undefined, redis] : [undefined];
+    const keeper = [];
+    for (const store of stores) keeper.push(await measureKeeper(config.keeper, store, log));
     const afterKeeper = loadavg();
     // The shared upstream's token is as long as the person's: both requests carry the same bytes.
-    const staticToken = benchGrant('team-service').accessToken;
-    const grant = benchGrant(IDENTITY.id);
-    const personalToken = grant.accessToken;
+    const tokens = { static: benchGrant('team-service').accessToken, grant: benchGrant(IDENTITY.id) };
     const bearer = await scope.script(
       'upstream (bearer)',
       import.meta.url,
       ['./bearer-upstream.js', '--tools', String(config.e2e.tools)],
-      jsonLine<{ staticUrl: string; personalUrl: string; controlUrl: string }>,
-      { BENCH_STATIC_TOKEN: staticToken, BENCH_PERSONAL_TOKEN: personalToken },
+      jsonLine<Omit<BearerUpstream, 'proc'>>,
+      { BENCH_STATIC_TOKEN: tokens.static, BENCH_PERSONAL_TOKEN: tokens.grant.accessToken },
     );
     const upstream = { proc: bearer.proc, ...bearer.ready };
     const e2e = [];
-    for (const kind of redis ? (['redis', 'memory'] as const) : (['memory'] as const)) {
-      const tokens = { static: staticToken, grant };
-      e2e.push(
-        await measureE2e(config.e2e, kind, upstream, tokens, kind === 'redis' ? redis : undefined, log),
-      );
-    }
+    for (const store of stores.reverse())
+      e2e.push(await measureE2e(config.e2e, upstream, tokens, store, log));
     return {
       config,
-      accessTokenChars: personalToken.length,
+      accessTokenChars: tokens.grant.accessToken.length,
       ...(redisSkipped ? { redisSkipped } : {}),
       keeper,
       e2e,

@@ -50,19 +50,10 @@ export function credentialsModules(): Promise<CredentialsModules> {
       import(new URL(`./credentials/${file}`, entry).href).catch((error: unknown) => {
         throw new Error(`cannot load the gateway's credentials/${file} (build first: pnpm build): ${error}`);
       }) as Promise<Record<string, unknown>>;
-    const [vault, keeper, keys] = await Promise.all([
-      load('vault.js'),
-      load('token-keeper.js'),
-      load('store-keys.js'),
-    ]);
-    const modules = {
-      TokenVault: vault.TokenVault,
-      TokenKeeper: keeper.TokenKeeper,
-      CREDENTIALS_SCOPE: keys.CREDENTIALS_SCOPE,
-      grantKey: keys.grantKey,
-    };
-    for (const [name, value] of Object.entries(modules)) {
-      if (value === undefined) throw new Error(`the gateway's credentials modules export no ${name}`);
+    const files = await Promise.all(['vault.js', 'token-keeper.js', 'store-keys.js'].map(load));
+    const modules: Record<string, unknown> = Object.assign({}, ...files);
+    for (const name of ['TokenVault', 'TokenKeeper', 'CREDENTIALS_SCOPE', 'grantKey']) {
+      if (modules[name] === undefined) throw new Error(`the gateway's credentials modules export no ${name}`);
     }
     return modules as unknown as CredentialsModules;
   })();

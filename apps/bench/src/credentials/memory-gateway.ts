@@ -1,26 +1,28 @@
 #!/usr/bin/env node
 /**
  * `runGateway` with its memory store for section 10, the person's grant put in its own vault (no other
- * process can reach that store). usage: node memory-gateway.js CONFIG, with BENCH_CREDENTIALS = JSON
- * `{ key, identity, upstream, grant }`; prints `{"url"}` once the grant is stored.
+ * process can reach that store). usage: node memory-gateway.js, with BENCH_CREDENTIALS = JSON
+ * `{ config, owner, upstream, grant }` (`config`: the gateway config); prints `{"url"}` once the grant is
+ * stored.
  */
 import { createLogger } from '@switchyard/core';
-import { loadConfigFile, runGateway } from 'switchyard';
+import { parseConfig, runGateway } from 'switchyard';
 import { credentialsModules, type StoredGrant } from './internals.js';
 
-const file = process.argv[2];
 const seed = JSON.parse(process.env.BENCH_CREDENTIALS ?? 'null') as {
-  key: string;
-  identity: string;
+  config: { credentials: { key: string } };
+  owner: string;
   upstream: string;
   grant: StoredGrant;
 } | null;
-if (!file || !seed) {
-  process.stderr.write('usage: memory-gateway.js CONFIG (with BENCH_CREDENTIALS set)\n');
+if (!seed) {
+  process.stderr.write('usage: memory-gateway.js (with BENCH_CREDENTIALS set)\n');
   process.exit(2);
 }
 
-const running = await runGateway(await loadConfigFile(file));
+const running = await runGateway(
+  parseConfig(seed.config, { source: 'BENCH_CREDENTIALS', baseDir: process.cwd() }),
+);
 if (running.store.driver !== 'memory' || !running.http) {
   process.stderr.write(
     `memory-gateway: expected an HTTP listener and the memory store, got ${running.store.driver}\n`,
@@ -30,10 +32,10 @@ if (running.store.driver !== 'memory' || !running.http) {
 const { TokenVault } = await credentialsModules();
 const vault = new TokenVault({
   store: running.store,
-  key: seed.key,
+  key: seed.config.credentials.key,
   logger: createLogger({ level: 'warn' }),
 });
-await vault.put(seed.identity, seed.upstream, seed.grant);
+await vault.put(seed.owner, seed.upstream, seed.grant);
 process.stdout.write(`${JSON.stringify({ url: running.http.url })}\n`);
 
 const stop = (): void => {
