@@ -18,29 +18,17 @@ export async function runReplicasBenchmark(config: Config, log: Log, result: Rep
     return result;
   }
   log('replicas: starting 3 redis-servers, 3 upstreams, 7 gateways and 2 HAProxy');
-  const deployments = await Promise.allSettled([
-    deploySharedCache(config),
-    deployRateLimit(config),
-    deploySessions(config),
-  ]);
+  // Every part starts at once (one that fails to start stops what it had), then each runs in turn.
+  const parts = [deploySharedCache(config), deployRateLimit(config), deploySessions(config)] as const;
   try {
-    const [shared, limit, sessions] = deployments.map((d) => {
-      if (d.status === 'rejected') throw d.reason;
-      return d.value;
-    }) as [
-      Awaited<ReturnType<typeof deploySharedCache>>,
-      Awaited<ReturnType<typeof deployRateLimit>>,
-      Awaited<ReturnType<typeof deploySessions>>,
-    ];
+    const [shared, limit, sessions] = await Promise.all(parts);
     result.sharedCache = await runSharedCache(config, shared, log);
     await shared.scope.close();
     result.rateLimit = await runRateLimit(config, limit, log);
     await limit.scope.close();
     result.sessionMemory = await runSessions(config, sessions, log);
   } finally {
-    await Promise.allSettled(
-      deployments.map((d) => (d.status === 'fulfilled' ? d.value.scope.close() : undefined)),
-    );
+    await Promise.allSettled(parts.map(async (part) => (await part).scope.close()));
   }
   return result;
 }
