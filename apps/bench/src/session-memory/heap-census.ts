@@ -72,10 +72,6 @@ function layout(snapshot: HeapSnapshot) {
   };
 }
 
-export function parseSnapshot(text: string): HeapSnapshot {
-  return JSON.parse(text) as HeapSnapshot;
-}
-
 function add(out: Census, group: string, bytes: number): void {
   const entry = out.get(group);
   if (entry) {

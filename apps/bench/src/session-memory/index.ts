@@ -10,8 +10,8 @@ import { redisMissing } from '@switchyard/testkit/process';
 import { type Gateway, replicaConfig, Scope } from '../harness.js';
 import { columnTable, int } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
-import { type CensusDelta, census, censusDelta, nodeIds, ownership, parseSnapshot } from './heap-census.js';
-import { INSPECTOR_LINE, Inspector, type MemoryUsage } from './inspector.js';
+import { type CensusDelta, census, censusDelta, nodeIds, ownership } from './heap-census.js';
+import { INSPECTOR_LINE, Inspector } from './inspector.js';
 
 export type SessionMemoryConfig = Sizes['sessionMemory'];
 
@@ -35,11 +35,6 @@ async function deleteSessions(sessions: readonly LegacyHttpClient[]): Promise<vo
   if (bad.length > 0) throw new Error(`DELETE of the sessions: HTTP ${JSON.stringify(statuses)}`);
 }
 
-async function settledMemory(inspector: Inspector): Promise<MemoryUsage> {
-  await inspector.collectGarbage();
-  return inspector.memoryUsage();
-}
-
 /**
  * Opens `config.sessions` idle legacy sessions on `gateway` (started with `INSPECT_ARGS`) after
  * `config.warmup` opened and deleted, reads its memory through the inspector with them and after their
@@ -58,16 +53,16 @@ export async function measureIdleSessions(
   try {
     log(`${what}: ${config.warmup} warm-up sessions`);
     await deleteSessions(await openSessions(gateway.url, config.warmup, opening));
-    const baseline = await settledMemory(inspector);
+    const baseline = await inspector.settledMemory();
 
     log(`${what}: opening ${config.sessions} idle legacy sessions`);
     const sessions = await openSessions(gateway.url, config.sessions, opening);
-    const open = await settledMemory(inspector);
-    const withSessions = parseSnapshot(await inspector.heapSnapshot());
+    const open = await inspector.settledMemory();
+    const withSessions = await inspector.heapSnapshot();
 
     await deleteSessions(sessions);
-    const deleted = await settledMemory(inspector);
-    const without = parseSnapshot(await inspector.heapSnapshot());
+    const deleted = await inspector.settledMemory();
+    const without = await inspector.heapSnapshot();
 
     const n = config.sessions;
     const delta = censusDelta(census(without), census(withSessions), n);

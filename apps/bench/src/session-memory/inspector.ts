@@ -6,6 +6,7 @@
  */
 import { PendingRequests } from '@switchyard/testkit/mcp';
 import WebSocket from 'ws';
+import type { HeapSnapshot } from './heap-census.js';
 
 /** `Debugger listening on ws://…` as Node prints it when started with `--inspect`. */
 export const INSPECTOR_LINE = /Debugger listening on (ws:\/\/\S+)/;
@@ -53,14 +54,17 @@ export class Inspector {
     return result;
   }
 
-  /** Full garbage collections until the heap stops shrinking (weak references and finalizers settle). */
-  async collectGarbage(): Promise<void> {
+  /**
+   * Full garbage collections until the heap stops shrinking (weak references and finalizers settle), at
+   * most 5; `process.memoryUsage()` after the last.
+   */
+  async settledMemory(): Promise<MemoryUsage> {
     let before = Number.POSITIVE_INFINITY;
-    for (let i = 0; i < 5; i++) {
+    for (let i = 1; ; i++) {
       await this.send('HeapProfiler.collectGarbage');
-      const used = (await this.memoryUsage()).heapUsed;
-      if (used >= before) return;
-      before = used;
+      const memory = await this.memoryUsage();
+      if (memory.heapUsed >= before || i === 5) return memory;
+      before = memory.heapUsed;
     }
   }
 
@@ -75,12 +79,12 @@ export class Inspector {
     return result.value;
   }
 
-  /** A heap snapshot (the `.heapsnapshot` JSON text), after a GC the profiler does itself. */
-  async heapSnapshot(): Promise<string> {
+  /** A heap snapshot (the parsed `.heapsnapshot` JSON), after a GC the profiler does itself. */
+  async heapSnapshot(): Promise<HeapSnapshot> {
     this.#chunks = [];
     try {
       await this.send('HeapProfiler.takeHeapSnapshot', { reportProgress: false });
-      return this.#chunks.join('');
+      return JSON.parse(this.#chunks.join('')) as HeapSnapshot;
     } finally {
       this.#chunks = undefined;
     }
