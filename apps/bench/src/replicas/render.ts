@@ -1,4 +1,4 @@
-import { comparedSection, int, intOrNa, planLine, signed, table } from '../report/format.js';
+import { columnTable, comparedSection, int, intOrNa, planLine, signed } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
 import type { ReplicasResult } from './index.js';
 import type { RedisSnapshot } from './redis-probe.js';
@@ -50,22 +50,28 @@ function part(
   );
 }
 
-/** A snapshot and its change against `base`, per session. */
-function snapshotRow(label: string, s: RedisSnapshot, base: RedisSnapshot, sessions: number): string[] {
-  const per = (now: number, then: number, digits = 0): string => {
-    const n = (now - then) / sessions;
+/** A row of 5d's table: its label, the snapshot, and the snapshot its change is taken against. */
+type SnapshotRow = readonly [label: string, now: RedisSnapshot, base: RedisSnapshot];
+
+/** 5d's table: each snapshot and its change against its base, per session. */
+function snapshotTable(rows: readonly SnapshotRow[], sessions: number): string {
+  const per = (change: number, digits = 0): string => {
+    const n = change / sessions;
     if (n === 0) return '0';
     return digits === 0 ? `${n > 0 ? '+' : ''}${int.format(n)}` : signed(n, digits);
   };
-  return [
-    label,
-    String(s.keys),
-    per(s.keys, base.keys, 2),
-    int.format(s.keyBytes),
-    per(s.keyBytes, base.keyBytes),
-    int.format(s.usedMemory),
-    per(s.usedMemory, base.usedMemory),
-  ];
+  return columnTable<SnapshotRow>(
+    [
+      ['after', 'l', ([label]) => label],
+      ['keys', 'r', ([, s]) => String(s.keys)],
+      ['Δ keys/session', 'r', ([, s, base]) => per(s.keys - base.keys, 2)],
+      ['key bytes', 'r', ([, s]) => int.format(s.keyBytes)],
+      ['Δ key B/session', 'r', ([, s, base]) => per(s.keyBytes - base.keyBytes)],
+      ['used_memory', 'r', ([, s]) => int.format(s.usedMemory)],
+      ['Δ used B/session', 'r', ([, s, base]) => per(s.usedMemory - base.usedMemory)],
+    ],
+    rows,
+  );
 }
 
 /** The key shapes that appeared between two snapshots (digits and ids masked), most first. */
@@ -140,23 +146,14 @@ export function renderReplicas(r: ReplicasResult): string[] {
         '(initialize + notifications/initialized, 2025-11-25, plain POSTs), then one resources/subscribe each, ' +
         'then DELETE each',
       '',
-      table(
+      snapshotTable(
         [
-          'after',
-          'keys',
-          'Δ keys/session',
-          'key bytes',
-          'Δ key B/session',
-          'used_memory',
-          'Δ used B/session',
+          ['(start)', m.before, m.before],
+          [`${k} sessions opened`, m.opened, m.before],
+          ['+1 subscription each', m.subscribed, m.opened],
+          ['all DELETEd', m.closed, m.before],
         ],
-        [
-          snapshotRow('(start)', m.before, m.before, k),
-          snapshotRow(`${k} sessions opened`, m.opened, m.before, k),
-          snapshotRow('+1 subscription each', m.subscribed, m.opened, k),
-          snapshotRow('all DELETEd', m.closed, m.before, k),
-        ],
-        'lrrrrrr',
+        k,
       ),
       '   Δ …/session: the change against the row before (DELETEd: against the start) ÷ the sessions; ' +
         `columns: README, 5d; read once the keys stopped moving; ${m.opened.clients} client connection(s).`,
