@@ -7,6 +7,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { gatewayTools, ToolSearchIndex } from '@switchyard/core';
 import { countTokens } from 'gpt-tokenizer';
+import type { Log } from '../harness.js';
 import { cpuSampler, median, msSince, requestLoop, summarize } from '../measure.js';
 import { type Column, columnTable, int } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
@@ -24,7 +25,7 @@ import { realTools } from './real.js';
 
 export type CatalogResult = Awaited<ReturnType<typeof runCatalogBenchmark>>;
 
-export async function runCatalogBenchmark(config: Sizes['catalog'], log: (message: string) => void) {
+export async function runCatalogBenchmark(config: Sizes['catalog'], log: Log) {
   log('catalog: listing the tools of server-filesystem, server-memory and server-everything over stdio');
   const real = await realTools();
   const generated = generatedTools(1);

@@ -7,7 +7,7 @@
 import { Agent } from 'node:http';
 import { closeSessions, type LegacyHttpClient, openSessions } from '@switchyard/testkit/mcp';
 import { redisMissing } from '@switchyard/testkit/process';
-import { type Gateway, replicaConfig, Scope } from '../harness.js';
+import { type Gateway, type Log, replicaConfig, Scope } from '../harness.js';
 import { columnTable, int } from '../report/format.js';
 import type { Sizes } from '../sizes.js';
 import { type CensusDelta, census, censusDelta, nodeIds, ownership } from './heap-census.js';
@@ -44,7 +44,7 @@ export async function measureIdleSessions(
   gateway: Gateway,
   config: SessionMemoryConfig,
   what: string,
-  log: (message: string) => void,
+  log: Log,
 ) {
   const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY });
   const opening = { agent, parallel: CONCURRENCY, clientName: (i: number) => `bench-idle-${i}` };
@@ -90,11 +90,7 @@ export async function measureIdleSessions(
 }
 
 /** `plain`, a gateway on its own; `replicas`, with `store.redis` (sealed ids, recorded state). */
-function measureOne(
-  config: SessionMemoryConfig,
-  variant: 'plain' | 'replicas',
-  log: (message: string) => void,
-) {
+function measureOne(config: SessionMemoryConfig, variant: 'plain' | 'replicas', log: Log) {
   return Scope.with(async (scope) => {
     const upstream = await scope.upstream({ name: 'mem', resources: 10 });
     const redis = variant === 'replicas' ? await scope.redis() : undefined;
@@ -107,7 +103,7 @@ function measureOne(
   });
 }
 
-export async function runSessionMemoryBenchmark(config: SessionMemoryConfig, log: (message: string) => void) {
+export async function runSessionMemoryBenchmark(config: SessionMemoryConfig, log: Log) {
   const runs = [await measureOne(config, 'plain', log)];
   // Why the replicas run was skipped (no redis-server), if it was.
   const replicasSkipped = redisMissing();
