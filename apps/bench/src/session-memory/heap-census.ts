@@ -54,20 +54,33 @@ function groupOf(type: string, name: string): string {
   }
 }
 
-/** Where each field sits in a snapshot's flat node and edge arrays. */
+/**
+ * A snapshot's nodes by index (0 … count − 1): each one's fields, read from the flat node array, and where
+ * the fields of an edge sit in the flat edge array.
+ */
 function layout(snapshot: HeapSnapshot) {
   const { node_fields: node, edge_fields: edge, node_types, edge_types } = snapshot.snapshot.meta;
+  const { nodes, strings } = snapshot;
+  const width = node.length;
+  const field = (name: string) => {
+    const at = node.indexOf(name);
+    return (n: number): number => nodes[n * width + at]!;
+  };
+  const [type, name] = [field('type'), field('name')];
+  const typeOf = (n: number): string => node_types[0][type(n)] ?? '?';
+  const nameOf = (n: number): string => strings[name(n)] ?? '';
   return {
-    width: node.length,
-    type: node.indexOf('type'),
-    name: node.indexOf('name'),
-    id: node.indexOf('id'),
-    size: node.indexOf('self_size'),
-    edgeCount: node.indexOf('edge_count'),
+    width,
+    count: nodes.length / width,
+    typeOf,
+    nameOf,
+    groupOf: (n: number): string => groupOf(typeOf(n), nameOf(n)),
+    idOf: field('id'),
+    sizeOf: field('self_size'),
+    edgeCountOf: field('edge_count'),
     edgeWidth: edge.length,
     edgeType: edge.indexOf('type'),
     toNode: edge.indexOf('to_node'),
-    nodeTypes: node_types[0],
     weak: edge_types[0].indexOf('weak'),
   };
 }
@@ -83,24 +96,15 @@ function add(out: Census, group: string, bytes: number): void {
 /** Counts the nodes of a snapshot by group. */
 export function census(snapshot: HeapSnapshot): Census {
   const l = layout(snapshot);
-  const { nodes, strings } = snapshot;
   const out: Census = new Map();
-  for (let i = 0; i < nodes.length; i += l.width) {
-    add(
-      out,
-      groupOf(l.nodeTypes[nodes[i + l.type]!] ?? '?', strings[nodes[i + l.name]!] ?? ''),
-      nodes[i + l.size]!,
-    );
-  }
+  for (let n = 0; n < l.count; n++) add(out, l.groupOf(n), l.sizeOf(n));
   return out;
 }
 
 /** The ids of every node of a snapshot. */
 export function nodeIds(snapshot: HeapSnapshot): Set<number> {
   const l = layout(snapshot);
-  const ids = new Set<number>();
-  for (let i = l.id; i < snapshot.nodes.length; i += l.width) ids.add(snapshot.nodes[i]!);
-  return ids;
+  return new Set(Array.from({ length: l.count }, (_, n) => l.idOf(n)));
 }
 
 /**
@@ -110,19 +114,14 @@ export function nodeIds(snapshot: HeapSnapshot): Set<number> {
  */
 export function ownership(snapshot: HeapSnapshot, old: Set<number>): Census {
   const l = layout(snapshot);
-  const { nodes, edges, strings } = snapshot;
-  const count = nodes.length / l.width;
-  const firstEdge = new Uint32Array(count + 1);
-  for (let n = 0; n < count; n++) {
-    firstEdge[n + 1] = firstEdge[n]! + nodes[n * l.width + l.edgeCount]! * l.edgeWidth;
-  }
-  const isNew = (n: number): boolean => !old.has(nodes[n * l.width + l.id]!);
-  const typeOf = (n: number): string => l.nodeTypes[nodes[n * l.width + l.type]!] ?? '?';
-  const nameOf = (n: number): string => strings[nodes[n * l.width + l.name]!] ?? '';
-  const owner = new Int32Array(count).fill(-1);
+  const { edges } = snapshot;
+  const firstEdge = new Uint32Array(l.count + 1);
+  for (let n = 0; n < l.count; n++) firstEdge[n + 1] = firstEdge[n]! + l.edgeCountOf(n) * l.edgeWidth;
+  const isNew = (n: number): boolean => !old.has(l.idOf(n));
+  const owner = new Int32Array(l.count).fill(-1);
   let queue: number[] = [];
-  for (let n = 0; n < count; n++) {
-    if (isNew(n) && typeOf(n) === 'object' && !PARTS.has(nameOf(n))) {
+  for (let n = 0; n < l.count; n++) {
+    if (isNew(n) && l.typeOf(n) === 'object' && !PARTS.has(l.nameOf(n))) {
       owner[n] = n;
       queue.push(n);
     }
@@ -141,11 +140,10 @@ export function ownership(snapshot: HeapSnapshot, old: Set<number>): Census {
     queue = next;
   }
   const out: Census = new Map();
-  for (let n = 0; n < count; n++) {
+  for (let n = 0; n < l.count; n++) {
     if (!isNew(n)) continue;
-    const size = nodes[n * l.width + l.size]!;
     const o = owner[n]!;
-    add(out, o === -1 ? `(unowned) ${groupOf(typeOf(n), nameOf(n))}` : nameOf(o), size);
+    add(out, o === -1 ? `(unowned) ${l.groupOf(n)}` : l.nameOf(o), l.sizeOf(n));
   }
   return out;
 }
