@@ -21,11 +21,23 @@ export async function resolve(
   context: ResolveContext,
   nextResolve: NextResolve,
 ): Promise<Resolved> {
+  // Read first: Node merges the context given to `nextResolve` into the one it passed here.
+  const importer = context.parentURL;
   try {
     return await nextResolve(specifier, context);
   } catch (error) {
     const notFound = (error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND';
     if (!notFound || gateway === undefined || !CORE.test(specifier)) throw error;
-    return nextResolve(specifier, { ...context, parentURL: gateway });
+    try {
+      return await nextResolve(specifier, { ...context, parentURL: gateway });
+    } catch (fallback) {
+      // Named as the plugin's import (a subpath core does not export), not as one of the gateway's.
+      const failed = new Error(
+        `Cannot import '${specifier}' in ${importer ?? 'a plugin'}: its folder has no ` +
+          `@switchyard/core, and the gateway's refused it: ${(fallback as Error).message}`,
+      );
+      Object.assign(failed, { code: (fallback as { code?: string }).code });
+      throw failed;
+    }
   }
 }

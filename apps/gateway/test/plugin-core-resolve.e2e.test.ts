@@ -1,7 +1,15 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { Cleanup, connectHttp, httpUpstream, startGateway, tempDir } from './support/harness.js';
+import {
+  Cleanup,
+  connectHttp,
+  httpUpstream,
+  spawnGateway,
+  startGateway,
+  tempDir,
+  writeConfig,
+} from './support/harness.js';
 import { callTool } from './support/wild.js';
 
 // A plugin loaded by path, kept where no `@switchyard/core` resolves from its folder (a scratch dir under
@@ -47,5 +55,18 @@ describe('a plugin loaded by path with no @switchyard/core of its own', () => {
     expect(await callTool(client, tools[0]!.name)).toMatchObject({
       error: { code: -32017, message: 'Closed today: retry tomorrow.', data: { reason: 'closed_today' } },
     });
+  });
+
+  it('names the plugin, not the gateway, when it imports a subpath core does not export', async () => {
+    // Found from outside: the error said the gateway's own module imported it.
+    const dir = await tempDir(cleanup);
+    const file = join(dir, 'wrong-subpath.js');
+    await writeFile(file, "import '@switchyard/core/nope';\nexport default {};\n");
+    const config = await writeConfig(cleanup, { mcpServers: {}, plugins: [[file, {}]] });
+    const check = spawnGateway(cleanup, ['check', '--config', config]);
+    expect(await check.exited).toBe(2);
+    expect(check.stderr()).toContain(
+      `Cannot import '@switchyard/core/nope' in file://${file}: its folder has no @switchyard/core`,
+    );
   });
 });
