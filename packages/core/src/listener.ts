@@ -18,6 +18,7 @@ export {
 } from './downstream/jsonrpc.js';
 export { ListenGate } from './downstream/listen-gate.js';
 export { ListenTracker, listenedUris } from './downstream/listen-tracker.js';
+export { messageJson } from './downstream/message-json.js';
 export {
   answerModern,
   MODERN_VERSIONS,

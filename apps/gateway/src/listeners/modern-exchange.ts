@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ModernResponse } from '@switchyard/core/listener';
+import { type ModernResponse, messageJson } from '@switchyard/core/listener';
 
 /**
  * One 2026-07-28 request's HTTP response: plain JSON when its answer is all there is to say, an SSE
@@ -42,7 +42,7 @@ export class ModernExchange {
     if (res.writableEnded || res.destroyed) return;
     if (this.#streaming) return void res.end(event(response));
     const code = 'error' in response ? response.error.code : undefined;
-    const text = JSON.stringify(response);
+    const text = messageJson(response);
     res.writeHead(code === -32020 || code === -32021 ? 400 : 200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(text),
@@ -52,5 +52,5 @@ export class ModernExchange {
 }
 
 function event(message: unknown): string {
-  return `event: message\ndata: ${JSON.stringify(message)}\n\n`;
+  return `event: message\ndata: ${messageJson(message)}\n\n`;
 }

@@ -10,6 +10,7 @@ import {
   type AnsweringTransport,
   errorResponse,
   type InboundMessageInfo,
+  messageJson,
   type ResumableStreamInfo,
 } from '@switchyard/core/listener';
 import { type EventStoreLimits, SessionEventStore, type StoredEvent, type StreamLog } from './event-store.js';
@@ -315,7 +316,7 @@ export class SessionHttpTransport implements Transport, AnsweringTransport {
   }
 
   #emit(log: StreamLog<Owner>, message: JSONRPCMessage): void {
-    const data = JSON.stringify(message);
+    const data = messageJson(message);
     const id = this.#store.append(log, data);
     const channel = log.owner.channel;
     if (channel?.open) channel.event(id, data);
@@ -340,7 +341,7 @@ export class SessionHttpTransport implements Transport, AnsweringTransport {
 
   /** A POST's JSON answer: one response, or a batch's. */
   #answerJson(res: ServerResponse, body: JSONRPCMessage | JSONRPCMessage[] | undefined): void {
-    const payload = JSON.stringify(body);
+    const payload = messageJson(body);
     res.writeHead(200, {
       'content-type': 'application/json',
       'content-length': Buffer.byteLength(payload),

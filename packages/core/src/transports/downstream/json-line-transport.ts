@@ -1,5 +1,6 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import { decodeFrame, parseError } from '../../downstream/jsonrpc.js';
+import { messageJson } from '../../downstream/message-json.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../../json-depth.js';
 
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -86,7 +87,7 @@ export class JsonLineTransport implements Transport {
   send(message: JSONRPCMessage): Promise<void> {
     if (this.#closed) return Promise.resolve();
     return new Promise((resolve) => {
-      if (this.#output.write(`${JSON.stringify(message)}\n`)) resolve();
+      if (this.#output.write(`${messageJson(message)}\n`)) resolve();
       else this.#output.once('drain', resolve);
     });
   }

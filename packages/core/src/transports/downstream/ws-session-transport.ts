@@ -1,6 +1,7 @@
 import type { JSONRPCMessage, Transport } from '@modelcontextprotocol/server';
 import type WebSocket from 'ws';
 import { decodeFrame } from '../../downstream/jsonrpc.js';
+import { messageJson } from '../../downstream/message-json.js';
 import { DEFAULT_MAX_JSON_DEPTH } from '../../json-depth.js';
 import { KEEP_ALIVE_MS, keepAlive } from '../websocket.js';
 
@@ -76,7 +77,7 @@ export class WebSocketSessionTransport implements Transport {
       this.#finish();
       return;
     }
-    socket.send(JSON.stringify(message));
+    socket.send(messageJson(message));
   }
 
   async close(): Promise<void> {
