@@ -77,3 +77,22 @@ describe('a plugin answering what JSON cannot write', () => {
     expect(await call(client, 'fine')).toMatchObject({ structuredContent: expect.anything() });
   }, 30_000);
 });
+
+// Found from outside: params JSON cannot write (a plugin's request hook put a BigInt or a cycle into the
+// arguments) failed the send, which was taken for a broken connection: the shared HTTP upstream went to
+// backoff, and every other session's calls failed -32003 until it reconnected.
+describe('a plugin putting what JSON cannot write into the params', () => {
+  it.each(['argsBigInt', 'argsCycle'])(
+    'fails that request -32603 internal (%s); the upstream stays connected for everyone',
+    async (mode) => {
+      const careless = await connectHttp(shared, gw.url, 'careless');
+      const other = await connectHttp(shared, gw.url, 'other');
+      await expect(call(careless, mode)).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringContaining("request's params cannot be serialized"),
+        data: { reason: 'internal', upstream: 'docs' },
+      });
+      expect(await call(other, 'fine')).toMatchObject({ structuredContent: expect.anything() });
+    },
+  );
+});

@@ -1,5 +1,6 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { ErrorCode, GatewayError, type GatewayErrorData, isResourceNotFound } from '../src/errors.js';
+import { mapUpstreamError } from '../src/upstream/errors.js';
 
 /** An Error carrying a JSON-RPC code, like the SDK's ProtocolError. */
 class RpcError extends Error {
@@ -190,5 +191,35 @@ describe('an invalid upstream result', () => {
       expect(message).toContain('The handshake failed; the gateway tries again with backoff.');
       expect(message).not.toContain('stays connected');
     }
+  });
+});
+
+// Found from outside: a plugin's BigInt in the arguments made the send throw, taken for a broken connection.
+describe('an upstream request whose params JSON cannot write', () => {
+  it('fails that request -32603 internal, without calling the connection broken', () => {
+    const broken = vi.fn();
+    const cyclic: Record<string, unknown> = {};
+    cyclic.self = cyclic;
+    for (const params of [{ arguments: { n: 1n } }, { arguments: cyclic }]) {
+      const error = mapUpstreamError(new TypeError('Do not know how to serialize a BigInt'), {
+        upstream: 'docs',
+        method: 'tools/call',
+        signal: undefined,
+        timeoutMs: 1000,
+        params,
+        broken,
+      });
+      expect(error).toMatchObject({ code: -32603, data: { reason: 'internal', upstream: 'docs' } });
+    }
+    expect(broken).not.toHaveBeenCalled();
+    mapUpstreamError(new TypeError('fetch failed'), {
+      upstream: 'docs',
+      method: 'tools/call',
+      signal: undefined,
+      timeoutMs: 1000,
+      params: { arguments: {} },
+      broken,
+    });
+    expect(broken).toHaveBeenCalledOnce();
   });
 });

@@ -343,7 +343,7 @@ export class UpstreamConnection {
     } catch (error) {
       if (options.deadline?.expired)
         throw GatewayError.upstreamTimeout(this.name, method, this.config.timeoutMs);
-      throw this.#mapError(error, method, options.signal);
+      throw this.#mapError(error, method, options.signal, params);
     }
   }
 
@@ -366,11 +366,17 @@ export class UpstreamConnection {
     );
   }
 
-  #mapError(error: unknown, method: string, signal: CancelSignal | undefined): GatewayError {
+  #mapError(
+    error: unknown,
+    method: string,
+    signal: CancelSignal | undefined,
+    params?: unknown,
+  ): GatewayError {
     return mapUpstreamError(error, {
       upstream: this.name,
       method,
       signal,
+      params,
       timeoutMs: this.config.timeoutMs,
       // A broken HTTP-ish connection is dropped and reconnected; a stdio child reports its own death.
       broken: this.config.transport.kind === 'stdio' ? undefined : (e) => this.#markBroken(e),

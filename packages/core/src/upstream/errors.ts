@@ -1,6 +1,6 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import type { CancelSignal } from '../cancellation.js';
-import { GatewayError } from '../errors.js';
+import { ErrorCode, GatewayError } from '../errors.js';
 
 /** The message of an error and, when it adds something, its cause's: for logs and error details. */
 export function errorText(error: unknown): string {
@@ -30,9 +30,9 @@ const INVALID_ANSWER = new Set<string>([
 /**
  * What a failed upstream request means to the gateway: the upstream's own JSON-RPC error (kept, with the
  * upstream named), `cancelled`, `upstream_timeout`, `upstream_invalid_result` for an answer that is not a
- * result of its method, `upstream_error` for an HTTP error page, or `upstream_unavailable` for a broken
- * connection. Only the last one is the connection's failure (`broken`); everything else costs the one
- * request (DESIGN §11).
+ * result of its method, `upstream_error` for an HTTP error page, -32603 `internal` for params JSON cannot
+ * write (the request never left), or `upstream_unavailable` for a broken connection. Only the last one is
+ * the connection's failure (`broken`); everything else costs the one request (DESIGN §11).
  */
 export function mapUpstreamError(
   error: unknown,
@@ -41,6 +41,8 @@ export function mapUpstreamError(
     method: string;
     signal: CancelSignal | undefined;
     timeoutMs: number;
+    /** What was sent: checked only once the send failed, for what JSON cannot write. */
+    params?: unknown;
     /** Called when the error means the connection itself is broken. */
     broken?: (error: unknown) => void;
   },
@@ -57,6 +59,8 @@ export function mapUpstreamError(
       },
     );
   }
+  const unsent = unwritableParams(call.params, call.upstream);
+  if (unsent) return unsent;
   if (error instanceof SdkError) {
     if (error.code === SdkErrorCode.RequestTimeout) {
       return GatewayError.upstreamTimeout(call.upstream, call.method, call.timeoutMs);
@@ -80,4 +84,22 @@ export function mapUpstreamError(
 function invalidDetail(message: string): string {
   const why = message.replace(/^Invalid result for [^:]+:\s*/, '');
   return why.length > 300 ? `${why.slice(0, 300)}…` : why;
+}
+
+/**
+ * The request's params as JSON failed to serialize (a plugin's hook put a cycle, a BigInt or nesting too
+ * deep into them), so the send threw before anything left: that request's own failure, not the
+ * connection's (it was taken for a broken one, and a shared upstream went to backoff for every session).
+ */
+function unwritableParams(params: unknown, upstream: string): GatewayError | undefined {
+  try {
+    JSON.stringify(params);
+    return undefined;
+  } catch (error) {
+    return new GatewayError(
+      ErrorCode.InternalError,
+      `Internal gateway error: the request's params cannot be serialized as JSON (${errorText(error)}), so it was not sent to upstream '${upstream}', which stays connected. A plugin's request or upstreamCall hook most likely put a value with a cycle, a BigInt or nesting too deep into them: report it to the plugin's maintainers.`,
+      { reason: 'internal', upstream },
+    );
+  }
 }
