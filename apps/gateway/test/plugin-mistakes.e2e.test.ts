@@ -96,3 +96,67 @@ describe('a plugin putting what JSON cannot write into the params', () => {
     },
   );
 });
+
+// Found from outside: a code thrown or answered by a plugin reached the client unchanged (14, 200, 123.5,
+// the specification's -32042; -32021 even became HTTP 400 on 2026-07-28), without data.reason; a thrown
+// exception's own text (a connection string, a token) went to the caller and nowhere else, the plugin
+// unnamed; `{ ok: false }` said "undefined", a thrown object "[object Object]", and an upstreamCall hook
+// answering null was told about request hooks.
+describe("a plugin's own mistakes", () => {
+  const named = { code: -32603, data: { reason: 'internal', plugin: 'acme-careless' } };
+
+  // First of the throws in this file: the warning is written once per plugin and hook in 10 s.
+  it('log a thrown exception, naming the plugin, and keep its text from the caller', async () => {
+    const client = await connectHttp(shared, gw.url);
+    const logged = gw.waitForLine(/WARN.*plugin request hook failed.*hunter2/, {
+      stream: 'stderr',
+      timeoutMs: 10_000,
+    });
+    const error = await call(client, 'throwSecret').catch((e: unknown) => e as Error);
+    expect(error).toMatchObject({
+      ...named,
+      message: expect.stringContaining("plugin acme-careless's request hook"),
+    });
+    expect(error.message).not.toContain('hunter2');
+    expect(JSON.stringify(error)).not.toContain('hunter2');
+    expect((await logged)[0]).toContain('acme-careless');
+  });
+
+  it.each(['throwCode200', 'throwCode14', 'throwCodeSpec', 'throwCode21', 'errFractional', 'errSpec'])(
+    'fail the request -32603 internal naming the plugin, not with its code (%s)',
+    async (mode) => {
+      const client = await connectHttp(shared, gw.url);
+      await expect(call(client, mode)).rejects.toMatchObject({
+        ...named,
+        message: expect.stringContaining('acme-careless'),
+      });
+    },
+  );
+
+  it('answer a 2026-07-28 client -32603 with HTTP 200, never the spec code and its status', async () => {
+    const client = await connectModernHttp(shared, gw.url);
+    await expect(call(client, 'throwCode21')).rejects.toMatchObject(named);
+    await expect(call(client, 'throwCodeSpec')).rejects.toMatchObject(named);
+  });
+
+  it("keep an error the plugin registered or made with core's factories", async () => {
+    const client = await connectHttp(shared, gw.url);
+    await expect(call(client, 'refuse')).rejects.toMatchObject({
+      code: -32007,
+      message: 'not you',
+      data: { reason: 'forbidden' },
+    });
+  });
+
+  it.each([
+    ['okFalseNoError', '{ ok: false } without an error'],
+    ['throwObject', 'a value that is no Error (object)'],
+    ['throwUndefined', 'a value that is no Error (undefined)'],
+    ['upstreamNull', "upstreamCall hook answered null; an upstreamCall hook must return next()'s outcome"],
+  ])('say what the plugin did (%s)', async (mode, said) => {
+    const client = await connectHttp(shared, gw.url);
+    const error = await call(client, mode).catch((e: unknown) => e as Error);
+    expect(error).toMatchObject({ ...named, message: expect.stringContaining(said) });
+    expect(error.message).not.toMatch(/\[object Object\]|error: undefined/);
+  });
+});

@@ -55,8 +55,9 @@ export function compose<C>(
 }
 
 /**
- * What a layer answered, as an outcome: a plugin's mistake (no outcome, `ok: true` without an object
- * result, an error that is no `GatewayError`) fails its request with a clear error instead of reaching
+ * What a layer answered, as an outcome: a mistake (no outcome, `ok: true` without an object result,
+ * `ok: false` without an error, an error that is no `GatewayError`; a plugin's hook is held to the same
+ * contract, naming the plugin, by `guardedHook`) fails its request with a clear error instead of reaching
  * the wire as it is (a result the era mapping cannot read took the gateway down; an error without a
  * code is no JSON-RPC error).
  */
@@ -70,6 +71,7 @@ function asOutcome(value: unknown): Outcome {
     );
   }
   if (outcome?.ok === false) {
+    if (outcome.error === undefined) return noOutcome('{ ok: false } without an error');
     return outcome.error instanceof GatewayError
       ? (value as Outcome)
       : { ok: false, error: GatewayError.fromUnknown(outcome.error) };
@@ -82,7 +84,7 @@ function noOutcome(what: string): Outcome {
     ok: false,
     error: new GatewayError(
       ErrorCode.InternalError,
-      `Internal gateway error: a request layer answered ${what}; a plugin's request hook must return next()'s outcome, { ok: true, result: {…} } or { ok: false, error }.`,
+      `Internal gateway error: a layer answered ${what}; a layer must return next()'s outcome, { ok: true, result: {…} } or { ok: false, error }.`,
       { reason: 'internal' },
     ),
   };

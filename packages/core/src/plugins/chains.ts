@@ -2,6 +2,7 @@ import type { RequestContext, RequestMiddleware } from '../context.js';
 import { errorForEra } from '../downstream/era.js';
 import type { Logger } from '../logger.js';
 import { compose, type Outcome } from '../middleware.js';
+import { RateLimitedLog } from '../rate-limited-log.js';
 import type { GatewayStats } from '../stats/recorder.js';
 import type { GatewayTelemetry } from '../telemetry.js';
 import { callChain } from '../upstream/call-chain.js';
@@ -24,8 +25,10 @@ export interface ChainParts {
  * -32002 or -32602 for a missing resource).
  */
 export function pluginChains(parts: ChainParts): (plugins: readonly LoadedPlugin[]) => PluginChains {
+  // A plugin's mistakes are logged once per plugin, hook and kind in a while, across reloads.
+  const noise = new RateLimitedLog(parts.log);
   return (plugins) => {
-    const hooks = pluginHooks(plugins);
+    const hooks = pluginHooks(plugins, noise);
     return {
       run: compose([...hooks.request, ...parts.middleware], parts.dispatch, (error, ctx) =>
         errorForEra(error, ctx.client),

@@ -1,6 +1,7 @@
 import semver from 'semver';
 import type { RequestMiddleware } from '../context.js';
 import type { Logger } from '../logger.js';
+import type { RateLimitedLog } from '../rate-limited-log.js';
 import { MemoryStore } from '../store/memory.js';
 import type { Store } from '../store/store.js';
 import { telemetryApi } from '../telemetry.js';
@@ -18,6 +19,7 @@ import {
 } from './define.js';
 import { PluginError } from './error.js';
 import { PluginEventBus } from './events.js';
+import { guardedHook } from './hook-guard.js';
 import { runCloseHooks } from './lifecycle.js';
 import { validateOptions } from './options.js';
 import type { UpstreamCallMiddleware } from './upstream-call.js';
@@ -312,13 +314,13 @@ function checked(entry: PluginEntry, loaded: readonly { name: string }[]): Switc
 }
 
 /** The hooks of loaded plugins, in the shapes the gateway consumes. */
-export function pluginHooks(plugins: readonly LoadedPlugin[]) {
+export function pluginHooks(plugins: readonly LoadedPlugin[], noise: RateLimitedLog) {
   return {
     request: plugins.flatMap((p) =>
-      p.hooks.request ? [named(p.name, p.hooks.request)] : [],
+      p.hooks.request ? [guardedHook(p.name, 'request', p.hooks.request, noise)] : [],
     ) as RequestMiddleware[],
     upstreamCall: plugins.flatMap((p) =>
-      p.hooks.upstreamCall ? [p.hooks.upstreamCall] : [],
+      p.hooks.upstreamCall ? [guardedHook(p.name, 'upstreamCall', p.hooks.upstreamCall, noise)] : [],
     ) as UpstreamCallMiddleware[],
     /** Runs every plugin's hook; resolves when the ones that returned a promise settle (undefined: none did). */
     notification: (n: UpstreamNotification, log: Logger): Promise<void> | undefined => {
@@ -337,12 +339,6 @@ export function pluginHooks(plugins: readonly LoadedPlugin[]) {
       return pending.length > 0 ? Promise.all(pending).then(() => {}) : undefined;
     },
   };
-}
-
-/** Names the middleware after its plugin, so stack traces and logs say which plugin ran. */
-function named(name: string, middleware: RequestMiddleware): RequestMiddleware {
-  Object.defineProperty(middleware, 'name', { value: `plugin:${name}` });
-  return middleware;
 }
 
 function isPromiseLike(value: unknown): value is PromiseLike<unknown> {
