@@ -108,6 +108,38 @@ describe('validateOptions', () => {
     });
   });
 
+  // Found from outside: a hand-written schema's malformed issues stopped the start with a bare TypeError
+  // (exit 1) instead of a coded PluginError (exit 2).
+  it('refuses options a hand-written schema answers with malformed issues, saying what it can', () => {
+    const sloppy = schema(
+      () =>
+        ({
+          issues: [
+            { message: 'bad size', path: 'size' },
+            null,
+            { message: undefined, path: [{ key: { a: 1 } }, Symbol('s'), 5] },
+          ],
+        }) as unknown as StandardSchemaV1.Result<unknown>,
+    );
+    const error = failure(() => validateOptions('acme', sloppy, { size: 'x' }));
+    expect(error.code).toBe('PLUGIN_INVALID_OPTIONS');
+    expect(error.message).toBe(
+      'Plugin acme: options.size: bad size, got "x"; options: the schema reported an issue that is no object (null); options["{\\"a\\":1}"][Symbol(s)][5]: refused (the schema gave no message), got nothing',
+    );
+    const silent = schema(() => ({ issues: [] }));
+    expect(failure(() => validateOptions('acme', silent, {}))).toMatchObject({
+      code: 'PLUGIN_INVALID_OPTIONS',
+      message: 'Plugin acme: options: refused by the schema, which said nothing about why',
+    });
+  });
+
+  it('refuses a schema whose answer is no result, or whose issues are no array', () => {
+    for (const answer of [undefined, null, 42, { issues: 'bad' }, { issues: { 0: 'x' } }]) {
+      const odd = schema(() => answer as unknown as StandardSchemaV1.Result<unknown>);
+      expect(failure(() => validateOptions('acme', odd, {})).code).toBe('PLUGIN_INVALID');
+    }
+  });
+
   it('refuses an asynchronous schema: options schemas must validate synchronously', () => {
     const later = schema(async () => ({ value: {} }));
     const error = failure(() => validateOptions('acme', later, {}));

@@ -52,8 +52,26 @@ export function validateOptions<Output>(
       `Plugin ${where}: its options schema validates asynchronously; an options schema must be synchronous (do checks that need I/O in setup).`,
     );
   }
-  if (!result.issues) return result.value;
-  const problems = result.issues.flatMap((issue) => describeIssue(issue, raw));
+  // A hand-written schema may answer anything: what is no result is the schema's fault (PLUGIN_INVALID),
+  // and issues that are not well formed still refuse the options, said as well as they can be.
+  if (typeof result !== 'object' || result === null) {
+    throw new PluginError(
+      'PLUGIN_INVALID',
+      plugin,
+      `Plugin ${where}: its options schema's validate returned ${result === null ? 'null' : typeof result}, not { value } or { issues }.`,
+    );
+  }
+  const { issues } = result as { issues?: unknown };
+  if (issues === undefined || issues === null) return (result as { value: Output }).value;
+  if (!Array.isArray(issues)) {
+    throw new PluginError(
+      'PLUGIN_INVALID',
+      plugin,
+      `Plugin ${where}: its options schema answered "issues" that are not an array (${typeof issues}).`,
+    );
+  }
+  const problems = issues.flatMap((issue: unknown) => describeIssue(issue, raw));
+  if (problems.length === 0) problems.push('options: refused by the schema, which said nothing about why');
   throw new PluginError('PLUGIN_INVALID_OPTIONS', plugin, `Plugin ${where}: ${problems.join('; ')}`);
 }
 
@@ -63,18 +81,38 @@ type Path = readonly PropertyKey[];
  * One issue as `options.<path>: <message>, got <value>`. An issue listing unrecognized keys (zod's
  * `unrecognized_keys` carries them in `keys`) becomes one line per key, at that key's own path.
  */
-function describeIssue(issue: StandardSchemaV1.Issue, raw: unknown): string[] {
-  const path: Path = (issue.path ?? []).map((segment) =>
-    typeof segment === 'object' && segment !== null ? segment.key : segment,
-  );
+function describeIssue(reported: unknown, raw: unknown): string[] {
+  if (typeof reported !== 'object' || reported === null) {
+    return [`options: the schema reported an issue that is no object (${show(reported)})`];
+  }
+  const issue = reported as Partial<StandardSchemaV1.Issue>;
+  const message =
+    typeof issue.message === 'string' && issue.message.length > 0
+      ? issue.message
+      : 'refused (the schema gave no message)';
+  const path = issuePath(issue.path);
   const keys = unknownKeys(issue);
-  if (keys) return keys.map((key) => `${pathText([...path, key])}: ${issue.message}`);
-  if (path.length === 0) return [`${pathText(path)}: ${issue.message}`];
+  if (keys) return keys.map((key) => `${pathText([...path, key])}: ${message}`);
+  if (path.length === 0) return [`${pathText(path)}: ${message}`];
   const value = valueAt(raw, path);
-  return [`${pathText(path)}: ${issue.message}, got ${value === undefined ? 'nothing' : show(value)}`];
+  return [`${pathText(path)}: ${message}, got ${value === undefined ? 'nothing' : show(value)}`];
 }
 
-function unknownKeys(issue: StandardSchemaV1.Issue): string[] | undefined {
+/** An issue's path as keys: segments are keys or `{ key }`; anything else a schema gives reads as text. */
+function issuePath(path: unknown): Path {
+  if (!Array.isArray(path)) return path === undefined || path === null ? [] : [keyOf(path)];
+  return path.map((segment: unknown) =>
+    keyOf(typeof segment === 'object' && segment !== null ? (segment as { key?: unknown }).key : segment),
+  );
+}
+
+function keyOf(value: unknown): PropertyKey {
+  return typeof value === 'string' || typeof value === 'number' || typeof value === 'symbol'
+    ? value
+    : show(value);
+}
+
+function unknownKeys(issue: object): string[] | undefined {
   const { code, keys } = issue as { code?: unknown; keys?: unknown };
   if (code !== 'unrecognized_keys' || !Array.isArray(keys) || keys.length === 0) return undefined;
   return keys.map(String);
