@@ -161,7 +161,7 @@ export function buildRecord(observation: Observation): AuditRecord {
 
 /** The exposed URI a request names: `params.uri`, or `params.ref.uri` (completions). */
 export function requestUri(ctx: Pick<RequestContext, 'params'>): string | undefined {
-  const { uri, ref } = ctx.params;
+  const { uri, ref } = paramsOf(ctx);
   if (typeof uri === 'string') return uri;
   if (typeof ref === 'object' && ref !== null && typeof (ref as { uri?: unknown }).uri === 'string') {
     return (ref as { uri: string }).uri;
@@ -171,7 +171,7 @@ export function requestUri(ctx: Pick<RequestContext, 'params'>): string | undefi
 
 /** The exposed tool or prompt name a request names (`params.name`, or `params.ref.name` of a prompt completion). */
 function requestName(ctx: Pick<RequestContext, 'method' | 'params'>) {
-  const { name, ref } = ctx.params;
+  const { name, ref } = paramsOf(ctx);
   if (ctx.method === 'tools/call' && typeof name === 'string') return { kind: 'tool' as const, name };
   if (ctx.method === 'prompts/get' && typeof name === 'string') return { kind: 'prompt' as const, name };
   if (isRecord(ref) && ref.type === 'ref/prompt' && typeof ref.name === 'string') {
@@ -183,10 +183,10 @@ function requestName(ctx: Pick<RequestContext, 'method' | 'params'>) {
 /** The completion argument, and the tool or prompt arguments when they are to be recorded. */
 function requestParams(ctx: Pick<RequestContext, 'method' | 'params'>, withArguments: boolean) {
   if (ctx.method === 'completion/complete') {
-    const argument = completionArgument(ctx.params.argument);
+    const argument = completionArgument(paramsOf(ctx).argument);
     return argument === undefined ? undefined : { argument };
   }
-  const args = ctx.params.arguments;
+  const args = paramsOf(ctx).arguments;
   if (!withArguments || (ctx.method !== 'tools/call' && ctx.method !== 'prompts/get') || !isRecord(args)) {
     return undefined;
   }
@@ -195,6 +195,15 @@ function requestParams(ctx: Pick<RequestContext, 'method' | 'params'>, withArgum
   return {
     arguments: `[OMITTED: ${bytes === undefined ? 'not JSON' : `${bytes} bytes`}, over ${MAX_ARGUMENTS_BYTES}]`,
   };
+}
+
+/**
+ * The request's params as the record reads them: an inner plugin may have replaced `ctx.params` with
+ * something that is no object (`null`), and the record is still written, without what they would say.
+ */
+function paramsOf(ctx: Pick<RequestContext, 'params'>): Record<string, unknown> {
+  const params: unknown = ctx.params;
+  return isRecord(params) ? params : {};
 }
 
 /** Longest URI recorded; longer ones are cut and end with `…` (a client must not be able to bloat the log). */

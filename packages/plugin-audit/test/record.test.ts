@@ -37,3 +37,25 @@ describe('the quarantined field', () => {
     expect(observe([[PIN_QUARANTINED_KEY, []]]).quarantined).toBeUndefined();
   });
 });
+
+// Found from outside: an inner plugin setting `ctx.params = null` lost the request's audit record.
+describe('a request whose params an inner plugin replaced with null', () => {
+  it.each(['tools/call', 'prompts/get', 'resources/read', 'completion/complete'])(
+    'is still recorded (%s), without what the params would say',
+    (method) => {
+      const ctx = testRequest(method, { name: 'docs__echo', arguments: { text: 'x' } });
+      (ctx as { params: unknown }).params = null;
+      const record = buildRecord({
+        ctx,
+        outcome: { ok: true, result: { content: [] } },
+        startedAt: 0,
+        durationMs: 1,
+        target: undefined,
+        withArguments: true,
+      });
+      expect(record).toMatchObject({ method, outcome: 'ok' });
+      expect(record).not.toHaveProperty('params');
+      expect(record).not.toHaveProperty('tool');
+    },
+  );
+});
