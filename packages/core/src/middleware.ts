@@ -36,8 +36,9 @@ export function compose<C>(
           ? { ok: true, result: error.result }
           : { ok: false, error: GatewayError.fromUnknown(error) };
     }
-    if (outcome.ok || errorForm === undefined) return outcome;
-    const error = errorForm(outcome.error, ctx);
+    if (outcome.ok) return outcome;
+    const error = errorForm === undefined ? outcome.error : errorForm(outcome.error, ctx);
+    settledErrors.add(error);
     return error === outcome.error ? outcome : { ok: false, error };
   };
   // No layers: the terminal alone, without the onion.
@@ -52,6 +53,14 @@ export function compose<C>(
     };
     return dispatch(0);
   };
+}
+
+/** Every error a step settled on: what a layer gets from `next()` (or a `repeat`), already in its final form. */
+const settledErrors = new WeakSet<GatewayError>();
+
+/** True for an error a layer got from the layers inside it (not one it made itself). */
+export function settledError(error: GatewayError): boolean {
+  return settledErrors.has(error);
 }
 
 /**

@@ -77,4 +77,28 @@ describe('guardedHook', () => {
     );
     expect(errorOf(await run())).toMatchObject({ code: -32007, data: { reason: 'forbidden' } });
   });
+
+  it('passes on an error the plugin got from a repeat of the call, and a GatewayError of another core copy', async () => {
+    const upstream = new GatewayError(-32042, 'URL elicitation required', {});
+    const inner = compose<Ctx>([], async () => ({ ok: false, error: upstream }));
+    const { run: repeated } = guarded(
+      async () => inner({}),
+      async () => ({ ok: true, result: {} }),
+    );
+    expect(errorOf(await repeated())).toBe(upstream);
+    const foreign = Object.assign(new Error('quota'), {
+      name: 'GatewayError',
+      code: -32017,
+      data: { reason: 'acme_quota' },
+    });
+    const { run: other } = guarded(
+      async () => ({ ok: false, error: foreign as unknown as GatewayError }),
+      async () => ({ ok: true, result: {} }),
+    );
+    expect(errorOf(await other())).toMatchObject({
+      code: -32017,
+      message: 'quota',
+      data: { reason: 'acme_quota' },
+    });
+  });
 });

@@ -1,6 +1,6 @@
 import { ErrorCode, GatewayError } from '../errors.js';
 import { InputRequired } from '../interaction/input-required.js';
-import type { Middleware, Outcome } from '../middleware.js';
+import { type Middleware, type Outcome, settledError } from '../middleware.js';
 import type { RateLimitedLog } from '../rate-limited-log.js';
 import { errorText } from '../upstream/errors.js';
 
@@ -13,7 +13,7 @@ const SPEC_RESERVED = { from: -32099, to: -32020 } as const;
 /**
  * A plugin's `request` or `upstreamCall` hook as a layer of the onion, held to the outcome contract where
  * the plugin's answer becomes a value (`compose` does the rest: `next()` once, the era's error form).
- * What the plugin passes on from `next()` unchanged is not looked at. What it made itself is: no outcome,
+ * What the plugin passes on from `next()` (or `repeat()`) is not looked at. What it made itself is: no outcome,
  * `{ ok: false }` without an error, an error that is no `GatewayError`, a code that is no safe integer or
  * one the MCP specification assigns (a client would act on its meaning), an error JSON cannot write, and
  * anything it throws (but a `GatewayError`, taken as its answer, and `InputRequired`) fail the request with
@@ -39,11 +39,12 @@ export function guardedHook<C>(
       answer = await layer(ctx, passed);
     } catch (error) {
       if (error instanceof InputRequired) throw error;
-      if (error instanceof GatewayError) return checkedError(error, inner, { plugin, hook, noise });
+      const gatewayError = asGatewayError(error);
+      if (gatewayError) return checkedError(gatewayError, { plugin, hook, noise });
       return mistake({ plugin, hook, noise }, 'failed', `threw ${describeThrown(error)}`, errorText(error));
     }
     if (answer === inner) return inner as Outcome;
-    return checkedOutcome(answer, inner, { plugin, hook, noise });
+    return checkedOutcome(answer, { plugin, hook, noise });
   };
   Object.defineProperty(guarded, 'name', { value: `plugin:${plugin}` });
   return guarded;
@@ -55,7 +56,7 @@ interface Guard {
   noise: RateLimitedLog;
 }
 
-function checkedOutcome(answer: unknown, inner: Outcome | undefined, guard: Guard): Outcome {
+function checkedOutcome(answer: unknown, guard: Guard): Outcome {
   const outcome = answer as { ok?: unknown; result?: unknown; error?: unknown } | null | undefined;
   if (outcome?.ok === true) {
     const { result } = outcome;
@@ -66,7 +67,8 @@ function checkedOutcome(answer: unknown, inner: Outcome | undefined, guard: Guar
   if (outcome?.ok === false) {
     const { error } = outcome;
     if (error === undefined) return noOutcome(guard, '{ ok: false } without an error');
-    if (error instanceof GatewayError) return checkedError(error, inner, guard);
+    const gatewayError = asGatewayError(error);
+    if (gatewayError) return checkedError(gatewayError, guard);
     return mistake(
       guard,
       'answered an error that is no GatewayError',
@@ -80,9 +82,12 @@ function checkedOutcome(answer: unknown, inner: Outcome | undefined, guard: Guar
   );
 }
 
-/** A `GatewayError` the plugin answered: next()'s own passes; one it made must carry a code and data a client can read. */
-function checkedError(error: GatewayError, inner: Outcome | undefined, guard: Guard): Outcome {
-  if (inner !== undefined && !inner.ok && inner.error === error) return { ok: false, error };
+/**
+ * A `GatewayError` the plugin answered: one it got from `next()` or `repeat()` passes as it is (an
+ * upstream's code is the upstream's); one it made must carry a code and data a client can read.
+ */
+function checkedError(error: GatewayError, guard: Guard): Outcome {
+  if (settledError(error)) return { ok: false, error };
   const { code } = error;
   if (!Number.isSafeInteger(code) || (code >= SPEC_RESERVED.from && code <= SPEC_RESERVED.to)) {
     return mistake(
@@ -138,6 +143,25 @@ function mistake(guard: Guard, kind: string, said: string, detail: string): Outc
       { reason: 'internal', plugin },
     ),
   };
+}
+
+/**
+ * A `GatewayError`, also one made by another copy of core (a plugin's own node_modules: not an instance
+ * of this one's class, but its name and a code), or undefined for anything else.
+ */
+function asGatewayError(error: unknown): GatewayError | undefined {
+  if (error instanceof GatewayError) return error;
+  if (!(error instanceof Error) || error.name !== 'GatewayError') return undefined;
+  const { code } = error as Error & { code?: unknown };
+  if (typeof code !== 'number') return undefined;
+  return new GatewayError(code, error.message, gatewayData(error), { cause: error });
+}
+
+function gatewayData(error: Error): GatewayError['data'] {
+  const { data } = error as { data?: unknown };
+  return typeof data === 'object' && data !== null && !Array.isArray(data)
+    ? (data as GatewayError['data'])
+    : undefined;
 }
 
 /** What was thrown, for the caller: its kind, never its text. */
