@@ -105,7 +105,7 @@ describe('a plugin putting what JSON cannot write into the params', () => {
 describe("a plugin's own mistakes", () => {
   const named = { code: -32603, data: { reason: 'internal', plugin: 'acme-careless' } };
 
-  // First of the throws in this file: the warning is written once per plugin and hook in 10 s.
+  // First of the throws in this file: the warning is written once per plugin, hook and kind in 10 s.
   it('log a thrown exception, naming the plugin, and keep its text from the caller', async () => {
     const client = await connectHttp(shared, gw.url);
     const logged = gw.waitForLine(/WARN.*plugin request hook failed.*hunter2/, {

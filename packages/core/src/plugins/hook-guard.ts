@@ -18,7 +18,7 @@ const SPEC_RESERVED = { from: -32099, to: -32020 } as const;
  * one the MCP specification assigns (a client would act on its meaning), an error JSON cannot write, and
  * anything it throws (but a `GatewayError`, taken as its answer, and `InputRequired`) fail the request with
  * -32603 `internal` naming the plugin and its hook. The plugin's own text (an exception's message may
- * hold a connection string or a token) goes to the log, once per plugin and hook in a while, not to the
+ * hold a connection string or a token) goes to the log, once per plugin, hook and kind of mistake in a while, not to the
  * caller.
  */
 export function guardedHook<C>(
