@@ -1,8 +1,10 @@
 import { rename, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Cleanup,
+  collectNotifications,
   connectHttp,
   eventually,
   httpUpstream,
@@ -176,6 +178,59 @@ describe('config reload', () => {
     expect(reloads[3]).toMatchObject({ added: ['c'], removed: ['b'], changed: [] });
     expect(reloads[2]?.error).toMatch(/\$\.mcpServers\.a/);
   }, 30_000);
+
+  it("releases a removed server's subscriptions when their holders let go, and re-establishes only what is still held when it is back", async () => {
+    // Found from outside: an unsubscribe while a reload had removed its server was refused (-32002, "No
+    // configured upstream owns this URI"), a listen stream closed then kept its subscription too, and when
+    // the server was added back the gateway subscribed both again and the session still got their updates.
+    const a = await httpUpstream(cleanup, { name: 'a', resources: 1 });
+    const hb = await httpUpstream(cleanup, { name: 'hb', resources: 5 });
+    const withHb = (present: boolean) => ({
+      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' }, admin: { host: '127.0.0.1', port: 0 } },
+      mcpServers: { a: { url: a.url }, ...(present ? { hb: { url: hb.url } } : {}) },
+    });
+    const gw = await startGateway(cleanup, withHb(true));
+    const admin = (await gw.waitForLine(/admin listening on (http:\/\/\S+)/))[1]!;
+    const held = async () => {
+      const status = await fetch(new URL('/admin/status', admin));
+      return ((await status.json()) as { subscriptions: number }).subscriptions;
+    };
+    const bob = await connectHttp(cleanup, gw.url, 'bob');
+    const updates = collectNotifications(bob, 'notifications/resources/updated');
+    await bob.subscribeResource({ uri: 'hb+test://hb/r/3' });
+    await bob.subscribeResource({ uri: 'hb+test://hb/r/4' });
+    const carol = new Client({ name: 'carol', version: '1' }, { versionNegotiation: { mode: 'auto' } });
+    await carol.connect(new StreamableHTTPClientTransport(new URL(gw.url)));
+    cleanup.add(() => carol.close());
+    const listening = await carol.listen({ resourceSubscriptions: ['hb+test://hb/r/2'] });
+    await eventually(() => hb.server.stats.subscribed['test://hb/r/2'] === 1 || undefined, 'the listen');
+    expect(await held()).toBe(3);
+
+    await writeFile(gw.file, JSON.stringify(withHb(false)));
+    await gw.waitForLine(/reload applied: -hb trigger="file change"/);
+    // Held by the session: released though no upstream owns the URI now; one it never held is still refused.
+    await expect(bob.unsubscribeResource({ uri: 'hb+test://hb/r/3' })).resolves.toEqual({});
+    expect(await errorOf(bob.unsubscribeResource({ uri: 'hb+test://hb/r/1' }))).toMatchObject({
+      message: expect.stringMatching(/No configured upstream owns this URI/),
+    });
+    await listening.close();
+    await eventually(async () => (await held()) === 1 || undefined, 'the listen stream to let go');
+
+    const calls = hb.server.stats.subscribeCalls;
+    await writeFile(gw.file, JSON.stringify(withHb(true)));
+    await gw.waitForLine(/reload applied: \+hb trigger="file change"/);
+    // What bob still holds is re-established on the server added back, and nothing else.
+    await eventually(() => hb.server.stats.subscribeCalls === calls + 1 || undefined, 'the re-subscribe');
+    expect(hb.server.stats.requests['resources/subscribe']).toBe(calls + 1);
+    for (const uri of ['test://hb/r/3', 'test://hb/r/2', 'test://hb/r/4'])
+      await hb.server.triggerUpdated(uri);
+    await eventually(() => updates.length > 0 || undefined, "r/4's update");
+    // One session's notifications arrive in order: had r/3 been followed still, its update came first.
+    expect(updates).toEqual([{ uri: 'hb+test://hb/r/4' }]);
+    expect(await held()).toBe(1);
+    await bob.unsubscribeResource({ uri: 'hb+test://hb/r/4' });
+    expect(await held()).toBe(0);
+  });
 
   it('a SIGHUP and an edit while the upstreams still connect are applied once it serves, never lost or fatal', async () => {
     // Found from outside: SIGHUP during the start ended the gateway (Node's default action), and an edit

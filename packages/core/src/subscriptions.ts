@@ -78,6 +78,18 @@ export class SubscriptionTable<O = unknown> {
     return this.#entries.get(keyOf(upstream, uri))?.subscribers ?? EMPTY;
   }
 
+  /**
+   * The (upstream, URI) pairs `subscriber` holds or is subscribing to, whichever upstreams are configured
+   * now: an unsubscribe finds its subscription here when no upstream owns the URI any more.
+   */
+  held(subscriber: string): { upstream: string; uri: string }[] {
+    const keys = this.#bySubscriber.get(subscriber) ?? EMPTY;
+    return [...keys].map((key) => {
+      const at = key.indexOf('\u0000');
+      return { upstream: key.slice(0, at), uri: key.slice(at + 1) };
+    });
+  }
+
   /** Every URI with at least one subscriber on `upstream` (re-established after a reconnect). */
   urisOf(upstream: string): string[] {
     const uris: string[] = [];

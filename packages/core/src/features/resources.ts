@@ -3,7 +3,8 @@ import { GatewayError, isResourceNotFound } from '../errors.js';
 import type { ListKind, MergedListing } from '../listing/merged.js';
 import { exposeUri } from '../naming/uris.js';
 import type { SessionRegistry } from '../notify/sessions.js';
-import type { ResourceRouter } from '../routing/resource-router.js';
+import { heldSubscriptions } from '../routing/held-subscriptions.js';
+import { type ResourceRouter, unownedUri } from '../routing/resource-router.js';
 import type { SubscriptionTable } from '../subscriptions.js';
 import type { UpstreamConnection } from '../upstream/connection.js';
 import { originOf, type RequestOrigin } from '../upstream/origin.js';
@@ -76,8 +77,17 @@ export function resourcesFeature(deps: ResourcesDeps): Feature {
   };
 
   const unsubscribe = async (ctx: RequestContext) => {
-    const { upstream, uri } = router.route(requireUri(ctx.params), ctx.target);
-    await subscriptions.unsubscribe(ctx.session.id, upstream.name, uri, originOf(ctx));
+    const exposed = requireUri(ctx.params);
+    const target = router.resolve(exposed, ctx.target);
+    const routed = target && { upstream: target.upstream.name, uri: target.uri };
+    // What the session holds is released whichever upstream owns the URI now: a reload may have removed
+    // its upstream (and may add it back, which re-establishes what is still held).
+    const held = heldSubscriptions(exposed, routed, subscriptions.held(ctx.session.id));
+    const releases = held.length > 0 ? held : routed ? [routed] : [];
+    if (releases.length === 0) throw unownedUri(exposed);
+    await Promise.all(
+      releases.map((h) => subscriptions.unsubscribe(ctx.session.id, h.upstream, h.uri, originOf(ctx))),
+    );
     return {};
   };
 

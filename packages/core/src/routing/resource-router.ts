@@ -43,13 +43,18 @@ export class ResourceRouter {
    * gateway already routed (`known`: its `ctx.target`, resolved once as it entered) is not resolved again.
    */
   route(exposed: string, known?: RequestTarget): ResourceTarget {
+    const target = this.resolve(exposed, known);
+    if (!target) throw unownedUri(exposed);
+    return target;
+  }
+
+  /** Like {@link route}, but undefined when no upstream owns the URI. */
+  resolve(exposed: string, known?: RequestTarget): ResourceTarget | undefined {
     if (known?.kind === 'resource' && known.exposed === exposed && known.uri !== undefined) {
       const upstream = this.#pool.get(known.upstream);
       if (upstream) return { upstream, uri: known.uri };
     }
-    const target = this.find(exposed);
-    if (!target) throw unownedUri(exposed);
-    return target;
+    return this.find(exposed);
   }
 
   find(exposed: string): ResourceTarget | undefined {
