@@ -67,7 +67,7 @@ export class UpstreamConnection {
   #known: ServerCapabilities | undefined;
   /** Which downstream request each upstream request (and server-to-client request) belongs to. */
   #correlation = new CallCorrelation();
-  /** The era learned at the first connection; later connections skip the probe. */
+  /** A legacy era learned at the last connection; the next attempt skips the probe (until one fails). */
   #prior: PriorDiscovery | undefined;
   readonly #follower: ResourceFollower;
   /** Its tools' `x-mcp-header` declarations (SEP-2243), from its own `tools/list` answers. */
@@ -181,6 +181,9 @@ export class UpstreamConnection {
       // A spawned server that exited says so (with its last stderr lines), not what the SDK met of it.
       const error = await attempt.explain(failure, 'before its handshake');
       this.#lastError = error;
+      // The next attempt probes the era again: a server restarted on the same address may speak only the
+      // other era now, and would refuse `initialize` for ever (a down one costs just the failed probe).
+      this.#prior = undefined;
       // The transport too: given up during the era probe, the client does not hold it yet.
       await Promise.all([client.close().catch(() => {}), transport.close().catch(() => {})]);
       if (this.#pending === pending) this.#pending = undefined;
@@ -216,9 +219,9 @@ export class UpstreamConnection {
     this.#connectedSince = Date.now();
     this.#connections += 1;
     this.#known = capabilities;
-    // Only a legacy verdict is kept (it skips the era probe). A modern upstream is discovered afresh each
-    // time: adopting the last result "connects" without reaching the server, so a down upstream would look
-    // ready and never back off, and a restarted one could offer something else now.
+    // Only a legacy verdict is kept (it skips the era probe), until an attempt fails. A modern upstream is
+    // discovered afresh each time: adopting the last result "connects" without reaching the server, so a
+    // down upstream would look ready and never back off, and a restarted one could offer something else now.
     this.#prior = client.getProtocolEra() === 'modern' ? undefined : { kind: 'legacy' };
     // The backoff starts over only once this connection has lasted (`#lost`): a server that exits right
     // after its handshake would otherwise be restarted every 250 ms for ever.
