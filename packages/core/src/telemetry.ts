@@ -12,8 +12,10 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
-import type { RequestContext } from './context.js';
+import type { RequestContext, RequestTarget } from './context.js';
 import type { GatewayError } from './errors.js';
+import { clipped } from './stats/clip.js';
+import { requestTarget } from './stats/target.js';
 import { CORE_VERSION } from './version.js';
 
 /** The instrumentation scope every Switchyard span and metric is reported under. */
@@ -176,21 +178,37 @@ export class GatewayTelemetry {
   }
 }
 
+/** Ends `span` as failed; the message (an upstream's, or one quoting what the client sent) clipped. */
 function endWithError(span: Span, message: string, code: number | undefined): void {
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: clipped(message) });
   if (code !== undefined) span.setAttribute('rpc.jsonrpc.error_code', code);
   span.end();
 }
 
-/** The span attributes of one downstream request: who asked, what it names, where it was routed. */
+/** The attribute that names what a request addressed, by the kind of item it was routed to. */
+const TARGET_ATTRIBUTE: Readonly<Record<RequestTarget['kind'], string | undefined>> = {
+  resource: 'mcp.resource.uri',
+  template: undefined,
+  tool: 'gen_ai.tool.name',
+  prompt: 'mcp.prompt.name',
+};
+
+/**
+ * The span attributes of one downstream request: who asked, what it names (the status page's `target`,
+ * clipped), where it was routed.
+ */
 export function requestAttributes(ctx: RequestContext): Record<string, string> {
   const described: Record<string, string> = {
     'switchyard.session': ctx.session.id,
-    'switchyard.identity': ctx.identity.id,
+    'switchyard.identity': clipped(ctx.identity.id),
   };
-  if (typeof ctx.params.uri === 'string') described['mcp.resource.uri'] = ctx.params.uri;
+  const key = ctx.target
+    ? TARGET_ATTRIBUTE[ctx.target.kind]
+    : typeof ctx.params.uri === 'string'
+      ? 'mcp.resource.uri'
+      : undefined;
+  const target = key && requestTarget(ctx);
+  if (key && target !== undefined) described[key] = target;
   if (ctx.target?.upstream) described['switchyard.upstream'] = ctx.target.upstream;
-  if (ctx.target?.kind === 'tool') described['gen_ai.tool.name'] = ctx.target.exposed;
-  if (ctx.target?.kind === 'prompt') described['mcp.prompt.name'] = ctx.target.exposed;
   return described;
 }

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { RequestContext } from '../src/context.js';
 import { GatewayError } from '../src/errors.js';
 import { CACHE_STATUS_KEY } from '../src/state-keys.js';
+import { CLIPPED_MARK, clipped, RECORDED_CHARS } from '../src/stats/clip.js';
 import { GatewayStats } from '../src/stats/recorder.js';
 import { RingBuffer } from '../src/stats/ring.js';
 import { RequestSeries } from '../src/stats/series.js';
@@ -80,5 +81,43 @@ describe('GatewayStats', () => {
       upstream: 'docs',
     });
     expect(s.series.buckets.at(-1)?.requests).toBe(3);
+  });
+});
+
+describe('what the status page keeps of a request', () => {
+  it('clips the strings the request chose, so 50 entries stay small whatever was sent', () => {
+    // Found from outside: 50 reads of a 3 MB URI (under maxBodyBytes) made /admin/status 150 MB, 3–5 s of
+    // blocked event loop per fetch, and the gateway's RSS ~1 GB.
+    const stats = new GatewayStats();
+    const huge = `docs+test://${'x'.repeat(3_000_000)}`;
+    for (let i = 0; i < 50; i++) {
+      const read = ctx('resources/read');
+      read.target = undefined;
+      read.params = { uri: huge };
+      stats.request(read, { ok: false, error: GatewayError.forbidden('no') }, 1);
+    }
+    const unknown = ctx(`junk/${'m'.repeat(100_000)}`);
+    unknown.target = undefined;
+    // An upstream's error may carry any reason.
+    const reason = 'r'.repeat(5000) as GatewayError['reason'];
+    stats.request(unknown, { ok: false, error: new GatewayError(-32601, 'no', { reason }) }, 1);
+    const s = stats.snapshot();
+    expect(JSON.stringify(s).length).toBeLessThan(200_000);
+    expect(s.recent[1]?.target).toBe(`${huge.slice(0, RECORDED_CHARS)}${CLIPPED_MARK}`);
+    expect(s.recent[0]?.method).toHaveLength(RECORDED_CHARS + 1);
+    expect(s.recent[0]?.reason).toHaveLength(RECORDED_CHARS + 1);
+    // What is short stays as it was.
+    stats.request(ctx('resources/read'), { ok: true, result: {} }, 1);
+    expect(stats.snapshot().recent[0]).toMatchObject({
+      method: 'resources/read',
+      target: 'docs+test://docs/r/0',
+    });
+  });
+
+  it('cuts before a surrogate pair rather than through it', () => {
+    const text = `${'a'.repeat(RECORDED_CHARS - 1)}😀tail`;
+    expect(clipped(text)).toBe(`${'a'.repeat(RECORDED_CHARS - 1)}${CLIPPED_MARK}`);
+    expect(clipped('short')).toBe('short');
+    expect(clipped('x'.repeat(RECORDED_CHARS))).toHaveLength(RECORDED_CHARS);
   });
 });

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../src/errors.js';
-import { GatewayTelemetry } from '../src/telemetry.js';
+import { CLIPPED_MARK, RECORDED_CHARS } from '../src/stats/clip.js';
+import { GatewayTelemetry, requestAttributes } from '../src/telemetry.js';
+import { testRequest } from '../src/testing.js';
 
 describe('GatewayTelemetry without an OpenTelemetry SDK', () => {
   const telemetry = new GatewayTelemetry({ sessions: () => 0, subscriptions: () => 0, upstreams: () => [] });
@@ -33,5 +35,21 @@ describe('GatewayTelemetry without an OpenTelemetry SDK', () => {
         throw new Error('down');
       }),
     ).rejects.toThrow('down');
+  });
+});
+
+describe('requestAttributes', () => {
+  it('names what the request addressed, clipped like the status page keeps it', () => {
+    // Found from outside: with OTLP on, every span carried a 3 MB URI the client sent, twice.
+    const uri = `docs+test://${'x'.repeat(3_000_000)}`;
+    const read = requestAttributes(testRequest('resources/read', { uri }));
+    expect(read['mcp.resource.uri']).toBe(`${uri.slice(0, RECORDED_CHARS)}${CLIPPED_MARK}`);
+    const call = testRequest('tools/call', { name: 'docs__t' });
+    call.target = { kind: 'tool', upstream: 'docs', name: 't', exposed: 'docs__t' };
+    expect(requestAttributes(call)).toMatchObject({
+      'gen_ai.tool.name': 'docs__t',
+      'switchyard.upstream': 'docs',
+    });
+    expect(requestAttributes(call)).not.toHaveProperty('mcp.resource.uri');
   });
 });

@@ -3,9 +3,11 @@ import { registeredErrorReason } from '../error-reasons.js';
 import type { CoreErrorReason } from '../errors.js';
 import type { Outcome } from '../middleware.js';
 import { CACHE_STATUS_KEY, type CacheStatus } from '../state-keys.js';
+import { clipped } from './clip.js';
 import { LatencyWindow } from './latency-window.js';
 import { RingBuffer } from './ring.js';
 import { RequestSeries, type SeriesBucket } from './series.js';
+import { requestTarget } from './target.js';
 
 /** One downstream request's outcome, as the status page lists the latest ones. */
 export interface RequestRecord {
@@ -16,7 +18,7 @@ export interface RequestRecord {
   transport: string;
   method: string;
   upstream?: string;
-  /** The exposed URI, tool or prompt name the request addressed. */
+  /** The exposed URI, tool or prompt name the request addressed (see `requestTarget`). */
   target?: string;
   outcome: 'ok' | 'error';
   code?: number;
@@ -58,7 +60,8 @@ const isRefusal = (reason: string): boolean =>
 /**
  * In-memory request statistics for the operator's status page: totals, latency percentiles over a
  * sliding window, a time series of the last ~10 minutes and the latest request outcomes. Fed by the
- * gateway for every downstream request and upstream call; O(1) per event, bounded memory.
+ * gateway for every downstream request and upstream call; O(1) per event, bounded memory: the strings
+ * a request chose (its method, target, reason; the identity its credential named) are kept clipped.
  */
 export class GatewayStats {
   readonly #startedAt = Date.now();
@@ -84,12 +87,12 @@ export class GatewayStats {
     this.#latency.record(durationMs);
     this.#series.record(now, durationMs, !outcome.ok);
     const record: Omit<RequestRecord, 'time'> = {
-      identity: ctx.identity.id,
+      identity: clipped(ctx.identity.id),
       session: ctx.session.id,
       transport: ctx.session.transport,
-      method: ctx.method,
+      method: clipped(ctx.method),
       upstream: ctx.target?.upstream,
-      target: ctx.target?.exposed ?? (typeof ctx.params.uri === 'string' ? ctx.params.uri : undefined),
+      target: requestTarget(ctx),
       outcome: outcome.ok ? 'ok' : 'error',
       durationMs: Math.round(durationMs * 10) / 10,
     };
@@ -103,7 +106,7 @@ export class GatewayStats {
       record.code = outcome.error.code;
       const reason = outcome.error.data?.reason;
       if (typeof reason === 'string') {
-        record.reason = reason;
+        record.reason = clipped(reason);
         if (isRefusal(reason)) this.#refusals[reason] = (this.#refusals[reason] ?? 0) + 1;
       }
     }
