@@ -20,14 +20,17 @@ interface OtlpSpan {
   attributes: { key: string; value: Record<string, unknown> }[];
 }
 
-/** A minimal OTLP/HTTP (JSON) collector: records every span and metric name it is sent. */
+/** A minimal OTLP/HTTP (JSON) collector: records every span and metric name it is sent, and every body. */
 async function collector() {
   const spans: OtlpSpan[] = [];
   const metricNames = new Set<string>();
+  const bodies: string[] = [];
   const server = createServer(async (req: IncomingMessage, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
-    const body = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+    const text = Buffer.concat(chunks).toString('utf8');
+    bodies.push(text);
+    const body = JSON.parse(text || '{}');
     if (req.url === '/v1/traces') {
       for (const rs of body.resourceSpans ?? [])
         for (const ss of rs.scopeSpans ?? []) spans.push(...(ss.spans ?? []));
@@ -45,7 +48,7 @@ async function collector() {
         server.closeAllConnections();
       }),
   );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, metricNames };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, metricNames, bodies };
 }
 
 const FAST_EXPORT = { OTEL_BSP_SCHEDULE_DELAY: '50' };
@@ -88,6 +91,52 @@ describe('telemetry', () => {
         undefined,
       'request metrics exported over OTLP',
     );
+  });
+
+  it('exports what a request named as the plugins left it: a credential the secrets plugin redacted is not in any span', async () => {
+    // Found from outside: the secrets plugin refused the request and the status page showed the credential
+    // redacted, but the span (attributes set at its start, before the plugins ran) exported it as sent.
+    const token = ['ghp', 'wWPw5k4aXcaT4fNP0UcnZwJUVFk6LO0pINUx'].join('_');
+    const otlp = await collector();
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 2, prompts: 1 });
+    const gw = await startGateway(
+      cleanup,
+      {
+        listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+        mcpServers: { docs: { url: docs.url } },
+        telemetry: { otlp: { endpoint: otlp.url, exportIntervalMs: 100 } },
+        plugins: [['@switchyard/plugin-secrets', {}]],
+      },
+      { env: FAST_EXPORT },
+    );
+    const client = await connectHttp(cleanup, gw.url, 'otel-client');
+    const refused = { code: -32010, data: { reason: 'secret_detected' } };
+    await expect(
+      client.request({ method: 'resources/read', params: { uri: `docs+test://docs/r/0?t=${token}` } }),
+    ).rejects.toMatchObject(refused);
+    await expect(
+      client.request({ method: 'prompts/get', params: { name: `docs__${token}` } }),
+    ).rejects.toMatchObject(refused);
+    // A URI of 100,000 characters is exported cut at 1024, with the mark.
+    const long = `docs+test://docs/r/${'x'.repeat(100_000)}`;
+    await expect(client.request({ method: 'resources/read', params: { uri: long } })).rejects.toBeTruthy();
+    const attr = (span: OtlpSpan, key: string) => span.attributes.find((a) => a.key === key)?.value;
+    const [read, prompt, longRead] = await eventually(() => {
+      const reads = otlp.spans.filter((s) => s.name === 'mcp resources/read');
+      const got = [
+        reads.find((s) => String(attr(s, 'mcp.resource.uri')?.stringValue).includes('?t=')),
+        otlp.spans.find((s) => s.name === 'mcp prompts/get'),
+        reads.find((s) => String(attr(s, 'mcp.resource.uri')?.stringValue).includes('xxx')),
+      ];
+      return got.every(Boolean) ? got : undefined;
+    }, 'the refused read, the refused prompt and the long read exported as spans');
+    expect(attr(read!, 'mcp.resource.uri')).toEqual({
+      stringValue: 'docs+test://docs/r/0?t=[REDACTED:github]',
+    });
+    expect(String(attr(prompt!, 'mcp.prompt.name')?.stringValue ?? '')).not.toContain(token);
+    expect(attr(longRead!, 'mcp.resource.uri')).toEqual({ stringValue: `${long.slice(0, 1024)}…` });
+    for (const body of otlp.bodies) expect(body).not.toContain(token);
+    expect(otlp.bodies.join('').length).toBeLessThan(50_000);
   });
 
   it('stops without waiting out a collector that never answers: the last spans are given up after a bound', async () => {

@@ -551,6 +551,7 @@ export class Gateway {
     if (!this.#telemetry) return this.#plugins.run(ctx);
     return this.#telemetry.request(
       ctx.method,
+      // Read once the plugins are done with ctx: what the status page records, redactions included.
       () => requestAttributes(ctx),
       () => this.#plugins.run(ctx),
     );

@@ -98,7 +98,9 @@ export class GatewayTelemetry {
 
   /**
    * Runs a downstream request inside its span and records its metrics. `attributes` describes the span;
-   * it is called only when tracing is on.
+   * it is called only when tracing is on, once the request is done: what the request names is exported as
+   * the plugins left it (a credential the secrets plugin redacted in `ctx.params` is exported redacted,
+   * as the status page records it), not as the client sent it.
    */
   async request<T extends { ok: true } | { ok: false; error: GatewayError }>(
     method: string,
@@ -109,7 +111,7 @@ export class GatewayTelemetry {
     const started = performance.now();
     return this.tracer.startActiveSpan(
       `mcp ${method}`,
-      { kind: SpanKind.SERVER, attributes: { 'mcp.method.name': method, ...attributes() } },
+      { kind: SpanKind.SERVER, attributes: { 'mcp.method.name': method } },
       async (span) => {
         let outcome: T | undefined;
         try {
@@ -117,6 +119,7 @@ export class GatewayTelemetry {
           outcome = result;
           return result;
         } finally {
+          span.setAttributes(attributes());
           if (outcome && !outcome.ok) endWithError(span, outcome.error.message, outcome.error.code);
           else if (!outcome) endWithError(span, 'request threw', -32603);
           else span.end();
