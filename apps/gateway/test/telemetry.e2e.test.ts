@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { resolveTelemetry } from '../src/telemetry.js';
 import { Cleanup, connectHttp, eventually, freePort, httpUpstream, startGateway } from './support/harness.js';
 
@@ -195,6 +196,31 @@ describe('telemetry', () => {
     expect(text).toMatch(/switchyard_upstream_up\{[^}]*switchyard_upstream="docs"[^}]*\} 1/);
     expect(text).toMatch(/switchyard_sessions\{[^}]*\} 1\n/);
     expect(text).toMatch(/switchyard_subscriptions\{[^}]*\} 1\n/);
+  });
+
+  it('counts every method the gateway does not answer under one value, whatever the client sends', async () => {
+    // Found from outside: each distinct unknown method became a series of its own (2,500 of them made a
+    // 730 B scrape 5.2 MB), with the client's newlines and ANSI escapes in the label value.
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 2 });
+    const port = await freePort();
+    const gw = await startGateway(cleanup, {
+      listen: { http: { host: '127.0.0.1', port: 0, path: '/mcp' } },
+      mcpServers: { docs: { url: docs.url } },
+      telemetry: { prometheus: { port } },
+    });
+    const client = await readThrough(gw.url);
+    const methods = Array.from({ length: 20 }, (_, i) => `junk/m${i}`);
+    methods.push('junk/line\nbreak\u001b[31m');
+    for (const method of methods)
+      await expect(client.request({ method, params: {} }, z.object({}))).rejects.toMatchObject({
+        code: -32601,
+      });
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+    expect(text).not.toContain('junk');
+    expect(text).toMatch(
+      /switchyard_requests_total\{[^}]*mcp_method_name="_OTHER"[^}]*outcome="error"[^}]*\} 21\n/,
+    );
+    expect(text).toMatch(/switchyard_requests_total\{[^}]*mcp_method_name="resources\/read"/);
   });
 
   it('is switched on by the standard environment variables too', async () => {

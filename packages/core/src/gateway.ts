@@ -137,11 +137,14 @@ export class Gateway {
 
   constructor(options: GatewayOptions) {
     const log = options.logger ?? createLogger();
-    const telemetry = new GatewayTelemetry({
-      sessions: () => this.#sessions.size,
-      subscriptions: () => this.#subscriptions.size,
-      upstreams: () => this.#pool.ordered.map((u) => ({ name: u.name, ready: u.state === 'ready' })),
-    });
+    const telemetry = new GatewayTelemetry(
+      {
+        sessions: () => this.#sessions.size,
+        subscriptions: () => this.#subscriptions.size,
+        upstreams: () => this.#pool.ordered.map((u) => ({ name: u.name, ready: u.state === 'ready' })),
+      },
+      (method) => this.#dispatcher.answers(method),
+    );
     this.#telemetry = telemetry.enabled ? telemetry : undefined;
     const chains = pluginChains({
       middleware: options.middleware ?? [],

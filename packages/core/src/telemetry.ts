@@ -39,6 +39,19 @@ export interface GaugeSources {
   upstreams(): readonly { name: string; ready: boolean }[];
 }
 
+/**
+ * What `mcp.method.name` says, in metrics and span names, of a method the gateway does not answer (as
+ * OpenTelemetry's `http.request.method` says `_OTHER`): the client chooses the method, and each distinct
+ * one would otherwise be a new series, kept for the life of the process.
+ */
+export const OTHER_METHOD = '_OTHER';
+
+/** The protocol's own requests, which the SDK answers (the gateway's features answer the rest it knows). */
+const PROTOCOL_METHODS: ReadonlySet<string> = new Set(['initialize', 'ping', 'logging/setLevel']);
+
+/** How much of an unknown method a span keeps (`switchyard.method.original`), control characters replaced. */
+const ORIGINAL_METHOD_CHARS = 256;
+
 /** The gateway's own spans and metrics: one span per downstream request, a child per upstream call. */
 export class GatewayTelemetry {
   readonly tracer: Tracer;
@@ -47,11 +60,14 @@ export class GatewayTelemetry {
   readonly #requestDuration: Histogram;
   readonly #upstreamCalls: Counter;
   readonly #upstreamDuration: Histogram;
+  readonly #answers: (method: string) => boolean;
   /** Whether an SDK is registered for traces / for metrics (decided once: providers come first). */
   readonly tracing: boolean;
   readonly metering: boolean;
 
-  constructor(gauges: GaugeSources) {
+  /** `answers`: whether a feature of the gateway answers a method (others are recorded as {@link OTHER_METHOD}). */
+  constructor(gauges: GaugeSources, answers: (method: string) => boolean) {
+    this.#answers = answers;
     const { tracer, meter } = telemetryApi();
     this.tracer = tracer;
     this.meter = meter;
@@ -107,11 +123,14 @@ export class GatewayTelemetry {
     attributes: () => Attributes,
     run: () => Promise<T>,
   ): Promise<T> {
-    if (!this.tracing) return this.metering ? this.#measured(method, run) : run();
+    const label = this.methodLabel(method);
+    if (!this.tracing) return this.metering ? this.#measured(label, run) : run();
     const started = performance.now();
+    const named: Attributes = { 'mcp.method.name': label };
+    if (label !== method) named['switchyard.method.original'] = originalMethod(method);
     return this.tracer.startActiveSpan(
-      `mcp ${method}`,
-      { kind: SpanKind.SERVER, attributes: { 'mcp.method.name': method } },
+      `mcp ${label}`,
+      { kind: SpanKind.SERVER, attributes: named },
       async (span) => {
         let outcome: T | undefined;
         try {
@@ -123,10 +142,15 @@ export class GatewayTelemetry {
           if (outcome && !outcome.ok) endWithError(span, outcome.error.message, outcome.error.code);
           else if (!outcome) endWithError(span, 'request threw', -32603);
           else span.end();
-          this.#recordRequest(method, outcome, started);
+          this.#recordRequest(label, outcome, started);
         }
       },
     );
+  }
+
+  /** The method as metrics and span names record it: as it is when the gateway answers it, else `_OTHER`. */
+  methodLabel(method: string): string {
+    return PROTOCOL_METHODS.has(method) || this.#answers(method) ? method : OTHER_METHOD;
   }
 
   /** Metrics without spans (e.g. only a Prometheus endpoint is on). */
@@ -179,6 +203,12 @@ export class GatewayTelemetry {
       },
     );
   }
+}
+
+/** An unknown method as its span keeps it: clipped, each control character (a newline, ANSI escapes) as U+FFFD. */
+function originalMethod(method: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
+  return clipped(method, ORIGINAL_METHOD_CHARS).replace(/[\u0000-\u001f\u007f-\u009f]/g, '\ufffd');
 }
 
 /** Ends `span` as failed; the message (an upstream's, or one quoting what the client sent) clipped. */

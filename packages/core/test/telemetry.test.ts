@@ -1,11 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { GatewayError } from '../src/errors.js';
 import { CLIPPED_MARK, RECORDED_CHARS } from '../src/stats/clip.js';
-import { GatewayTelemetry, requestAttributes } from '../src/telemetry.js';
+import { GatewayTelemetry, OTHER_METHOD, requestAttributes } from '../src/telemetry.js';
 import { testRequest } from '../src/testing.js';
 
 describe('GatewayTelemetry without an OpenTelemetry SDK', () => {
-  const telemetry = new GatewayTelemetry({ sessions: () => 0, subscriptions: () => 0, upstreams: () => [] });
+  const answered = new Map([['resources/read', true]]);
+  const telemetry = new GatewayTelemetry(
+    { sessions: () => 0, subscriptions: () => 0, upstreams: () => [] },
+    (method) => answered.has(method),
+  );
 
   it('knows that neither traces nor metrics are collected, so the gateway adds no wrappers', () => {
     expect(telemetry.tracing).toBe(false);
@@ -35,6 +39,24 @@ describe('GatewayTelemetry without an OpenTelemetry SDK', () => {
         throw new Error('down');
       }),
     ).rejects.toThrow('down');
+  });
+});
+
+describe('the method metrics and span names record', () => {
+  // Found from outside: 2,500 distinct unknown methods made 2,500 `mcp_method_name` values (a Prometheus
+  // scrape of 730 B grew to 5.2 MB), newlines and ANSI escapes included, and as many span names.
+  const answered = new Map([['tools/call', true]]);
+  const telemetry = new GatewayTelemetry(
+    { sessions: () => 0, subscriptions: () => 0, upstreams: () => [] },
+    (method) => answered.has(method),
+  );
+
+  it('is the method when the gateway answers it, and one value for every other', () => {
+    expect(telemetry.methodLabel('tools/call')).toBe('tools/call');
+    expect(telemetry.methodLabel('ping')).toBe('ping');
+    expect(telemetry.methodLabel('initialize')).toBe('initialize');
+    for (const method of ['junk/m1', 'junk/m2', 'a\nb\u001b[31m', '__proto__', 'x'.repeat(100_000)])
+      expect(telemetry.methodLabel(method)).toBe(OTHER_METHOD);
   });
 });
 
