@@ -139,6 +139,11 @@ export {
   StoreUnavailableError,
   type UnavailablePolicy,
 } from './store/store.js';
+export {
+  redactUrl,
+  upstreamSecretMask,
+  upstreamSecrets,
+} from './transports/upstream/describe.js';
 export type { PersonalCredentials } from './upstream/auth/personal-credentials.js';
 export {
   type AuthorizedRequest,

@@ -2,6 +2,8 @@ import { expect, it } from 'vitest';
 import {
   describeTransport,
   transportSecretMask,
+  upstreamSecretMask,
+  upstreamSecrets,
   urlSecretMask,
 } from '../src/transports/upstream/describe.js';
 
@@ -50,4 +52,32 @@ it("masks a connection's every credential an upstream may echo: header values, B
   expect(transportSecretMask('http://127.0.0.1:1/mcp')('sent Bearer abcdef123 and bearer ghijkl456')).toBe(
     'sent Bearer *** and bearer ***',
   );
+});
+
+it("masks an upstream's OAuth client secret and a spawned server's env values: one list for every path", () => {
+  // Found from outside: an issuer quoting the posted client_secret reached /readyz and the log unmasked.
+  const remote = {
+    kind: 'http' as const,
+    url: 'http://127.0.0.1:1/mcp?key=QUERYSECRET',
+    headers: { authorization: 'Bearer HEADERSECRET' },
+    auth: {
+      kind: 'clientCredentials' as const,
+      issuer: 'http://idp',
+      clientId: 'gw',
+      clientSecret: 'CLIENTSECRET',
+    },
+  };
+  expect(upstreamSecrets(remote)).toEqual(
+    expect.arrayContaining(['Bearer HEADERSECRET', 'HEADERSECRET', 'CLIENTSECRET', 'QUERYSECRET']),
+  );
+  expect(upstreamSecretMask(remote)('invalid_client: secret CLIENTSECRET, key QUERYSECRET')).toBe(
+    'invalid_client: secret ***, key ***',
+  );
+  const stdio = {
+    kind: 'stdio' as const,
+    command: 'node',
+    args: [],
+    env: { TOKEN: 'ENVSECRET', DEBUG: '1' },
+  };
+  expect(upstreamSecretMask(stdio)('token ENVSECRET debug 1')).toBe('token *** debug 1');
 });

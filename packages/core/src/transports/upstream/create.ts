@@ -1,7 +1,7 @@
 import { getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 import type { UpstreamTransportConfig } from '../../config.js';
 import type { UpstreamCredentials } from '../../upstream/auth/upstream-auth.js';
-import { stdioSecretMask, transportSecretMask } from './describe.js';
+import { upstreamSecretMask } from './describe.js';
 import type { UpstreamClientTransport } from './faults.js';
 import { HttpClientTransport } from './http-client-transport.js';
 import { SseClientTransport } from './sse-client-transport.js';
@@ -11,10 +11,13 @@ import { WebSocketClientTransport } from './ws-client-transport.js';
 /** A client transport for one upstream, plus the child's stderr when it is a spawned process. */
 export interface UpstreamTransport {
   transport: UpstreamClientTransport;
+  /** The child's stderr as it wrote it: each line goes through `mask` before it reaches the log. */
   stderr?: NodeJS.ReadableStream;
+  /** What a text from or about this upstream becomes before it is shown (`upstreamSecretMask`). */
+  mask: (text: string) => string;
   /**
    * A spawned process: how it ended by itself, once it has (`StdioClientTransport.exited`), its stderr
-   * lines with the configured `env` values masked.
+   * lines masked.
    */
   exited?: (withinMs: number) => Promise<ProcessExit | undefined>;
 }
@@ -22,12 +25,14 @@ export interface UpstreamTransport {
 /**
  * The transport for one connection attempt. `credentials` (from the upstream's `auth`) authorize every
  * HTTP request it makes: per message on Streamable HTTP, the gateway's own on SSE and on the WebSocket
- * upgrade. A remote transport's errors never show its URL's secrets (`maskingErrors`).
+ * upgrade. A remote transport's errors never show its config's secrets (`maskingErrors`), nor a spawned
+ * server's stderr its `env` values.
  */
 export function createUpstreamTransport(
   config: UpstreamTransportConfig,
   credentials?: UpstreamCredentials,
 ): UpstreamTransport {
+  const mask = upstreamSecretMask(config);
   switch (config.kind) {
     case 'stdio': {
       // Our own stdio transport (not the SDK's) is probed in place: each stdio upstream is spawned once.
@@ -37,41 +42,38 @@ export function createUpstreamTransport(
         env: { ...getDefaultEnvironment(), ...config.env },
         cwd: config.cwd,
       });
-      const mask = stdioSecretMask(config.env);
       const exited = async (withinMs: number) => {
         const exit = await transport.exited(withinMs);
         return exit && { ...exit, stderr: exit.stderr.map(mask) };
       };
-      return { transport, stderr: transport.stderr, exited };
+      return { transport, stderr: transport.stderr, mask, exited };
     }
     case 'http': {
       const transport = new HttpClientTransport(new URL(config.url), config.headers, credentials);
-      return { transport: maskingErrors(transport, config.url, config.headers) };
+      return { transport: maskingErrors(transport, mask), mask };
     }
     case 'ws': {
       const options = { headers: config.headers, credentials };
       const transport = new WebSocketClientTransport(new URL(config.url), options);
-      return { transport: maskingErrors(transport, config.url, config.headers) };
+      return { transport: maskingErrors(transport, mask), mask };
     }
     case 'sse': {
       const transport = new SseClientTransport(new URL(config.url), config.headers, credentials);
-      return { transport: maskingErrors(transport, config.url, config.headers) };
+      return { transport: maskingErrors(transport, mask), mask };
     }
   }
 }
 
 /**
- * `transport`, its errors (a failed start or send, `onerror`) with the secrets of its connection masked
- * (`transportSecretMask`: the URL's, the configured headers', any `Bearer`/`Basic` value an upstream's
- * error page echoed): their text reaches the log, `/admin/status` and callers' errors, which never show
+ * `transport`, its errors (a failed start or send, `onerror`) with the secrets of its config masked
+ * (`upstreamSecretMask`: the URL's, the configured headers', the OAuth client secret an issuer quoted, any
+ * `Bearer`/`Basic` value an upstream's error page echoed): their text reaches the log, `/admin/status` and callers' errors, which never show
  * an upstream credential (docs/security.md).
  */
 function maskingErrors(
   transport: UpstreamClientTransport,
-  url: string,
-  headers: Record<string, string>,
+  mask: (text: string) => string,
 ): UpstreamClientTransport {
-  const mask = transportSecretMask(url, headers);
   const start = transport.start.bind(transport);
   const send = transport.send.bind(transport);
   transport.start = async () => {

@@ -76,33 +76,59 @@ export function urlSecretMask(raw: string): ((text: string) => string) | undefin
 const AUTHORIZATION_VALUE = /\b(Bearer|Basic)\s+[\w.~+/=-]{6,}/gi;
 
 /**
- * Masks every credential of an upstream's connection in a text its transport produced, which may quote
- * what the upstream echoed (an error page showing the request's headers): the URL's secrets
- * (`urlSecretMask`), the configured header values, the URL's userinfo as its Basic authorization, and
- * any `Bearer …`/`Basic …` value at all (the gateway's own OAuth tokens change as they are refreshed).
+ * Every secret of an upstream's config that a text may quote alone (at least 6 characters, longest first):
+ * a spawned server's `env` values; a remote one's URL password and query values (raw and decoded), its
+ * userinfo as a Basic authorization, its header values (whole and after their scheme), and its OAuth client
+ * secret (`auth.clientSecret`). The one list every masking path uses: transport errors, a spawned server's
+ * stderr, `switchyard check`.
  */
-export function transportSecretMask(
-  raw: string,
-  headers: Record<string, string> = {},
-): (text: string) => string {
-  const ofUrl = urlSecretMask(raw);
+export function upstreamSecrets(config: UpstreamTransportConfig): string[] {
   const secrets: string[] = [];
-  for (const value of Object.values(headers)) {
-    const scheme = /^\s*\S+\s+(\S.*)$/.exec(value);
-    secrets.push(value.trim(), ...(scheme ? [scheme[1]!.trim()] : []));
-  }
-  try {
-    const url = new URL(raw);
-    if (url.username || url.password) {
-      const userinfo = `${safeDecode(url.username)}:${safeDecode(url.password)}`;
-      secrets.push(Buffer.from(userinfo).toString('base64'));
+  if (config.kind === 'stdio') secrets.push(...Object.values(config.env));
+  else {
+    for (const value of Object.values(config.headers)) {
+      const scheme = /^\s*\S+\s+(\S.*)$/.exec(value);
+      secrets.push(value.trim(), ...(scheme ? [scheme[1]!.trim()] : []));
     }
-  } catch {
-    // no URL, no userinfo
+    if (config.auth?.clientSecret) secrets.push(config.auth.clientSecret);
+    secrets.push(...urlSecrets(config.url));
   }
-  const alone = [...new Set(secrets.filter((secret) => secret.length >= MIN_LONE_SECRET))].sort(
+  return [...new Set(secrets.filter((secret) => secret.length >= MIN_LONE_SECRET))].sort(
     (a, b) => b.length - a.length,
   );
+}
+
+/** A URL's password and query values (raw and decoded), and its userinfo as a Basic authorization. */
+function urlSecrets(raw: string): string[] {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return [];
+  }
+  const values = url.search
+    .slice(1)
+    .split('&')
+    .filter((pair) => pair.includes('='))
+    .map((pair) => pair.slice(pair.indexOf('=') + 1));
+  const secrets = [url.password, ...values].flatMap((value) => [value, safeDecode(value)]);
+  if (url.username || url.password) {
+    const userinfo = `${safeDecode(url.username)}:${safeDecode(url.password)}`;
+    secrets.push(Buffer.from(userinfo).toString('base64'));
+  }
+  return secrets;
+}
+
+/**
+ * Masks every secret of an upstream's config in a text that reached the gateway from it or about it (an
+ * error page echoing the request, an issuer quoting the posted client secret, a server printing its env),
+ * before the text reaches the log, `/admin/status`, `/readyz` or a caller: the URL, as configured or as
+ * `URL` spells it, becomes its redacted form; each of `upstreamSecrets`, and any `Bearer …`/`Basic …`
+ * value at all (the gateway's own OAuth tokens change as they are refreshed), becomes `***`.
+ */
+export function upstreamSecretMask(config: UpstreamTransportConfig): (text: string) => string {
+  const ofUrl = config.kind === 'stdio' ? undefined : urlSecretMask(config.url);
+  const alone = upstreamSecrets(config);
   return (text) => {
     let masked = ofUrl ? ofUrl(text) : text;
     for (const secret of alone) masked = masked.replaceAll(secret, '***');
@@ -111,18 +137,18 @@ export function transportSecretMask(
 }
 
 /**
- * Masks a spawned server's configured `env` values (at least 6 characters: its tokens) and any
- * `Bearer …`/`Basic …` value in a text it printed, before the text reaches the log or `/admin/status`.
+ * `upstreamSecretMask` of a remote upstream given by its URL and headers (no `auth`).
  */
+export function transportSecretMask(
+  raw: string,
+  headers: Record<string, string> = {},
+): (text: string) => string {
+  return upstreamSecretMask({ kind: 'http', url: raw, headers });
+}
+
+/** `upstreamSecretMask` of a spawned server given by its configured `env`. */
 export function stdioSecretMask(env: Record<string, string>): (text: string) => string {
-  const alone = [...new Set(Object.values(env).filter((value) => value.length >= MIN_LONE_SECRET))].sort(
-    (a, b) => b.length - a.length,
-  );
-  return (text) => {
-    let masked = text;
-    for (const secret of alone) masked = masked.replaceAll(secret, '***');
-    return masked.replace(AUTHORIZATION_VALUE, '$1 ***');
-  };
+  return upstreamSecretMask({ kind: 'stdio', command: '', args: [], env });
 }
 
 function safeDecode(text: string): string {

@@ -40,7 +40,7 @@ export class AuthorizationServer {
     } catch (error) {
       throw credentialsError(
         this.#upstream,
-        `the gateway could not get an access token (${grant}) from ${this.issuer}: ${describe(error)}`,
+        `the gateway could not get an access token (${grant}) from ${this.issuer}: ${describe(error, await secretsOf(provider, this.issuer))}`,
         'the client id and secret, and whether the issuer allows this grant',
       );
     }
@@ -62,8 +62,32 @@ export class AuthorizationServer {
   }
 }
 
-/** What went wrong, in a line: an OAuth error's code and description, or the cause. */
-function describe(error: unknown): string {
-  const text = error instanceof OAuthError ? `${error.code}: ${error.message}` : errorText(error);
+/** A value of the token request shorter than this is a setting (`client_credentials`, a scope), not a secret. */
+const MIN_SECRET_CHARS = 6;
+
+/**
+ * What `provider` posts that an issuer may quote back: its client secret and the values of its token
+ * request (a token exchange's subject token), longest first.
+ */
+async function secretsOf(provider: OAuthClientProvider, issuer: string): Promise<string[]> {
+  const secrets: string[] = [];
+  try {
+    secrets.push((await provider.clientInformation({ issuer }))?.client_secret ?? '');
+    secrets.push(...((await provider.prepareTokenRequest?.())?.values() ?? []));
+  } catch {
+    // no secrets to read: none to mask
+  }
+  return [...new Set(secrets.filter((s) => s.length >= MIN_SECRET_CHARS))].sort(
+    (a, b) => b.length - a.length,
+  );
+}
+
+/**
+ * What went wrong, in a line: an OAuth error's code and description, or the cause, with `secrets` masked
+ * (an issuer's `error_description` may quote the client secret it was sent: docs/security.md).
+ */
+function describe(error: unknown, secrets: readonly string[]): string {
+  let text = error instanceof OAuthError ? `${error.code}: ${error.message}` : errorText(error);
+  for (const secret of secrets) text = text.replaceAll(secret, '***');
   return text.length > MAX_DETAIL_CHARS ? `${text.slice(0, MAX_DETAIL_CHARS)}…` : text;
 }
