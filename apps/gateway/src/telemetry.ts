@@ -1,7 +1,8 @@
 import { metrics, trace } from '@opentelemetry/api';
 import type { MetricReader } from '@opentelemetry/sdk-metrics';
-import { CORE_VERSION, type Logger } from '@switchyard/core';
+import { CORE_VERSION, type Logger, redactUrl } from '@switchyard/core';
 import type { TelemetryConfig } from './config/load.js';
+import { signalUrl } from './otlp-endpoint.js';
 
 export interface RunningTelemetry {
   /** The Prometheus scrape URL, when that exporter is on. */
@@ -78,11 +79,13 @@ export async function startTelemetry(
         import('@opentelemetry/exporter-trace-otlp-http'),
         import('@opentelemetry/exporter-metrics-otlp-http'),
       ]);
-    const base = settings.otlp.endpoint.replace(/\/+$/, '');
+    const { endpoint } = settings.otlp;
     const headers = settings.otlp.headers;
     const tracerProvider = new NodeTracerProvider({
       resource,
-      spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: `${base}/v1/traces`, headers }))],
+      spanProcessors: [
+        new BatchSpanProcessor(new OTLPTraceExporter({ url: signalUrl(endpoint, 'traces'), headers })),
+      ],
     });
     tracerProvider.register();
     shutdowns.push(async () => {
@@ -91,12 +94,13 @@ export async function startTelemetry(
     });
     readers.push(
       new PeriodicExportingMetricReader({
-        exporter: new OTLPMetricExporter({ url: `${base}/v1/metrics`, headers }),
+        exporter: new OTLPMetricExporter({ url: signalUrl(endpoint, 'metrics'), headers }),
         exportIntervalMillis: settings.otlp.exportIntervalMs,
       }),
     );
-    // The endpoint is logged, its headers (which may hold credentials) are not.
-    log.info('exporting traces and metrics over OTLP/HTTP', { endpoint: base });
+    // The endpoint is logged as upstream URLs are (userinfo and query values masked), its headers (which
+    // may hold credentials) not at all.
+    log.info('exporting traces and metrics over OTLP/HTTP', { endpoint: redactUrl(endpoint) });
   }
 
   if (settings.prometheus) {

@@ -26,7 +26,9 @@ async function collector() {
   const spans: OtlpSpan[] = [];
   const metricNames = new Set<string>();
   const bodies: string[] = [];
+  const paths: string[] = [];
   const server = createServer(async (req: IncomingMessage, res) => {
+    paths.push(req.url ?? '');
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const text = Buffer.concat(chunks).toString('utf8');
@@ -49,7 +51,13 @@ async function collector() {
         server.closeAllConnections();
       }),
   );
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, metricNames, bodies };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    spans,
+    metricNames,
+    bodies,
+    paths,
+  };
 }
 
 const FAST_EXPORT = { OTEL_BSP_SCHEDULE_DELAY: '50' };
@@ -138,6 +146,25 @@ describe('telemetry', () => {
     expect(attr(longRead!, 'mcp.resource.uri')).toEqual({ stringValue: `${long.slice(0, 1024)}…` });
     for (const body of otlp.bodies) expect(body).not.toContain(token);
     expect(otlp.bodies.join('').length).toBeLessThan(50_000);
+  });
+
+  it('exports to <endpoint path>/v1/<signal> with its query kept, and logs the endpoint masked', async () => {
+    // Found from outside: `…/v1base?key=K2` had the collector sent `POST /v1base?key=K2/v1/metrics`, and
+    // the endpoint's userinfo and query values were logged at INFO as configured.
+    const otlp = await collector();
+    const endpoint = `${otlp.url.replace('://', '://otuser:OTLPPASS_e2e9@')}/v1base?key=OTLPKEY_e2e9`;
+    const gw = await startGateway(
+      cleanup,
+      { mcpServers: {}, telemetry: { otlp: { endpoint, exportIntervalMs: 100 } } },
+      { env: FAST_EXPORT },
+    );
+    await eventually(
+      () => otlp.paths.includes('/v1base/v1/metrics?key=OTLPKEY_e2e9'),
+      'metrics exported under the endpoint path, its query kept',
+    );
+    const port = new URL(otlp.url).port;
+    expect(gw.stderr()).toContain(`endpoint="http://***:***@127.0.0.1:${port}/v1base?key=***"`);
+    expect(gw.stderr()).not.toMatch(/OTLPPASS_e2e9|OTLPKEY_e2e9/);
   });
 
   it('stops without waiting out a collector that never answers: the last spans are given up after a bound', async () => {
