@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminGet, startAdminGateway } from './support/admin.js';
-import { Cleanup, httpUpstream } from './support/harness.js';
+import { Cleanup, httpUpstream, rawInitialize } from './support/harness.js';
 
 // Plugins' own admin endpoints and status sections (`admin` hook), served by the built CLI's admin
 // listener behind the same identities as /admin/status.
@@ -85,5 +85,31 @@ describe('plugin admin endpoints', () => {
     });
     expect((await adminPost(admin, '/admin/status', '{}', ADMIN)).status).toBe(405);
     expect((await adminPost(admin, '/healthz', '{}')).status).toBe(405);
+  });
+
+  it('never admits the anonymous identity, even when `anonymous` names an admin; MCP still does', async () => {
+    // Found from outside: with `"anonymous": "ops"` (ops an admin) a caller without a token had full admin
+    // (/admin/status, a plugin's GET and POST routes), also on 0.0.0.0.
+    const docs = await httpUpstream(cleanup, { name: 'docs', resources: 1 });
+    const { gw, admin } = await startAdminGateway(
+      cleanup,
+      {
+        clients: { ops: { token: ADMIN, groups: ['admins'] } },
+        anonymous: 'ops',
+        mcpServers: { docs: { url: docs.url } },
+        plugins: [[PLUGIN, { approvers: ['approvers'] }]],
+      },
+      { groups: ['admins'] },
+    );
+    const status = await fetch(new URL('/admin/status', admin));
+    expect(status.status).toBe(401);
+    expect(status.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect((await adminGet(admin, '/admin/queue')).status).toBe(401);
+    expect((await adminPost(admin, '/admin/queue/a1', '{"decision":"approve"}')).status).toBe(401);
+    expect((await adminGet(admin, '/admin/status', ADMIN)).status).toBe(200);
+    // The probes stay public; a tokenless MCP caller is still the anonymous identity, as configured.
+    expect((await adminGet(admin, '/healthz')).status).toBe(200);
+    expect((await adminGet(admin, '/readyz')).status).toBe(200);
+    expect((await rawInitialize(gw.url)).sessionId).toBeTypeOf('string');
   });
 });

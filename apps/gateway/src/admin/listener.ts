@@ -76,7 +76,8 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
   /**
    * The caller, when it may use the admin endpoints: in one of `listen.admin.groups` or `extraGroups` (a
    * plugin endpoint's own); else answers the refusal and gives undefined. Without configured identities
-   * (a loopback listener) everyone may, as the anonymous identity.
+   * (a loopback listener) everyone may, as the anonymous identity; with them, a caller without a token
+   * gets 401 and the challenge even when `anonymous` admits tokenless MCP callers (and names an admin).
    */
   const authorize = async (
     req: IncomingMessage,
@@ -84,7 +85,7 @@ export async function startAdminListener(options: AdminListenerOptions): Promise
     extraGroups: readonly string[] = [],
   ): Promise<Identity | undefined> => {
     if (!options.identities) return LOCAL;
-    const outcome = await auth.authenticate(header(req, 'authorization'));
+    const outcome = await auth.authenticate(header(req, 'authorization'), { anonymous: false });
     if (!outcome.ok) {
       log.warn('admin request refused', { reason: outcome.reason, remote: req.socket.remoteAddress });
       for (const [name, value] of Object.entries(outcome.headers)) res.setHeader(name, value);

@@ -50,10 +50,24 @@ function refused(error: GatewayError, headers: Record<string, string>): AuthOutc
 export interface Authenticator {
   /** The identity of stdio sessions (and of tokenless requests where `anonymous` allows them). */
   readonly anonymous: Identity;
-  authenticate(authorization: string | undefined): Promise<AuthOutcome>;
+  /**
+   * With `anonymous: false` a request without a token is refused (401 and the challenge) even where the
+   * config's `anonymous` admits tokenless callers: the admin listener never takes the anonymous identity.
+   */
+  authenticate(authorization: string | undefined, options?: AuthenticateOptions): Promise<AuthOutcome>;
   /** Serves the RFC 9728 metadata when `req` asks for it (OAuth only); returns whether it did. */
   serveMetadata(req: IncomingMessage, res: ServerResponse, listenerPath: string): boolean;
   close(): void;
+}
+
+export interface AuthenticateOptions {
+  /** Whether a tokenless request may be the anonymous identity where the config allows it (default true). */
+  anonymous?: boolean;
+}
+
+/** Whether an `Authorization` header carries nothing: no header, or only whitespace. */
+function tokenless(authorization: string | undefined): boolean {
+  return authorization === undefined || authorization.trim() === '';
 }
 
 export interface AuthenticatorOptions {
@@ -124,9 +138,9 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 
   return {
     anonymous: clients.anonymous,
-    async authenticate(authorization) {
-      if (authorization === undefined || authorization.trim() === '') {
-        if (options.anonymousAllowed) return { ok: true, identity: clients.anonymous };
+    async authenticate(authorization, { anonymous = true } = {}) {
+      if (authorization === undefined || tokenless(authorization)) {
+        if (options.anonymousAllowed && anonymous) return { ok: true, identity: clients.anonymous };
         const message = `Unauthorized: this gateway needs an OAuth access token for ${oauth.resource} from ${oauth.issuer} (see ${metadata.metadataUrl}): send Authorization: Bearer <token>`;
         return refused(GatewayReasons.missing_token.error(message), {
           'WWW-Authenticate': metadata.missingTokenChallenge(),
@@ -156,7 +170,15 @@ export function createAuthenticator(options: AuthenticatorOptions): Authenticato
 export function staticAuthenticator(clients: ClientDirectory): Authenticator {
   return {
     anonymous: clients.anonymous,
-    async authenticate(authorization) {
+    async authenticate(authorization, { anonymous = true } = {}) {
+      if (!anonymous && clients.enabled && tokenless(authorization)) {
+        return refused(
+          GatewayReasons.unauthorized.error(
+            'Unauthorized: this endpoint needs a client token: send Authorization: Bearer <token>',
+          ),
+          { 'WWW-Authenticate': 'Bearer realm="switchyard"' },
+        );
+      }
       const auth = clients.authenticate(authorization);
       if (auth.ok) return auth;
       return refused(GatewayReasons.unauthorized.error(auth.message), {

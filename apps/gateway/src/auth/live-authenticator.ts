@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Identity } from '@switchyard/core';
-import type { Authenticator, AuthOutcome } from './authenticator.js';
+import type { AuthenticateOptions, Authenticator, AuthOutcome } from './authenticator.js';
 
 /**
  * The authenticator the listeners hold: it forwards to the current one, which a config reload replaces
@@ -18,8 +18,8 @@ export class LiveAuthenticator implements Authenticator {
     return this.#current.anonymous;
   }
 
-  authenticate(authorization: string | undefined): Promise<AuthOutcome> {
-    return this.#current.authenticate(authorization);
+  authenticate(authorization: string | undefined, options?: AuthenticateOptions): Promise<AuthOutcome> {
+    return this.#current.authenticate(authorization, options);
   }
 
   serveMetadata(req: IncomingMessage, res: ServerResponse, listenerPath: string): boolean {
