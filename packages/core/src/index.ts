@@ -140,6 +140,7 @@ export {
   type UnavailablePolicy,
 } from './store/store.js';
 export {
+  escapeControls,
   redactUrl,
   upstreamSecretMask,
   upstreamSecrets,

@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import {
   describeTransport,
+  escapeControls,
   transportSecretMask,
   upstreamSecretMask,
   upstreamSecrets,
@@ -80,4 +81,13 @@ it("masks an upstream's OAuth client secret and a spawned server's env values: o
     env: { TOKEN: 'ENVSECRET', DEBUG: '1' },
   };
   expect(upstreamSecretMask(stdio)('token ENVSECRET debug 1')).toBe('token *** debug 1');
+});
+
+it('shows the control characters an upstream put in a text escaped, newlines and tabs kept', () => {
+  // Found from outside: an upstream's ESC sequences and bell reached the log, /readyz and the check table.
+  expect(escapeControls('denied \u001b[31mred\u001b[0m bell\u0007 \r\n\tend')).toBe(
+    'denied \\u001b[31mred\\u001b[0m bell\\u0007 \\u000d\n\tend',
+  );
+  const stdio = { kind: 'stdio' as const, command: 'node', args: [], env: {} };
+  expect(upstreamSecretMask(stdio)('a \u009b2J b')).toBe('a \\u009b2J b');
 });

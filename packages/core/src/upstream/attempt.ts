@@ -46,8 +46,8 @@ export function prepareAttempt(
   // An upstream may ask what nobody can answer at any rate: the log says so at most once per window.
   const noise = new RateLimitedLog(log);
   const credentials = auth?.bind((message) => correlation.callerOf(message));
-  const { transport, stderr, exited } = createUpstreamTransport(config.transport, credentials);
-  if (stderr) logStderr(stderr, log);
+  const { transport, stderr, mask, exited } = createUpstreamTransport(config.transport, credentials);
+  if (stderr) logStderr(stderr, log, { mask });
   const client = createUpstreamClient(
     config.timeoutMs,
     {

@@ -33,7 +33,8 @@ export function pipeLines(
 export const STDERR_LINES_PER_SECOND = 100;
 
 /**
- * Logs a spawned server's stderr line by line (info, `stream: "stderr"`), at most `perSecond` lines a
+ * Logs a spawned server's stderr line by line (info, `stream: "stderr"`), each line through `mask` (its
+ * `env` values, control characters: `upstreamSecretMask`), at most `perSecond` lines a
  * second: a server that floods its stderr had the gateway spend its time and memory on writing them (2 GB
  * in seconds, every other upstream slowed). What is over is dropped and counted; the count is logged as a
  * warning when the next second begins, or when the stream ends.
@@ -41,8 +42,11 @@ export const STDERR_LINES_PER_SECOND = 100;
 export function logStderr(
   stream: NodeJS.ReadableStream,
   log: Logger,
-  perSecond = STDERR_LINES_PER_SECOND,
-  now: () => number = Date.now,
+  {
+    mask = (line) => line,
+    perSecond = STDERR_LINES_PER_SECOND,
+    now = Date.now,
+  }: { mask?: (line: string) => string; perSecond?: number; now?: () => number } = {},
 ): void {
   let windowStart = now();
   let logged = 0;
@@ -69,7 +73,7 @@ export function logStderr(
         return;
       }
       logged += 1;
-      log.info(line, { stream: 'stderr' });
+      log.info(mask(line), { stream: 'stderr' });
     },
     reportDropped,
   );

@@ -124,7 +124,8 @@ function urlSecrets(raw: string): string[] {
  * error page echoing the request, an issuer quoting the posted client secret, a server printing its env),
  * before the text reaches the log, `/admin/status`, `/readyz` or a caller: the URL, as configured or as
  * `URL` spells it, becomes its redacted form; each of `upstreamSecrets`, and any `Bearer …`/`Basic …`
- * value at all (the gateway's own OAuth tokens change as they are refreshed), becomes `***`.
+ * value at all (the gateway's own OAuth tokens change as they are refreshed), becomes `***`; control
+ * characters the upstream chose (`escapeControls`) are shown escaped.
  */
 export function upstreamSecretMask(config: UpstreamTransportConfig): (text: string) => string {
   const ofUrl = config.kind === 'stdio' ? undefined : urlSecretMask(config.url);
@@ -132,8 +133,21 @@ export function upstreamSecretMask(config: UpstreamTransportConfig): (text: stri
   return (text) => {
     let masked = ofUrl ? ofUrl(text) : text;
     for (const secret of alone) masked = masked.replaceAll(secret, '***');
-    return masked.replace(AUTHORIZATION_VALUE, '$1 ***');
+    return escapeControls(masked.replace(AUTHORIZATION_VALUE, '$1 ***'));
   };
+}
+
+/** C0 controls but tab and newline, DEL and C1 controls (`\x1b[31m`, a bell, a carriage return). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: escaping control characters is the point
+const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+
+/**
+ * `text` with the control characters an upstream put in it shown as `\u001b` and the like: a terminal
+ * reading the log, the `check` table or `/readyz` runs none of them (colours, cursor moves, a line
+ * rewritten by `\r`). Newlines and tabs stay (stack traces; a message is one line where it is logged).
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
