@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { Cleanup, connectHttp, startGateway } from './support/harness.js';
+import { Cleanup, connectHttp, eventually, startGateway } from './support/harness.js';
 import { callTool } from './support/wild.js';
 
 // DESIGN §11 for a WebSocket upstream: a message over `limits.maxResultBytes` — even one many times over
@@ -55,7 +55,7 @@ class HostileWsUpstream {
       const info = { name: 'hostile-ws', version: '1' };
       reply({ protocolVersion: m.params?.protocolVersion, capabilities: { tools: {} }, serverInfo: info });
     } else if (m.method === 'tools/list') {
-      const names = ['good', 'slow', 'huge', 'huge_fragments'];
+      const names = ['good', 'slow', 'huge', 'huge_fragments', 'unbounded'];
       reply({ tools: names.map((name) => ({ name, inputSchema: { type: 'object' } })) });
     } else if (m.method === 'tools/call') {
       const name = m.params?.name;
@@ -65,7 +65,11 @@ class HostileWsUpstream {
         for (const resolve of this.#received.splice(0)) resolve();
       } else if (name === 'huge')
         reply(text('x'.repeat(3 * LIMIT))); // one frame, 3× the limit
-      else if (name === 'huge_fragments') {
+      else if (name === 'unbounded') {
+        // A frame header declaring 2^52 bytes, and nothing after it.
+        const header = Buffer.from([0x81, 127, 0, 0x10, 0, 0, 0, 0, 0, 0]);
+        (ws as unknown as { _socket: { write(b: Buffer): void } })._socket.write(header);
+      } else if (name === 'huge_fragments') {
         // One message in 4 frames: the first within the limit, the total 3× over it.
         const whole = JSON.stringify({ jsonrpc: '2.0', id: m.id, result: text('y'.repeat(3 * LIMIT)) });
         const size = Math.ceil(whole.length / 4);
@@ -122,4 +126,19 @@ describe('a WebSocket upstream answering over limits.maxResultBytes', () => {
       expect(gw.stderr()).not.toMatch(/connection lost|upstream disconnected/);
     });
   }
+});
+
+describe('a WebSocket upstream declaring a message of more than 1 GiB', () => {
+  it('is disconnected at once, with a warning saying why, and reconnected', async () => {
+    // Found from outside: the reason was logged only at debug level ("connection closed" at warn).
+    const before = upstream.connections;
+    expect(await callTool(client, 'bad__unbounded')).toMatchObject({
+      error: { data: { reason: 'upstream_unavailable', upstream: 'bad' } },
+    });
+    expect(gw.stderr()).toMatch(
+      /WARN.*closed the upstream connection.*declared a WebSocket message of 4503599627370496 bytes/,
+    );
+    await eventually(() => upstream.connections > before || undefined, 'the upstream reconnected');
+    expect(await callTool(client, 'bad__good')).toMatchObject({ result: { content: [{ text: 'ok' }] } });
+  });
 });

@@ -76,6 +76,9 @@ export function inboundGuard(transport: Transport, options: InboundGuardOptions)
     failed(id, detail, data) {
       if (sent.has(id)) fail(id, GatewayError.upstreamError(upstream, detail, data));
     },
+    abandoned(detail) {
+      noise.warn('abandoned', 'closed the upstream connection', { why: detail });
+    },
     maxBytes: options.maxResultBytes,
   };
   (transport as Transport & FaultReporting).faults = faults;

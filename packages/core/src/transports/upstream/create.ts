@@ -99,6 +99,7 @@ function maskingErrors(
         oversized: (id, bytes, hasMethod) => reporter.oversized(id, bytes, hasMethod),
         unparsable: (text, where) => reporter.unparsable(mask(text), where),
         failed: (id, detail, data) => reporter.failed(id, mask(detail), data),
+        abandoned: (detail) => reporter.abandoned?.(mask(detail)),
         maxBytes: () => reporter.maxBytes(),
       };
     },

@@ -17,6 +17,11 @@ export interface InboundFaults {
   /** The upstream answered our request `id` outside JSON-RPC (e.g. an HTTP 500 page). */
   failed(id: RequestId, detail: string, data?: Record<string, unknown>): void;
   /**
+   * The transport gave the connection up because of what the upstream sent (`detail` says what); its
+   * requests in flight fail with the connection, and the upstream is reconnected.
+   */
+  abandoned?(detail: string): void;
+  /**
    * Inbound messages over this many bytes are discarded as they arrive and reported as oversized
    * (`limits.maxResultBytes`, read live: a reload may change it).
    */

@@ -78,12 +78,11 @@ export class WebSocketClientTransport implements UpstreamClientTransport {
                 this.onerror?.(new Error(`discarded a WebSocket message of ${bytes} bytes (over the limit)`));
             },
             unbounded: (bytes) => {
-              this.onerror?.(
-                new Error(
-                  `the upstream declared a WebSocket message of ${bytes} bytes, more than the ` +
-                    `${MAX_DROPPED_BYTES} a gateway waits to drop: connection closed`,
-                ),
-              );
+              const why =
+                `it declared a WebSocket message of ${bytes} bytes, more than the ${MAX_DROPPED_BYTES} ` +
+                'a gateway waits to drop';
+              if (this.faults?.abandoned) this.faults.abandoned(why);
+              else this.onerror?.(new Error(`${why}: connection closed`));
               socket.terminate();
             },
           },
