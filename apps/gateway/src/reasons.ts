@@ -59,6 +59,11 @@ export const GatewayReasons = defineErrorReasons('switchyard', {
     httpStatus: 405,
     summary: 'an HTTP method the endpoint does not serve',
   },
+  duplicate_request_id: {
+    code: -32600,
+    httpStatus: 400,
+    summary: "a request with the id of one of the session's requests still in flight",
+  },
   method_not_found: {
     code: -32601,
     httpStatus: 404,

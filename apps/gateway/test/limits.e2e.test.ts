@@ -21,6 +21,7 @@ const shared = new Cleanup();
 let url = '';
 let wsUrl = '';
 let port = 0;
+let upstreamSlowCalls = () => 0;
 
 beforeAll(async () => {
   const up = await httpUpstream(shared, { name: 'up', resources: 1, behaviorTools: true });
@@ -33,6 +34,7 @@ beforeAll(async () => {
     clients: { alice: { token: ALICE }, bob: { token: BOB } },
     limits: { sessions: 3, sessionsPerClient: 2, maxBodyBytes: 65_536, concurrentPerSession: 2 },
   });
+  upstreamSlowCalls = () => up.server.stats.toolCalls.slow ?? 0;
   url = gw.url;
   port = Number(new URL(url).port);
   wsUrl = (await gw.waitForLine(/listening on (ws:\/\/\S+)/))[1]!;
@@ -189,6 +191,61 @@ describe('limits', () => {
     expect(results.map((r) => r.status)).toEqual([200, 200]);
     expect((await ping(200)).json).toMatchObject({ id: 200, result: {} });
     await closeSession(ALICE, s.sessionId!);
+  });
+
+  it('refuses a request by the id of one still in flight (duplicate_request_id); the first is answered, HTTP and WebSocket', async () => {
+    // Found from outside: the duplicate went through (a session ran 12 calls upstream with the limit at 2,
+    // and only the newest could be cancelled); on HTTP the first POST never got its answer.
+    const slowCall = (id: number) =>
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id,
+        method: 'tools/call',
+        params: { name: 'up__slow', arguments: { ms: 1_000, steps: 1 } },
+      });
+    const s = await open(ALICE);
+    const headers = { ...auth(ALICE), 'mcp-session-id': s.sessionId!, 'mcp-protocol-version': '2025-06-18' };
+    await rawPost(url, JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }), headers);
+    const started = upstreamSlowCalls();
+    const first = rawPost(url, slowCall(8), headers);
+    await eventually(() => upstreamSlowCalls() === started + 1 || undefined, 'the first call upstream');
+    const second = await rawPost(url, slowCall(8), headers);
+    expect(second.status).toBe(400);
+    expect(second.json).toMatchObject({
+      id: 8,
+      error: { code: -32600, data: { reason: 'duplicate_request_id' } },
+    });
+    expect(await first).toMatchObject({ status: 200, json: { id: 8, result: {} } });
+    expect(upstreamSlowCalls()).toBe(started + 1);
+    await closeSession(ALICE, s.sessionId!);
+
+    const ws = new WebSocket(wsUrl, ['mcp'], { headers: auth(BOB) });
+    shared.add(() => ws.terminate());
+    ws.on('error', () => {});
+    const received: Array<{ id?: unknown; result?: unknown; error?: { data?: { reason?: string } } }> = [];
+    ws.on('message', (data) => received.push(JSON.parse(String(data))));
+    await new Promise((resolve) => ws.once('open', resolve));
+    ws.send(INIT);
+    await eventually(() => received.some((m) => m.id === 1) || undefined, 'the WebSocket initialize answer');
+    ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const before = upstreamSlowCalls();
+    ws.send(slowCall(8));
+    await eventually(
+      () => upstreamSlowCalls() === before + 1 || undefined,
+      'the first WebSocket call upstream',
+    );
+    ws.send(slowCall(8));
+    ws.send(slowCall(8));
+    const answers = await eventually(() => {
+      const eights = received.filter((m) => m.id === 8);
+      return eights.length === 3 ? eights : undefined;
+    }, 'the two refusals and the first call answered');
+    expect(answers.map((m) => m.error?.data?.reason ?? 'result')).toEqual([
+      'duplicate_request_id',
+      'duplicate_request_id',
+      'result',
+    ]);
+    expect(upstreamSlowCalls()).toBe(before + 1);
   });
 
   it('closes a WebSocket with 1009 when a message passes maxWsFrameBytes', async () => {

@@ -12,6 +12,11 @@ import { SHUTTING_DOWN_MESSAGE } from './drain.js';
  */
 export const Refusals = {
   busy: (limit: number) => new GatewayError(-32000, busyMessage(limit), { reason: 'busy' }),
+  duplicateRequestId: (id: string | number) =>
+    R.duplicate_request_id.error(
+      `Invalid Request: id ${JSON.stringify(id)} is that of a request of this session still in flight; ` +
+        'a request id must be unique among those in flight (JSON-RPC)',
+    ),
   shuttingDown: () => R.shutting_down.error(SHUTTING_DOWN_MESSAGE),
   bodyTooLarge: (limit: number) => R.body_too_large.error(bodyTooLargeMessage(limit)),
   /** A body nested deeper than `limits.maxJsonDepth`: 400, -32600 (core's `tooDeep`, as on stdio and WebSocket). */

@@ -89,6 +89,13 @@ export class SessionGate extends TransportWrapper {
     const cancelled = cancelledRequest(message);
     if (cancelled !== undefined) this.#settle(cancelled);
     if (isRequest(message)) {
+      // A second request by the id of one in flight: refused, so the first keeps its slot, its answer and
+      // its cancellation (taken through, it ran past the limit and could no longer be cancelled).
+      if (this.#inFlight?.has(message.id)) {
+        const error = Refusals.duplicateRequestId(message.id);
+        void this.inner.send(errorResponse(message.id, error) as unknown as JSONRPCMessage);
+        return;
+      }
       const reason: RefusalReason | undefined = this.#drain.draining
         ? 'shutting_down'
         : this.inFlight >= this.#limit
@@ -100,8 +107,6 @@ export class SessionGate extends TransportWrapper {
         void this.inner.send(errorResponse(message.id, error) as unknown as JSONRPCMessage);
         return;
       }
-      // A client that reuses the id of a request still in flight must not leak the first one's slot.
-      this.#settle(message.id);
       if (message.method !== LISTEN) {
         this.#inFlight ??= new Map();
         this.#inFlight.set(message.id, this.#drain.track());

@@ -100,11 +100,20 @@ export class SessionHttpTransport implements Transport, AnsweringTransport {
     protocolVersion?: string,
   ): void {
     const messages = Array.isArray(body) ? body : [body];
+    const requests = messages.filter(isRequest);
+    // A request by the id of one still waiting (or twice in one batch) is refused with its POST: taken
+    // through, it replaced the first one's exchange, whose POST then never got its answer.
+    const reused = requests.find(
+      (r, i) => this.#pending?.get(r.id)?.waiting.has(r.id) || requests.findIndex((o) => o.id === r.id) < i,
+    );
+    if (reused) {
+      sendError(res, Refusals.duplicateRequestId(reused.id), { id: reused.id, status: 400 });
+      return;
+    }
     for (const message of messages) {
       const cancelled = cancelledRequest(message);
       if (cancelled !== undefined) this.#cancelled(cancelled);
     }
-    const requests = messages.filter(isRequest);
     const exchange =
       requests.length === 0 ? undefined : this.#exchange(res, body, requests, acceptsSse, protocolVersion);
     if (!exchange) res.writeHead(202, { 'mcp-session-id': this.sessionId }).end();
