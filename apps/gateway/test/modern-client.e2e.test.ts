@@ -434,6 +434,22 @@ describe('JSON-RPC batches, the same on every wire', () => {
     }
   });
 
+  it('says what a claim-less batch under a 2026-07-28 header lacks, not that the gateway lacks 2026-07-28', async () => {
+    // Found from outside: "unsupported MCP-Protocol-Version 2026-07-28 (supported: 2025-11-25, …)".
+    httpShared ??= startHttpGateway(shared);
+    const { gw } = await httpShared;
+    const answer = await rawPost(gw.url, JSON.stringify([read(41), read(42)]), {
+      'mcp-protocol-version': '2026-07-28',
+    });
+    expect(answer).toMatchObject({
+      status: 400,
+      json: { error: { data: { reason: 'unsupported_protocol_version' } } },
+    });
+    const message = (answer.json as { error: { message: string } }).error.message;
+    expect(message).toMatch(/2026-07-28 is for one 2026-07-28 request \(no batch\).*2025-era message/);
+    expect(message).not.toMatch(/unsupported MCP-Protocol-Version/);
+  });
+
   it('serves a batch of 2025 requests on a 2025-11-25 session, as HTTP does', async () => {
     httpShared ??= startHttpGateway(shared);
     const { gw } = await httpShared;

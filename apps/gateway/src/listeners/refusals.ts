@@ -1,5 +1,5 @@
 import { GatewayError } from '@switchyard/core';
-import { tooDeep } from '@switchyard/core/listener';
+import { MODERN_VERSIONS, tooDeep } from '@switchyard/core/listener';
 import { GatewayReasons as R } from '../reasons.js';
 import { SHUTTING_DOWN_MESSAGE } from './drain.js';
 
@@ -38,7 +38,11 @@ export const Refusals = {
   malformedHttp: (message: string) => R.malformed_http.error(message),
   unsupportedVersion: (version: string | undefined, supported: readonly string[]) =>
     R.unsupported_protocol_version.error(
-      `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${supported.join(', ')})`,
+      MODERN_VERSIONS.includes(version ?? '')
+        ? // A 2025-era message (a batch, a body without the revision's claims) under a 2026-07-28 header.
+          `Bad Request: MCP-Protocol-Version ${version} is for one ${version} request (no batch), its ` +
+            `_meta claiming that revision; this body is a 2025-era message, which takes one of ${supported.join(', ')}`
+        : `Bad Request: unsupported MCP-Protocol-Version ${version} (supported: ${supported.join(', ')})`,
     ),
   sessionRequired: () => R.session_required.error('Bad Request: Mcp-Session-Id header required'),
   sessionNotFound: () => sessionNotFound('initialize a new session'),
