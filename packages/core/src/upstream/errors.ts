@@ -1,9 +1,26 @@
 import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
 import type { CancelSignal } from '../cancellation.js';
 import { ErrorCode, GatewayError } from '../errors.js';
+import { clipped } from '../stats/clip.js';
+
+/**
+ * The most characters of an error's text a log line, an upstream's `lastError` and an `upstream_unavailable`
+ * message carry: an upstream chooses it (an `initialize` answered with a 2 MB error message was logged,
+ * listed on the status page and sent to every client asking for that upstream, whole).
+ */
+export const ERROR_TEXT_CHARS = 4096;
 
 /** The message of an error and, when it adds something, its cause's: for logs and error details. */
 export function errorText(error: unknown): string {
+  return clipped(fullErrorText(error), ERROR_TEXT_CHARS);
+}
+
+/** An error's message, at most {@link ERROR_TEXT_CHARS} of it (the status page's `lastError`). */
+export function errorMessage(error: unknown): string {
+  return clipped(error instanceof Error ? error.message : String(error), ERROR_TEXT_CHARS);
+}
+
+function fullErrorText(error: unknown): string {
   if (error instanceof Error) {
     const cause = (error as { cause?: unknown }).cause;
     // A wrapper that already quotes its cause (the SDK's "Version negotiation probe failed: …") says it once.

@@ -5,6 +5,7 @@ import type { PersonalCredentials } from './auth/personal-credentials.js';
 import { isPersonal } from './auth/upstream-auth.js';
 import type { CallChain } from './call-chain.js';
 import { UpstreamConnection, type UpstreamListener } from './connection.js';
+import { errorMessage } from './errors.js';
 import { DEFAULT_UPSTREAM_LIMITS, type UpstreamLimits } from './limits.js';
 import { PersonalUpstream } from './personal-upstream.js';
 
@@ -213,8 +214,4 @@ function canonical(value: unknown): string {
 /** Whether capabilities include `feature`. */
 export function offered(capabilities: ServerCapabilities | undefined, feature: UpstreamFeature): boolean {
   return capabilities?.[feature] !== undefined;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
