@@ -3,7 +3,15 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { resolveTelemetry } from '../src/telemetry.js';
-import { Cleanup, connectHttp, eventually, freePort, httpUpstream, startGateway } from './support/harness.js';
+import {
+  Cleanup,
+  connectHttp,
+  eventually,
+  freePort,
+  httpUpstream,
+  loopbackServer,
+  startGateway,
+} from './support/harness.js';
 
 // Telemetry: a span per downstream request with a child per upstream call, exported over OTLP/HTTP to
 // a collector stand-in on loopback, and metrics on a Prometheus scrape endpoint; both switchable by
@@ -27,7 +35,7 @@ async function collector() {
   const metricNames = new Set<string>();
   const bodies: string[] = [];
   const paths: string[] = [];
-  const server = createServer(async (req: IncomingMessage, res) => {
+  const url = await loopbackServer(cleanup, async (req: IncomingMessage, res) => {
     paths.push(req.url ?? '');
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
@@ -43,21 +51,7 @@ async function collector() {
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanup.add(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    spans,
-    metricNames,
-    bodies,
-    paths,
-  };
+  return { url, spans, metricNames, bodies, paths };
 }
 
 const FAST_EXPORT = { OTEL_BSP_SCHEDULE_DELAY: '50' };

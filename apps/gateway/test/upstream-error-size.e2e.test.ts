@@ -1,8 +1,6 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, describe, expect, it } from 'vitest';
 import { adminGet, startAdminGateway } from './support/admin.js';
-import { Cleanup, connectHttp, eventually, httpUpstream } from './support/harness.js';
+import { Cleanup, connectHttp, eventually, httpUpstream, loopbackServer } from './support/harness.js';
 
 // An upstream chooses its error messages. One answering `initialize` with a 2 MB message had it logged
 // whole at every failed attempt, listed whole as its `lastError` on the status page, and sent whole in the
@@ -18,7 +16,7 @@ const HUGE = 2_000_000;
 /** A Streamable HTTP "server" answering every request with a JSON-RPC error whose message is 2 MB. */
 async function loudUpstream(): Promise<string> {
   const message = 'E'.repeat(HUGE);
-  const server = createServer(async (req, res) => {
+  const base = await loopbackServer(cleanup, async (req, res) => {
     let body = '';
     for await (const chunk of req) body += chunk;
     const id = (JSON.parse(body || '{}') as { id?: unknown }).id;
@@ -26,15 +24,7 @@ async function loudUpstream(): Promise<string> {
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(JSON.stringify({ jsonrpc: '2.0', id, error: { code: -32000, message } }));
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanup.add(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+  return `${base}/mcp`;
 }
 
 describe('an upstream whose errors are megabytes long', () => {

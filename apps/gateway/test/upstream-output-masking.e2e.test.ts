@@ -1,8 +1,6 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { adminGet, startAdminGateway } from './support/admin.js';
-import { Cleanup, eventually } from './support/harness.js';
+import { Cleanup, eventually, loopbackServer } from './support/harness.js';
 
 // What an upstream prints or answers reaches the log and /readyz masked and with its control characters
 // escaped (found from outside: a stdio server's stderr lines showed its env secret while lastError showed
@@ -28,19 +26,11 @@ const LEAKY = {
 
 /** An SSE upstream refusing its stream with a 401 whose body carries escape sequences. */
 async function hostileSse(): Promise<string> {
-  const server = createServer((req, res) => {
+  const base = await loopbackServer(cleanup, (req, res) => {
     req.resume();
     res.writeHead(401, { 'content-type': 'text/plain' }).end(`denied ${ESC}[31m red ${ESC}]0;title\u0007`);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  cleanup.add(
-    () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  );
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
+  return `${base}/sse`;
 }
 
 describe("an upstream's own output", () => {

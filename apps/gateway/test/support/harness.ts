@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { Agent } from 'node:http';
+import { Agent, createServer, type RequestListener } from 'node:http';
 import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +29,23 @@ export const EVERYTHING_CLI = join(
 );
 
 export { Cleanup, eventually, freePort, reservePort, startProcess } from '@switchyard/testkit';
+
+/**
+ * A hand-written HTTP server (a hostile upstream, a collector) on an ephemeral loopback port, closed with
+ * its connections by `cleanup`; resolves to its base URL (`http://127.0.0.1:<port>`).
+ */
+export async function loopbackServer(cleanup: Cleanup, handler: RequestListener): Promise<string> {
+  const server = createServer(handler);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanup.add(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
 
 /** An in-process testkit upstream over Streamable HTTP on an ephemeral loopback port. */
 export async function httpUpstream(cleanup: Cleanup, options: TestServerOptions) {
